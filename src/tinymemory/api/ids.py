@@ -1,0 +1,45 @@
+"""Content-derived identity: storing the same memory twice yields the same id (a replay).
+
+The canonical content is the namespace, the kind, the whitespace-normalised text and the fields that
+make two equal texts different memories (parent, thread, file, url, about, explicit identity). Tags,
+confidence and observed_at are not identity: re-storing with new tags is still a replay.
+
+When the active memory with a content key was superseded or forgotten, storing that content again
+makes a new version; its id takes the next generation so the history keeps every version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import unicodedata
+
+from tinymemory.api.items import NewItem
+
+
+def normalise_text(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def content_key(item: NewItem) -> str:
+    meta = item.meta
+    canonical = {
+        "ns": str(meta.namespace),
+        "kind": item.kind.value,
+        "text": normalise_text(item.text),
+        "parent": meta.parent,
+        "thread": meta.thread_id,
+        "file": meta.file_path,
+        "url": meta.url,
+        "about": [meta.about.kind, meta.about.key] if meta.about else None,
+        "identity": item.identity,
+    }
+    blob = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def item_id(key: str, generation: int = 0) -> str:
+    """`m_` plus 24 hex digits; generation 0 is the first version of a content key."""
+    if generation == 0:
+        return "m_" + key[:24]
+    return "m_" + hashlib.sha256(f"{key}:{generation}".encode()).hexdigest()[:24]

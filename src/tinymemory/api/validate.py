@@ -1,0 +1,331 @@
+"""Request validation shared by every engine, so bad input fails the same way everywhere.
+
+Each check raises InvalidRequest with "op: `field` ..." and runs before anything is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from tinymemory.api.errors import InvalidRequest
+from tinymemory.api.filters import Facet, FetchMode, MetaFilter, TimeHint
+from tinymemory.api.items import ItemKind, NewItem
+from tinymemory.api.namespace import Namespace, Reach
+from tinymemory.api.requests import (
+    MAX_IDS,
+    MAX_LIMIT,
+    ExploreRequest,
+    FetchRequest,
+    ForgetRequest,
+    GetRequest,
+    ListRequest,
+    RecallRequest,
+)
+from tinymemory.api.timeutil import ensure_utc
+
+MAX_TEXT_CHARS = 1_000_000
+MAX_QUERY_CHARS = 10_000
+MAX_TAGS = 64
+MAX_TAG_CHARS = 64
+MAX_FIELD_CHARS = 2_048
+
+
+def fail(op: str, field: str, problem: str) -> InvalidRequest:
+    return InvalidRequest(f"{op}: `{field}` {problem}")
+
+
+def check_limit(op: str, limit: object, *, field: str = "limit", maximum: int = MAX_LIMIT) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise fail(op, field, f"must be an integer, got {type(limit).__name__}")
+    if not 1 <= limit <= maximum:
+        raise fail(op, field, f"must be between 1 and {maximum}, got {limit}")
+    return limit
+
+
+def _check_str(op: str, field: str, value: object, *, max_chars: int = MAX_FIELD_CHARS) -> None:
+    if value is None:
+        return
+    if not isinstance(value, str):
+        raise fail(op, field, f"must be a string, got {type(value).__name__}")
+    if not value.strip():
+        raise fail(op, field, "must not be blank")
+    if len(value) > max_chars:
+        raise fail(op, field, f"is longer than {max_chars} characters")
+
+
+def _check_str_tuple(op: str, field: str, values: object, *, max_chars: int = MAX_FIELD_CHARS) -> None:
+    if not isinstance(values, tuple):
+        raise fail(op, field, "must be a tuple of strings")
+    for i, v in enumerate(values):
+        _check_str(op, f"{field}[{i}]", v, max_chars=max_chars)
+        if v is None:
+            raise fail(op, f"{field}[{i}]", "must be a string")
+
+
+def _check_time(op: str, field: str, value: object) -> datetime | None:
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        raise fail(op, field, "must be a datetime")
+    try:
+        return ensure_utc(value, field=f"{op}: `{field}`")
+    except InvalidRequest:
+        raise fail(op, field, "must be timezone-aware") from None
+
+
+def check_namespace(op: str, field: str, value: object) -> None:
+    if value is not None and not isinstance(value, Namespace):
+        raise fail(op, field, "must be a Namespace (parse strings with Namespace.parse)")
+
+
+def check_reach(op: str, field: str, value: object) -> None:
+    if value is not None and not isinstance(value, Reach):
+        raise fail(op, field, "must be a Reach")
+
+
+def check_tags(op: str, field: str, tags: object) -> tuple[str, ...]:
+    _check_str_tuple(op, field, tags, max_chars=MAX_TAG_CHARS)
+    assert isinstance(tags, tuple)
+    if len(tags) > MAX_TAGS:
+        raise fail(op, field, f"has more than {MAX_TAGS} tags")
+    return tuple(dict.fromkeys(t.strip() for t in tags))
+
+
+def check_new_item(op: str, item: object, *, field: str = "item") -> NewItem:
+    """Validate and normalise (tags stripped and de-duplicated, times in UTC)."""
+    if not isinstance(item, NewItem):
+        raise fail(op, field, "must be a NewItem")
+    prefix = "" if field == "item" else f"{field}."
+    if not isinstance(item.kind, ItemKind):
+        raise fail(op, f"{prefix}kind", f"`{item.kind}` is not an item kind")
+    if not isinstance(item.text, str):
+        raise fail(op, f"{prefix}text", "must be a string")
+    if not item.text.strip():
+        raise fail(op, f"{prefix}text", "must not be empty")
+    if len(item.text) > MAX_TEXT_CHARS:
+        raise fail(op, f"{prefix}text", f"is longer than {MAX_TEXT_CHARS} characters")
+    if item.confidence is not None:
+        if isinstance(item.confidence, bool) or not isinstance(item.confidence, int | float):
+            raise fail(op, f"{prefix}confidence", "must be a number")
+        if not 0.0 <= float(item.confidence) <= 1.0:
+            raise fail(op, f"{prefix}confidence", f"must be between 0 and 1, got {item.confidence}")
+    if item.identity is not None:
+        _check_str(op, f"{prefix}identity", item.identity)
+    meta = item.meta
+    mp = f"{prefix}meta."
+    check_namespace(op, f"{mp}namespace", meta.namespace)
+    for name in (
+        "workspace",
+        "folder",
+        "file_path",
+        "language",
+        "repo",
+        "url",
+        "thread_id",
+        "agent_id",
+        "tool_call",
+        "learning_kind",
+        "title",
+        "purpose",
+        "category",
+        "parent",
+        "parent_title",
+    ):
+        _check_str(op, f"{mp}{name}", getattr(meta, name))
+    _check_str(op, f"{mp}summary", meta.summary, max_chars=MAX_QUERY_CHARS)
+    if meta.source is not None:
+        _check_str(op, f"{mp}source.kind", meta.source.kind)
+        _check_str(op, f"{mp}source.id", meta.source.id)
+    if meta.about is not None:
+        _check_str(op, f"{mp}about.kind", meta.about.kind)
+        _check_str(op, f"{mp}about.key", meta.about.key)
+    _check_str_tuple(op, f"{mp}evidence", meta.evidence)
+    tags = check_tags(op, f"{mp}tags", meta.tags)
+    observed = _check_time(op, f"{mp}observed_at", meta.observed_at)
+    ev_from = _check_time(op, f"{mp}event_from", meta.event_from)
+    ev_to = _check_time(op, f"{mp}event_to", meta.event_to)
+    if ev_from and ev_to and ev_to < ev_from:
+        raise fail(op, f"{mp}event_to", "is before `event_from`")
+    for i, ref in enumerate(meta.refs):
+        _check_str(op, f"{mp}refs[{i}].kind", ref.kind)
+        _check_str(op, f"{mp}refs[{i}].ref", ref.ref)
+    for i, pair in enumerate(meta.extra):
+        if not (isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
+            raise fail(op, f"{mp}extra[{i}]", "must be a (key, value) pair of strings")
+    return replace(
+        item,
+        confidence=None if item.confidence is None else float(item.confidence),
+        meta=replace(meta, tags=tags, observed_at=observed, event_from=ev_from, event_to=ev_to),
+    )
+
+
+def check_new_items(op: str, items: Sequence[object]) -> list[NewItem]:
+    if isinstance(items, str | bytes) or not isinstance(items, Sequence):
+        raise fail(op, "items", "must be a sequence of NewItem")
+    return [check_new_item(op, it, field=f"items[{i}]") for i, it in enumerate(items)]
+
+
+def check_filter(op: str, flt: object, *, field: str = "filter") -> MetaFilter:
+    if not isinstance(flt, MetaFilter):
+        raise fail(op, field, "must be a MetaFilter")
+    f = field
+    check_namespace(op, f"{f}.namespace", flt.namespace)
+    check_reach(op, f"{f}.reach", flt.reach)
+    if not isinstance(flt.kinds, tuple):
+        raise fail(op, f"{f}.kinds", "must be a tuple of item kinds")
+    for k in flt.kinds:
+        if not isinstance(k, ItemKind):
+            raise fail(op, f"{f}.kinds", f"`{k}` is not an item kind")
+    for name in ("sources", "source_ids", "learning_kinds", "categories"):
+        _check_str_tuple(op, f"{f}.{name}", getattr(flt, name))
+    check_tags(op, f"{f}.tags_any", flt.tags_any)
+    for name in (
+        "workspace",
+        "folder",
+        "file_path",
+        "language",
+        "repo",
+        "url",
+        "thread_id",
+        "agent_id",
+        "tool_call",
+        "parent",
+    ):
+        _check_str(op, f"{f}.{name}", getattr(flt, name))
+    after = _check_time(op, f"{f}.observed_after", flt.observed_after)
+    before = _check_time(op, f"{f}.observed_before", flt.observed_before)
+    if after and before and before <= after:
+        raise fail(op, f"{f}.observed_before", "must be later than `observed_after`")
+    as_of = _check_time(op, f"{f}.as_of", flt.as_of)
+    if flt.min_confidence is not None:
+        mc = flt.min_confidence
+        if isinstance(mc, bool) or not isinstance(mc, int | float) or not 0.0 <= float(mc) <= 1.0:
+            raise fail(op, f"{f}.min_confidence", "must be a number between 0 and 1")
+    if flt.about is not None:
+        _check_str(op, f"{f}.about.kind", flt.about.kind)
+        _check_str(op, f"{f}.about.key", flt.about.key)
+    return replace(flt, observed_after=after, observed_before=before, as_of=as_of)
+
+
+def check_time_hint(op: str, hint: object) -> TimeHint | None:
+    if hint is None:
+        return None
+    if not isinstance(hint, TimeHint):
+        raise fail(op, "time_hint", "must be a TimeHint")
+    start = _check_time(op, "time_hint.start", hint.start)
+    end = _check_time(op, "time_hint.end", hint.end)
+    assert start is not None and end is not None
+    if end <= start:
+        raise fail(op, "time_hint.end", "must be later than `start`")
+    return TimeHint(start, end)
+
+
+def check_query(op: str, field: str, query: object) -> str:
+    if not isinstance(query, str):
+        raise fail(op, field, "must be a string")
+    if not query.strip():
+        raise fail(op, field, "must not be empty")
+    if len(query) > MAX_QUERY_CHARS:
+        raise fail(op, field, f"is longer than {MAX_QUERY_CHARS} characters")
+    return query
+
+
+def check_cursor(op: str, cursor: object) -> str | None:
+    if cursor is None:
+        return None
+    if not isinstance(cursor, str) or not cursor or len(cursor) > 4096:
+        raise fail(op, "cursor", "is not a cursor returned by this engine")
+    return cursor
+
+
+def check_ids(op: str, ids: object, *, field: str = "ids", maximum: int = MAX_IDS) -> tuple[str, ...]:
+    if isinstance(ids, str) or not isinstance(ids, tuple | list):
+        raise fail(op, field, "must be a list of ids")
+    if not 1 <= len(ids) <= maximum:
+        raise fail(op, field, f"must list between 1 and {maximum} ids, got {len(ids)}")
+    for i, v in enumerate(ids):
+        if not isinstance(v, str) or not v.strip() or len(v) > 256:
+            raise fail(op, f"{field}[{i}]", "must be a non-empty id string")
+    return tuple(dict.fromkeys(ids))
+
+
+def check_mode(op: str, mode: object, served: Sequence[FetchMode]) -> FetchMode | None:
+    if mode is None:
+        return None
+    if not isinstance(mode, FetchMode):
+        raise fail(op, "mode", f"`{mode}` is not a fetch mode")
+    if mode not in served:
+        names = ", ".join(m.value for m in served) or "none"
+        raise fail(op, "mode", f"`{mode.value}` is not served by this engine (serves: {names})")
+    return mode
+
+
+def check_fetch(req: object, served: Sequence[FetchMode], op: str = "fetch") -> FetchRequest:
+    if not isinstance(req, FetchRequest):
+        raise fail(op, "request", "must be a FetchRequest")
+    return replace(
+        req,
+        query=check_query(op, "query", req.query),
+        mode=check_mode(op, req.mode, served),
+        filter=check_filter(op, req.filter),
+        limit=check_limit(op, req.limit),
+        cursor=check_cursor(op, req.cursor),
+        time_hint=check_time_hint(op, req.time_hint),
+    )
+
+
+def check_recall(req: object, served: Sequence[FetchMode], op: str = "recall") -> RecallRequest:
+    if not isinstance(req, RecallRequest):
+        raise fail(op, "request", "must be a RecallRequest")
+    if req.instructions is not None:
+        _check_str(op, "instructions", req.instructions, max_chars=MAX_QUERY_CHARS)
+    return replace(
+        req,
+        question=check_query(op, "question", req.question),
+        mode=check_mode(op, req.mode, served),
+        filter=check_filter(op, req.filter),
+        limit=check_limit(op, req.limit),
+        time_hint=check_time_hint(op, req.time_hint),
+    )
+
+
+def check_list(req: object, op: str = "list") -> ListRequest:
+    if not isinstance(req, ListRequest):
+        raise fail(op, "request", "must be a ListRequest")
+    return replace(
+        req,
+        filter=check_filter(op, req.filter),
+        limit=check_limit(op, req.limit),
+        cursor=check_cursor(op, req.cursor),
+    )
+
+
+def check_get(req: object, op: str = "get") -> GetRequest:
+    if not isinstance(req, GetRequest):
+        raise fail(op, "request", "must be a GetRequest")
+    check_reach(op, "reach", req.reach)
+    return replace(req, ids=check_ids(op, req.ids))
+
+
+def check_explore(req: object, op: str = "explore") -> ExploreRequest:
+    if not isinstance(req, ExploreRequest):
+        raise fail(op, "request", "must be an ExploreRequest")
+    if not isinstance(req.facet, Facet):
+        raise fail(op, "facet", f"`{req.facet}` is not a facet")
+    return replace(req, filter=check_filter(op, req.filter), limit=check_limit(op, req.limit))
+
+
+def check_forget(req: object, op: str = "forget") -> ForgetRequest:
+    if not isinstance(req, ForgetRequest):
+        raise fail(op, "request", "must be a ForgetRequest")
+    check_reach(op, "reach", req.reach)
+    if (req.ids is None) == (req.filter is None):
+        raise fail(op, "ids", "give either ids or a filter, not both and not neither")
+    if req.ids is not None:
+        return replace(req, ids=check_ids(op, req.ids))
+    flt = check_filter(op, req.filter)
+    if flt.is_empty():
+        raise fail(op, "filter", "must set at least one field (an empty filter would match everything)")
+    return replace(req, filter=flt)
