@@ -1,0 +1,1 @@
+"""Storage engines implementing tinymemory.api.MemoryEngine."""
