@@ -26,6 +26,7 @@ from tinymemory.api.items import (
     Ref,
     Source,
 )
+from tinymemory.api.jsonable import to_jsonable
 from tinymemory.api.namespace import Namespace, Reach, ReachMode, ReachTerm, Segment
 from tinymemory.api.requests import (
     DEFAULT_LIMIT,
@@ -110,3 +111,6 @@ __all__ = [
     "parse_rfc3339",
     "utcnow",
 ]
+
+
+__all__ += ["to_jsonable"]
