@@ -1,0 +1,33 @@
+"""`make bench`: run every benchmark in turn; each rewrites its own section of docs/benchmarks.md."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SCRIPTS = ["locomo.py", "scale.py", "context_compile.py", "peers.py"]
+
+
+def main() -> int:
+    failed = []
+    for name in SCRIPTS:
+        script = HERE / name
+        if not script.exists():
+            continue
+        print(f"== {name}", flush=True)
+        started = time.perf_counter()
+        code = subprocess.call([sys.executable, str(script)])
+        print(f"== {name}: exit {code} after {time.perf_counter() - started:.0f} s", flush=True)
+        if code != 0:
+            failed.append(name)
+    if failed:
+        print("failed: " + ", ".join(failed), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
