@@ -1,0 +1,41 @@
+"""Turning a tool call into what a runtime feeds back to the model: result JSON, or the error's message.
+
+Contract errors (bad arguments, unsupported tools, engine refusals) become error outputs the model can
+read and correct; anything else is a bug in the host or engine and propagates.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from tinymemory.api import TinyMemoryError
+from tinymemory.tools import MemoryTools
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """`text` is what the model reads; `value` is the structured result when the call succeeded."""
+
+    text: str
+    is_error: bool
+    value: dict[str, Any] | None = None
+    error_kind: str | None = None
+
+
+def result_text(value: dict[str, Any]) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def error_text(error: TinyMemoryError) -> str:
+    return f"error: {error.message}"
+
+
+async def call_tool(tools: MemoryTools, name: str, arguments: object = None) -> ToolOutput:
+    """Run `name` with `arguments` (an object, JSON text or None) and never raise a contract error."""
+    try:
+        value = await tools.call(name, arguments)
+    except TinyMemoryError as error:
+        return ToolOutput(error_text(error), True, None, error.kind)
+    return ToolOutput(result_text(value), False, value)

@@ -1,0 +1,105 @@
+"""The five read tools. Each reads its arguments strictly, then confines the read to the scope's reach."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from tinymemory.api import (
+    ExploreRequest,
+    Facet,
+    FetchMode,
+    FetchRequest,
+    GetRequest,
+    ListRequest,
+    MetaFilter,
+    RecallRequest,
+    Unsupported,
+)
+from tinymemory.api.validate import MAX_QUERY_CHARS
+from tinymemory.tools import render
+from tinymemory.tools.args import (
+    Obj,
+    closed,
+    read_cursor,
+    read_enum,
+    read_filter,
+    read_ids,
+    read_limit,
+    read_query,
+    read_refers_to,
+    read_str,
+)
+from tinymemory.tools.scope import Session
+from tinymemory.tools.spec import FACETS
+
+
+def scoped(session: Session, flt: MetaFilter) -> MetaFilter:
+    """Invariant 2: whatever the model asked, the reach is the host's."""
+    return replace(flt, namespace=None, reach=session.scope.reach)
+
+
+async def recall(session: Session, args: Obj) -> dict[str, Any]:
+    tool = session.tool
+    closed(tool, args, ("question", "filter", "limit", "instructions", "refers_to"), "")
+    request = RecallRequest(
+        question=read_query(tool, args, "question"),
+        filter=scoped(session, read_filter(tool, args)),
+        limit=read_limit(tool, args),
+        instructions=read_str(tool, args, "instructions", "", max_chars=MAX_QUERY_CHARS),
+        time_hint=read_refers_to(tool, args, session.zone),
+    )
+    return render.recall(await session.engine.recall(request))
+
+
+async def fetch(session: Session, args: Obj) -> dict[str, Any]:
+    tool = session.tool
+    modes = session.engine.descriptor.fetch_modes
+    if not modes:
+        raise Unsupported(f"{tool}: this engine serves no fetch mode, so {tool} is not offered")
+    closed(tool, args, ("query", "mode", "filter", "limit", "cursor", "refers_to"), "")
+    query = read_query(tool, args, "query")
+    mode_name = read_enum(tool, args, "mode", "", tuple(m.value for m in modes), "a fetch mode served here")
+    mode = FetchMode(mode_name) if mode_name else session.engine.descriptor.default_mode()
+    request = FetchRequest(
+        query=query,
+        mode=mode,
+        filter=scoped(session, read_filter(tool, args)),
+        limit=read_limit(tool, args),
+        cursor=read_cursor(tool, args),
+        time_hint=read_refers_to(tool, args, session.zone),
+    )
+    return render.fetch(await session.engine.fetch(request))
+
+
+async def list_items(session: Session, args: Obj) -> dict[str, Any]:
+    tool = session.tool
+    closed(tool, args, ("filter", "limit", "cursor"), "")
+    request = ListRequest(
+        filter=scoped(session, read_filter(tool, args)),
+        limit=read_limit(tool, args),
+        cursor=read_cursor(tool, args),
+    )
+    return render.listing(await session.engine.list(request))
+
+
+async def get(session: Session, args: Obj) -> dict[str, Any]:
+    """Ids outside the reach come back as missing, exactly like unknown ids: nothing is revealed."""
+    tool = session.tool
+    closed(tool, args, ("ids",), "")
+    ids = read_ids(tool, args)
+    assert ids is not None
+    return render.get(await session.engine.get(GetRequest(ids=ids, reach=session.scope.reach)))
+
+
+async def explore(session: Session, args: Obj) -> dict[str, Any]:
+    tool = session.tool
+    closed(tool, args, ("facet", "filter", "limit"), "")
+    facet = read_enum(tool, args, "facet", "", FACETS, "a facet", required=True)
+    assert facet is not None
+    request = ExploreRequest(
+        facet=Facet(facet),
+        filter=scoped(session, read_filter(tool, args)),
+        limit=read_limit(tool, args),
+    )
+    return render.explore(await session.engine.explore(request))

@@ -1,0 +1,267 @@
+"""Tool names, limits and JSON Schemas: everything a host's model is told about the seven tools.
+
+The schemas are closed (`additionalProperties: false` on every object) and use only keywords that
+strict function-calling runtimes accept, so one definition serves MCP, OpenAI and Anthropic alike.
+Rules a closed schema cannot express (exactly one store shape, ids or filter) live in `args`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tinymemory.api import LEARNING_KINDS, Facet, FetchMode, ItemKind
+
+MEMORY_RECALL = "memory_recall"
+MEMORY_FETCH = "memory_fetch"
+MEMORY_LIST = "memory_list"
+MEMORY_GET = "memory_get"
+MEMORY_EXPLORE = "memory_explore"
+MEMORY_STORE = "memory_store"
+MEMORY_FORGET = "memory_forget"
+
+READ_TOOLS: tuple[str, ...] = (MEMORY_RECALL, MEMORY_FETCH, MEMORY_LIST, MEMORY_GET, MEMORY_EXPLORE)
+WRITE_TOOLS: tuple[str, ...] = (MEMORY_STORE, MEMORY_FORGET)
+TOOL_NAMES: tuple[str, ...] = READ_TOOLS + WRITE_TOOLS
+
+MIN_LIMIT = 1
+MAX_LIMIT = 50
+DEFAULT_LIMIT = 10
+MAX_IDS = 200
+FACETS: tuple[str, ...] = tuple(f.value for f in Facet)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A runtime-neutral tool: what most tool runtimes need, and nothing tied to any of them."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any] = field(hash=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+
+def _obj(
+    properties: dict[str, Any], required: Iterable[str] = (), description: str | None = None
+) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object"}
+    if description:
+        schema["description"] = description
+    schema["properties"] = properties
+    schema["required"] = list(required)
+    schema["additionalProperties"] = False
+    return schema
+
+
+def _str(description: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "string", "description": description, **extra}
+
+
+def _str_list(description: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "array", "description": description, "items": {"type": "string"}, **extra}
+
+
+def _limit() -> dict[str, Any]:
+    return {
+        "type": "integer",
+        "description": f"How many to return, {MIN_LIMIT} to {MAX_LIMIT} (default {DEFAULT_LIMIT}).",
+        "minimum": MIN_LIMIT,
+        "maximum": MAX_LIMIT,
+    }
+
+
+def _cursor() -> dict[str, Any]:
+    return _str("The next_cursor of the previous page, to continue where it stopped.")
+
+
+def filter_schema() -> dict[str, Any]:
+    """The model-facing subset of MetaFilter. It never carries a namespace or a reach."""
+    return _obj(
+        {
+            "kinds": {
+                "type": "array",
+                "description": "Only these item kinds.",
+                "items": {"type": "string", "enum": list(ItemKind.values())},
+            },
+            "sources": _str_list("Only memory from these source kinds (agent, user, import, ...)."),
+            "tags_any": _str_list("Only memory carrying at least one of these tags."),
+            "workspace": _str("Only memory from this workspace."),
+            "folder": _str("Only memory from this folder."),
+            "file_path": _str("Only memory about this file path."),
+            "repo": _str("Only memory from this repository."),
+            "url": _str("Only memory from this URL."),
+            "thread_id": _str("Only memory from this conversation thread."),
+            "agent_id": _str("Only memory recorded by this agent."),
+            "observed_after": _str(
+                "Only memory recorded at or after this instant (RFC 3339, e.g. 2024-05-08T13:56:00Z).",
+                format="date-time",
+            ),
+            "observed_before": _str(
+                "Only memory recorded before this instant (RFC 3339).", format="date-time"
+            ),
+        },
+        description="Narrows what is searched. Every field set must match.",
+    )
+
+
+def refers_to_schema() -> dict[str, Any]:
+    return _obj(
+        {
+            "from": _str("First day the question is about (YYYY-MM-DD, local date).", format="date"),
+            "to": _str(
+                "Last day the question is about (YYYY-MM-DD, local date; default: from).", format="date"
+            ),
+        },
+        required=["from"],
+        description=(
+            "The days the question is about. Memory about those days ranks first; nothing is dropped. "
+            "Unlike observed_after/observed_before, this matches what a memory is about, not when it was "
+            "recorded."
+        ),
+    )
+
+
+def _ids(description: str) -> dict[str, Any]:
+    return _str_list(description, minItems=1, maxItems=MAX_IDS)
+
+
+def _recall() -> ToolSpec:
+    return ToolSpec(
+        MEMORY_RECALL,
+        "Answer a question from memory. Returns a short answer and the memories it cites.",
+        _obj(
+            {
+                "question": _str("The question to answer from memory."),
+                "filter": filter_schema(),
+                "limit": _limit(),
+                "instructions": _str("How to phrase the answer (length, format, focus)."),
+                "refers_to": refers_to_schema(),
+            },
+            required=["question"],
+        ),
+    )
+
+
+def _fetch(modes: tuple[FetchMode, ...]) -> ToolSpec:
+    default = FetchMode.HYBRID if FetchMode.HYBRID in modes else modes[0]
+    return ToolSpec(
+        MEMORY_FETCH,
+        "Search memory and return the best matching memories, ranked, with a cursor for more.",
+        _obj(
+            {
+                "query": _str("What to search for."),
+                "mode": {
+                    "type": "string",
+                    "description": f"How to match (default {default.value}).",
+                    "enum": [m.value for m in modes],
+                },
+                "filter": filter_schema(),
+                "limit": _limit(),
+                "cursor": _cursor(),
+                "refers_to": refers_to_schema(),
+            },
+            required=["query"],
+        ),
+    )
+
+
+def _list() -> ToolSpec:
+    return ToolSpec(
+        MEMORY_LIST,
+        "Browse memory, newest first, with a cursor for more.",
+        _obj({"filter": filter_schema(), "limit": _limit(), "cursor": _cursor()}),
+    )
+
+
+def _get() -> ToolSpec:
+    return ToolSpec(
+        MEMORY_GET,
+        "Read memories by id. Ids that cannot be read come back in missing.",
+        _obj({"ids": _ids(f"The ids to read, 1 to {MAX_IDS}.")}, required=["ids"]),
+    )
+
+
+def _explore() -> ToolSpec:
+    return ToolSpec(
+        MEMORY_EXPLORE,
+        "Count memory by one facet (kind, source, tag, file...) to see what is remembered.",
+        _obj(
+            {
+                "facet": {"type": "string", "description": "What to count by.", "enum": list(FACETS)},
+                "filter": filter_schema(),
+                "limit": _limit(),
+            },
+            required=["facet"],
+        ),
+    )
+
+
+def _store() -> ToolSpec:
+    learning = _obj(
+        {
+            "text": _str("The learning, one self-contained statement."),
+            "learning_kind": {
+                "type": "string",
+                "description": "What sort of learning it is (default fact).",
+                "enum": list(LEARNING_KINDS),
+            },
+            "confidence": {
+                "type": "number",
+                "description": "How sure you are, 0 to 1 (default 0.8).",
+                "minimum": 0,
+                "maximum": 1,
+            },
+            "evidence": _str_list("Ids of memories (or short quotes) that support it."),
+        },
+        required=["text"],
+        description="A distilled fact, preference, instruction, event, decision or procedure.",
+    )
+    document = _obj(
+        {"title": _str("The document's title."), "text": _str("The document's text.")},
+        required=["text"],
+        description="A whole document.",
+    )
+    turn = _obj(
+        {"role": _str("Who spoke (user, assistant, ...)."), "text": _str("What was said.")}, ["role", "text"]
+    )
+    conversation = _obj(
+        {"turns": {"type": "array", "description": "The turns, in order.", "items": turn, "minItems": 1}},
+        required=["turns"],
+        description="A conversation excerpt.",
+    )
+    return ToolSpec(
+        MEMORY_STORE,
+        "Remember something. Give exactly one of learning, document or conversation. "
+        "Storing the same memory again is a replay, not a duplicate.",
+        _obj(
+            {
+                "learning": learning,
+                "document": document,
+                "conversation": conversation,
+                "tags": _str_list("Short labels to find it by later."),
+            }
+        ),
+    )
+
+
+def _forget() -> ToolSpec:
+    return ToolSpec(
+        MEMORY_FORGET,
+        "Forget memories, by ids or by a filter that sets at least one field (not both).",
+        _obj({"ids": _ids(f"The ids to forget, 1 to {MAX_IDS}."), "filter": filter_schema()}),
+    )
+
+
+def build_specs(fetch_modes: Iterable[FetchMode], *, writes: bool) -> list[ToolSpec]:
+    """The tools offered for an engine serving `fetch_modes`; no memory_fetch when it serves none."""
+    modes = tuple(fetch_modes)
+    specs = [_recall()]
+    if modes:
+        specs.append(_fetch(modes))
+    specs += [_list(), _get(), _explore()]
+    if writes:
+        specs += [_store(), _forget()]
+    return specs
