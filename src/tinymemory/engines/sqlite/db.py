@@ -1,0 +1,79 @@
+"""Connections, pragmas and transactions: the durability and multi-process rules live here."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from tinymemory.api.errors import Unavailable
+from tinymemory.engines.sqlite.schema import migrate
+
+T = TypeVar("T")
+
+BUSY_TIMEOUT_MS = 10_000
+LOCK_DEADLINE_S = 60.0
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def connect(path: str) -> sqlite3.Connection:
+    """Open with WAL (readers never block the writer), FULL sync (a commit survives power loss and
+    SIGKILL) and a busy timeout; then migrate the schema."""
+    conn = sqlite3.connect(
+        path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+    )
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    if path != ":memory:":
+        retry_busy(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
+    conn.execute("PRAGMA synchronous = FULL")
+    conn.execute("PRAGMA temp_store = MEMORY")
+    conn.execute("PRAGMA cache_size = -65536")
+    retry_busy(lambda: migrate(conn))
+    return conn
+
+
+def retry_busy(fn: Callable[[], T], deadline_s: float = LOCK_DEADLINE_S) -> T:
+    """Run `fn`, retrying with jittered backoff while another process holds the lock."""
+    end = time.monotonic() + deadline_s
+    delay = 0.005
+    while True:
+        try:
+            return fn()
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc) or time.monotonic() >= end:
+                raise
+            time.sleep(delay * (0.5 + random.random()))
+            delay = min(delay * 2, 0.25)
+
+
+def in_write(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
+    """One IMMEDIATE transaction: the write lock is taken up front, so it never fails half-way on BUSY."""
+    try:
+        retry_busy(lambda: conn.execute("BEGIN IMMEDIATE"))
+    except sqlite3.OperationalError as exc:
+        raise Unavailable(f"write: database is busy ({exc})") from None
+    try:
+        result = fn(conn)
+        conn.execute("COMMIT")
+        return result
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def in_read(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
+    """One read transaction: every query of a read sees the same snapshot."""
+    conn.execute("BEGIN")
+    try:
+        return fn(conn)
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")

@@ -1,0 +1,351 @@
+"""SqliteEngine: the embedded default engine (one file, WAL, FTS5, an in-process vector matrix).
+
+All blocking sqlite3 work runs on one worker thread per engine, which owns the connection; embedding
+runs on another thread before the write lock is taken, so the event loop never blocks and the lock is
+held briefly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import sqlite3
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from types import TracebackType
+from typing import TypeVar
+
+import numpy as np
+
+from tinymemory import __version__
+from tinymemory.api import validate
+from tinymemory.api.engine import EngineDescriptor
+from tinymemory.api.errors import TinyMemoryError, Unavailable
+from tinymemory.api.filters import FetchMode
+from tinymemory.api.ids import content_key
+from tinymemory.api.items import NewItem
+from tinymemory.api.requests import (
+    Citation,
+    ExploreRequest,
+    ExploreResult,
+    FetchRequest,
+    FetchResult,
+    ForgetRequest,
+    ForgetResult,
+    GetRequest,
+    GetResult,
+    Hit,
+    ListRequest,
+    ListResult,
+    PurgeRequest,
+    PurgeResult,
+    RecallRequest,
+    RecallResult,
+    StoreResult,
+)
+from tinymemory.api.timeutil import ensure_utc
+from tinymemory.engines.paths import default_db_path
+from tinymemory.engines.sqlite import db, reads, search, store
+from tinymemory.engines.sqlite.cursors import FetchCursor, ListCursor, fingerprint
+from tinymemory.engines.sqlite.rows import to_us
+from tinymemory.engines.sqlite.schema import SCHEMA_VERSION
+from tinymemory.engines.sqlite.vectors import Floats, VectorMatrix
+from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer
+from tinymemory.retrieval.embedders.base import Embedder
+from tinymemory.retrieval.text import Analyzer, default_analyzer
+
+T = TypeVar("T")
+
+MIN_POOL = 50
+QUERY_CACHE = 64
+
+
+def pool_size(limit: int) -> int:
+    """Candidates per ranker for hybrid or hinted fetches (fixed per cursor so pages agree)."""
+    return max(MIN_POOL, 3 * limit)
+
+
+def _resolve_embedder(embedder: Embedder | str | None) -> Embedder | None:
+    if embedder is None:
+        return None
+    if embedder == "default":
+        # Imported lazily and by name: without the embedders package or its weights, lexical only.
+        try:
+            module = importlib.import_module("tinymemory.retrieval.embedders")
+            found = module.default_embedder()
+        except Exception:
+            return None
+        return found if isinstance(found, Embedder) else None
+    if isinstance(embedder, str):
+        raise TypeError(f"sqlite: `embedder` must be an Embedder, None or 'default', got {embedder!r}")
+    return embedder
+
+
+class SqliteEngine:
+    """api.MemoryEngine over one SQLite file (or `:memory:`). Safe to share a file between processes."""
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        embedder: Embedder | str | None = "default",
+        answerer: Answerer | None = None,
+        analyzer: Analyzer | None = None,
+    ) -> None:
+        if path is None:
+            path = default_db_path()
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self.embedder = _resolve_embedder(embedder)
+        self.answerer: Answerer = answerer or ExtractiveAnswerer()
+        self.analyzer = analyzer or default_analyzer()
+        modes: tuple[FetchMode, ...] = (FetchMode.LEXICAL,)
+        if self.embedder is not None:
+            modes = (FetchMode.LEXICAL, FetchMode.SEMANTIC, FetchMode.HYBRID)
+        self._descriptor = EngineDescriptor(
+            name="sqlite",
+            version=f"{__version__}+schema.{SCHEMA_VERSION}",
+            fetch_modes=modes,
+            embedder=self.embedder.name if self.embedder is not None else None,
+        )
+        self._space: store.VectorSpace | None = None
+        self._matrix: VectorMatrix | None = None
+        if self.embedder is not None:
+            self._space = store.VectorSpace(self.embedder.name, self.embedder.dim, self.embedder.embed)
+            self._matrix = VectorMatrix(self.embedder.name, self.embedder.dim)
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinymemory-sqlite")
+        self._conn: sqlite3.Connection | None = None
+        self._closed = False
+        self._qcache: OrderedDict[str, Floats] = OrderedDict()
+        self.last_semantic_plan: search.Plan | None = None  # for tests and diagnostics
+
+    # -- plumbing -------------------------------------------------------------------------------------
+
+    @property
+    def descriptor(self) -> EngineDescriptor:
+        return self._descriptor
+
+    async def __aenter__(self) -> SqliteEngine:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self._conn = db.connect(self.path)
+        return self._conn
+
+    async def _run(self, op: str, fn: Callable[[sqlite3.Connection], T]) -> T:
+        if self._closed:
+            raise Unavailable(f"{op}: the engine is closed")
+
+        def call() -> T:
+            try:
+                return fn(self._connection())
+            except TinyMemoryError:
+                raise
+            except sqlite3.Error as exc:
+                raise Unavailable(f"{op}: database error ({exc})") from exc
+
+        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+
+    async def _embed_query(self, op: str, text: str) -> Floats:
+        assert self.embedder is not None
+        cached = self._qcache.get(text)
+        if cached is not None:
+            self._qcache.move_to_end(text)
+            return cached
+        try:
+            vec = await asyncio.to_thread(self.embedder.embed_query, text)
+        except Exception as exc:
+            raise Unavailable(f"{op}: the embedder failed ({exc})") from exc
+        vec = np.asarray(vec, dtype=np.float32).reshape(-1)
+        self._qcache[text] = vec
+        if len(self._qcache) > QUERY_CACHE:
+            self._qcache.popitem(last=False)
+        return vec
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+
+        def shut() -> None:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+        await asyncio.get_running_loop().run_in_executor(self._pool, shut)
+        self._pool.shutdown(wait=True)
+
+    # -- writes ---------------------------------------------------------------------------------------
+
+    async def store(self, item: NewItem) -> StoreResult:
+        checked = validate.check_new_item("store", item)
+        return (await self._store("store", [checked]))[0]
+
+    async def store_many(self, items: Sequence[NewItem]) -> list[StoreResult]:
+        checked = validate.check_new_items("store_many", items)
+        return await self._store("store_many", checked) if checked else []
+
+    async def _store(self, op: str, items: list[NewItem]) -> list[StoreResult]:
+        keys = [content_key(it) for it in items]
+        vectors: dict[int, Floats] = {}
+        if self.embedder is not None:
+            active = await self._run(op, lambda c: store.active_keys(c, keys))
+            todo: dict[str, int] = {}
+            for i, key in enumerate(keys):
+                if key not in active and key not in todo:
+                    todo[key] = i
+            if todo:
+                texts = [store.embed_text(items[i]) for i in todo.values()]
+                try:
+                    block = await asyncio.to_thread(self.embedder.embed, texts)
+                except Exception as exc:
+                    raise Unavailable(f"{op}: the embedder failed ({exc})") from exc
+                for row, i in enumerate(todo.values()):
+                    vectors[i] = np.asarray(block[row], dtype=np.float32)
+        pending = [
+            store.Pending(it, k, vectors.get(i)) for i, (it, k) in enumerate(zip(items, keys, strict=True))
+        ]
+        space, analyzer = self._space, self.analyzer
+        return await self._run(
+            op, lambda c: db.in_write(c, lambda w: store.write_items(w, pending, analyzer, space))
+        )
+
+    async def forget(self, request: ForgetRequest) -> ForgetResult:
+        req = validate.check_forget(request)
+        if req.ids is not None:
+            ids = req.ids
+            forgotten, skipped = await self._run(
+                "forget", lambda c: db.in_write(c, lambda w: store.forget_ids(w, ids, req.reach))
+            )
+            return ForgetResult(tuple(forgotten), tuple(skipped))
+        flt = req.filter
+        assert flt is not None
+        done = await self._run(
+            "forget", lambda c: db.in_write(c, lambda w: store.forget_filter(w, flt, req.reach))
+        )
+        return ForgetResult(tuple(done), ())
+
+    async def purge(self, request: PurgeRequest) -> PurgeResult:
+        if not isinstance(request, PurgeRequest):
+            raise validate.fail("purge", "request", "must be a PurgeRequest")
+        validate.check_reach("purge", "reach", request.reach)
+        before = None
+        if request.forgotten_before is not None:
+            before = to_us(ensure_utc(request.forgotten_before, field="purge: `forgotten_before`"))
+
+        def run(c: sqlite3.Connection) -> int:
+            n = db.in_write(c, lambda w: store.purge(w, request.reach, before))
+            if n and self._matrix is not None:
+                self._matrix.reset()  # drop purged rows; reloads lazily on the next semantic read
+            return n
+
+        return PurgeResult(await self._run("purge", run))
+
+    # -- reads ----------------------------------------------------------------------------------------
+
+    async def get(self, request: GetRequest) -> GetResult:
+        req = validate.check_get(request)
+        found, missing = await self._run(
+            "get", lambda c: db.in_read(c, lambda r: reads.get_items(r, req.ids, req.reach))
+        )
+        return GetResult(tuple(found), tuple(missing))
+
+    async def list(self, request: ListRequest) -> ListResult:
+        req = validate.check_list(request)
+        fp = fingerprint("list", req.filter)
+        after = ListCursor.decode("list", req.cursor, fp) if req.cursor else None
+        items, more = await self._run(
+            "list", lambda c: db.in_read(c, lambda r: reads.list_page(r, req.filter, req.limit, after))
+        )
+        nxt = None
+        if more and items:
+            last = items[-1]
+            assert last.meta.observed_at is not None
+            nxt = ListCursor(to_us(last.meta.observed_at), last.id).encode(fp)
+        return ListResult(tuple(items), nxt)
+
+    async def explore(self, request: ExploreRequest) -> ExploreResult:
+        req = validate.check_explore(request)
+        return await self._run(
+            "explore", lambda c: db.in_read(c, lambda r: reads.explore(r, req.facet, req.filter, req.limit))
+        )
+
+    async def fetch(self, request: FetchRequest) -> FetchResult:
+        req = validate.check_fetch(request, self._descriptor.fetch_modes)
+        return await self._fetch("fetch", req)
+
+    async def _fetch(self, op: str, req: FetchRequest) -> FetchResult:
+        mode = req.mode or self._descriptor.default_mode()
+        if mode is None:  # pragma: no cover - lexical is always served
+            raise validate.fail(op, "mode", "no fetch mode is served")
+        fp = fingerprint("fetch", req.query, mode.value, req.filter, req.time_hint)
+        cur = FetchCursor.decode(op, req.cursor, fp) if req.cursor else None
+        qvec = await self._embed_query(op, req.query) if mode is not FetchMode.LEXICAL else None
+        pooled = mode is FetchMode.HYBRID or req.time_hint is not None
+        pool = cur.pool if cur is not None else (pool_size(req.limit) if pooled else 0)
+        offset = cur.offset if cur is not None else 0
+
+        def run(conn: sqlite3.Connection) -> tuple[list[Hit], bool, int]:
+            snapshot = (
+                cur.snapshot
+                if cur is not None
+                else int(conn.execute("SELECT coalesce(max(rowid), 0) FROM items").fetchone()[0])
+            )
+            want = pool if pooled else offset + req.limit + 1
+            lex: search.Ranked = []
+            sem: search.Ranked = []
+            if mode in (FetchMode.LEXICAL, FetchMode.HYBRID):
+                lex = search.lexical(conn, self.analyzer, req.query, req.filter, snapshot, want)
+            if mode in (FetchMode.SEMANTIC, FetchMode.HYBRID):
+                assert self._matrix is not None and qvec is not None
+                outcome = search.semantic(conn, self._matrix, qvec, req.filter, snapshot, want)
+                self.last_semantic_plan = outcome.plan
+                sem = outcome.ranked
+            light: dict[int, search.Light] = {}
+            if mode is FetchMode.HYBRID or req.time_hint is not None:
+                light = search.light_rows(conn, list({r for r, _ in lex} | {r for r, _ in sem}))
+            if mode is FetchMode.HYBRID:
+                ranked = search.fuse(lex, sem, light)
+            else:
+                ranked = lex if mode is FetchMode.LEXICAL else sem
+            ranked = search.apply_hint(ranked, light, req.time_hint)
+            page = ranked[offset : offset + req.limit]
+            items = reads.items_by_rowid(conn, [r for r, _ in page])
+            hits = [Hit(items[r], round(s, 6)) for r, s in page if r in items]
+            return hits, len(ranked) > offset + req.limit, snapshot
+
+        hits, more, snapshot = await self._run(op, lambda c: db.in_read(c, run))
+        nxt = FetchCursor(snapshot, offset + req.limit, pool).encode(fp) if more else None
+        return FetchResult(tuple(hits), mode, nxt)
+
+    async def recall(self, request: RecallRequest) -> RecallResult:
+        req = validate.check_recall(request, self._descriptor.fetch_modes)
+        fetched = await self._fetch(
+            "recall",
+            FetchRequest(
+                query=req.question, mode=req.mode, filter=req.filter, limit=req.limit, time_hint=req.time_hint
+            ),
+        )
+        hits = fetched.hits
+        if isinstance(self.answerer, ExtractiveAnswerer):
+            ext = self.answerer.extract(req.question, hits)
+            answer, used = ext.answer, set(ext.used)
+            cited = [h for h in hits if h.item.id in used]
+        else:
+            try:
+                answer = await self.answerer.answer(req.question, hits, req.instructions)
+            except TinyMemoryError:
+                raise
+            except Exception as exc:
+                raise Unavailable(f"recall: the answerer failed ({exc})") from exc
+            cited = list(hits)
+        return RecallResult(answer, tuple(Citation(h.item.id, h.score, h.item) for h in cited))

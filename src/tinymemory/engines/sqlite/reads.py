@@ -1,0 +1,113 @@
+"""Reads that are not ranked: items by rowid or id, list pages, explore buckets."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+
+from tinymemory.api.filters import Facet, MetaFilter
+from tinymemory.api.items import MemoryItem
+from tinymemory.api.namespace import Reach
+from tinymemory.api.requests import EXPLORE_SCAN_CAP, Bucket, ExploreResult
+from tinymemory.engines.sqlite.cursors import ListCursor
+from tinymemory.engines.sqlite.rows import ITEM_SELECT, decode_item
+from tinymemory.engines.sqlite.where import Params, filter_sql
+
+FACET_COLUMNS: dict[Facet, str] = {
+    Facet.KIND: "kind",
+    Facet.SOURCE: "source_kind",
+    Facet.SOURCE_ID: "source_id",
+    Facet.WORKSPACE: "workspace",
+    Facet.FOLDER: "folder",
+    Facet.FILE_PATH: "file_path",
+    Facet.LANGUAGE: "language",
+    Facet.REPO: "repo",
+    Facet.URL: "url",
+    Facet.THREAD: "thread_id",
+    Facet.AGENT: "agent_id",
+    Facet.TOOL_CALL: "tool_call",
+}
+
+
+def items_by_rowid(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, MemoryItem]:
+    rows = conn.execute(
+        f"SELECT {ITEM_SELECT} FROM items i WHERE i.rowid IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(rowids)),),
+    )
+    return {int(r["rowid"]): decode_item(r) for r in rows}
+
+
+def get_items(
+    conn: sqlite3.Connection, ids: Sequence[str], reach: Reach | None
+) -> tuple[list[MemoryItem], list[str]]:
+    """Found items in the order asked; unknown, forgotten or out-of-reach ids are missing."""
+    rows = conn.execute(
+        f"SELECT {ITEM_SELECT} FROM items i WHERE i.id IN (SELECT value FROM json_each(?))"
+        " AND i.forgotten_at IS NULL",
+        (json.dumps(list(ids)),),
+    )
+    found: dict[str, MemoryItem] = {}
+    for row in rows:
+        item = decode_item(row)
+        if reach is None or reach.contains(item.namespace):
+            found[item.id] = item
+    return [found[i] for i in ids if i in found], [i for i in ids if i not in found]
+
+
+def list_page(
+    conn: sqlite3.Connection, flt: MetaFilter, limit: int, after: ListCursor | None
+) -> tuple[list[MemoryItem], bool]:
+    """Newest first by (observed_at, id); keyset paging so concurrent inserts never shift a page."""
+    params: Params = []
+    where = filter_sql(flt, params)
+    if after is not None:
+        where += " AND (i.observed_at < ? OR (i.observed_at = ? AND i.id < ?))"
+        params.extend((after.observed_us, after.observed_us, after.item_id))
+    params.append(limit + 1)
+    rows = conn.execute(
+        f"SELECT {ITEM_SELECT} FROM items i WHERE {where} ORDER BY i.observed_at DESC, i.id DESC LIMIT ?",
+        params,
+    ).fetchall()
+    return [decode_item(r) for r in rows[:limit]], len(rows) > limit
+
+
+def explore(conn: sqlite3.Connection, facet: Facet, flt: MetaFilter, limit: int) -> ExploreResult:
+    """Count the matched items per facet value (count desc, then value), over at most the scan cap."""
+    params: Params = []
+    where = filter_sql(flt, params)
+    params.append(EXPLORE_SCAN_CAP + 1)
+    matched = f"SELECT i.rowid AS r FROM items i WHERE {where} LIMIT ?"
+    total = int(conn.execute(f"SELECT count(*) FROM ({matched})", params).fetchone()[0])
+    truncated = total > EXPLORE_SCAN_CAP
+    total = min(total, EXPLORE_SCAN_CAP)
+    scan = [*params[:-1], EXPLORE_SCAN_CAP]
+    if facet is Facet.TAG:
+        groups = conn.execute(
+            f"SELECT t.tag, count(*) FROM ({matched}) m JOIN item_tags t ON t.item_rowid = m.r"
+            " GROUP BY t.tag",
+            scan,
+        ).fetchall()
+        tagged = conn.execute(
+            f"SELECT count(*) FROM ({matched}) m"
+            " WHERE EXISTS (SELECT 1 FROM item_tags t WHERE t.item_rowid = m.r)",
+            scan,
+        ).fetchone()[0]
+        missing = total - int(tagged)
+    else:
+        col = FACET_COLUMNS[facet]
+        groups = conn.execute(
+            f"SELECT x.{col}, count(*) FROM ({matched}) m JOIN items x ON x.rowid = m.r GROUP BY x.{col}",
+            scan,
+        ).fetchall()
+        missing = sum(int(c) for v, c in groups if v is None)
+        groups = [(v, c) for v, c in groups if v is not None]
+    ordered = sorted(((str(v), int(c)) for v, c in groups), key=lambda vc: (-vc[1], vc[0]))
+    return ExploreResult(
+        facet=facet,
+        buckets=tuple(Bucket(v, c) for v, c in ordered[:limit]),
+        total=total,
+        missing=missing,
+        more_buckets=len(ordered) > limit,
+        truncated=truncated,
+    )

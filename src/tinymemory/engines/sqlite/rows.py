@@ -1,0 +1,144 @@
+"""Mapping between contract values and SQLite rows (times as integer microseconds, UTC)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from tinymemory.api.items import About, ItemKind, ItemMeta, MemoryItem, NewItem, Ref, Source
+from tinymemory.api.namespace import Namespace
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+# Scalar meta fields stored in same-named columns.
+META_COLUMNS = (
+    "workspace",
+    "folder",
+    "file_path",
+    "language",
+    "repo",
+    "url",
+    "thread_id",
+    "agent_id",
+    "tool_call",
+    "learning_kind",
+    "title",
+    "summary",
+    "purpose",
+    "category",
+    "parent",
+    "parent_title",
+)
+
+ITEM_SELECT = (
+    "i.rowid, i.id, i.kind, i.text, i.confidence, i.ns, i.source_kind, i.source_id, "
+    + ", ".join(f"i.{c}" for c in META_COLUMNS)
+    + ", i.about_kind, i.about_key, i.observed_at, i.event_from, i.event_to, i.valid_from, i.valid_to,"
+    " i.forgotten_at, i.superseded_by, i.supersedes, i.extra"
+)
+
+
+def to_us(value: datetime) -> int:
+    delta = value - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def from_us(value: int) -> datetime:
+    return _EPOCH + timedelta(microseconds=value)
+
+
+def opt_from_us(value: int | None) -> datetime | None:
+    return None if value is None else from_us(value)
+
+
+def opt_to_us(value: datetime | None) -> int | None:
+    return None if value is None else to_us(value)
+
+
+def encode_extra(meta: ItemMeta) -> str:
+    """Repeated and rarely-filtered fields travel as one JSON column (tags also get a side table)."""
+    doc: dict[str, Any] = {}
+    if meta.tags:
+        doc["tags"] = list(meta.tags)
+    if meta.evidence:
+        doc["evidence"] = list(meta.evidence)
+    if meta.refs:
+        doc["refs"] = [
+            {
+                k: v
+                for k, v in (
+                    ("kind", r.kind),
+                    ("ref", r.ref),
+                    ("media_type", r.media_type),
+                    ("sha256", r.sha256),
+                    ("status", r.status),
+                    ("url", r.url),
+                )
+                if v is not None
+            }
+            for r in meta.refs
+        ]
+    if meta.extra:
+        doc["extra"] = [list(p) for p in meta.extra]
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+
+
+def item_values(
+    item: NewItem, *, item_id: str, ckey: str, generation: int, observed_at: datetime, now: datetime
+) -> dict[str, Any]:
+    """Column values for a new row."""
+    meta = item.meta
+    values: dict[str, Any] = {
+        "id": item_id,
+        "ckey": ckey,
+        "generation": generation,
+        "kind": item.kind.value,
+        "text": item.text,
+        "confidence": item.confidence,
+        "ns": str(meta.namespace),
+        "source_kind": meta.source.kind if meta.source else None,
+        "source_id": meta.source.id if meta.source else None,
+        "about_kind": meta.about.kind if meta.about else None,
+        "about_key": meta.about.key if meta.about else None,
+        "observed_at": to_us(observed_at),
+        "event_from": opt_to_us(meta.event_from),
+        "event_to": opt_to_us(meta.event_to),
+        "valid_from": to_us(now),
+        "extra": encode_extra(meta),
+    }
+    for col in META_COLUMNS:
+        values[col] = getattr(meta, col)
+    return values
+
+
+def decode_item(row: sqlite3.Row) -> MemoryItem:
+    extra = json.loads(row["extra"])
+    source = Source(row["source_kind"], row["source_id"]) if row["source_kind"] is not None else None
+    about = About(row["about_kind"], row["about_key"]) if row["about_kind"] is not None else None
+    meta = ItemMeta(
+        namespace=Namespace.parse(row["ns"]),
+        source=source,
+        tags=tuple(extra.get("tags", ())),
+        evidence=tuple(extra.get("evidence", ())),
+        refs=tuple(Ref(**r) for r in extra.get("refs", ())),
+        extra=tuple((str(k), str(v)) for k, v in extra.get("extra", ())),
+        observed_at=from_us(row["observed_at"]),
+        event_from=opt_from_us(row["event_from"]),
+        event_to=opt_from_us(row["event_to"]),
+        about=about,
+        **{col: row[col] for col in META_COLUMNS},
+    )
+    return MemoryItem(
+        id=row["id"],
+        kind=ItemKind(row["kind"]),
+        text=row["text"],
+        meta=meta,
+        confidence=row["confidence"],
+        valid_from=from_us(row["valid_from"]),
+        valid_to=opt_from_us(row["valid_to"]),
+        forgotten_at=opt_from_us(row["forgotten_at"]),
+        superseded_by=row["superseded_by"],
+        supersedes=row["supersedes"],
+    )

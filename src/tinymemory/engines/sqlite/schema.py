@@ -1,0 +1,121 @@
+"""The SQLite schema, versioned with PRAGMA user_version, and the migrations that reach it."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from tinymemory.api.errors import Conflict
+
+SCHEMA_VERSION = 1
+
+# Times are integer microseconds since the epoch (UTC): exact, compact and ordered.
+# AUTOINCREMENT keeps rowids unique forever, so a purged rowid never names a new item (the vector
+# matrix and cursors rely on that); rowids grow in commit order because writers serialise.
+_V1 = """
+CREATE TABLE items (
+    rowid INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    ckey TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL,
+    confidence REAL,
+    ns TEXT NOT NULL,
+    source_kind TEXT,
+    source_id TEXT,
+    workspace TEXT,
+    folder TEXT,
+    file_path TEXT,
+    language TEXT,
+    repo TEXT,
+    url TEXT,
+    thread_id TEXT,
+    agent_id TEXT,
+    tool_call TEXT,
+    learning_kind TEXT,
+    title TEXT,
+    summary TEXT,
+    purpose TEXT,
+    category TEXT,
+    about_kind TEXT,
+    about_key TEXT,
+    parent TEXT,
+    parent_title TEXT,
+    observed_at INTEGER NOT NULL,
+    event_from INTEGER,
+    event_to INTEGER,
+    valid_from INTEGER NOT NULL,
+    valid_to INTEGER,
+    forgotten_at INTEGER,
+    superseded_by TEXT,
+    supersedes TEXT,
+    extra TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX items_ckey ON items(ckey);
+CREATE INDEX items_ns ON items(ns);
+CREATE INDEX items_observed ON items(observed_at DESC, id DESC);
+CREATE INDEX items_about ON items(about_kind, about_key, ns);
+CREATE INDEX items_parent ON items(parent);
+CREATE INDEX items_thread ON items(thread_id);
+CREATE INDEX items_forgotten ON items(forgotten_at);
+CREATE TABLE item_tags (
+    tag TEXT NOT NULL,
+    item_rowid INTEGER NOT NULL,
+    PRIMARY KEY (tag, item_rowid)
+) WITHOUT ROWID;
+CREATE INDEX item_tags_item ON item_tags(item_rowid);
+CREATE VIRTUAL TABLE items_fts USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 0');
+CREATE TABLE vectors (
+    item_rowid INTEGER PRIMARY KEY,
+    embedder TEXT NOT NULL,
+    dim INTEGER NOT NULL,
+    vec BLOB NOT NULL
+);
+CREATE TABLE engine_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def _run_script(conn: sqlite3.Connection, script: str) -> None:
+    """Statement by statement: executescript would commit the surrounding transaction."""
+    for statement in script.split(";\n"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def _to_v1(conn: sqlite3.Connection) -> None:
+    _run_script(conn, _V1)
+
+
+# MIGRATIONS[n] takes a database at version n to version n + 1.
+MIGRATIONS: dict[int, Migration] = {0: _to_v1}
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
+    """Bring the file up to `target` under a write lock, one step per transaction; return the old version.
+
+    Another process migrating at the same time is harmless: each step re-reads the version inside
+    its own IMMEDIATE transaction. A file newer than this code is a Conflict, never touched.
+    """
+    start = user_version(conn)
+    if start > target:
+        raise Conflict(f"open: database schema version {start} is newer than this tinymemory ({target})")
+    while True:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            current = user_version(conn)
+            if current >= target:
+                conn.execute("COMMIT")
+                return start
+            MIGRATIONS[current](conn)
+            conn.execute(f"PRAGMA user_version = {current + 1}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise

@@ -1,0 +1,98 @@
+"""The in-process vector matrix: float32 rows mirrored from the `vectors` table, refreshed incrementally.
+
+Rowids only grow (AUTOINCREMENT, writers serialise), so catching up with this or another process's
+writes is one indexed range read of the rows past the last one loaded. Purged rows stay in the matrix
+until a local purge resets it; every hit is re-checked in SQL, so stale rows are never returned.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import numpy.typing as npt
+
+Floats = npt.NDArray[np.float32]
+Ints = npt.NDArray[np.int64]
+
+
+def to_blob(vector: Floats) -> bytes:
+    return np.ascontiguousarray(vector, dtype="<f4").tobytes()
+
+
+class VectorMatrix:
+    """Exact cosine search over L2-normalised rows: one matrix-vector product and an argpartition."""
+
+    def __init__(self, embedder: str, dim: int) -> None:
+        self.embedder = embedder
+        self.dim = dim
+        self.reset()
+
+    def reset(self) -> None:
+        self._mat: Floats = np.empty((0, self.dim), dtype=np.float32)
+        self._rowids: Ints = np.empty(0, dtype=np.int64)
+        self._n = 0
+        self.last_rowid = 0
+
+    @property
+    def size(self) -> int:
+        return self._n
+
+    @property
+    def rowids(self) -> Ints:
+        return self._rowids[: self._n]
+
+    def refresh(self, conn: sqlite3.Connection) -> int:
+        """Load rows committed since the last refresh; return how many were added."""
+        rows = conn.execute(
+            "SELECT item_rowid, vec FROM vectors WHERE item_rowid > ? AND embedder = ? AND dim = ?"
+            " ORDER BY item_rowid",
+            (self.last_rowid, self.embedder, self.dim),
+        ).fetchall()
+        if not rows:
+            return 0
+        added = len(rows)
+        self._grow(self._n + added)
+        block = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(added, self.dim)
+        self._mat[self._n : self._n + added] = block
+        self._rowids[self._n : self._n + added] = [r[0] for r in rows]
+        self._n += added
+        self.last_rowid = int(rows[-1][0])
+        return added
+
+    def _grow(self, needed: int) -> None:
+        if needed <= len(self._rowids):
+            return
+        capacity = max(needed, 2 * len(self._rowids), 1024)
+        mat = np.empty((capacity, self.dim), dtype=np.float32)
+        mat[: self._n] = self._mat[: self._n]
+        rowids = np.zeros(capacity, dtype=np.int64)
+        rowids[: self._n] = self._rowids[: self._n]
+        self._mat, self._rowids = mat, rowids
+
+    def scores(self, query: Floats, max_rowid: int | None = None) -> Floats:
+        """Cosine of every loaded row; rows past `max_rowid` (a cursor snapshot) get -inf."""
+        out: Floats = self._mat[: self._n] @ query.astype(np.float32, copy=False)
+        if max_rowid is not None and self._n and self._rowids[self._n - 1] > max_rowid:
+            cut = int(np.searchsorted(self.rowids, max_rowid, side="right"))
+            out[cut:] = -np.inf
+        return out
+
+    def scores_for(self, query: Floats, rowids: Ints) -> tuple[Ints, Floats]:
+        """Cosine of the given rowids only (those without a vector are dropped): the filter-first plan."""
+        known = self.rowids
+        pos = np.searchsorted(known, rowids)
+        pos = np.minimum(pos, max(self._n - 1, 0))
+        ok = (known[pos] == rowids) if self._n else np.zeros(len(rowids), dtype=bool)
+        idx = pos[ok]
+        return rowids[ok], self._mat[idx] @ query.astype(np.float32, copy=False)
+
+
+def top_order(scores: Floats, k: int) -> npt.NDArray[np.intp]:
+    """Indices of the k best scores, best first (ties by index: lower rowid first)."""
+    n = len(scores)
+    if k <= 0 or n == 0:
+        return np.empty(0, dtype=np.intp)
+    part = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
+    order = np.lexsort((part, -scores[part]))
+    return part[order]

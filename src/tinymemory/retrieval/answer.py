@@ -1,0 +1,98 @@
+"""Answer synthesis for recall: an Answerer protocol and the default extractive answerer.
+
+The extractive answerer needs no model: it quotes the sentences of the top hits that share the most
+terms with the question, so recall works offline and its output is reproducible.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from tinymemory.api.requests import Hit
+from tinymemory.retrieval.text import Analyzer, default_analyzer
+
+DEFAULT_BUDGET_CHARS = 600
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+@runtime_checkable
+class Answerer(Protocol):
+    async def answer(self, question: str, hits: Sequence[Hit], instructions: str | None) -> str:
+        """Answer `question` from `hits` (best first); return "" when they hold nothing useful."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Extract:
+    answer: str
+    used: tuple[str, ...]  # ids of the hits quoted, best first
+
+
+def split_sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
+
+
+def extract(
+    question: str,
+    hits: Sequence[Hit],
+    *,
+    budget: int = DEFAULT_BUDGET_CHARS,
+    max_hits: int = 5,
+    analyzer: Analyzer | None = None,
+) -> Extract:
+    """Pick the best-overlapping sentences of the top hits within `budget` characters.
+
+    Sentences are scored by the share of question terms they contain (ties: better hit, earlier
+    sentence) and printed in hit order, so the answer reads like the memories it quotes.
+    """
+    if not hits:
+        return Extract("", ())
+    an = analyzer or default_analyzer()
+    wanted = set(an.query_terms(question))
+    candidates: list[tuple[float, int, int, str]] = []
+    for h_rank, hit in enumerate(hits[:max_hits]):
+        for s_pos, sentence in enumerate(split_sentences(hit.item.text)):
+            terms = set(an.index_terms(sentence))
+            overlap = len(wanted & terms) / len(wanted) if wanted else 0.0
+            if overlap > 0:
+                candidates.append((overlap, h_rank, s_pos, sentence))
+    if not candidates:
+        first = split_sentences(hits[0].item.text) or [hits[0].item.text.strip()]
+        return Extract(_clip(first[0], budget), (hits[0].item.id,))
+    candidates.sort(key=lambda c: (-c[0], c[1], c[2]))
+    chosen: list[tuple[int, int, str]] = []
+    used_chars = 0
+    for _, h_rank, s_pos, sentence in candidates:
+        room = budget - used_chars - (1 if chosen else 0)
+        if room <= 0:
+            break
+        if len(sentence) > room:
+            if chosen:
+                continue
+            sentence = _clip(sentence, room)
+        chosen.append((h_rank, s_pos, sentence))
+        used_chars += len(sentence) + (1 if len(chosen) > 1 else 0)
+    chosen.sort()
+    used = tuple(dict.fromkeys(hits[h].item.id for h, _, _ in chosen))
+    return Extract(" ".join(s for _, _, s in chosen), used)
+
+
+class ExtractiveAnswerer:
+    """The default Answerer: deterministic quotes from the hits (instructions are not interpreted)."""
+
+    def __init__(self, budget: int = DEFAULT_BUDGET_CHARS, max_hits: int = 5) -> None:
+        self.budget = budget
+        self.max_hits = max_hits
+
+    def extract(self, question: str, hits: Sequence[Hit]) -> Extract:
+        return extract(question, hits, budget=self.budget, max_hits=self.max_hits)
+
+    async def answer(self, question: str, hits: Sequence[Hit], instructions: str | None) -> str:
+        return self.extract(question, hits).answer

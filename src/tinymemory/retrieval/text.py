@@ -1,0 +1,76 @@
+"""Text analysis shared by every engine: one Analyzer turns text into index and query terms.
+
+Engines store the analysed terms (not the raw text) in their full-text index with a plain tokenizer, so
+stemming and stop words behave the same in SQLite and Postgres.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+import Stemmer
+
+_TOKEN = re.compile(r"[^\W_]+")
+MAX_TOKEN_CHARS = 64
+
+# A compact English stop list: function words that carry no topic.
+_STOP_TEXT = """
+    a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have
+    having he her here hers herself him himself his how i if in into is it its itself just me more most
+    my myself no nor not now of off on once only or other our ours ourselves out over own same she
+    should so some such than that the their theirs them themselves then there these they this those
+    through to too under until up very was we were what when where which while who whom why will with
+    would you your yours yourself yourselves s t d ll m re ve
+"""
+ENGLISH_STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+
+def normalise(text: str) -> str:
+    """Compatibility-normalise, drop diacritics and case-fold, so `Café` and `cafe` meet."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return unicodedata.normalize("NFC", stripped).casefold()
+
+
+def tokenize(text: str) -> list[str]:
+    """Runs of letters and digits (numbers are kept: versions, years, ids matter in memory)."""
+    return [t[:MAX_TOKEN_CHARS] for t in _TOKEN.findall(normalise(text))]
+
+
+class Analyzer:
+    """English analysis: normalise, tokenise, drop stop words, Snowball-stem (PyStemmer)."""
+
+    def __init__(self, language: str = "english", stop_words: frozenset[str] = ENGLISH_STOP_WORDS) -> None:
+        self._stemmer = Stemmer.Stemmer(language)
+        self._stemmer.maxCacheSize = 50_000
+        self._stop = stop_words
+
+    def _stem(self, tokens: list[str]) -> list[str]:
+        return [str(t) for t in self._stemmer.stemWords(tokens)]
+
+    def index_terms(self, text: str) -> list[str]:
+        """Terms to index, in text order (repeats kept so term frequency counts)."""
+        return self._stem([t for t in tokenize(text) if t not in self._stop])
+
+    def query_terms(self, text: str) -> list[str]:
+        """Distinct terms of a query; a query made only of stop words keeps them rather than go empty."""
+        tokens = tokenize(text)
+        kept = [t for t in tokens if t not in self._stop] or tokens
+        return list(dict.fromkeys(self._stem(kept)))
+
+    def index_text(self, text: str) -> str:
+        """The analysed text as one space-joined string, ready for a plain whitespace/unicode tokenizer."""
+        return " ".join(self.index_terms(text))
+
+
+@lru_cache(maxsize=1)
+def default_analyzer() -> Analyzer:
+    return Analyzer()
+
+
+def fts_match_expression(terms: list[str]) -> str:
+    """An FTS5 MATCH expression: an OR of quoted terms (terms are letters/digits, so quoting is safe)."""
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
