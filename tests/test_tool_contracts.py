@@ -72,15 +72,19 @@ def test_fixture_is_frozen() -> None:
 
 def test_names_are_the_seven_tools_in_order() -> None:
     names = [t["name"] for t in json.loads(FIXTURE.read_text(encoding="utf-8"))["tools"]]
-    assert names == list(TOOL_NAMES) == [
-        "memory_recall",
-        "memory_fetch",
-        "memory_list",
-        "memory_get",
-        "memory_explore",
-        "memory_store",
-        "memory_forget",
-    ]
+    assert (
+        names
+        == list(TOOL_NAMES)
+        == [
+            "memory_recall",
+            "memory_fetch",
+            "memory_list",
+            "memory_get",
+            "memory_explore",
+            "memory_store",
+            "memory_forget",
+        ]
+    )
 
 
 @pytest.mark.parametrize("spec", build_specs(ALL_MODES, writes=True), ids=lambda s: s.name)
