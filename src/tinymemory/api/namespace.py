@@ -17,6 +17,8 @@ _KIND = r"[a-z][a-z0-9_-]{0,31}"
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._@+=~-]{0,127}"
 _SEGMENT_RE = re.compile(rf"^({_KIND}):({_NAME})$")
 MAX_DEPTH = 16
+# `+` joins reach terms but may also appear in names, so split only where a new term starts.
+_TERM_SPLIT_RE = re.compile(rf"\+(?=\s*(?:(?:exact|inherit|subtree)\(|{_KIND}:))")
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -168,8 +170,10 @@ class Reach:
         if not isinstance(text, str) or not text.strip():
             raise InvalidRequest(f"{field}: expected terms like `inherit(team:acme)` joined by `+`")
         terms: list[ReachTerm] = []
-        for raw in text.split("+"):
+        for raw in _TERM_SPLIT_RE.split(text):
             raw = raw.strip()
+            if not raw:
+                raise InvalidRequest(f"{field}: `{_clip(text)}` has an empty term")
             mode = ReachMode.INHERIT
             inner = raw
             m = re.fullmatch(r"(exact|inherit|subtree)\((.*)\)", raw)
