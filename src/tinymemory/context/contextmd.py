@@ -1,0 +1,150 @@
+"""context.md: the token-budgeted brief a host injects at the start of a session.
+
+One recall per Brief (its citations become the section's lines), then the stored learnings newest and
+most confident first. Each memory appears once (its first section wins). Over budget, learnings go
+first, then the last brief's lines, then the brief before it. Deterministic for one store and clock.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+from tinymemory.api import (
+    ItemKind,
+    ListRequest,
+    MemoryEngine,
+    MemoryItem,
+    MetaFilter,
+    Reach,
+    RecallRequest,
+    utcnow,
+)
+from tinymemory.context.pack import ContextPack, PackItem, PackSection, fit, trailing_order
+from tinymemory.context.recall import DEFAULT_LINE_CHARS, _engine_label
+from tinymemory.context.tokens import one_line
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BUDGET_TOKENS = 1_500
+_MIN_TIME = datetime.min.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Brief:
+    """One question the brief answers, narrowed by an optional filter (its reach is the spec's)."""
+
+    title: str
+    question: str
+    filter: MetaFilter = field(default_factory=MetaFilter)
+    limit: int = 5
+
+
+DEFAULT_BRIEFS: tuple[Brief, ...] = (
+    Brief(
+        "About the user",
+        "who is the user: the user's name, role, work, home and background",
+        MetaFilter(kinds=(ItemKind.LEARNING,), learning_kinds=("fact",)),
+    ),
+    Brief(
+        "Active work",
+        "current projects, tasks, goals, plans and decisions in progress",
+        MetaFilter(kinds=(ItemKind.LEARNING, ItemKind.SUMMARY)),
+    ),
+    Brief(
+        "Preferences and standing instructions",
+        "the user's preferences, likes, dislikes and standing instructions: always, never, prefer",
+        MetaFilter(kinds=(ItemKind.LEARNING,), learning_kinds=("preference", "instruction")),
+    ),
+    Brief(
+        "Recent important events",
+        "recent important events, appointments, dates and decisions",
+        MetaFilter(kinds=(ItemKind.LEARNING,), learning_kinds=("event", "decision")),
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ContextSpec:
+    """What context.md holds. `reach` confines every read (None reads the whole store)."""
+
+    briefs: tuple[Brief, ...] = DEFAULT_BRIEFS
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS
+    reach: Reach | None = None
+    learnings_limit: int = 50
+    line_chars: int = DEFAULT_LINE_CHARS
+    title: str = "Context"
+    learnings_title: str = "Learnings"
+    now: Callable[[], datetime] = utcnow
+
+
+async def compile(engine: MemoryEngine, spec: ContextSpec | None = None) -> ContextPack:
+    """Build context.md. An empty engine (or reach) yields a pack whose markdown is ""."""
+    spec = spec or ContextSpec()
+    seen: set[str] = set()
+    sections: list[PackSection] = []
+    skipped: list[str] = []
+    for brief in spec.briefs:
+        try:
+            result = await engine.recall(
+                RecallRequest(
+                    question=brief.question,
+                    filter=replace(brief.filter, reach=spec.reach),
+                    limit=brief.limit,
+                )
+            )
+        except Exception:
+            log.warning("context.md: brief `%s` failed and was skipped", brief.title, exc_info=True)
+            skipped.append(brief.title)
+            continue
+        lines = []
+        for citation in result.citations:
+            if citation.id in seen:
+                continue
+            seen.add(citation.id)
+            lines.append(_line(citation.item, citation.score, spec.line_chars))
+        sections.append(PackSection(brief.title, tuple(lines)))
+    learnings = await _learnings(engine, spec)
+    sections.append(
+        PackSection(
+            spec.learnings_title,
+            tuple(_line(item, 0.0, spec.line_chars) for item in learnings if item.id not in seen),
+        )
+    )
+    pack = ContextPack(
+        sections=tuple(sections),
+        generated_at=spec.now(),
+        engine=_engine_label(engine),
+        budget_tokens=spec.budget_tokens,
+        title=spec.title,
+        skipped=tuple(skipped),
+    )
+    return fit(pack, trailing_order(pack))
+
+
+async def _learnings(engine: MemoryEngine, spec: ContextSpec) -> list[MemoryItem]:
+    """Active learnings in reach: newest first, then most confident, then id (a total order)."""
+    try:
+        result = await engine.list(
+            ListRequest(
+                filter=MetaFilter(reach=spec.reach, kinds=(ItemKind.LEARNING,)),
+                limit=spec.learnings_limit,
+            )
+        )
+    except Exception:
+        log.warning("context.md: listing learnings failed and was skipped", exc_info=True)
+        return []
+    return sorted(
+        result.items,
+        key=lambda it: (
+            -(it.meta.observed_at or _MIN_TIME).timestamp(),
+            -(it.confidence if it.confidence is not None else 0.0),
+            it.id,
+        ),
+    )
+
+
+def _line(item: MemoryItem, score: float, limit: int) -> PackItem:
+    return PackItem(item.id, item.kind, one_line(item.text, limit), round(score, 6))

@@ -1,0 +1,21 @@
+"""Token estimates: four characters per token, rounded up. Cheap, deterministic and tokenizer-free."""
+
+from __future__ import annotations
+
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str) -> int:
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def chars_for(tokens: int) -> int:
+    return max(0, tokens) * CHARS_PER_TOKEN
+
+
+def one_line(text: str, limit: int) -> str:
+    """Collapse whitespace and clip to `limit` characters so one memory renders as one line."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    return flat[: max(0, limit - 1)].rstrip() + "…"
