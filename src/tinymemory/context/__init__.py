@@ -4,7 +4,15 @@ Both read through `api.MemoryEngine` only and return a `ContextPack` whose markd
 (four characters per token) and whose every memory line names the id it came from.
 """
 
-from tinymemory.context.contextmd import DEFAULT_BRIEFS, DEFAULT_BUDGET_TOKENS, Brief, ContextSpec, compile
+from tinymemory.context.contextmd import (
+    DEFAULT_BRIEFS,
+    DEFAULT_BUDGET_TOKENS,
+    Brief,
+    ContextSpec,
+    compile,
+    draft,
+    fit_brief,
+)
 from tinymemory.context.pack import ContextPack, PackItem, PackSection, fit, render
 from tinymemory.context.recall import Scope, lineage_scopes, recall
 from tinymemory.context.tokens import CHARS_PER_TOKEN, estimate_tokens
@@ -20,8 +28,10 @@ __all__ = [
     "PackSection",
     "Scope",
     "compile",
+    "draft",
     "estimate_tokens",
     "fit",
+    "fit_brief",
     "lineage_scopes",
     "recall",
     "render",

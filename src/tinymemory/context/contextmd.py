@@ -82,6 +82,16 @@ class ContextSpec:
 
 async def compile(engine: MemoryEngine, spec: ContextSpec | None = None) -> ContextPack:
     """Build context.md. An empty engine (or reach) yields a pack whose markdown is ""."""
+    return fit_brief(await draft(engine, spec))
+
+
+def fit_brief(pack: ContextPack) -> ContextPack:
+    """Trim a draft to its budget: learnings first, then the last brief, then the one before."""
+    return fit(pack, trailing_order(pack))
+
+
+async def draft(engine: MemoryEngine, spec: ContextSpec | None = None) -> ContextPack:
+    """Everything context.md would hold before the budget is applied (one read per brief)."""
     spec = spec or ContextSpec()
     seen: set[str] = set()
     sections: list[PackSection] = []
@@ -113,7 +123,7 @@ async def compile(engine: MemoryEngine, spec: ContextSpec | None = None) -> Cont
             tuple(_line(item, 0.0, spec.line_chars) for item in learnings if item.id not in seen),
         )
     )
-    pack = ContextPack(
+    return ContextPack(
         sections=tuple(sections),
         generated_at=spec.now(),
         engine=_engine_label(engine),
@@ -121,7 +131,6 @@ async def compile(engine: MemoryEngine, spec: ContextSpec | None = None) -> Cont
         title=spec.title,
         skipped=tuple(skipped),
     )
-    return fit(pack, trailing_order(pack))
 
 
 async def _learnings(engine: MemoryEngine, spec: ContextSpec) -> list[MemoryItem]:

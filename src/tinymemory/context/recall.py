@@ -137,9 +137,7 @@ async def recall(
 
 def _score_order(pack: ContextPack) -> list[tuple[int, int]]:
     """Lowest fused score first, wherever it sits."""
-    keyed = [
-        (item.score, s, i) for s, sec in enumerate(pack.sections) for i, item in enumerate(sec.items)
-    ]
+    keyed = [(item.score, s, i) for s, sec in enumerate(pack.sections) for i, item in enumerate(sec.items)]
     keyed.sort(key=lambda k: (k[0], -k[1], -k[2]))
     return [(s, i) for _, s, i in keyed]
 
