@@ -15,6 +15,7 @@ from tinymemory.api.requests import Hit
 from tinymemory.retrieval.text import Analyzer, default_analyzer
 
 DEFAULT_BUDGET_CHARS = 600
+MIN_RELATIVE_OVERLAP = 0.5  # a quoted sentence shares at least half as many terms as the best one
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
@@ -50,7 +51,8 @@ def extract(
     """Pick the best-overlapping sentences of the top hits within `budget` characters.
 
     Sentences are scored by the share of question terms they contain (ties: better hit, earlier
-    sentence) and printed in hit order, so the answer reads like the memories it quotes.
+    sentence); those far below the best are left out; the rest print in hit order, so the answer
+    reads like the memories it quotes.
     """
     if not hits:
         return Extract("", ())
@@ -67,6 +69,8 @@ def extract(
         first = split_sentences(hits[0].item.text) or [hits[0].item.text.strip()]
         return Extract(_clip(first[0], budget), (hits[0].item.id,))
     candidates.sort(key=lambda c: (-c[0], c[1], c[2]))
+    floor = candidates[0][0] * MIN_RELATIVE_OVERLAP
+    candidates = [c for c in candidates if c[0] >= floor]
     chosen: list[tuple[int, int, str]] = []
     used_chars = 0
     for _, h_rank, s_pos, sentence in candidates:

@@ -52,8 +52,12 @@ class Analyzer:
         return [str(t) for t in self._stemmer.stemWords(tokens)]
 
     def index_terms(self, text: str) -> list[str]:
-        """Terms to index, in text order (repeats kept so term frequency counts)."""
-        return self._stem([t for t in tokenize(text) if t not in self._stop])
+        """Terms to index, in text order (repeats kept so term frequency counts).
+
+        A text made only of stop words keeps them, mirroring `query_terms`, so it stays findable.
+        """
+        tokens = tokenize(text)
+        return self._stem([t for t in tokens if t not in self._stop] or tokens)
 
     def query_terms(self, text: str) -> list[str]:
         """Distinct terms of a query; a query made only of stop words keeps them rather than go empty."""

@@ -93,6 +93,11 @@ def top_order(scores: Floats, k: int) -> npt.NDArray[np.intp]:
     n = len(scores)
     if k <= 0 or n == 0:
         return np.empty(0, dtype=np.intp)
-    part = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
-    order = np.lexsort((part, -scores[part]))
+    if k >= n:
+        part = np.arange(n)
+    else:
+        # widen to every row tied with the k-th score, so which tied rows make the cut is deterministic
+        kth = scores[np.argpartition(-scores, k - 1)[k - 1]]
+        part = np.flatnonzero(scores >= kth)
+    order = np.lexsort((part, -scores[part]))[:k]
     return part[order]

@@ -1,0 +1,73 @@
+"""Schema versioning, migrations and the connection's durability settings."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tinymemory.api import Conflict, ListRequest
+from tinymemory.engines.sqlite import SqliteEngine, schema
+from tinymemory.engines.sqlite.db import connect
+
+
+async def test_a_new_file_is_migrated_to_the_current_version_with_wal_and_full_sync(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "mem.db"
+    async with SqliteEngine(path, embedder=None) as engine:
+        await engine.list(ListRequest())
+        sync = await engine._run("t", lambda c: c.execute("PRAGMA synchronous").fetchone()[0])
+        assert sync == 2  # FULL
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
+    assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"items", "item_tags", "items_fts", "vectors"} <= tables
+
+
+def test_migrate_is_idempotent_and_reports_the_old_version(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "m.db", isolation_level=None)
+    assert schema.migrate(conn) == 0
+    assert schema.migrate(conn) == schema.SCHEMA_VERSION
+    assert schema.user_version(conn) == schema.SCHEMA_VERSION
+
+
+def test_a_failing_step_rolls_back_and_keeps_the_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conn = sqlite3.connect(tmp_path / "m.db", isolation_level=None)
+    schema.migrate(conn)
+
+    def broken(c: sqlite3.Connection) -> None:
+        c.execute("CREATE TABLE half_done (x)")
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(schema.MIGRATIONS, schema.SCHEMA_VERSION, broken)
+    with pytest.raises(RuntimeError):
+        schema.migrate(conn, target=schema.SCHEMA_VERSION + 1)
+    assert schema.user_version(conn) == schema.SCHEMA_VERSION
+    assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'half_done'").fetchone()[0] == 0
+
+
+async def test_a_file_from_a_newer_version_is_a_conflict_and_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "future.db"
+    raw = sqlite3.connect(path)
+    raw.execute(f"PRAGMA user_version = {schema.SCHEMA_VERSION + 5}")
+    raw.close()
+    async with SqliteEngine(path, embedder=None) as engine:
+        with pytest.raises(Conflict, match="newer"):
+            await engine.list(ListRequest())
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION + 5
+    assert raw.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+
+
+def test_two_connections_opening_one_new_file_both_succeed(tmp_path: Path) -> None:
+    path = str(tmp_path / "shared.db")
+    a, b = connect(path), connect(path)
+    assert schema.user_version(a) == schema.user_version(b) == schema.SCHEMA_VERSION
+
+
+def test_memory_databases_work_without_wal() -> None:
+    conn = connect(":memory:")
+    assert schema.user_version(conn) == schema.SCHEMA_VERSION

@@ -1,0 +1,66 @@
+"""Shared helpers for the SQLite engine tests (no tests here): a tiny deterministic embedder, item builders.
+
+The embedder hashes words into buckets, so texts sharing words are close; it stands in for MiniLM where
+a test is about the engine's plumbing, not about embedding quality.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from tinymemory.api import ItemKind, ItemMeta, Namespace, NewItem
+
+HASH_DIM = 32
+
+
+class HashEmbedder:
+    def __init__(self, name: str = "hash-32") -> None:
+        self._name = name
+        self.embedded_texts = 0  # documents embedded so far (queries not counted)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dim(self) -> int:
+        return HASH_DIM
+
+    def _one(self, text: str) -> npt.NDArray[np.float32]:
+        v = np.zeros(HASH_DIM, dtype=np.float32)
+        for word in text.lower().replace(".", " ").replace(",", " ").split():
+            v[int(hashlib.sha1(word.encode()).hexdigest(), 16) % HASH_DIM] += 1.0
+        n = float(np.linalg.norm(v))
+        return v / n if n else v
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        self.embedded_texts += len(texts)
+        if not texts:
+            return np.zeros((0, HASH_DIM), dtype=np.float32)
+        return np.stack([self._one(t) for t in texts])
+
+    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        return self._one(text)
+
+
+def ns(text: str = "") -> Namespace:
+    return Namespace.parse(text)
+
+
+def note(
+    text: str,
+    *,
+    at: str = "",
+    kind: ItemKind = ItemKind.LEARNING,
+    observed: datetime | None = None,
+    supersede: bool = True,
+    confidence: float | None = None,
+    **meta: object,
+) -> NewItem:
+    item_meta = ItemMeta(namespace=ns(at), observed_at=observed, **meta)  # type: ignore[arg-type]
+    return NewItem(kind, text, item_meta, confidence=confidence, supersede=supersede)
