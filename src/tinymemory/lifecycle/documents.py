@@ -187,14 +187,20 @@ class _HtmlToText(HTMLParser):
         if self._in_title:
             self.title += data
             return
-        self.out.append(" ".join(data.split()) + (" " if data[-1:].isspace() else ""))
+        core = " ".join(data.split())
+        if not core:
+            self.out.append(" " if data else "")
+            return
+        lead = " " if data[:1].isspace() else ""
+        self.out.append(lead + core + (" " if data[-1:].isspace() else ""))
 
 
 def _parse_html(raw: str, fallback_title: str) -> Parsed:
     parser = _HtmlToText()
     parser.feed(raw)
     parser.close()
-    text = re.sub(r"[ \t]+\n", "\n", "".join(parser.out))
+    text = re.sub(r"[ \t]+", " ", "".join(parser.out))
+    text = re.sub(r" *\n *", "\n", text)
     text = re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
     h1 = _MD_H1.search(text)
     title = " ".join(parser.title.split()) or (h1.group(1).strip() if h1 else fallback_title)
