@@ -129,13 +129,16 @@ class AgentMemory:
             llm=self.llm,
         )
 
-    async def _compact(self, thread_id: str, keep_last: int | None = None, min_fold: int = 10) -> JobReport:
+    async def _compact(
+        self, thread_id: str, keep_last: int | None = None, min_fold: int | None = None
+    ) -> JobReport:
+        """Without arguments: fold once the thread has `compact_after` open turns, keeping `keep_last`."""
         return await compact_thread(
             self.engine,
             ns=self.layout.conversations(self.agent_id),
             agent_id=self.agent_id,
             thread_id=thread_id,
             keep_last=self.keep_last if keep_last is None else keep_last,
-            min_fold=min_fold,
+            min_fold=self.compact_after - self.keep_last if min_fold is None else min_fold,
             llm=self.llm,
         )

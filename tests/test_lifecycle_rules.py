@@ -1,0 +1,109 @@
+"""The rule-based learning extractor: common first-person patterns, dates, and robustness (hypothesis)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tinymemory.api import About
+from tinymemory.lifecycle.rules import extract, third_person
+
+SAID = datetime(2026, 3, 4, 15, 30, tzinfo=UTC)  # a Wednesday
+
+
+@pytest.mark.parametrize(
+    ("text", "learning", "kind", "about"),
+    [
+        (
+            "Hi! My name is Ada Lovelace.",
+            "The user's name is Ada Lovelace.",
+            "fact",
+            About("profile", "name"),
+        ),
+        ("call me Grace", "The user's name is Grace.", "fact", About("profile", "name")),
+        ("I prefer tea.", "The user prefers tea.", "preference", About("preference", "drink")),
+        (
+            "Actually, I prefer coffee now.",
+            "The user prefers coffee.",
+            "preference",
+            About("preference", "drink"),
+        ),
+        (
+            "My favourite drink is mate.",
+            "The user's favourite drink is mate.",
+            "preference",
+            About("preference", "drink"),
+        ),
+        (
+            "I prefer tabs over spaces",
+            "The user prefers tabs over spaces.",
+            "preference",
+            About("preference", "indentation"),
+        ),
+        ("I love hiking.", "The user loves hiking.", "preference", About("preference", "hiking")),
+        (
+            "I don't like hiking anymore.",
+            "The user does not like hiking.",
+            "preference",
+            About("preference", "hiking"),
+        ),
+        (
+            "Always answer in French.",
+            "Always answer in French.",
+            "instruction",
+            About("instruction", "answer in french"),
+        ),
+        ("Never use emojis!", "Never use emojis.", "instruction", About("instruction", "use emojis")),
+        (
+            "Please remember that my sister is Ana.",
+            "The user's sister is Ana.",
+            "fact",
+            About("profile", "sister"),
+        ),
+        ("Remember that the deploy key rotates monthly.", "The deploy key rotates monthly.", "fact", None),
+        ("I live in Lisbon.", "The user lives in Lisbon.", "fact", About("profile", "home")),
+        ("I work at Initech.", "The user works at Initech.", "fact", About("profile", "employer")),
+    ],
+)
+def test_patterns(text: str, learning: str, kind: str, about: About | None) -> None:
+    found = extract(text, SAID)
+    assert [(f.text, f.kind, f.about) for f in found] == [(learning, kind, about)]
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("I have a dentist appointment on Friday.", "2026-03-06"),
+        ("I went hiking yesterday.", "2026-03-03"),
+        ("My talk is on 2026-04-01.", "2026-04-01"),
+        ("We fly to Rome on May 3rd.", "2026-05-03"),
+        ("I started the job on 12 January 2025.", "2025-01-12"),
+        ("I saw the doctor last Monday.", "2026-03-02"),
+    ],
+)
+def test_dated_events(text: str, day: str) -> None:
+    (found,) = extract(text, SAID)
+    assert found.kind == "event" and found.event_from is not None and found.event_to is not None
+    assert found.event_from.date().isoformat() == day
+    assert (found.event_to - found.event_from).days == 1
+    assert found.text.endswith(f"({day}).")
+
+
+@pytest.mark.parametrize("text", ["What is the weather?", "Thanks!", "Can you summarise this?", ""])
+def test_nothing_to_learn(text: str) -> None:
+    assert extract(text, SAID) == []
+
+
+def test_third_person() -> None:
+    assert third_person("I am sure my cat likes me") == "the user is sure the user's cat likes the user"
+
+
+@given(st.text(max_size=300))
+def test_never_raises_and_yields_well_formed_learnings(text: str) -> None:
+    for found in extract(text, SAID):
+        assert found.text.strip() and found.kind in {"fact", "preference", "instruction", "event"}
+        assert 0 < found.confidence <= 1
+        assert found.about is None or (found.about.kind.strip() and found.about.key.strip())
