@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from tinymemory.api import InvalidRequest, MemoryEngine, MetaFilter, Reach, utcnow
+from tinymemory.api import InvalidRequest, ItemKind, MemoryEngine, MetaFilter, Reach, utcnow
 from tinymemory.context import ContextPack, ContextSpec, Scope, compile, recall
 from tinymemory.lifecycle.beliefs import build_beliefs
 from tinymemory.lifecycle.compaction import compact_thread, folded_ids
@@ -22,6 +22,9 @@ from tinymemory.lifecycle.jobs import BackgroundJob, JobReport
 from tinymemory.lifecycle.layout import MemoryLayout
 from tinymemory.lifecycle.turns import count_turns, new_turn
 from tinymemory.llm import LLM
+
+# Whole documents are left out of pre-turn packs: their chunks carry the same text, better cut.
+PRE_TURN_KINDS = (ItemKind.LEARNING, ItemKind.CHUNK, ItemKind.SUMMARY, ItemKind.CONVERSATION)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +87,7 @@ class AgentMemory:
             message,
             scopes,
             budget_tokens=self.pack_tokens,
-            filter=MetaFilter(),
+            filter=MetaFilter(kinds=PRE_TURN_KINDS),
             exclude=exclude,
             now=self.now,
         )

@@ -1,0 +1,41 @@
+"""Both examples run to completion with no LLM and no network, and show what they promise."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def run(name: str, arg: Path) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TINYMEMORY_LLM_")}
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / name), str(arg)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_agent_loop(tmp_path: Path) -> None:
+    out = run("agent_loop.py", tmp_path / "agent.db")
+    first_brief, final_brief = out.split("=== session 2")[1], out.split("=== next session")[1]
+    assert "The user prefers tea." in first_brief.split("user:")[0]
+    assert "The user prefers coffee." in final_brief and "prefers tea" not in final_brief
+    assert "Always answer in British English." in final_brief
+    assert "superseded 1" in out
+
+
+def test_brain(tmp_path: Path) -> None:
+    out = run("brain.py", tmp_path)
+    assert "second ingest: unchanged 3, stored 0" in out
+    assert "after an edit: replaced ['notes/standup.txt']" in out
+    assert "Standup moved to 10:00" in out and "9:30" not in out
+    assert "Book leave in the HR portal." in out
