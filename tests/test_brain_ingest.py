@@ -148,3 +148,37 @@ async def test_ingest_text_and_replay(engine: SqliteEngine) -> None:
     assert first.stored == ["notes.md"] and again.unchanged == ["notes.md"]
     empty = await brain.ingest_text("   \n", source="inbox", name="empty.md")
     assert empty.failed and not empty.stored
+
+
+def _tiny_pdf(text: str) -> bytes:
+    """A one-page PDF with one line of Helvetica text, written by hand (no PDF writer needed)."""
+    stream = b"BT /F1 12 Tf 20 100 Td (" + text.encode() + b") Tj ET"
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 144] /Contents 4 0 R"
+        b" /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for i, body in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += f"{i} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objs) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{off:010d} 00000 n \n".encode() for off in offsets)
+    out += f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return out
+
+
+async def test_pdf_documents_are_read_when_pypdf_is_installed(engine: SqliteEngine, tmp_path: Path) -> None:
+    pytest.importorskip("pypdf")
+    pdf = tmp_path / "quarterly-report.pdf"
+    pdf.write_bytes(_tiny_pdf("Revenue grew in the third quarter"))
+    report = await Brain(engine, LAYOUT).ingest(pdf, source="reports")
+    assert report.stored == ["quarterly-report.pdf"]
+    (chunk,) = await items(engine, ItemKind.CHUNK, "quarterly-report.pdf")
+    assert "Revenue grew in the third quarter" in chunk.text
+    assert chunk.meta.parent_title == "quarterly report" and chunk.meta.title == "quarterly report > Page 1"
