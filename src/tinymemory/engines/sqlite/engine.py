@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import sqlite3
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -59,7 +58,6 @@ from tinymemory.retrieval.text import Analyzer, default_analyzer
 T = TypeVar("T")
 
 MIN_POOL = 50
-QUERY_CACHE = 64
 
 
 def pool_size(limit: int) -> int:
@@ -119,7 +117,6 @@ class SqliteEngine:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinymemory-sqlite")
         self._conn: sqlite3.Connection | None = None
         self._closed = False
-        self._qcache: OrderedDict[str, Floats] = OrderedDict()
         self.last_semantic_plan: search.Plan | None = None  # for tests and diagnostics
 
     # -- plumbing -------------------------------------------------------------------------------------
@@ -156,20 +153,13 @@ class SqliteEngine:
         return await asyncio.get_running_loop().run_in_executor(self._pool, call)
 
     async def _embed_query(self, op: str, text: str) -> Floats:
+        """Only the query is embedded on read (embedders keep their own query cache)."""
         assert self.embedder is not None
-        cached = self._qcache.get(text)
-        if cached is not None:
-            self._qcache.move_to_end(text)
-            return cached
         try:
             vec = await asyncio.to_thread(self.embedder.embed_query, text)
         except Exception as exc:
             raise Unavailable(f"{op}: the embedder failed ({exc})") from exc
-        vec = np.asarray(vec, dtype=np.float32).reshape(-1)
-        self._qcache[text] = vec
-        if len(self._qcache) > QUERY_CACHE:
-            self._qcache.popitem(last=False)
-        return vec
+        return np.asarray(vec, dtype=np.float32).reshape(-1)
 
     async def close(self) -> None:
         if self._closed:

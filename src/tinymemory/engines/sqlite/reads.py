@@ -32,7 +32,7 @@ FACET_COLUMNS: dict[Facet, str] = {
 
 def items_by_rowid(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, MemoryItem]:
     rows = conn.execute(
-        f"SELECT {ITEM_SELECT} FROM items i WHERE i.rowid IN (SELECT value FROM json_each(?))",
+        f"SELECT {ITEM_SELECT} FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
         (json.dumps(list(rowids)),),
     )
     return {int(r["rowid"]): decode_item(r) for r in rows}
@@ -43,8 +43,8 @@ def get_items(
 ) -> tuple[list[MemoryItem], list[str]]:
     """Found items in the order asked; unknown, forgotten or out-of-reach ids are missing."""
     rows = conn.execute(
-        f"SELECT {ITEM_SELECT} FROM items i WHERE i.id IN (SELECT value FROM json_each(?))"
-        " AND i.forgotten_at IS NULL",
+        f"SELECT {ITEM_SELECT} FROM json_each(?) j CROSS JOIN items i ON i.id = j.value"
+        " WHERE i.forgotten_at IS NULL",
         (json.dumps(list(ids)),),
     )
     found: dict[str, MemoryItem] = {}

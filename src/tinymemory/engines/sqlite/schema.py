@@ -58,7 +58,6 @@ CREATE INDEX items_observed ON items(observed_at DESC, id DESC);
 CREATE INDEX items_about ON items(about_kind, about_key, ns);
 CREATE INDEX items_parent ON items(parent);
 CREATE INDEX items_thread ON items(thread_id);
-CREATE INDEX items_forgotten ON items(forgotten_at);
 CREATE TABLE item_tags (
     tag TEXT NOT NULL,
     item_rowid INTEGER NOT NULL,

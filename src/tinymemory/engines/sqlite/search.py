@@ -65,7 +65,7 @@ def _visible(conn: sqlite3.Connection, rowids: list[int], flt: MetaFilter, snaps
     params: Params = [json.dumps(rowids), snapshot]
     where = filter_sql(flt, params)
     rows = conn.execute(
-        f"SELECT i.rowid FROM items i WHERE i.rowid IN (SELECT value FROM json_each(?)) AND i.rowid <= ?"
+        f"SELECT i.rowid FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value WHERE i.rowid <= ?"
         f" AND {where}",
         params,
     )
@@ -132,8 +132,8 @@ class Light:
 
 def light_rows(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, Light]:
     rows = conn.execute(
-        "SELECT rowid, confidence, observed_at, event_from, event_to FROM items"
-        " WHERE rowid IN (SELECT value FROM json_each(?))",
+        "SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to"
+        " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
         (json.dumps(rowids),),
     )
     return {int(r[0]): Light(r[1], int(r[2]), r[3], r[4]) for r in rows}
