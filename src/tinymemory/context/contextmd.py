@@ -1,7 +1,11 @@
 """context.md: the token-budgeted brief a host injects at the start of a session.
 
-One recall per Brief (its citations become the section's lines), then the stored learnings newest and
-most confident first. Each memory appears once (its first section wins). Over budget, learnings go
+One ranked read per Brief (the engine's default fetch mode; its hits become the section's lines, each
+with its id), then the stored learnings newest and most confident first. Briefs are read with fetch,
+not recall: context.md lists memories, so a synthesised answer (an LLM call per brief, when one is
+configured) would cost time and determinism and add nothing.
+
+Each memory appears once (its first section wins). Over budget, learnings go
 first, then the last brief's lines, then the brief before it. Deterministic for one store and clock.
 """
 
@@ -13,13 +17,13 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from tinymemory.api import (
+    FetchRequest,
     ItemKind,
     ListRequest,
     MemoryEngine,
     MemoryItem,
     MetaFilter,
     Reach,
-    RecallRequest,
     utcnow,
 )
 from tinymemory.context.pack import ContextPack, PackItem, PackSection, fit, trailing_order
@@ -42,10 +46,12 @@ class Brief:
     limit: int = 5
 
 
+# The questions avoid "user": every learning mentions the user, so the word ranks nothing and costs a
+# scan of all of them.
 DEFAULT_BRIEFS: tuple[Brief, ...] = (
     Brief(
         "About the user",
-        "who is the user: the user's name, role, work, home and background",
+        "name, role, job, employer, home, family and background",
         MetaFilter(kinds=(ItemKind.LEARNING,), learning_kinds=("fact",)),
     ),
     Brief(
@@ -55,12 +61,12 @@ DEFAULT_BRIEFS: tuple[Brief, ...] = (
     ),
     Brief(
         "Preferences and standing instructions",
-        "the user's preferences, likes, dislikes and standing instructions: always, never, prefer",
+        "preferences, likes, dislikes, favourites and standing instructions: always, never, prefer",
         MetaFilter(kinds=(ItemKind.LEARNING,), learning_kinds=("preference", "instruction")),
     ),
     Brief(
         "Recent important events",
-        "recent important events, appointments, dates and decisions",
+        "recent important events, appointments, meetings, dates and decisions",
         MetaFilter(kinds=(ItemKind.LEARNING,), learning_kinds=("event", "decision")),
     ),
 )
@@ -73,6 +79,7 @@ class ContextSpec:
     briefs: tuple[Brief, ...] = DEFAULT_BRIEFS
     budget_tokens: int = DEFAULT_BUDGET_TOKENS
     reach: Reach | None = None
+    learnings_reach: Reach | None = None  # where the learnings list reads; None: `reach`
     learnings_limit: int = 50
     line_chars: int = DEFAULT_LINE_CHARS
     title: str = "Context"
@@ -98,9 +105,9 @@ async def draft(engine: MemoryEngine, spec: ContextSpec | None = None) -> Contex
     skipped: list[str] = []
     for brief in spec.briefs:
         try:
-            result = await engine.recall(
-                RecallRequest(
-                    question=brief.question,
+            result = await engine.fetch(
+                FetchRequest(
+                    query=brief.question,
                     filter=replace(brief.filter, reach=spec.reach),
                     limit=brief.limit,
                 )
@@ -110,11 +117,11 @@ async def draft(engine: MemoryEngine, spec: ContextSpec | None = None) -> Contex
             skipped.append(brief.title)
             continue
         lines = []
-        for citation in result.citations:
-            if citation.id in seen:
+        for hit in result.hits:
+            if hit.item.id in seen:
                 continue
-            seen.add(citation.id)
-            lines.append(_line(citation.item, citation.score, spec.line_chars))
+            seen.add(hit.item.id)
+            lines.append(_line(hit.item, hit.score, spec.line_chars))
         sections.append(PackSection(brief.title, tuple(lines)))
     learnings = await _learnings(engine, spec)
     sections.append(
@@ -138,7 +145,7 @@ async def _learnings(engine: MemoryEngine, spec: ContextSpec) -> list[MemoryItem
     try:
         result = await engine.list(
             ListRequest(
-                filter=MetaFilter(reach=spec.reach, kinds=(ItemKind.LEARNING,)),
+                filter=MetaFilter(reach=spec.learnings_reach or spec.reach, kinds=(ItemKind.LEARNING,)),
                 limit=spec.learnings_limit,
             )
         )

@@ -68,7 +68,12 @@ class AgentMemory:
 
     async def session_start(self) -> ContextPack:
         """context.md for this agent: its learnings, summaries and the shared ones; never a sibling's."""
-        spec = ContextSpec(budget_tokens=self.brief_tokens, reach=self.reach, now=self.now)
+        spec = ContextSpec(
+            budget_tokens=self.brief_tokens,
+            reach=self.layout.context_reach(self.agent_id),
+            learnings_reach=self.layout.beliefs_reach(self.agent_id),
+            now=self.now,
+        )
         return await compile(self.engine, spec)
 
     async def pre_turn(self, message: str, *, thread_id: str | None = None) -> ContextPack:

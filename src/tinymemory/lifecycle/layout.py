@@ -57,6 +57,15 @@ class MemoryLayout:
             Reach.exact(self.shared_learnings),
         )
 
+    def context_reach(self, agent_id: str) -> Reach:
+        """What context.md reads for one agent: `agent_reach` without the brain (briefs are about the
+        user and the work, and leaving the brain's many chunks out keeps the reads small)."""
+        return Reach.union(
+            Reach.subtree(self.agent(agent_id)),
+            Reach.of(self.agent(agent_id)),
+            Reach.exact(self.shared_learnings),
+        )
+
     def beliefs_reach(self, agent_id: str) -> Reach:
         """The learnings that shape one agent's brief: its own and the shared ones."""
         return Reach.union(Reach.exact(self.learnings(agent_id)), Reach.exact(self.shared_learnings))
