@@ -265,3 +265,16 @@ def test_parse_extraction_accepts_a_fenced_answer() -> None:
     fenced = '```json\n{"learnings": [{"text": "a", "kind": "event", "turns": [1, 1]}]}\n```'
     (one,) = parse_extraction(fenced, 2)
     assert one.turns == (1,) and one.kind == "event" and one.about_kind is None
+
+
+async def test_engine_recall_answers_through_the_llm(server: FakeServer, llm: LLM, tmp_path: Path) -> None:
+    from tinymemory.api import ItemMeta, NewItem, RecallRequest
+
+    async with SqliteEngine(tmp_path / "r.db", embedder=None, answerer=LLMAnswerer(llm)) as eng:
+        await eng.store(NewItem(ItemKind.LEARNING, "The user prefers green tea.", ItemMeta()))
+        server.content = "Green tea."
+        result = await eng.recall(RecallRequest(question="which tea does the user prefer"))
+        assert result.answer == "Green tea." and result.citations
+        server.mode = "500"
+        with pytest.raises(Unavailable, match="llm answer"):
+            await eng.recall(RecallRequest(question="which tea does the user prefer"))
