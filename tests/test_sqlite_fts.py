@@ -10,6 +10,7 @@ import pytest
 from test_sqlite_support import note
 from tinymemory.api import FetchMode, FetchRequest, ItemKind, MetaFilter
 from tinymemory.engines.sqlite import SqliteEngine
+from tinymemory.engines.sqlite.search import prune_terms
 
 
 @pytest.fixture
@@ -66,3 +67,13 @@ async def test_lexical_respects_filters_and_state(engine: SqliteEngine) -> None:
     assert await ids(engine, "alpha", filter=MetaFilter(kinds=(ItemKind.DOCUMENT,))) == [doc.id]
     assert engine.descriptor.fetch_modes == (FetchMode.LEXICAL,)
     assert engine.descriptor.default_mode() is FetchMode.LEXICAL
+
+
+async def test_common_terms_are_pruned_only_past_the_postings_budget(engine: SqliteEngine) -> None:
+    await engine.store_many([note(f"common words everywhere {i}") for i in range(30)])
+    rare = await engine.store(note("common words and one zeppelin"))
+    conn = await engine._run("t", lambda c: c)
+    assert prune_terms(conn, ["common", "zeppelin"], budget=1000) == ["common", "zeppelin"]
+    assert prune_terms(conn, ["common", "zeppelin", "word"], budget=20) == ["zeppelin"]
+    assert len(prune_terms(conn, ["common", "word"], budget=5)) == 1
+    assert await ids(engine, "common zeppelin", limit=1) == [rare.id]

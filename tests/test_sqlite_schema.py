@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tinymemory.api import Conflict, ListRequest
+from test_sqlite_support import note
+from tinymemory.api import Conflict, FetchRequest, ListRequest
 from tinymemory.engines.sqlite import SqliteEngine, schema
 from tinymemory.engines.sqlite.db import connect
 
@@ -71,3 +72,20 @@ def test_two_connections_opening_one_new_file_both_succeed(tmp_path: Path) -> No
 def test_memory_databases_work_without_wal() -> None:
     conn = connect(":memory:")
     assert schema.user_version(conn) == schema.SCHEMA_VERSION
+
+
+async def test_a_version_1_file_is_upgraded_in_place_and_keeps_its_memory(tmp_path: Path) -> None:
+    path = tmp_path / "v1.db"
+    async with SqliteEngine(path, embedder=None) as engine:
+        await engine.list(ListRequest())
+    raw = sqlite3.connect(path, isolation_level=None)
+    raw.execute("DROP TABLE items_vocab")  # what a version 1 file looks like
+    raw.execute("PRAGMA user_version = 1")
+    raw.close()
+    async with SqliteEngine(path, embedder=None) as engine:
+        stored = await engine.store(note("the migration kept working"))
+        hits = (await engine.fetch(FetchRequest("migration working"))).hits
+        assert [h.item.id for h in hits] == [stored.id]
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 2
+    assert raw.execute("SELECT doc FROM items_vocab WHERE term = 'migrat'").fetchone() == (1,)

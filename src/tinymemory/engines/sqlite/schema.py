@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from tinymemory.api.errors import Conflict
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # Times are integer microseconds since the epoch (UTC): exact, compact and ordered.
 # AUTOINCREMENT keeps rowids unique forever, so a purged rowid never names a new item (the vector
@@ -74,6 +74,11 @@ CREATE TABLE vectors (
 CREATE TABLE engine_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
+# Version 2: per-term document counts, so a query can leave out its most common terms (see search.py).
+_V2 = """
+CREATE VIRTUAL TABLE items_vocab USING fts5vocab(items_fts, 'row');
+"""
+
 Migration = Callable[[sqlite3.Connection], None]
 
 
@@ -88,8 +93,12 @@ def _to_v1(conn: sqlite3.Connection) -> None:
     _run_script(conn, _V1)
 
 
+def _to_v2(conn: sqlite3.Connection) -> None:
+    _run_script(conn, _V2)
+
+
 # MIGRATIONS[n] takes a database at version n to version n + 1.
-MIGRATIONS: dict[int, Migration] = {0: _to_v1}
+MIGRATIONS: dict[int, Migration] = {0: _to_v1, 1: _to_v2}
 
 
 def user_version(conn: sqlite3.Connection) -> int:

@@ -24,6 +24,7 @@ from tinymemory.retrieval.text import Analyzer, fts_match_expression
 Ranked = list[tuple[int, float]]
 
 TITLE_WEIGHT = 2.0
+POSTINGS_BUDGET = 10_000
 
 
 class Plan(StrEnum):
@@ -38,27 +39,65 @@ def filter_first_cap(matrix_rows: int) -> int:
     return max(1000, matrix_rows // 20)
 
 
+def prune_terms(conn: sqlite3.Connection, terms: list[str], budget: int = POSTINGS_BUDGET) -> list[str]:
+    """Leave out the most common terms while the query's postings exceed `budget` (keeping at least the
+    rarest term). bm25 weighs common terms little, and scoring every row they match is what makes
+    lexical search slow on large files."""
+    if len(terms) <= 1:
+        return terms
+    marks = ",".join("?" * len(terms))
+    df = {
+        str(t): int(d)
+        for t, d in conn.execute(f"SELECT term, doc FROM items_vocab WHERE term IN ({marks})", terms)
+    }
+    rarest_first = sorted(terms, key=lambda t: df.get(t, 0))
+    total = sum(df.values())
+    while len(rarest_first) > 1 and total > budget:
+        total -= df.get(rarest_first.pop(), 0)
+    kept = set(rarest_first)
+    return [t for t in terms if t in kept]
+
+
 def lexical(
     conn: sqlite3.Connection, analyzer: Analyzer, query: str, flt: MetaFilter, snapshot: int, n: int
 ) -> Ranked:
+    """bm25 over the query's terms (common ones pruned). With a selective filter the filter joins the
+    match; otherwise FTS5 ranks alone and the best rows are checked against the filter afterwards."""
     terms = analyzer.query_terms(query)
     if not terms or n <= 0:
         return []
-    params: Params = [fts_match_expression(terms), snapshot]
-    where = filter_sql(flt, params)
-    params.append(n)
-    # CROSS JOIN keeps FTS5 as the outer loop: probing MATCH once per filtered row would be far slower.
-    rows = conn.execute(
-        f"SELECT items_fts.rowid, bm25(items_fts, {TITLE_WEIGHT}, 1.0) AS r FROM items_fts"
-        f" CROSS JOIN items i ON i.rowid = items_fts.rowid"
-        f" WHERE items_fts MATCH ? AND items_fts.rowid <= ? AND {where} ORDER BY r, items_fts.rowid LIMIT ?",
-        params,
-    ).fetchall()
-    out: Ranked = []
-    for rowid, rank in rows:
-        s = max(0.0, -float(rank))
-        out.append((int(rowid), s / (1.0 + s)))
-    return out
+    match = fts_match_expression(prune_terms(conn, terms))
+    score = f"bm25(items_fts, {TITLE_WEIGHT}, 1.0)"
+    if is_selective(flt):
+        params: Params = [match, snapshot]
+        where = filter_sql(flt, params)
+        params.append(n)
+        # CROSS JOIN keeps FTS5 as the outer loop: a MATCH per filtered row would be far slower.
+        rows = conn.execute(
+            f"SELECT items_fts.rowid, {score} AS r FROM items_fts"
+            " CROSS JOIN items i ON i.rowid = items_fts.rowid"
+            f" WHERE items_fts MATCH ? AND items_fts.rowid <= ? AND {where}"
+            " ORDER BY r, items_fts.rowid LIMIT ?",
+            params,
+        ).fetchall()
+        return [(int(rowid), _bm25_unit(rank)) for rowid, rank in rows]
+    k = 2 * n + 32
+    while True:
+        rows = conn.execute(
+            f"SELECT rowid, {score} AS r FROM items_fts WHERE items_fts MATCH ? AND rowid <= ?"
+            " ORDER BY r, rowid LIMIT ?",
+            (match, snapshot, k),
+        ).fetchall()
+        ok = _visible(conn, [int(r[0]) for r in rows], flt, snapshot)
+        ranked = [(int(rowid), _bm25_unit(rank)) for rowid, rank in rows if int(rowid) in ok]
+        if len(ranked) >= n or len(rows) < k:
+            return ranked[:n]
+        k *= 4
+
+
+def _bm25_unit(rank: float) -> float:
+    s = max(0.0, -float(rank))
+    return s / (1.0 + s)
 
 
 def _visible(conn: sqlite3.Connection, rowids: list[int], flt: MetaFilter, snapshot: int) -> set[int]:
