@@ -19,6 +19,7 @@ from tinymemory.api import (
     ListRequest,
     MetaFilter,
     PurgeRequest,
+    Unavailable,
     content_key,
     item_id,
 )
@@ -119,3 +120,23 @@ async def test_purge_respects_forgotten_before(engine: SqliteEngine) -> None:
     cutoff = datetime.now(UTC) - timedelta(hours=1)
     assert (await engine.purge(PurgeRequest(forgotten_before=cutoff))).purged == 0
     assert (await engine.purge(PurgeRequest(forgotten_before=datetime.now(UTC)))).purged == 1
+
+
+class WrongShapeEmbedder(HashEmbedder):
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        return super().embed(texts)[:, :5]
+
+
+class FailingEmbedder(HashEmbedder):
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        raise RuntimeError("model crashed")
+
+
+@pytest.mark.parametrize("broken", [WrongShapeEmbedder(), FailingEmbedder()])
+async def test_an_embedder_failure_is_unavailable_and_writes_nothing(
+    tmp_path: Path, broken: HashEmbedder
+) -> None:
+    async with SqliteEngine(tmp_path / "b.db", embedder=broken) as eng:
+        with pytest.raises(Unavailable, match=r"^store_many: the embedder"):
+            await eng.store_many([note("one"), note("two")])
+        assert (await eng.list(ListRequest())).items == ()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import logging
 import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -56,6 +57,7 @@ from tinymemory.retrieval.embedders.base import Embedder
 from tinymemory.retrieval.text import Analyzer, default_analyzer
 
 T = TypeVar("T")
+_log = logging.getLogger(__name__)
 
 MIN_POOL = 50
 
@@ -70,10 +72,17 @@ def _resolve_embedder(embedder: Embedder | str | None) -> Embedder | None:
         return None
     if embedder == "default":
         # Imported lazily and by name: without the embedders package or its weights, lexical only.
+        # A misconfiguration the embedders report on purpose (TinyMemoryError) is raised, not hidden.
         try:
             module = importlib.import_module("tinymemory.retrieval.embedders")
+        except ImportError:
+            return None
+        try:
             found = module.default_embedder()
-        except Exception:
+        except TinyMemoryError:
+            raise
+        except Exception as exc:
+            _log.warning("sqlite: default embedder unavailable (%s); lexical search only", exc)
             return None
         return found if isinstance(found, Embedder) else None
     if isinstance(embedder, str):
@@ -186,21 +195,7 @@ class SqliteEngine:
 
     async def _store(self, op: str, items: list[NewItem]) -> list[StoreResult]:
         keys = [content_key(it) for it in items]
-        vectors: dict[int, Floats] = {}
-        if self.embedder is not None:
-            active = await self._run(op, lambda c: store.active_keys(c, keys))
-            todo: dict[str, int] = {}
-            for i, key in enumerate(keys):
-                if key not in active and key not in todo:
-                    todo[key] = i
-            if todo:
-                texts = [store.embed_text(items[i]) for i in todo.values()]
-                try:
-                    block = await asyncio.to_thread(self.embedder.embed, texts)
-                except Exception as exc:
-                    raise Unavailable(f"{op}: the embedder failed ({exc})") from exc
-                for row, i in enumerate(todo.values()):
-                    vectors[i] = np.asarray(block[row], dtype=np.float32)
+        vectors = await self._embed_new(op, items, keys)
         pending = [
             store.Pending(it, k, vectors.get(i)) for i, (it, k) in enumerate(zip(items, keys, strict=True))
         ]
@@ -208,6 +203,27 @@ class SqliteEngine:
         return await self._run(
             op, lambda c: db.in_write(c, lambda w: store.write_items(w, pending, analyzer, space))
         )
+
+    async def _embed_new(self, op: str, items: list[NewItem], keys: list[str]) -> dict[int, Floats]:
+        """Embed, in one batch and outside the write lock, the items that will not be replays."""
+        if self.embedder is None:
+            return {}
+        active = await self._run(op, lambda c: store.active_keys(c, keys))
+        todo: dict[str, int] = {}
+        for i, key in enumerate(keys):
+            if key not in active and key not in todo:
+                todo[key] = i
+        if not todo:
+            return {}
+        texts = [store.embed_text(items[i]) for i in todo.values()]
+        try:
+            block = np.asarray(await asyncio.to_thread(self.embedder.embed, texts), dtype=np.float32)
+        except Exception as exc:
+            raise Unavailable(f"{op}: the embedder failed ({exc})") from exc
+        want = (len(texts), self.embedder.dim)
+        if block.shape != want:
+            raise Unavailable(f"{op}: the embedder returned shape {block.shape}, expected {want}")
+        return {i: block[row] for row, i in enumerate(todo.values())}
 
     async def forget(self, request: ForgetRequest) -> ForgetResult:
         req = validate.check_forget(request)
