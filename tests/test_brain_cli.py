@@ -30,3 +30,11 @@ def test_ingest_command_refuses_a_bad_source_name(tmp_path: Path, capsys: pytest
     code = main(["ingest", str(tmp_path), "--source", "bad name", "--db", str(tmp_path / "m.db"), "--quiet"])
     assert code == 2
     assert "bad segment" in capsys.readouterr().err
+
+
+def test_progress_bar_keeps_stdout_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Alpha\n\nThe alpha document.\n")
+    assert main(["ingest", str(docs), "--source", "s", "--db", str(tmp_path / "m.db"), "--no-embedder"]) == 0
+    assert json.loads(capsys.readouterr().out)["stored"] == ["a.md"]

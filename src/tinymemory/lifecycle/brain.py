@@ -240,9 +240,10 @@ class _progress:
     def __enter__(self) -> Callable[[], None]:
         if not self.enabled:
             return lambda: None
+        from rich.console import Console
         from rich.progress import Progress
 
-        bar = Progress(transient=True)
+        bar = Progress(console=Console(stderr=True), transient=True)  # stdout stays for results
         bar.start()
         task = bar.add_task(self.label, total=self.total)
         self._bar = bar
