@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any
 
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -70,7 +71,8 @@ def test_distinguishing_fields_are_identity(text: str, field: str) -> None:
     elif field == "identity":
         other = replace(base, identity="turn-3")
     else:
-        other = replace(base, meta=ItemMeta(**{field: "v"}))
+        value: dict[str, Any] = {field: "v"}
+        other = replace(base, meta=ItemMeta(**value))
     assert content_key(base) != content_key(other)
 
 

@@ -53,7 +53,7 @@ NASTY_QUERIES = [
 def _random_queries(n: int) -> list[str]:
     rng = random.Random(1234)
     alphabet = "abc XYZ\"*()-+:^~.,;'\\/%_{}[]<>!?|&=\u00e9\U0001f600"
-    out = []
+    out: list[str] = []
     while len(out) < n:
         q = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 20)))
         if q.strip():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, fields
+from typing import Any
 
 import pytest
 
@@ -36,10 +37,12 @@ def _text(n: str) -> str:
 
 def _scalar(field: str) -> Case:
     """A string field: `v1` matches; another value and an absent value do not."""
+    one: dict[str, Any] = {field: "v1"}
+    two: dict[str, Any] = {field: "v2"}
     return Case(
-        MetaFilter(**{field: "v1"}),
-        item(_text("match"), **{field: "v1"}),
-        (item(_text("other"), **{field: "v2"}), item(_text("absent"))),
+        MetaFilter(**one),
+        item(_text("match"), **one),
+        (item(_text("other"), **two), item(_text("absent"))),
     )
 
 

@@ -33,13 +33,17 @@ Call = Callable[[MemoryEngine], Awaitable[Any]]
 
 
 def _bad_kind() -> Any:
-    return replace(item("text"), kind="memo")
+    return replace(item("text"), kind="memo")  # type: ignore[arg-type]
+
+
+def _namespace_as_string() -> Any:
+    return replace(item("x"), meta=replace(item("x").meta, namespace="team:acme"))  # type: ignore[arg-type]
 
 
 BAD_CALLS: dict[str, tuple[Call, str]] = {
     "store unknown kind": (lambda e: e.store(_bad_kind()), "kind"),
     "store namespace as a string": (
-        lambda e: e.store(replace(item("x"), meta=replace(item("x").meta, namespace="team:acme"))),
+        lambda e: e.store(_namespace_as_string()),
         "meta.namespace",
     ),
     "store empty text": (lambda e: e.store(item("")), "text"),

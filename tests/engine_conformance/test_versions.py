@@ -49,7 +49,9 @@ async def test_storing_the_same_about_supersedes_the_active_version(engine: Memo
     assert not got[old.id].is_active
     assert got[new.id].valid_to is None
     assert got[new.id].supersedes == old.id
-    assert got[old.id].valid_from <= between < got[old.id].valid_to <= got[new.id].valid_from
+    closed_at = got[old.id].valid_to
+    assert closed_at is not None
+    assert got[old.id].valid_from <= between < closed_at <= got[new.id].valid_from
 
     assert await list_ids(engine) == [new.id]
     assert await fetch_ids(engine, "user lives") == [new.id]
