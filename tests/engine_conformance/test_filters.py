@@ -12,6 +12,7 @@ from tinymemory.api import (
     About,
     ExploreRequest,
     Facet,
+    FetchRequest,
     ItemKind,
     MemoryEngine,
     MetaFilter,
@@ -169,3 +170,21 @@ async def test_fields_combine_as_a_conjunction(engine: MemoryEngine) -> None:
     await engine.store(item(_text("repo only"), repo="r1"))
     await engine.store(item(_text("tag only"), tags=("t",)))
     assert await list_ids(engine, MetaFilter(repo="r1", tags_any=("t",))) == [both.id]
+
+
+async def test_filtered_fetch_finds_weak_matches_behind_many_strong_ones(engine: MemoryEngine) -> None:
+    """A filter is a conjunction, not a post-filter of the top hits: weak matches must still come back."""
+    await engine.store_many([item(f"quokka quokka quokka record strong {n}", repo="r2") for n in range(80)])
+    weak_items = [
+        item(f"a long note that mentions one quokka among many other words {n}", repo="r1", tags=("w",))
+        for n in range(2)
+    ]
+    weak = await store_all(engine, weak_items)
+    for flt in (
+        MetaFilter(repo="r1"),
+        MetaFilter(tags_any=("w",)),
+        MetaFilter(min_confidence=None, repo="r1"),
+    ):
+        assert set(await fetch_ids(engine, "quokka", flt)) == set(weak)
+    page = await engine.fetch(FetchRequest(query="quokka", filter=MetaFilter(tags_any=("w",)), limit=1))
+    assert len(page.hits) == 1 and page.hits[0].item.id in weak
