@@ -36,7 +36,7 @@ class Plan(StrEnum):
 
 def filter_first_cap(matrix_rows: int) -> int:
     """Largest candidate set worth scoring row by row; beyond it one full scan is cheaper."""
-    return max(1000, matrix_rows // 20)
+    return max(500, matrix_rows // 100)
 
 
 def prune_terms(conn: sqlite3.Connection, terms: list[str], budget: int = POSTINGS_BUDGET) -> list[str]:
@@ -149,10 +149,11 @@ def semantic(
         order = order[np.isfinite(scores[order])]
         picked = [int(all_rowids[i]) for i in order]
         ok = _visible(conn, picked, flt, snapshot)
-        ranked = [(int(all_rowids[i]), _unit(float(scores[i]))) for i in order if int(all_rowids[i]) in ok]
+        ranked = [(r, _unit(float(scores[i]))) for r, i in zip(picked, order, strict=True) if r in ok]
         if len(ranked) >= n or k >= total:
             return SemanticOutcome(ranked[:n], Plan.SCAN)
-        k = min(total, k * 4)
+        # widen by the observed pass rate (at least 4x) so a narrow filter needs few rounds
+        k = min(total, k * max(4, int(1.5 * n / max(len(ranked), 1)) + 1))
 
 
 def _unit(cosine: float) -> float:
