@@ -12,24 +12,57 @@ bench points the `huggingface` entry of `EmbedderFactory` at `MiniLMForMem0` (be
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from tinymemory.api import FetchMode, FetchRequest, ItemKind, ItemMeta, MetaFilter, Namespace, NewItem, Reach
-from tinymemory.retrieval.embedders import Embedder
+from tinymemory.retrieval.embedders import Embedder, Vectors
+
+
+class TimedEmbedder:
+    """Wraps the shared embedder and adds up the wall time spent inside it, so the bench can tell a
+    system's own cost from the model's (every system calls the model synchronously on its add path)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self._inner = inner
+        self.seconds = 0.0
+
+    @property
+    def name(self) -> str:
+        return self._inner.name
+
+    @property
+    def dim(self) -> int:
+        return self._inner.dim
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        t = time.perf_counter()
+        try:
+            return self._inner.embed(texts)
+        finally:
+            self.seconds += time.perf_counter() - t
+
+    def embed_query(self, text: str) -> Vectors:
+        t = time.perf_counter()
+        try:
+            return self._inner.embed_query(text)
+        finally:
+            self.seconds += time.perf_counter() - t
+
 
 # The embedder every system uses; set by `share_embedder` before any system is built.
-_SHARED: Embedder | None = None
+_SHARED: TimedEmbedder | None = None
 
 
-def share_embedder(embedder: Embedder) -> None:
+def share_embedder(embedder: TimedEmbedder) -> None:
     global _SHARED
     _SHARED = embedder
 
 
-def shared_embedder() -> Embedder:
+def shared_embedder() -> TimedEmbedder:
     if _SHARED is None:
         raise RuntimeError("peers: call share_embedder() before building a system")
     return _SHARED
