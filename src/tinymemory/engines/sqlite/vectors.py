@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 Floats = npt.NDArray[np.float32]
+BLOCK_ROWS = 2048
 Ints = npt.NDArray[np.int64]
 
 
@@ -72,7 +73,13 @@ class VectorMatrix:
 
     def scores(self, query: Floats, max_rowid: int | None = None) -> Floats:
         """Cosine of every loaded row; rows past `max_rowid` (a cursor snapshot) get -inf."""
-        out: Floats = self._mat[: self._n] @ query.astype(np.float32, copy=False)
+        q = query.astype(np.float32, copy=False)
+        out: Floats = np.empty(self._n, dtype=np.float32)
+        # In row blocks: one large matrix-vector call measured 5-30x slower here (OpenBLAS threading on a
+        # busy 2-core machine: 8 ms against 0.3 ms at 10k rows, 16 ms against 3.3 ms at 100k).
+        for at in range(0, self._n, BLOCK_ROWS):
+            end = min(at + BLOCK_ROWS, self._n)
+            np.dot(self._mat[at:end], q, out=out[at:end])
         if max_rowid is not None and self._n and self._rowids[self._n - 1] > max_rowid:
             cut = int(np.searchsorted(self.rowids, max_rowid, side="right"))
             out[cut:] = -np.inf
