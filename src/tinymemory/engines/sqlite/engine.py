@@ -124,6 +124,7 @@ class SqliteEngine:
             self._space = store.VectorSpace(self.embedder.name, self.embedder.dim, self.embedder.embed)
             self._matrix = VectorMatrix(self.embedder.name, self.embedder.dim)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinymemory-sqlite")
+        self._helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinymemory-embed")
         self._conn: sqlite3.Connection | None = None
         self._closed = False
         self.last_semantic_plan: search.Plan | None = None  # for tests and diagnostics
@@ -161,15 +162,6 @@ class SqliteEngine:
 
         return await asyncio.get_running_loop().run_in_executor(self._pool, call)
 
-    async def _embed_query(self, op: str, text: str) -> Floats:
-        """Only the query is embedded on read (embedders keep their own query cache)."""
-        assert self.embedder is not None
-        try:
-            vec = await asyncio.to_thread(self.embedder.embed_query, text)
-        except Exception as exc:
-            raise Unavailable(f"{op}: the embedder failed ({exc})") from exc
-        return np.asarray(vec, dtype=np.float32).reshape(-1)
-
     async def close(self) -> None:
         if self._closed:
             return
@@ -182,6 +174,7 @@ class SqliteEngine:
 
         await asyncio.get_running_loop().run_in_executor(self._pool, shut)
         self._pool.shutdown(wait=True)
+        self._helper.shutdown(wait=True)
 
     # -- writes ---------------------------------------------------------------------------------------
 
@@ -295,43 +288,61 @@ class SqliteEngine:
             raise validate.fail(op, "mode", "no fetch mode is served")
         fp = fingerprint("fetch", req.query, mode.value, req.filter, req.time_hint)
         cur = FetchCursor.decode(op, req.cursor, fp) if req.cursor else None
-        qvec = await self._embed_query(op, req.query) if mode is not FetchMode.LEXICAL else None
         pooled = mode is FetchMode.HYBRID or req.time_hint is not None
         pool = cur.pool if cur is not None else (pool_size(req.limit) if pooled else 0)
         offset = cur.offset if cur is not None else 0
+        want = pool if pooled else offset + req.limit + 1
+        # Only the query is embedded on read; the embedding runs while FTS5 ranks (phase one).
+        embedding: asyncio.Future[Floats] | None = None
+        if mode is not FetchMode.LEXICAL:
+            embedding = asyncio.ensure_future(self._embed_query(op, req.query))
 
-        def run(conn: sqlite3.Connection) -> tuple[list[Hit], bool, int]:
-            snapshot = (
-                cur.snapshot
-                if cur is not None
-                else int(conn.execute("SELECT coalesce(max(rowid), 0) FROM items").fetchone()[0])
+        def lexical_phase(conn: sqlite3.Connection) -> tuple[int, search.Ranked]:
+            snapshot = cur.snapshot if cur is not None else search.max_rowid(conn)
+            if mode is FetchMode.SEMANTIC:
+                return snapshot, []
+            budget = search.HYBRID_POSTINGS_BUDGET if mode is FetchMode.HYBRID else search.POSTINGS_BUDGET
+            return snapshot, search.lexical(
+                conn, self.analyzer, req.query, req.filter, snapshot, want, budget
             )
-            want = pool if pooled else offset + req.limit + 1
-            lex: search.Ranked = []
+
+        try:
+            snapshot, lex = await self._run(op, lambda c: db.in_read(c, lexical_phase))
+            qvec = await embedding if embedding is not None else None
+        except BaseException:
+            if embedding is not None:
+                embedding.cancel()
+            raise
+
+        def rank_phase(conn: sqlite3.Connection) -> tuple[list[Hit], bool]:
             sem: search.Ranked = []
-            if mode in (FetchMode.LEXICAL, FetchMode.HYBRID):
-                lex = search.lexical(conn, self.analyzer, req.query, req.filter, snapshot, want)
-            if mode in (FetchMode.SEMANTIC, FetchMode.HYBRID):
-                assert self._matrix is not None and qvec is not None
+            if qvec is not None:
+                assert self._matrix is not None
                 outcome = search.semantic(conn, self._matrix, qvec, req.filter, snapshot, want)
                 self.last_semantic_plan = outcome.plan
                 sem = outcome.ranked
-            light: dict[int, search.Light] = {}
-            if mode is FetchMode.HYBRID or req.time_hint is not None:
-                light = search.light_rows(conn, list({r for r, _ in lex} | {r for r, _ in sem}))
-            if mode is FetchMode.HYBRID:
-                ranked = search.fuse(lex, sem, light)
-            else:
-                ranked = lex if mode is FetchMode.LEXICAL else sem
-            ranked = search.apply_hint(ranked, light, req.time_hint)
+            ranked = search.combine(
+                conn, mode, search.still_visible(conn, lex, req.filter, snapshot), sem, req.time_hint
+            )
             page = ranked[offset : offset + req.limit]
             items = reads.items_by_rowid(conn, [r for r, _ in page])
-            hits = [Hit(items[r], round(s, 6)) for r, s in page if r in items]
-            return hits, len(ranked) > offset + req.limit, snapshot
+            return [Hit(items[r], round(s, 6)) for r, s in page if r in items], len(
+                ranked
+            ) > offset + req.limit
 
-        hits, more, snapshot = await self._run(op, lambda c: db.in_read(c, run))
+        hits, more = await self._run(op, lambda c: db.in_read(c, rank_phase))
         nxt = FetchCursor(snapshot, offset + req.limit, pool).encode(fp) if more else None
         return FetchResult(tuple(hits), mode, nxt)
+
+    async def _embed_query(self, op: str, text: str) -> Floats:
+        assert self.embedder is not None
+        try:
+            vec = await asyncio.get_running_loop().run_in_executor(
+                self._helper, self.embedder.embed_query, text
+            )
+        except Exception as exc:
+            raise Unavailable(f"{op}: the embedder failed ({exc})") from exc
+        return np.asarray(vec, dtype=np.float32).reshape(-1)
 
     async def recall(self, request: RecallRequest) -> RecallResult:
         req = validate.check_recall(request, self._descriptor.fetch_modes)

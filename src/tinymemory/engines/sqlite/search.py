@@ -13,7 +13,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from tinymemory.api.filters import MetaFilter, TimeHint
+from tinymemory.api.filters import FetchMode, MetaFilter, TimeHint
 from tinymemory.engines.sqlite.rows import from_us
 from tinymemory.engines.sqlite.vectors import Floats, VectorMatrix, top_order
 from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective
@@ -25,6 +25,8 @@ Ranked = list[tuple[int, float]]
 
 TITLE_WEIGHT = 2.0
 POSTINGS_BUDGET = 10_000
+# Hybrid prunes harder: the semantic side finds what the dropped common terms would have.
+HYBRID_POSTINGS_BUDGET = 4_000
 # Lexical, semantic. On LoCoMo (stemmed bm25 R@10 0.63, MiniLM 0.48) equal weights fused worse than
 # lexical alone (0.57); a light semantic weight re-orders and backfills the lexical pool (R@10 0.64).
 HYBRID_WEIGHTS = (1.0, 0.2)
@@ -62,14 +64,20 @@ def prune_terms(conn: sqlite3.Connection, terms: list[str], budget: int = POSTIN
 
 
 def lexical(
-    conn: sqlite3.Connection, analyzer: Analyzer, query: str, flt: MetaFilter, snapshot: int, n: int
+    conn: sqlite3.Connection,
+    analyzer: Analyzer,
+    query: str,
+    flt: MetaFilter,
+    snapshot: int,
+    n: int,
+    budget: int = POSTINGS_BUDGET,
 ) -> Ranked:
     """bm25 over the query's terms (common ones pruned). With a selective filter the filter joins the
     match; otherwise FTS5 ranks alone and the best rows are checked against the filter afterwards."""
     terms = analyzer.query_terms(query)
     if not terms or n <= 0:
         return []
-    match = fts_match_expression(prune_terms(conn, terms))
+    match = fts_match_expression(prune_terms(conn, terms, budget))
     score = f"bm25(items_fts, {TITLE_WEIGHT}, 1.0)"
     if is_selective(flt):
         params: Params = [match, snapshot]
@@ -121,7 +129,12 @@ class SemanticOutcome:
 
 
 def semantic(
-    conn: sqlite3.Connection, matrix: VectorMatrix, qvec: Floats, flt: MetaFilter, snapshot: int, n: int
+    conn: sqlite3.Connection,
+    matrix: VectorMatrix,
+    qvec: Floats,
+    flt: MetaFilter,
+    snapshot: int,
+    n: int,
 ) -> SemanticOutcome:
     matrix.refresh(conn)
     if n <= 0 or matrix.size == 0:
@@ -204,3 +217,28 @@ def apply_hint(ranked: Ranked, light: dict[int, Light], hint: TimeHint | None) -
     if hint is None:
         return ranked
     return partition_by_hint(ranked, hint, lambda r: r[0] in light and in_hint(light[r[0]], hint))
+
+
+def max_rowid(conn: sqlite3.Connection) -> int:
+    """The snapshot a fetch (and every later page of it) reads up to."""
+    return int(conn.execute("SELECT coalesce(max(rowid), 0) FROM items").fetchone()[0])
+
+
+def still_visible(conn: sqlite3.Connection, ranked: Ranked, flt: MetaFilter, snapshot: int) -> Ranked:
+    """Drop rows forgotten or superseded since an earlier transaction ranked them."""
+    if not ranked:
+        return ranked
+    ok = _visible(conn, [r for r, _ in ranked], flt, snapshot)
+    return [r for r in ranked if r[0] in ok]
+
+
+def combine(
+    conn: sqlite3.Connection, mode: FetchMode, lex: Ranked, sem: Ranked, hint: TimeHint | None
+) -> Ranked:
+    """The final order: one list or their fusion, then the time-hint partition."""
+    light: dict[int, Light] = {}
+    if mode is FetchMode.HYBRID or hint is not None:
+        light = light_rows(conn, list({r for r, _ in lex} | {r for r, _ in sem}))
+    if mode is FetchMode.HYBRID:
+        return apply_hint(fuse(lex, sem, light), light, hint)
+    return apply_hint(lex if mode is FetchMode.LEXICAL else sem, light, hint)
