@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from tinymemory.api import (
     Facet,
     FetchMode,
     FetchRequest,
+    ForgetRequest,
     GetRequest,
     ListRequest,
     MetaFilter,
@@ -20,7 +22,7 @@ from tinymemory.api import (
     RecallRequest,
     TimeHint,
 )
-from tinymemory.engines.sqlite import SqliteEngine
+from tinymemory.engines.sqlite import SqliteEngine, reads, search
 from tinymemory.engines.sqlite.where import reach_sql
 
 MONDAY = datetime(2024, 5, 6, 9, tzinfo=UTC)
@@ -94,3 +96,19 @@ async def test_get_keeps_request_order_and_confines_to_reach(engine: SqliteEngin
     assert [i.id for i in got.items] == [b.id, a.id]
     scoped = await engine.get(GetRequest((b.id, a.id), reach=Reach.exact(ns("team:a"))))
     assert [i.id for i in scoped.items] == [a.id] and scoped.missing == (b.id,)
+
+
+async def test_rows_forgotten_between_the_two_read_phases_are_dropped(engine: SqliteEngine) -> None:
+    keep = await engine.store(note("violin lesson on thursday"))
+    gone = await engine.store(note("violin concert tickets"))
+
+    def phase_one(conn: sqlite3.Connection) -> tuple[int, search.Ranked]:
+        snap = search.max_rowid(conn)
+        return snap, search.lexical(conn, engine.analyzer, "violin", MetaFilter(), snap, 10)
+
+    snapshot, ranked = await engine._run("t", phase_one)
+    assert len(ranked) == 2
+    await engine.forget(ForgetRequest(ids=(gone.id,)))
+    survivors = await engine._run("t", lambda c: search.still_visible(c, ranked, MetaFilter(), snapshot))
+    left = await engine._run("t", lambda c: reads.items_by_rowid(c, [r for r, _ in survivors]))
+    assert [i.id for i in left.values()] == [keep.id]
