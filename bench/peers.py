@@ -28,6 +28,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ.setdefault("OPENAI_API_KEY", "sk-offline-bench-no-llm-is-called")
 
 import argparse
+import importlib.util
 import json
 import shutil
 import sys
@@ -56,6 +57,7 @@ from tinymemory.api import FetchMode
 from tinymemory.retrieval.embedders import MiniLMEmbedder
 
 SYSTEMS = ("tinymemory", "tinymemory-lexical", "chromadb", "mem0")
+PEER_MODULES = {"chromadb": "chromadb", "mem0": "mem0"}
 K = 10
 SYNTHETIC_N = 10_000
 SYNTHETIC_QUERIES = 200
@@ -334,6 +336,9 @@ def main() -> int:
     for name in names:
         if name not in SYSTEMS:
             parser.error(f"`--systems` `{name}` is not one of {', '.join(SYSTEMS)}")
+        module = PEER_MODULES.get(name)
+        if module and importlib.util.find_spec(module) is None:
+            parser.error(f"`--systems` `{name}` needs the `peers` extra: pip install -e '.[peers]'")
 
     machine = machine_line()
     path = Path(args.file)
