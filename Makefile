@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 $(BENCH_STAMP): $(STAMP)
-	$(PIP) install --quiet -e '.[dev,bench]'
+	$(PIP) install --quiet -e '.[dev,bench,peers]'
 	touch $(BENCH_STAMP)
 
 run: $(STAMP)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,7 +16,6 @@ from tinymemory.api import (
     MemoryItem,
     MetaFilter,
     Reach,
-    utcnow,
 )
 from tinymemory.engines.sqlite import SqliteEngine
 from tinymemory.lifecycle import AgentMemory, BackgroundJob, MemoryLayout
@@ -57,7 +55,8 @@ async def session(mem: AgentMemory, thread: str, script: list[tuple[str, str]]) 
 
 
 async def test_preference_corrected_across_sessions(engine: SqliteEngine) -> None:
-    mem = AgentMemory(engine, "writer", layout=LAYOUT, now=Clock())
+    clock = Clock()
+    mem = AgentMemory(engine, "writer", layout=LAYOUT, now=clock)
     assert (await mem.session_start()).markdown == ""
     jobs = await session(
         mem,
@@ -71,8 +70,8 @@ async def test_preference_corrected_across_sessions(engine: SqliteEngine) -> Non
     )
     for job in jobs:
         await job
-    before_correction = utcnow()
-    await asyncio.sleep(0.01)
+    # versions are valid from when they were observed, so as_of reads the conversation's own timeline
+    before_correction = clock()
 
     brief = await mem.session_start()
     assert "The user prefers tea." in brief.markdown and "Ada" in brief.markdown

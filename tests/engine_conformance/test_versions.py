@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from datetime import UTC, datetime
 
 from tinymemory.api import (
     MAX_LIMIT,
@@ -30,6 +31,26 @@ CITY = About("user", "city")
 async def _tick() -> None:
     """Leave a gap so an instant taken now falls strictly between two stores."""
     await asyncio.sleep(0.02)
+
+
+async def test_versions_follow_the_observation_timeline(engine: MemoryEngine) -> None:
+    """A version is valid from when it was observed; a correction closes the old one at its own time,
+    so as_of answers "what did we believe then" for imported history too."""
+    may = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    june = datetime(2023, 6, 1, 9, 0, tzinfo=UTC)
+    old = await engine.store(item("the user lives in paris", about=CITY, observed_at=may))
+    new = await engine.store(item("the user lives in rome", about=CITY, observed_at=june))
+    got = {i.id: i for i in (await engine.get(GetRequest(ids=(old.id, new.id)))).items}
+    assert got[old.id].valid_from == may and got[old.id].valid_to == june
+    assert got[new.id].valid_from == june and got[new.id].valid_to is None
+    assert await list_ids(engine, MetaFilter(as_of=datetime(2023, 5, 20, tzinfo=UTC))) == [old.id]
+    assert await list_ids(engine, MetaFilter(as_of=datetime(2023, 5, 1, tzinfo=UTC))) == []
+    assert await list_ids(engine, MetaFilter(as_of=june)) == [new.id]
+
+    # a correction observed out of order still becomes the active version
+    late = await engine.store(item("the user lives in oslo", about=CITY, observed_at=may))
+    assert late.superseded == (new.id,)
+    assert await list_ids(engine) == [late.id]
 
 
 async def test_storing_the_same_about_supersedes_the_active_version(engine: MemoryEngine) -> None:

@@ -86,7 +86,7 @@ def encode_extra(meta: ItemMeta) -> str:
 
 
 def item_values(
-    item: NewItem, *, item_id: str, ckey: str, generation: int, observed_at: datetime, now: datetime
+    item: NewItem, *, item_id: str, ckey: str, generation: int, observed_at: datetime
 ) -> dict[str, Any]:
     """Column values for a new row."""
     meta = item.meta
@@ -105,7 +105,8 @@ def item_values(
         "observed_at": to_us(observed_at),
         "event_from": opt_to_us(meta.event_from),
         "event_to": opt_to_us(meta.event_to),
-        "valid_from": to_us(now),
+        # the version is valid from when it was observed, so as_of follows the conversation's timeline
+        "valid_from": to_us(observed_at),
         "extra": encode_extra(meta),
     }
     for col in META_COLUMNS:

@@ -77,13 +77,13 @@ def _write_one(
     last_gen = conn.execute("SELECT max(generation) FROM items WHERE ckey = ?", (p.ckey,)).fetchone()[0]
     generation = 0 if last_gen is None else int(last_gen) + 1
     new_id = item_id(p.ckey, generation)
-    closing: list[tuple[int, str]] = []
+    closing: list[tuple[int, str, int]] = []
     if meta.about is not None and item.supersede:
         closing = [
-            (int(r[0]), str(r[1]))
+            (int(r[0]), str(r[1]), int(r[2]))
             for r in conn.execute(
-                f"SELECT rowid, id FROM items WHERE about_kind = ? AND about_key = ? AND ns = ? AND {_ACTIVE}"
-                " ORDER BY valid_from DESC, rowid DESC",
+                f"SELECT rowid, id, valid_from FROM items WHERE about_kind = ? AND about_key = ? AND ns = ?"
+                f" AND {_ACTIVE} ORDER BY valid_from DESC, rowid DESC",
                 (meta.about.kind, meta.about.key, str(meta.namespace)),
             )
         ]
@@ -93,7 +93,6 @@ def _write_one(
         ckey=p.ckey,
         generation=generation,
         observed_at=meta.observed_at or now,
-        now=now,
     )
     values["supersedes"] = closing[0][1] if closing else None
     cols = ", ".join(values)
@@ -101,9 +100,12 @@ def _write_one(
     rowid = conn.execute(f"INSERT INTO items ({cols}) VALUES ({marks})", tuple(values.values())).lastrowid
     assert rowid is not None
     if closing:
+        # the old version ends where the new one begins (never before its own start: a correction
+        # observed out of order still wins, and the old version's interval is then empty)
+        starts = values["valid_from"]
         conn.executemany(
             "UPDATE items SET valid_to = ?, superseded_by = ? WHERE rowid = ?",
-            [(to_us(now), new_id, r) for r, _ in closing],
+            [(max(starts, began), new_id, r) for r, _, began in closing],
         )
     if meta.tags:
         conn.executemany(
@@ -121,7 +123,7 @@ def _write_one(
             "INSERT INTO vectors (item_rowid, embedder, dim, vec) VALUES (?, ?, ?, ?)",
             (rowid, space.name, space.dim, to_blob(vec)),
         )
-    return StoreResult(id=new_id, replayed=False, superseded=tuple(i for _, i in closing))
+    return StoreResult(id=new_id, replayed=False, superseded=tuple(i for _, i, _ in closing))
 
 
 def forget_ids(
