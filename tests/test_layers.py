@@ -1,0 +1,65 @@
+"""Layers import downward only; the tool, context and lifecycle layers never import an engine.
+
+Read from the source with `ast`, so a new upward import fails here before it tangles the package.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "src" / "tinymemory"
+
+# layer -> the tinymemory layers it may import (itself included)
+ALLOWED: dict[str, set[str]] = {
+    "api": {"api"},
+    "retrieval": {"api", "retrieval"},
+    "llm": {"api", "retrieval", "llm"},
+    "engines": {"api", "retrieval", "engines"},
+    "tools": {"api", "retrieval", "tools"},
+    "policy": {"api", "retrieval", "tools", "policy"},
+    "adapters": {"api", "tools", "policy", "adapters"},
+    "context": {"api", "retrieval", "llm", "tools", "context"},
+    "lifecycle": {"api", "retrieval", "llm", "tools", "context", "lifecycle"},
+}
+TOP = {"cli", "service", "memory", "_loop", "__init__", "__main__"}  # entry points: anything
+
+
+def layer_of(path: Path) -> str:
+    rel = path.relative_to(PACKAGE)
+    return rel.parts[0].removesuffix(".py")
+
+
+def imported_layers(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "tinymemory" and len(parts) > 1:
+                found.add(parts[1])
+    return found
+
+
+SOURCES = sorted(p for p in PACKAGE.rglob("*.py") if layer_of(p) not in TOP)
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_point_down(path: Path) -> None:
+    layer = layer_of(path)
+    assert layer in ALLOWED, f"{layer} is not a known layer: add it to ALLOWED with its place"
+    upward = imported_layers(path) - ALLOWED[layer]
+    assert not upward, f"{path.relative_to(PACKAGE)} ({layer}) imports {sorted(upward)}"
+
+
+def test_the_check_sees_imports() -> None:
+    """Guard against a check that passes vacuously."""
+    assert imported_layers(PACKAGE / "engines" / "sqlite" / "engine.py") >= {"api"}
+    assert len(SOURCES) > 30
