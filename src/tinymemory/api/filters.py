@@ -34,6 +34,20 @@ class Facet(StrEnum):
     TAG = "tag"
 
 
+# MetaFilter fields that match one same-named meta field exactly.
+EQUALITY_FIELDS: tuple[str, ...] = (
+    "workspace",
+    "folder",
+    "file_path",
+    "language",
+    "repo",
+    "url",
+    "thread_id",
+    "agent_id",
+    "tool_call",
+    "parent",
+)
+
 # Fields only the host may set; the model-facing filter never carries them.
 HOST_FIXED_FIELDS = frozenset({"namespace", "reach"})
 

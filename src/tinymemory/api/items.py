@@ -57,6 +57,27 @@ class Ref:
     url: str | None = None
 
 
+# ItemMeta's optional single-string fields: validated alike and stored one column each by engines.
+SCALAR_META_FIELDS: tuple[str, ...] = (
+    "workspace",
+    "folder",
+    "file_path",
+    "language",
+    "repo",
+    "url",
+    "thread_id",
+    "agent_id",
+    "tool_call",
+    "learning_kind",
+    "title",
+    "summary",
+    "purpose",
+    "category",
+    "parent",
+    "parent_title",
+)
+
+
 @dataclass(frozen=True, slots=True)
 class ItemMeta:
     """Descriptive metadata. `namespace` is set by the host; the rest by the writer."""

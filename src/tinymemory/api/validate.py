@@ -10,8 +10,8 @@ from dataclasses import replace
 from datetime import datetime
 
 from tinymemory.api.errors import InvalidRequest
-from tinymemory.api.filters import Facet, FetchMode, MetaFilter, TimeHint
-from tinymemory.api.items import ItemKind, NewItem
+from tinymemory.api.filters import EQUALITY_FIELDS, Facet, FetchMode, MetaFilter, TimeHint
+from tinymemory.api.items import SCALAR_META_FIELDS, ItemKind, NewItem
 from tinymemory.api.namespace import Namespace, Reach
 from tinymemory.api.requests import (
     MAX_IDS,
@@ -116,25 +116,9 @@ def check_new_item(op: str, item: object, *, field: str = "item") -> NewItem:
     meta = item.meta
     mp = f"{prefix}meta."
     check_namespace(op, f"{mp}namespace", meta.namespace)
-    for name in (
-        "workspace",
-        "folder",
-        "file_path",
-        "language",
-        "repo",
-        "url",
-        "thread_id",
-        "agent_id",
-        "tool_call",
-        "learning_kind",
-        "title",
-        "purpose",
-        "category",
-        "parent",
-        "parent_title",
-    ):
-        _check_str(op, f"{mp}{name}", getattr(meta, name))
-    _check_str(op, f"{mp}summary", meta.summary, max_chars=MAX_QUERY_CHARS)
+    for name in SCALAR_META_FIELDS:
+        limit = MAX_QUERY_CHARS if name == "summary" else MAX_FIELD_CHARS
+        _check_str(op, f"{mp}{name}", getattr(meta, name), max_chars=limit)
     if meta.source is not None:
         _check_str(op, f"{mp}source.kind", meta.source.kind)
         _check_str(op, f"{mp}source.id", meta.source.id)
@@ -181,18 +165,7 @@ def check_filter(op: str, flt: object, *, field: str = "filter") -> MetaFilter:
     for name in ("sources", "source_ids", "learning_kinds", "categories"):
         _check_str_tuple(op, f"{f}.{name}", getattr(flt, name))
     check_tags(op, f"{f}.tags_any", flt.tags_any)
-    for name in (
-        "workspace",
-        "folder",
-        "file_path",
-        "language",
-        "repo",
-        "url",
-        "thread_id",
-        "agent_id",
-        "tool_call",
-        "parent",
-    ):
+    for name in EQUALITY_FIELDS:
         _check_str(op, f"{f}.{name}", getattr(flt, name))
     after = _check_time(op, f"{f}.observed_after", flt.observed_after)
     before = _check_time(op, f"{f}.observed_before", flt.observed_before)

@@ -7,30 +7,22 @@ import sqlite3
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from tinymemory.api.items import About, ItemKind, ItemMeta, MemoryItem, NewItem, Ref, Source
+from tinymemory.api.items import (
+    SCALAR_META_FIELDS,
+    About,
+    ItemKind,
+    ItemMeta,
+    MemoryItem,
+    NewItem,
+    Ref,
+    Source,
+)
 from tinymemory.api.namespace import Namespace
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 # Scalar meta fields stored in same-named columns.
-META_COLUMNS = (
-    "workspace",
-    "folder",
-    "file_path",
-    "language",
-    "repo",
-    "url",
-    "thread_id",
-    "agent_id",
-    "tool_call",
-    "learning_kind",
-    "title",
-    "summary",
-    "purpose",
-    "category",
-    "parent",
-    "parent_title",
-)
+META_COLUMNS = SCALAR_META_FIELDS
 
 ITEM_SELECT = (
     "i.rowid, i.id, i.kind, i.text, i.confidence, i.ns, i.source_kind, i.source_id, "

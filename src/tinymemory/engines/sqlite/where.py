@@ -4,24 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from tinymemory.api.filters import MetaFilter
+from tinymemory.api.filters import EQUALITY_FIELDS, MetaFilter
 from tinymemory.api.namespace import Namespace, Reach
 from tinymemory.engines.sqlite.rows import to_us
 
 Params = list[Any]
 
-_EQUALITY = (
-    "workspace",
-    "folder",
-    "file_path",
-    "language",
-    "repo",
-    "url",
-    "thread_id",
-    "agent_id",
-    "tool_call",
-    "parent",
-)
+_EQUALITY = EQUALITY_FIELDS
 
 
 def _in(column: str, values: tuple[str, ...], params: Params) -> str:
