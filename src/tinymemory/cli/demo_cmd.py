@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
@@ -32,7 +33,9 @@ from tinymemory.api import (
     Reach,
     RecallRequest,
     Source,
+    TinyMemoryError,
 )
+from tinymemory.tools import MemoryTools
 
 TEAM = Namespace.parse("team:acme")
 WRITER = Namespace.parse("team:acme/agent:writer")
@@ -170,6 +173,20 @@ async def run_demo(engine: MemoryEngine, console: Console) -> None:
         FetchRequest(query="legal safety claims kettle", filter=MetaFilter(reach=writer_reach))
     )
     console.print(f"writer searches for it -> {sum('legal team' in h.item.text for h in leak.hits)} hits")
+
+    # The same store through the agent tools a model would be given: the host fixes the scope.
+    tools = MemoryTools(engine).placed_at(WRITER)
+    console.print(f"[bold]agent tools[/] for {WRITER}: " + ", ".join(s.name for s in tools.specs()))
+    stored = await tools.call(
+        "memory_store", {"learning": {"text": "Dana wants the kettle piece shortened to 600 words."}}
+    )
+    console.print(f"memory_store -> {json.dumps(stored)}")
+    found = await tools.call("memory_fetch", {"query": "how long should the kettle piece be?", "limit": 1})
+    console.print(f"memory_fetch -> {json.dumps(found['hits'][0]['text'])}")
+    try:
+        await tools.call("memory_list", {"filter": {"namespace": str(REVIEWER)}})
+    except TinyMemoryError as exc:
+        console.print(f"a model asking for the sibling's namespace gets: [italic]{exc}[/]")
 
     tags = await engine.explore(ExploreRequest(facet=Facet.TAG, filter=MetaFilter(reach=Reach.subtree(TEAM))))
     _table(
