@@ -21,6 +21,7 @@ from tokenizers import Tokenizer
 from tinymemory.api import Unavailable
 from tinymemory.retrieval.embedders.base import Vectors
 from tinymemory.retrieval.embedders.bert_numpy import BertConfig, BertWeights, encode
+from tinymemory.retrieval.embedders.blas_threads import BLAS, SMALL_INPUT_TOKENS, is_small
 from tinymemory.retrieval.embedders.locate import ENV_MINILM_DIR, find_minilm_dir
 from tinymemory.retrieval.embedders.query_cache import QueryCache
 
@@ -55,11 +56,14 @@ class MiniLMEmbedder:
         *,
         batch_size: int = DEFAULT_BATCH_SIZE,
         query_cache_size: int = 256,
+        one_thread_tokens: int = SMALL_INPUT_TOKENS,
     ) -> None:
         if batch_size < 1:
             raise ValueError("minilm embedder: `batch_size` must be >= 1")
         self._explicit_dir = model_dir
         self._batch_size = batch_size
+        # Calls of at most this many tokens run on one BLAS thread (0 turns that off): blas_threads.py.
+        self._one_thread_tokens = one_thread_tokens
         self._queries = QueryCache(query_cache_size)
         self._lock = threading.Lock()
         self._loaded: _Loaded | None = None
@@ -121,6 +125,14 @@ class MiniLMEmbedder:
         loaded = self._ensure_loaded()
         encodings = loaded.tokenizer.encode_batch(list(texts), add_special_tokens=True)
         ids_list = [e.ids for e in encodings]
+        if is_small(sum(len(ids) for ids in ids_list), self._one_thread_tokens):
+            with BLAS.one_thread():
+                self._encode_into(out, loaded, ids_list)
+        else:
+            self._encode_into(out, loaded, ids_list)
+        return out
+
+    def _encode_into(self, out: Vectors, loaded: _Loaded, ids_list: list[list[int]]) -> None:
         order = sorted(range(len(ids_list)), key=lambda i: len(ids_list[i]))
         for start in range(0, len(order), self._batch_size):
             chunk = order[start : start + self._batch_size]
@@ -130,7 +142,6 @@ class MiniLMEmbedder:
             for row, i in enumerate(chunk):
                 ids[row, : lengths[row]] = ids_list[i]
             out[chunk] = encode(loaded.weights, ids, lengths)
-        return out
 
     def embed_query(self, text: str) -> Vectors:
         cached = self._queries.get(text)
