@@ -14,6 +14,8 @@ import numpy.typing as npt
 
 Floats = npt.NDArray[np.float32]
 BLOCK_ROWS = 2048
+# Rows per refresh query: bounds the transient copy of blobs while a large matrix loads.
+REFRESH_CHUNK = 65_536
 Ints = npt.NDArray[np.int64]
 
 
@@ -44,22 +46,47 @@ class VectorMatrix:
         return self._rowids[: self._n]
 
     def refresh(self, conn: sqlite3.Connection) -> int:
-        """Load rows committed since the last refresh; return how many were added."""
-        rows = conn.execute(
-            "SELECT item_rowid, vec FROM vectors WHERE item_rowid > ? AND embedder = ? AND dim = ?"
-            " ORDER BY item_rowid",
+        """Load rows committed since the last refresh; return how many were added.
+
+        Reads in chunks of `REFRESH_CHUNK` rows so a first load of a large file never holds every blob
+        twice (at 1M x 384 one copy is 1.5 GB); a full first chunk reserves room for the rest at once.
+        """
+        added = 0
+        while True:
+            rows = conn.execute(
+                "SELECT item_rowid, vec FROM vectors WHERE item_rowid > ? AND embedder = ? AND dim = ?"
+                " ORDER BY item_rowid LIMIT ?",
+                (self.last_rowid, self.embedder, self.dim, REFRESH_CHUNK),
+            ).fetchall()
+            if not rows:
+                return added
+            if added == 0 and len(rows) == REFRESH_CHUNK:
+                self._grow(self._n + self._pending(conn))
+            self._append(rows)
+            added += len(rows)
+            if len(rows) < REFRESH_CHUNK:
+                return added
+
+    def _pending(self, conn: sqlite3.Connection) -> int:
+        row = conn.execute(
+            "SELECT count(*) FROM vectors WHERE item_rowid > ? AND embedder = ? AND dim = ?",
             (self.last_rowid, self.embedder, self.dim),
-        ).fetchall()
-        if not rows:
-            return 0
-        added = len(rows)
-        self._grow(self._n + added)
-        block = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(added, self.dim)
-        self._mat[self._n : self._n + added] = block
-        self._rowids[self._n : self._n + added] = [r[0] for r in rows]
-        self._n += added
+        ).fetchone()
+        return int(row[0])
+
+    def _append(self, rows: list[tuple[int, bytes]]) -> None:
+        count = len(rows)
+        self._grow(self._n + count)
+        block = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(count, self.dim)
+        self._mat[self._n : self._n + count] = block
+        self._rowids[self._n : self._n + count] = [r[0] for r in rows]
+        self._n += count
         self.last_rowid = int(rows[-1][0])
-        return added
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held by the matrix and its rowids (capacity, not just the rows in use)."""
+        return int(self._mat.nbytes + self._rowids.nbytes)
 
     def _grow(self, needed: int) -> None:
         if needed <= len(self._rowids):
