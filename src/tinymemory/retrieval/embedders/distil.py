@@ -116,6 +116,7 @@ def build_static_minilm(
     try:
         with os.fdopen(fd, "wb") as fh:
             np.save(fh, table, allow_pickle=False)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; the table is no secret
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
