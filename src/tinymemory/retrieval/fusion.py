@@ -52,3 +52,40 @@ def confidence_prior(confidence: float | None, *, strength: float = 0.05, defaul
     """A small multiplier in [1 - strength, 1]: confident memory wins ties, never buries relevance."""
     c = default if confidence is None else min(1.0, max(0.0, confidence))
     return 1.0 - strength + strength * c
+
+
+def minmax(scored: Sequence[tuple[K, float]]) -> dict[K, float]:
+    """Scores rescaled to [0, 1] over this list (best 1, worst 0; a single or flat list scores 1)."""
+    if not scored:
+        return {}
+    hi = max(s for _, s in scored)
+    lo = min(s for _, s in scored)
+    span = hi - lo
+    return {key: ((s - lo) / span if span > 0 else 1.0) for key, s in scored}
+
+
+def convex(
+    scored: Sequence[Sequence[tuple[K, float]]],
+    weights: Sequence[float],
+    *,
+    priors: Mapping[K, float] | None = None,
+) -> list[tuple[K, float]]:
+    """Fuse (key, score) lists by a convex combination of their min-max normalised scores.
+
+    Unlike rank fusion this keeps how far apart scores are: a list that is sure of its first hit
+    outweighs one whose top scores are all alike. A key missing from a list gets 0 from it. Weights
+    are normalised to sum to 1, so a fused score is in [0, 1]; ties keep first-appearance order.
+    """
+    if len(weights) != len(scored):
+        raise ValueError("convex: `weights` must have one weight per list")
+    if any(w < 0 for w in weights):
+        raise ValueError("convex: `weights` must not be negative")
+    total = sum(weights)
+    fused: dict[K, float] = {}
+    for lst, w in zip(scored, weights, strict=True):
+        for key, s in minmax(lst).items():
+            fused[key] = fused.get(key, 0.0) + (w / total if total > 0 else 0.0) * s
+    if priors:
+        fused = {key: s * min(1.0, max(0.0, priors.get(key, 1.0))) for key, s in fused.items()}
+    order = {key: i for i, key in enumerate(fused)}
+    return sorted(fused.items(), key=lambda kv: (-kv[1], order[kv[0]]))

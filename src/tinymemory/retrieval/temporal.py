@@ -7,11 +7,14 @@ so every engine orders hinted results the same way.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TypeVar
 
 from tinymemory.api.filters import TimeHint
-from tinymemory.api.items import MemoryItem
+from tinymemory.api.items import MemoryItem, NewItem
+from tinymemory.api.timeutil import utcnow
+from tinymemory.retrieval.dates import covering, event_range, resolve
 
 T = TypeVar("T")
 
@@ -60,3 +63,35 @@ def partition_items(
     if hint is None:
         return list(ranked)
     return partition_by_hint(ranked, hint, lambda r: matches_hint(item_of(r), hint))
+
+
+def boost_by_hint(
+    ranked: Sequence[tuple[T, float]], inside: Callable[[T], bool], boost: float
+) -> list[tuple[T, float]]:
+    """Soft boost for a hint read from the query itself: matching scores times (1 + boost), re-sorted.
+
+    A derived hint may be wrong, so it only tilts the order; ties keep the incoming order.
+    """
+    if boost <= 0:
+        return list(ranked)
+    rescored = [(key, s * (1.0 + boost) if inside(key) else s) for key, s in ranked]
+    order = sorted(range(len(rescored)), key=lambda i: (-rescored[i][1], i))
+    return [rescored[i] for i in order]
+
+
+def hint_from_query(query: str, anchor: datetime) -> TimeHint | None:
+    """The days a question is about, from its own time expressions (relative ones against `anchor`)."""
+    cover = covering(resolve(query, anchor))
+    return None if cover is None else TimeHint(start=cover[0], end=cover[1])
+
+
+def with_event_range(item: NewItem, now: datetime | None = None) -> NewItem:
+    """The item with an event range resolved from its text against its observed_at (else `now`), when it
+    has none of its own; unchanged otherwise."""
+    meta = item.meta
+    if meta.event_from is not None or meta.event_to is not None:
+        return item
+    found = event_range(item.text, meta.observed_at or now or utcnow())
+    if found is None:
+        return item
+    return replace(item, meta=replace(meta, event_from=found[0], event_to=found[1]))

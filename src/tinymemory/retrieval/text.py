@@ -12,6 +12,8 @@ from functools import lru_cache
 
 import Stemmer
 
+from tinymemory.retrieval.config import AnalyzerConfig
+
 _TOKEN = re.compile(r"[^\W_]+")
 MAX_TOKEN_CHARS = 64
 
@@ -43,12 +45,21 @@ def tokenize(text: str) -> list[str]:
 class Analyzer:
     """English analysis: normalise, tokenise, drop stop words, Snowball-stem (PyStemmer)."""
 
-    def __init__(self, language: str = "english", stop_words: frozenset[str] = ENGLISH_STOP_WORDS) -> None:
+    def __init__(
+        self,
+        language: str = "english",
+        stop_words: frozenset[str] = ENGLISH_STOP_WORDS,
+        *,
+        stem: bool = True,
+    ) -> None:
         self._stemmer = Stemmer.Stemmer(language)
         self._stemmer.maxCacheSize = 50_000
         self._stop = stop_words
+        self._do_stem = stem
 
     def _stem(self, tokens: list[str]) -> list[str]:
+        if not self._do_stem:
+            return tokens
         return [str(t) for t in self._stemmer.stemWords(tokens)]
 
     def index_terms(self, text: str) -> list[str]:
@@ -73,6 +84,13 @@ class Analyzer:
 @lru_cache(maxsize=1)
 def default_analyzer() -> Analyzer:
     return Analyzer()
+
+
+def analyzer_for(config: AnalyzerConfig) -> Analyzer:
+    """The analyzer a RetrievalConfig asks for (the shared default when it asks for the defaults)."""
+    if config == AnalyzerConfig():
+        return default_analyzer()
+    return Analyzer(stop_words=ENGLISH_STOP_WORDS if config.stop_words else frozenset(), stem=config.stem)
 
 
 def fts_match_expression(terms: list[str]) -> str:

@@ -1,0 +1,129 @@
+"""RetrievalConfig: every ranking stage by name, with its few parameters, so each can be switched off.
+
+Engines read it; the stages themselves are pure functions in `tinymemory.retrieval`, so every engine
+ranks alike. Defaults are what the LoCoMo bench supports on held-out conversations
+(docs/architecture/retrieval.md explains each choice).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+FusionMethod = Literal["convex", "rrf"]
+
+
+@dataclass(frozen=True, slots=True)
+class AnalyzerConfig:
+    """Lexical analysis. Changing it changes what is indexed, so it applies to items stored after."""
+
+    stem: bool = True
+    stop_words: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ContextConfig:
+    """Index the neighbouring turns of the same thread as an extra, lighter lexical field.
+
+    A reply rarely repeats the words of the question it answers; its neighbours often do. `weight` is
+    the field's bm25 weight against the body's 1.0; 0 leaves the field out of matching at query time.
+    """
+
+    enabled: bool = True
+    weight: float = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class FusionConfig:
+    """How hybrid merges lexical and semantic lists.
+
+    `convex`: each list's scores min-max normalised over its pool, then `lexical_weight * lex +
+    (1 - lexical_weight) * sem`. `rrf`: reciprocal rank fusion with `rrf_k` and the same weight split.
+    """
+
+    method: FusionMethod = "convex"
+    lexical_weight: float = 0.5
+    rrf_k: int = 60
+
+
+@dataclass(frozen=True, slots=True)
+class TemporalConfig:
+    """Time expressions: resolved into an event range at store time, and into a TimeHint at query time.
+
+    A derived hint multiplies the score of matching memory by `1 + boost` (an explicit hint from the
+    request keeps its stronger partition). Nothing is ever dropped.
+    """
+
+    extract_events: bool = True
+    query_hints: bool = True
+    boost: float = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class RerankConfig:
+    """Query-term coverage: score * (1 + strength * idf-weighted share of query terms in the text)."""
+
+    coverage: bool = False
+    strength: float = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class PriorConfig:
+    """A confidence multiplier in [1 - confidence_strength, 1]: confident memory wins near-ties."""
+
+    confidence_strength: float = 0.05
+
+
+STAGES = ("analyzer", "context", "fusion", "temporal", "rerank", "priors")
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalConfig:
+    analyzer: AnalyzerConfig = field(default_factory=AnalyzerConfig)
+    context: ContextConfig = field(default_factory=ContextConfig)
+    fusion: FusionConfig = field(default_factory=FusionConfig)
+    temporal: TemporalConfig = field(default_factory=TemporalConfig)
+    rerank: RerankConfig = field(default_factory=RerankConfig)
+    priors: PriorConfig = field(default_factory=PriorConfig)
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.fusion.lexical_weight <= 1.0:
+            raise ValueError("retrieval: `fusion.lexical_weight` must be within [0, 1]")
+        if self.fusion.rrf_k < 1:
+            raise ValueError("retrieval: `fusion.rrf_k` must be at least 1")
+        if self.fusion.method not in ("convex", "rrf"):
+            raise ValueError(f"retrieval: `fusion.method` `{self.fusion.method}` is not convex or rrf")
+        for name, value in (
+            ("context.weight", self.context.weight),
+            ("temporal.boost", self.temporal.boost),
+            ("rerank.strength", self.rerank.strength),
+        ):
+            if value < 0:
+                raise ValueError(f"retrieval: `{name}` must not be negative")
+        if not 0.0 <= self.priors.confidence_strength <= 1.0:
+            raise ValueError("retrieval: `priors.confidence_strength` must be within [0, 1]")
+
+    def without(self, stage: str) -> RetrievalConfig:
+        """This config with one stage switched off (its plainest form), for ablations."""
+        if stage == "analyzer":
+            return replace(self, analyzer=AnalyzerConfig(stem=False, stop_words=False))
+        if stage == "context":
+            return replace(self, context=ContextConfig(enabled=False, weight=0.0))
+        if stage == "fusion":
+            return replace(self, fusion=replace(self.fusion, method="rrf"))
+        if stage == "temporal":
+            return replace(self, temporal=replace(self.temporal, extract_events=False, query_hints=False))
+        if stage == "rerank":
+            return replace(self, rerank=replace(self.rerank, coverage=False))
+        if stage == "priors":
+            return replace(self, priors=PriorConfig(confidence_strength=0.0))
+        raise ValueError(f"retrieval: `stage` `{stage}` is not one of {', '.join(STAGES)}")
+
+    def all_off(self) -> RetrievalConfig:
+        cfg = self
+        for stage in STAGES:
+            cfg = cfg.without(stage)
+        return cfg
+
+
+DEFAULT_CONFIG = RetrievalConfig()
