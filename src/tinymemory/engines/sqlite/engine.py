@@ -53,8 +53,11 @@ from tinymemory.engines.sqlite.rows import to_us
 from tinymemory.engines.sqlite.schema import SCHEMA_VERSION
 from tinymemory.engines.sqlite.vectors import Floats, VectorMatrix
 from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer
+from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
+from tinymemory.retrieval.dates import mentions_time
 from tinymemory.retrieval.embedders.base import Embedder
-from tinymemory.retrieval.text import Analyzer, default_analyzer
+from tinymemory.retrieval.temporal import with_event_range
+from tinymemory.retrieval.text import Analyzer, analyzer_for
 
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
@@ -100,6 +103,7 @@ class SqliteEngine:
         embedder: Embedder | str | None = "default",
         answerer: Answerer | None = None,
         analyzer: Analyzer | None = None,
+        retrieval: RetrievalConfig | None = None,
     ) -> None:
         if path is None:
             path = default_db_path()
@@ -108,7 +112,8 @@ class SqliteEngine:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self.embedder = _resolve_embedder(embedder)
         self.answerer: Answerer = answerer or ExtractiveAnswerer()
-        self.analyzer = analyzer or default_analyzer()
+        self.retrieval = retrieval or DEFAULT_CONFIG
+        self.analyzer = analyzer or analyzer_for(self.retrieval.analyzer)
         modes: tuple[FetchMode, ...] = (FetchMode.LEXICAL,)
         if self.embedder is not None:
             modes = (FetchMode.LEXICAL, FetchMode.SEMANTIC, FetchMode.HYBRID)
@@ -189,12 +194,14 @@ class SqliteEngine:
     async def _store(self, op: str, items: list[NewItem]) -> list[StoreResult]:
         keys = [content_key(it) for it in items]
         vectors = await self._embed_new(op, items, keys)
+        if self.retrieval.temporal.extract_events:
+            items = [with_event_range(it) for it in items]  # after the keys: identity is the content
         pending = [
             store.Pending(it, k, vectors.get(i)) for i, (it, k) in enumerate(zip(items, keys, strict=True))
         ]
-        space, analyzer = self._space, self.analyzer
+        space, analyzer, context = self._space, self.analyzer, self.retrieval.context.enabled
         return await self._run(
-            op, lambda c: db.in_write(c, lambda w: store.write_items(w, pending, analyzer, space))
+            op, lambda c: db.in_write(c, lambda w: store.write_items(w, pending, analyzer, space, context))
         )
 
     async def _embed_new(self, op: str, items: list[NewItem], keys: list[str]) -> dict[int, Floats]:
@@ -288,7 +295,14 @@ class SqliteEngine:
             raise validate.fail(op, "mode", "no fetch mode is served")
         fp = fingerprint("fetch", req.query, mode.value, req.filter, req.time_hint)
         cur = FetchCursor.decode(op, req.cursor, fp) if req.cursor else None
-        pooled = mode is FetchMode.HYBRID or req.time_hint is not None
+        cfg = self.retrieval
+        # every stage that re-orders needs a fixed pool, so that later pages come from the same order
+        pooled = (
+            mode is FetchMode.HYBRID
+            or req.time_hint is not None
+            or cfg.rerank.coverage
+            or (cfg.temporal.query_hints and mentions_time(req.query))
+        )
         pool = cur.pool if cur is not None else (pool_size(req.limit) if pooled else 0)
         offset = cur.offset if cur is not None else 0
         want = pool if pooled else offset + req.limit + 1
@@ -303,7 +317,7 @@ class SqliteEngine:
                 return snapshot, []
             budget = search.HYBRID_POSTINGS_BUDGET if mode is FetchMode.HYBRID else search.POSTINGS_BUDGET
             return snapshot, search.lexical(
-                conn, self.analyzer, req.query, req.filter, snapshot, want, budget
+                conn, self.analyzer, req.query, req.filter, snapshot, want, budget, cfg.context.weight
             )
 
         try:
@@ -321,8 +335,19 @@ class SqliteEngine:
                 outcome = search.semantic(conn, self._matrix, qvec, req.filter, snapshot, want)
                 self.last_semantic_plan = outcome.plan
                 sem = outcome.ranked
+            derived = None
+            if req.time_hint is None:
+                derived = search.derived_hint(conn, req.query, req.filter, snapshot, cfg)
             ranked = search.combine(
-                conn, mode, search.still_visible(conn, lex, req.filter, snapshot), sem, req.time_hint
+                conn,
+                mode,
+                search.still_visible(conn, lex, req.filter, snapshot),
+                sem,
+                req.time_hint,
+                cfg,
+                req.query,
+                self.analyzer,
+                derived,
             )
             page = ranked[offset : offset + req.limit]
             items = reads.items_by_rowid(conn, [r for r, _ in page])

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from tinymemory.api.errors import Conflict
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # Times are integer microseconds since the epoch (UTC): exact, compact and ordered.
 # AUTOINCREMENT keeps rowids unique forever, so a purged rowid never names a new item (the vector
@@ -79,6 +79,19 @@ _V2 = """
 CREATE VIRTUAL TABLE items_vocab USING fts5vocab(items_fts, 'row');
 """
 
+# Version 3: a third FTS column, `context`, holding the analysed neighbouring turns of the same thread
+# (a lighter lexical field; see retrieval.config.ContextConfig). Rows stored before keep it empty.
+_V3 = """
+DROP TABLE items_vocab;
+CREATE VIRTUAL TABLE items_fts_v3 USING fts5(
+    title, body, context, tokenize = 'unicode61 remove_diacritics 0'
+);
+INSERT INTO items_fts_v3 (rowid, title, body, context) SELECT rowid, title, body, '' FROM items_fts;
+DROP TABLE items_fts;
+ALTER TABLE items_fts_v3 RENAME TO items_fts;
+CREATE VIRTUAL TABLE items_vocab USING fts5vocab(items_fts, 'row');
+"""
+
 Migration = Callable[[sqlite3.Connection], None]
 
 
@@ -97,8 +110,12 @@ def _to_v2(conn: sqlite3.Connection) -> None:
     _run_script(conn, _V2)
 
 
+def _to_v3(conn: sqlite3.Connection) -> None:
+    _run_script(conn, _V3)
+
+
 # MIGRATIONS[n] takes a database at version n to version n + 1.
-MIGRATIONS: dict[int, Migration] = {0: _to_v1, 1: _to_v2}
+MIGRATIONS: dict[int, Migration] = {0: _to_v1, 1: _to_v2, 2: _to_v3}
 
 
 def user_version(conn: sqlite3.Connection) -> int:

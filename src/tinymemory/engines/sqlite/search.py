@@ -9,16 +9,27 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 
 import numpy as np
 
 from tinymemory.api.filters import FetchMode, MetaFilter, TimeHint
+from tinymemory.api.timeutil import utcnow
 from tinymemory.engines.sqlite.rows import from_us
 from tinymemory.engines.sqlite.vectors import Floats, VectorMatrix, top_order
 from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective
-from tinymemory.retrieval.fusion import confidence_prior, rrf
-from tinymemory.retrieval.temporal import partition_by_hint, span_matches, span_of
+from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
+from tinymemory.retrieval.dates import mentions_time
+from tinymemory.retrieval.fusion import confidence_prior, convex, rrf
+from tinymemory.retrieval.rerank import idf, rerank_by_coverage
+from tinymemory.retrieval.temporal import (
+    boost_by_hint,
+    hint_from_query,
+    partition_by_hint,
+    span_matches,
+    span_of,
+)
 from tinymemory.retrieval.text import Analyzer, fts_match_expression
 
 Ranked = list[tuple[int, float]]
@@ -27,9 +38,6 @@ TITLE_WEIGHT = 2.0
 POSTINGS_BUDGET = 10_000
 # Hybrid prunes harder: the semantic side finds what the dropped common terms would have.
 HYBRID_POSTINGS_BUDGET = 4_000
-# Lexical, semantic. On LoCoMo (stemmed bm25 R@10 0.63, MiniLM 0.48) equal weights fused worse than
-# lexical alone (0.57); a light semantic weight re-orders and backfills the lexical pool (R@10 0.64).
-HYBRID_WEIGHTS = (1.0, 0.2)
 
 
 class Plan(StrEnum):
@@ -71,14 +79,18 @@ def lexical(
     snapshot: int,
     n: int,
     budget: int = POSTINGS_BUDGET,
+    context_weight: float = 0.0,
 ) -> Ranked:
     """bm25 over the query's terms (common ones pruned). With a selective filter the filter joins the
-    match; otherwise FTS5 ranks alone and the best rows are checked against the filter afterwards."""
+    match; otherwise FTS5 ranks alone and the best rows are checked against the filter afterwards.
+    `context_weight` is the neighbouring-turns field's weight; at 0 that field is not matched at all."""
     terms = analyzer.query_terms(query)
     if not terms or n <= 0:
         return []
     match = fts_match_expression(prune_terms(conn, terms, budget))
-    score = f"bm25(items_fts, {TITLE_WEIGHT}, 1.0)"
+    if context_weight <= 0:
+        match = "{title body} : (" + match + ")"
+    score = f"bm25(items_fts, {TITLE_WEIGHT}, 1.0, {float(context_weight)!r})"
     if is_selective(flt):
         params: Params = [match, snapshot]
         where = filter_sql(flt, params)
@@ -178,28 +190,43 @@ def _unit(cosine: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Light:
-    """The few columns ranking needs beyond the score (priors and time hints), without decoding items."""
+    """The few columns ranking needs beyond the score (priors, time hints, coverage), without decoding."""
 
     confidence: float | None
     observed_at: int
     event_from: int | None
     event_to: int | None
+    text: str | None = None
 
 
-def light_rows(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, Light]:
+def light_rows(conn: sqlite3.Connection, rowids: list[int], with_text: bool = False) -> dict[int, Light]:
+    text = "i.text" if with_text else "NULL"
     rows = conn.execute(
-        "SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to"
+        f"SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to, {text}"
         " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
         (json.dumps(rowids),),
     )
-    return {int(r[0]): Light(r[1], int(r[2]), r[3], r[4]) for r in rows}
+    return {int(r[0]): Light(r[1], int(r[2]), r[3], r[4], r[5]) for r in rows}
 
 
-def fuse(
-    lex: Ranked, sem: Ranked, light: dict[int, Light], weights: tuple[float, float] = HYBRID_WEIGHTS
-) -> Ranked:
-    priors = {rowid: confidence_prior(light[rowid].confidence) for rowid in light}
-    fused = rrf([[r for r, _ in lex], [r for r, _ in sem]], weights=weights, priors=priors)
+def fuse(lex: Ranked, sem: Ranked, light: dict[int, Light], cfg: RetrievalConfig) -> Ranked:
+    """Hybrid: the configured fusion of the two lists, times the confidence prior."""
+    strength = cfg.priors.confidence_strength
+    priors = (
+        {rowid: confidence_prior(light[rowid].confidence, strength=strength) for rowid in light}
+        if strength > 0
+        else None
+    )
+    w = cfg.fusion.lexical_weight
+    if cfg.fusion.method == "convex":
+        fused = convex([lex, sem], [w, 1.0 - w], priors=priors)
+    else:
+        fused = rrf(
+            [[r for r, _ in lex], [r for r, _ in sem]],
+            k=cfg.fusion.rrf_k,
+            weights=[w, 1.0 - w],
+            priors=priors,
+        )
     return [(int(r), s) for r, s in fused]
 
 
@@ -232,13 +259,74 @@ def still_visible(conn: sqlite3.Connection, ranked: Ranked, flt: MetaFilter, sna
     return [r for r in ranked if r[0] in ok]
 
 
+def latest_observed(conn: sqlite3.Connection, flt: MetaFilter, snapshot: int) -> datetime | None:
+    """The newest observed_at the filter reads: what "yesterday" in a question is relative to."""
+    params: Params = [snapshot]
+    where = filter_sql(flt, params)
+    row = conn.execute(
+        f"SELECT i.observed_at FROM items i WHERE i.rowid <= ? AND {where}"
+        " ORDER BY i.observed_at DESC LIMIT 1",
+        params,
+    ).fetchone()
+    return None if row is None else from_us(int(row[0]))
+
+
+def derived_hint(
+    conn: sqlite3.Connection, query: str, flt: MetaFilter, snapshot: int, cfg: RetrievalConfig
+) -> TimeHint | None:
+    """A TimeHint read from the query's own time expressions (None when it names no time)."""
+    if not cfg.temporal.query_hints or cfg.temporal.boost <= 0 or not mentions_time(query):
+        return None
+    anchor = latest_observed(conn, flt, snapshot) or utcnow()
+    return hint_from_query(query, anchor)
+
+
+def term_weights(conn: sqlite3.Connection, terms: list[str], docs: int) -> dict[str, float]:
+    """idf of each query term from the FTS vocabulary (document counts over every column)."""
+    if not terms:
+        return {}
+    marks = ",".join("?" * len(terms))
+    df = {
+        str(t): int(d)
+        for t, d in conn.execute(f"SELECT term, doc FROM items_vocab WHERE term IN ({marks})", terms)
+    }
+    return {t: idf(df.get(t, 0), docs) for t in terms}
+
+
 def combine(
-    conn: sqlite3.Connection, mode: FetchMode, lex: Ranked, sem: Ranked, hint: TimeHint | None
+    conn: sqlite3.Connection,
+    mode: FetchMode,
+    lex: Ranked,
+    sem: Ranked,
+    hint: TimeHint | None,
+    cfg: RetrievalConfig = DEFAULT_CONFIG,
+    query: str = "",
+    analyzer: Analyzer | None = None,
+    derived: TimeHint | None = None,
 ) -> Ranked:
-    """The final order: one list or their fusion, then the time-hint partition."""
+    """The final order: one list or their fusion, the coverage reranker, a derived time boost, then an
+    explicit time hint's partition. Each stage is a pure function from tinymemory.retrieval."""
+    rerank = cfg.rerank.coverage and cfg.rerank.strength > 0 and analyzer is not None
     light: dict[int, Light] = {}
-    if mode is FetchMode.HYBRID or hint is not None:
-        light = light_rows(conn, list({r for r, _ in lex} | {r for r, _ in sem}))
+    if mode is FetchMode.HYBRID or hint is not None or derived is not None or rerank:
+        light = light_rows(conn, list({r for r, _ in lex} | {r for r, _ in sem}), with_text=rerank)
     if mode is FetchMode.HYBRID:
-        return apply_hint(fuse(lex, sem, light), light, hint)
-    return apply_hint(lex if mode is FetchMode.LEXICAL else sem, light, hint)
+        ranked = fuse(lex, sem, light, cfg)
+    else:
+        ranked = lex if mode is FetchMode.LEXICAL else sem
+    if rerank and analyzer is not None and ranked:
+        terms = analyzer.query_terms(query)
+        weights = term_weights(conn, terms, max_rowid(conn))
+        cache: dict[int, set[str]] = {}
+
+        def terms_of(rowid: int) -> set[str]:
+            if rowid not in cache:
+                text = light[rowid].text if rowid in light else None
+                cache[rowid] = set(analyzer.index_terms(text or ""))
+            return cache[rowid]
+
+        ranked = rerank_by_coverage(ranked, terms, terms_of, weights, cfg.rerank.strength)
+    if derived is not None and hint is None:
+        hinted = derived
+        ranked = boost_by_hint(ranked, lambda r: r in light and in_hint(light[r], hinted), cfg.temporal.boost)
+    return apply_hint(ranked, light, hint)

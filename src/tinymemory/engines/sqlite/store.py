@@ -57,18 +57,51 @@ def active_keys(conn: sqlite3.Connection, keys: Sequence[str]) -> set[str]:
 
 
 def write_items(
-    conn: sqlite3.Connection, pending: Sequence[Pending], analyzer: Analyzer, space: VectorSpace | None
+    conn: sqlite3.Connection,
+    pending: Sequence[Pending],
+    analyzer: Analyzer,
+    space: VectorSpace | None,
+    context: bool = False,
 ) -> list[StoreResult]:
-    """Store each item in order (a later duplicate in the same batch replays the earlier one)."""
+    """Store each item in order (a later duplicate in the same batch replays the earlier one).
+
+    With `context`, a turn of a thread indexes its neighbours' words in the FTS `context` column.
+    """
     now = utcnow()
     results: list[StoreResult] = []
     for p in pending:
-        results.append(_write_one(conn, p, analyzer, space, now))
+        results.append(_write_one(conn, p, analyzer, space, now, context))
     return results
 
 
+def _neighbour_context(conn: sqlite3.Connection, rowid: int, item: NewItem, analyzer: Analyzer) -> str:
+    """Link a new turn with the previous active turn of its thread: each indexes the other's words."""
+    meta = item.meta
+    if meta.thread_id is None:
+        return ""
+    prev = conn.execute(
+        f"SELECT rowid, text FROM items WHERE thread_id = ? AND ns = ? AND rowid < ? AND {_ACTIVE}"
+        " ORDER BY rowid DESC LIMIT 1",
+        (meta.thread_id, str(meta.namespace), rowid),
+    ).fetchone()
+    if prev is None:
+        return ""
+    mine = analyzer.index_text(item.text)
+    if mine:
+        conn.execute(
+            "UPDATE items_fts SET context = trim(coalesce(context, '') || ' ' || ?) WHERE rowid = ?",
+            (mine, int(prev[0])),
+        )
+    return analyzer.index_text(str(prev[1]))
+
+
 def _write_one(
-    conn: sqlite3.Connection, p: Pending, analyzer: Analyzer, space: VectorSpace | None, now: datetime
+    conn: sqlite3.Connection,
+    p: Pending,
+    analyzer: Analyzer,
+    space: VectorSpace | None,
+    now: datetime,
+    context: bool,
 ) -> StoreResult:
     item, meta = p.item, p.item.meta
     active = conn.execute(f"SELECT id FROM items WHERE ckey = ? AND {_ACTIVE} LIMIT 1", (p.ckey,)).fetchone()
@@ -112,9 +145,10 @@ def _write_one(
             "INSERT OR IGNORE INTO item_tags (tag, item_rowid) VALUES (?, ?)", [(t, rowid) for t in meta.tags]
         )
     body = item.text if not meta.summary else f"{item.text}\n{meta.summary}"
+    ctx = _neighbour_context(conn, rowid, item, analyzer) if context else ""
     conn.execute(
-        "INSERT INTO items_fts (rowid, title, body) VALUES (?, ?, ?)",
-        (rowid, analyzer.index_text(meta.title or ""), analyzer.index_text(body)),
+        "INSERT INTO items_fts (rowid, title, body, context) VALUES (?, ?, ?, ?)",
+        (rowid, analyzer.index_text(meta.title or ""), analyzer.index_text(body), ctx),
     )
     if space is not None:
         vector = p.vector if p.vector is not None else space.embed([embed_text(item)])[0]
