@@ -4,7 +4,7 @@ Protocol (../shared/bench/README.md): every turn is one memory (`Speaker: text`,
 when present), observed at its session's date-time, each conversation in its own namespace; for each
 question of categories 1-4, fetch the top k and score |evidence ∩ top-k| / |evidence|.
 
-    python bench/locomo.py [FILE] [--modes lexical,semantic,hybrid] [--no-write]
+    python bench/locomo.py [FILE] [--modes lexical,semantic,hybrid] [--ablation] [--no-write]
 
 The last line printed is `recall@10=<value>` for the engine's default mode.
 """
@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from tinymemory.api import (
     Reach,
     Source,
 )
+from tinymemory.retrieval.config import STAGES, RetrievalConfig
 
 DEFAULT_FILE = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo_dev.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -135,7 +136,30 @@ def load(path: Path, stats: EvidenceStats) -> list[Conversation]:
     return convs
 
 
-async def evaluate(engine: MemoryEngine, convs: list[Conversation], modes: list[FetchMode]) -> dict[str, Any]:
+class CachedEmbedder:
+    """The bench's embedder wrapper: each distinct text is embedded once per run, so the ablation's
+    extra stores (same turns, another analyzer) cost no model time. Vectors are identical."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name: str = inner.name
+        self.dim: int = inner.dim
+        self._docs: dict[str, Any] = {}
+
+    def embed(self, texts: Any) -> Any:
+        import numpy as np
+
+        todo = [t for t in dict.fromkeys(texts) if t not in self._docs]
+        if todo:
+            for t, v in zip(todo, self.inner.embed(todo), strict=True):
+                self._docs[t] = v
+        return np.stack([self._docs[t] for t in texts]) if texts else self.inner.embed(texts)
+
+    def embed_query(self, text: str) -> Any:
+        return self.inner.embed_query(text)  # uncached: its cost belongs in the latency figures
+
+
+async def store_all(engine: MemoryEngine, convs: list[Conversation]) -> tuple[dict[str, str], int, float]:
     id_to_dia: dict[str, str] = {}
     store_seconds = 0.0
     n_items = 0
@@ -146,66 +170,200 @@ async def evaluate(engine: MemoryEngine, convs: list[Conversation], modes: list[
         n_items += len(results)
         for res, dia in zip(results, conv.dia_ids, strict=True):
             id_to_dia[res.id] = dia
+    return id_to_dia, n_items, store_seconds
+
+
+async def query_all(
+    engine: MemoryEngine, convs: list[Conversation], mode: FetchMode, id_to_dia: dict[str, str]
+) -> dict[str, Any]:
+    """Recall per k and category (0 = all), per conversation at R@10, and latency, for one mode."""
+    scores: dict[int, dict[int, list[float]]] = {k: defaultdict(list) for k in KS}
+    per_conv: list[list[float]] = []
+    latencies: list[float] = []
+    for conv in convs:
+        ns = conv.items[0].meta.namespace
+        flt = MetaFilter(reach=Reach.exact(ns))
+        mine: list[float] = []
+        for question, cat, evidence in conv.questions:
+            t = time.perf_counter()
+            res = await engine.fetch(FetchRequest(query=question, mode=mode, filter=flt, limit=max(KS)))
+            latencies.append((time.perf_counter() - t) * 1000)
+            ranked = [id_to_dia.get(h.item.id, "") for h in res.hits]
+            for k in KS:
+                got = len(set(ranked[:k]) & set(evidence)) / len(evidence)
+                scores[k][cat].append(got)
+                scores[k][0].append(got)
+                if k == 10:
+                    mine.append(got)
+        per_conv.append(mine)
+    return {
+        "recall": {k: {c: sum(v) / len(v) for c, v in scores[k].items()} for k in KS},
+        "per_conv": per_conv,
+        "p50_ms": percentile(latencies, 50),
+        "p95_ms": percentile(latencies, 95),
+        "questions": len(latencies),
+    }
+
+
+async def evaluate(engine: MemoryEngine, convs: list[Conversation], modes: list[FetchMode]) -> dict[str, Any]:
+    id_to_dia, n_items, store_seconds = await store_all(engine, convs)
     out: dict[str, Any] = {"items": n_items, "store_per_s": n_items / store_seconds, "modes": {}}
+    out["id_to_dia"] = id_to_dia
     for mode in modes:
-        scores: dict[int, dict[int, list[float]]] = {k: defaultdict(list) for k in KS}
-        latencies: list[float] = []
-        for conv in convs:
-            ns = conv.items[0].meta.namespace
-            flt = MetaFilter(reach=Reach.exact(ns))
-            for question, cat, evidence in conv.questions:
-                t = time.perf_counter()
-                res = await engine.fetch(FetchRequest(query=question, mode=mode, filter=flt, limit=max(KS)))
-                latencies.append((time.perf_counter() - t) * 1000)
-                ranked = [id_to_dia.get(h.item.id, "") for h in res.hits]
-                for k in KS:
-                    got = len(set(ranked[:k]) & set(evidence)) / len(evidence)
-                    scores[k][cat].append(got)
-                    scores[k][0].append(got)
-        out["modes"][mode.value] = {
-            "recall": {k: {c: sum(v) / len(v) for c, v in scores[k].items()} for k in KS},
-            "p50_ms": percentile(latencies, 50),
-            "p95_ms": percentile(latencies, 95),
-            "questions": len(latencies),
-        }
+        out["modes"][mode.value] = await query_all(engine, convs, mode, id_to_dia)
     return out
 
 
-def render(result: dict[str, Any], stats: EvidenceStats, path: Path, default: str, embedder: str) -> str:
+def split_recall(per_conv: list[list[float]], picks: range) -> float:
+    """Mean R@10 over the questions of the conversations at `picks` (the tuning or the check split)."""
+    vals = [v for i in picks if i < len(per_conv) for v in per_conv[i]]
+    return sum(vals) / len(vals) if vals else float("nan")
+
+
+TUNE, CHECK = range(0, 2), range(2, 4)
+
+
+def _row(label: str, r: dict[str, Any]) -> list[str]:
+    rec = r["recall"]
+    return (
+        [label]
+        + [f"{rec[k][0]:.3f}" for k in KS]
+        + [f"{rec[10].get(c, float('nan')):.3f}" for c in CATEGORIES]
+        + [f"{rec[20].get(1, float('nan')):.3f}", f"{r['p50_ms']:.1f}", f"{r['p95_ms']:.1f}"]
+    )
+
+
+HEADERS = (
+    ["retriever", "R@5", "R@10", "R@20"]
+    + [f"R@10 {name}" for name in CATEGORIES.values()]
+    + ["R@20 multi-hop", "p50 ms", "p95 ms"]
+)
+
+
+def render_categories(result: dict[str, Any]) -> str:
     rows = []
     for mode, r in result["modes"].items():
         rec = r["recall"]
-        rows.append(
-            [f"tinymemory {mode}" + (" (default)" if mode == default else "")]
+        for c, name in CATEGORIES.items():
+            rows.append([mode, name] + [f"{rec[k].get(c, float('nan')):.3f}" for k in KS])
+    return table(["mode", "category", "R@5", "R@10", "R@20"], rows)
+
+
+def render_ablation(rows: list[tuple[str, dict[str, Any]]]) -> str:
+    out = []
+    for label, r in rows:
+        rec = r["recall"]
+        out.append(
+            [label]
             + [f"{rec[k][0]:.3f}" for k in KS]
-            + [f"{rec[10].get(c, float('nan')):.3f}" for c in CATEGORIES]
-            + [f"{rec[20].get(1, float('nan')):.3f}", f"{r['p50_ms']:.1f}", f"{r['p95_ms']:.1f}"]
+            + [f"{rec[20].get(1, float('nan')):.3f}"]
+            + [f"{split_recall(r['per_conv'], TUNE):.3f}", f"{split_recall(r['per_conv'], CHECK):.3f}"]
+            + [f"{r['p50_ms']:.1f}", f"{r['p95_ms']:.1f}"]
         )
-    headers = (
-        ["retriever", "R@5", "R@10", "R@20"]
-        + [f"R@10 {name}" for name in CATEGORIES.values()]
-        + ["R@20 multi-hop", "p50 ms", "p95 ms"]
-    )
+    headers = ["config", "R@5", "R@10", "R@20", "R@20 multi-hop", "R@10 tune (0-1)", "R@10 check (2-3)"]
+    return table([*headers, "p50 ms", "p95 ms"], out)
+
+
+def render(
+    result: dict[str, Any],
+    stats: EvidenceStats,
+    path: Path,
+    default: str,
+    embedder: str,
+    ablation: list[tuple[str, dict[str, Any]]] | None = None,
+    machine: str = "",
+) -> str:
+    rows = [
+        _row(f"tinymemory {mode}" + (" (default)" if mode == default else ""), r)
+        for mode, r in result["modes"].items()
+    ]
     questions = next(iter(result["modes"].values()))["questions"] if result["modes"] else 0
-    return "\n".join(
-        [
-            "## LoCoMo evidence recall (`bench/locomo.py`)",
+    lines = [
+        "## LoCoMo evidence recall (`bench/locomo.py`)",
+        "",
+        f"Data: `{path.name}`, {result['items']} turns, {questions} questions (categories 1-4). "
+        f"Embedder: {embedder}. Machine: {machine or machine_line()}. Latency is per fetch of the top 20, "
+        "query embedding included, one query at a time; the machine is shared, so latency is noisy "
+        "while recall figures are deterministic.",
+        "",
+        table(HEADERS, rows),
+        "",
+        "Baselines on the same split (from `../shared/bench/README.md`): BM25 R@10 0.524, "
+        "all-MiniLM-L6-v2 dense R@10 0.489.",
+        "",
+    ]
+    if default in result["modes"]:
+        per_conv = result["modes"][default]["per_conv"]
+        lines += [
+            f"Default mode ({default}) R@10 by split: tuning conversations (samples 0-1) "
+            f"{split_recall(per_conv, TUNE):.3f}, check conversations (samples 2-3) "
+            f"{split_recall(per_conv, CHECK):.3f}. Constants were chosen on the tuning split only.",
             "",
-            f"Data: `{path.name}`, {result['items']} turns, {questions} questions (categories 1-4). "
-            f"Embedder: {embedder}. Machine: {machine_line()}. Latency is per fetch of the top 20, "
-            "query embedding included, one query at a time.",
+            "Per category and k:",
             "",
-            table(headers, rows),
+            render_categories(result),
             "",
-            "Baselines on the same split (from `../shared/bench/README.md`): BM25 R@10 0.524, "
-            "all-MiniLM-L6-v2 dense R@10 0.489.",
-            "",
-            f"Evidence clean-up: {stats.total} evidence entries; {stats.split} held several ids and were "
-            f"split, {stats.repaired} ids were repaired (`D:11:26` -> `D11:26`, `D30:05` -> `D30:5`), "
-            f"{stats.dropped} pointed at no turn and were dropped; "
-            f"{stats.questions_without_evidence} questions were left with no evidence and skipped.",
         ]
+    if ablation:
+        lines += [
+            f"Ablation (`--ablation`, mode {default}): the default configuration, then each stage of "
+            "`RetrievalConfig` switched off in turn, then all off. Query-time stages share one store; "
+            "the analyzer and all-off rows build their own (same turns, cached document vectors).",
+            "",
+            render_ablation(ablation),
+            "",
+        ]
+    lines.append(
+        f"Evidence clean-up: {stats.total} evidence entries; {stats.split} held several ids and were "
+        f"split, {stats.repaired} ids were repaired (`D:11:26` -> `D11:26`, `D30:05` -> `D30:5`), "
+        f"{stats.dropped} pointed at no turn and were dropped; "
+        f"{stats.questions_without_evidence} questions were left with no evidence and skipped."
     )
+    return "\n".join(lines)
+
+
+def _query_time_only(stage: str) -> bool:
+    """Stages whose switch changes only how a fetch ranks, so their ablation can reuse the store."""
+    return stage != "analyzer"
+
+
+def _on_store(cfg: RetrievalConfig, stage: str) -> RetrievalConfig:
+    """The query-time equivalent of switching `stage` off on a store built with the default config."""
+    off = cfg.without(stage)
+    if stage == "context":  # the field stays indexed; weight 0 leaves it out of matching
+        return replace(off, context=replace(cfg.context, weight=0.0))
+    return off
+
+
+async def ablation_runs(
+    engine: Any,
+    convs: list[Conversation],
+    mode: FetchMode,
+    id_to_dia: dict[str, str],
+    embedder: Any,
+    tmp: str,
+) -> list[tuple[str, dict[str, Any]]]:
+    from tinymemory.engines.sqlite import SqliteEngine
+
+    base: RetrievalConfig = engine.retrieval
+    rows = [("default (all stages on)", await query_all(engine, convs, mode, id_to_dia))]
+    for stage in STAGES:
+        if _query_time_only(stage):
+            engine.retrieval = _on_store(base, stage)
+            rows.append((f"without {stage}", await query_all(engine, convs, mode, id_to_dia)))
+            engine.retrieval = base
+            continue
+        async with SqliteEngine(
+            str(Path(tmp) / f"no-{stage}.db"), embedder=embedder, retrieval=base.without(stage)
+        ) as other:
+            ids, _, _ = await store_all(other, convs)
+            rows.append((f"without {stage}", await query_all(other, convs, mode, ids)))
+    async with SqliteEngine(
+        str(Path(tmp) / "all-off.db"), embedder=embedder, retrieval=base.all_off()
+    ) as other:
+        ids, _, _ = await store_all(other, convs)
+        rows.append(("all stages off", await query_all(other, convs, mode, ids)))
+    return rows
 
 
 async def main_async(args: argparse.Namespace) -> int:
@@ -214,16 +372,33 @@ async def main_async(args: argparse.Namespace) -> int:
     path = Path(args.file)
     stats = EvidenceStats()
     convs = load(path, stats)
+    machine = machine_line()
+    ablation: list[tuple[str, dict[str, Any]]] | None = None
     with tempfile.TemporaryDirectory(prefix="tinymemory-locomo-") as tmp:
-        embedder = None if args.lexical_only else "default"
+        embedder: Any = None
+        if not args.lexical_only:
+            from tinymemory.retrieval.embedders import default_embedder
+
+            try:
+                embedder = CachedEmbedder(default_embedder())
+            except Exception as exc:  # no weights: lexical only, as the engine itself would do
+                print(f"embedder unavailable ({exc}); lexical only", file=sys.stderr)
         async with SqliteEngine(str(Path(tmp) / "locomo.db"), embedder=embedder) as engine:
             served = list(engine.descriptor.fetch_modes)
             modes = [FetchMode(m) for m in args.modes.split(",")] if args.modes else served
             modes = [m for m in modes if m in served]
             default = engine.descriptor.default_mode()
             result = await evaluate(engine, convs, modes)
+            if args.ablation and default is not None:
+                ablation = await ablation_runs(engine, convs, default, result["id_to_dia"], embedder, tmp)
             md = render(
-                result, stats, path, default.value if default else "", engine.descriptor.embedder or "none"
+                result,
+                stats,
+                path,
+                default.value if default else "",
+                engine.descriptor.embedder or "none",
+                ablation,
+                machine,
             )
     print(md)
     if not args.no_write:
@@ -242,6 +417,9 @@ def main() -> int:
     parser.add_argument("file", nargs="?", default=str(DEFAULT_FILE), help="LoCoMo-format JSON")
     parser.add_argument("--modes", help="comma-separated fetch modes (default: every served mode)")
     parser.add_argument("--lexical-only", action="store_true", help="run without the embedder")
+    parser.add_argument(
+        "--ablation", action="store_true", help="also switch each retrieval stage off in turn"
+    )
     parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     return asyncio.run(main_async(parser.parse_args()))
 
