@@ -52,8 +52,17 @@ def index_path(db_path: str, embedder: str, dim: int, dtype: str = DTYPE) -> Pat
 class HnswIndex:
     """Approximate top-k by inner product over L2-normalised rows, kept in step with the vectors table."""
 
-    def __init__(self, db_path: str, embedder: str, dim: int, *, dtype: str = DTYPE) -> None:
+    def __init__(
+        self,
+        db_path: str,
+        embedder: str,
+        dim: int,
+        *,
+        dtype: str = DTYPE,
+        expansion_search: int | None = None,
+    ) -> None:
         self.embedder, self.dim, self.dtype = embedder, dim, dtype
+        self.expansion_search = expansion_search  # None: usearch's default (64); higher: better recall
         self.path = index_path(db_path, embedder, dim, dtype)
         self._index: Any = self._new()
         self.last_rowid = 0
@@ -62,7 +71,7 @@ class HnswIndex:
     def _new(self) -> Any:
         from usearch.index import Index
 
-        return Index(ndim=self.dim, metric="ip", dtype=self.dtype)
+        return Index(ndim=self.dim, metric="ip", dtype=self.dtype, expansion_search=self.expansion_search)
 
     @property
     def size(self) -> int:
@@ -77,9 +86,11 @@ class HnswIndex:
         meta = Index.metadata(str(self.path))
         if meta is None or int(meta["dimensions"]) != self.dim:
             return False
-        restored = Index.restore(str(self.path))
+        restored: Any = Index.restore(str(self.path))
         if restored is None or restored.dtype != self._index.dtype:
             return False
+        if self.expansion_search is not None:
+            restored.expansion_search = self.expansion_search
         self._index = restored
         self.last_rowid = int(np.asarray(restored.keys).max()) if len(restored) else 0
         return True
@@ -115,6 +126,11 @@ class HnswIndex:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+    def set_expansion(self, expansion_search: int) -> None:
+        """Candidates kept while searching the graph: recall against latency, no rebuild needed."""
+        self.expansion_search = expansion_search
+        self._index.expansion_search = expansion_search
 
     def search(self, query: Floats, k: int, max_rowid: int | None = None) -> tuple[Ints, Floats]:
         """Up to k (rowid, cosine) best first, ties by rowid; rows past `max_rowid` are left out."""
