@@ -154,6 +154,12 @@ class Memory:
         if ids is not None:
             req = ForgetRequest(ids=tuple(ids), reach=self.reach)
         else:
+            if not any(v not in (None, (), []) for v in filter_fields.values()):
+                # the reach alone would mean "everything this Memory can see"
+                raise InvalidRequest(
+                    "forget: `filter` must set at least one field when no ids are given"
+                    " (the reach alone would forget everything in it)"
+                )
             req = ForgetRequest(filter=self._filter(filter_fields))
         return self._loop.run(self.engine.forget(req))
 

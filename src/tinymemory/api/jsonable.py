@@ -8,12 +8,14 @@ from datetime import datetime
 from enum import Enum
 from typing import Any
 
+from tinymemory.api.items import ItemMeta
 from tinymemory.api.namespace import Namespace, Reach
 from tinymemory.api.timeutil import format_rfc3339
 
 
 def to_jsonable(value: Any) -> Any:
-    """Dataclasses become dicts without None/empty fields; datetimes RFC 3339; enums their value."""
+    """Dataclasses become dicts without None fields (and without empty metadata lists, which are noise);
+    result lists stay even when empty, so `{"hits": []}` keeps its shape. Datetimes are RFC 3339."""
     if value is None or isinstance(value, bool | int | str):
         return value
     if isinstance(value, float):
@@ -28,7 +30,7 @@ def to_jsonable(value: Any) -> Any:
         out: dict[str, Any] = {}
         for f in fields(value):
             v = getattr(value, f.name)
-            if v is None or v == ():
+            if v is None or (v == () and isinstance(value, ItemMeta)):
                 continue
             out[f.name] = to_jsonable(v)
         return out

@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "tinymemory.cli.demo_cmd",
     "tinymemory.cli.mcp_cmd",
     "tinymemory.cli.ingest_cmd",
+    "tinymemory.cli.embedder_cmd",
 )
 
 
