@@ -2,7 +2,10 @@
 probe of an HNSW index against the exact scan.
 
     python bench/scale.py [--sizes 10000,100000,1000000] [--queries 200] [--ann-sizes 10000,100000]
-                          [--lexical-max 200000] [--no-write]
+                          [--lexical-max 200000] [--query-embedder default|minilm] [--no-write]
+
+The three sizes above take about 10 minutes on 2 cores (1M items build in about 4.5 minutes); the
+default sizes skip 1M.
 
 Items are synthetic chat-like sentences spread over 20 teams x 3 agents. Item vectors come from a
 random-projection embedder (bench/synthetic.py) of the query embedder's dimension, so that large
