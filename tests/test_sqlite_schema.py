@@ -80,6 +80,8 @@ async def test_a_version_1_file_is_upgraded_in_place_and_keeps_its_memory(tmp_pa
         await engine.list(ListRequest())
     raw = sqlite3.connect(path, isolation_level=None)
     raw.execute("DROP TABLE items_vocab")  # what a version 1 file looks like
+    raw.execute("DROP INDEX items_ns_observed")
+    raw.execute("CREATE INDEX items_ns ON items(ns)")
     raw.execute("PRAGMA user_version = 1")
     raw.close()
     async with SqliteEngine(path, embedder=None) as engine:
@@ -87,5 +89,5 @@ async def test_a_version_1_file_is_upgraded_in_place_and_keeps_its_memory(tmp_pa
         hits = (await engine.fetch(FetchRequest("migration working"))).hits
         assert [h.item.id for h in hits] == [stored.id]
     raw = sqlite3.connect(path)
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 3
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 4
     assert raw.execute("SELECT doc FROM items_vocab WHERE term = 'migrat'").fetchone() == (1,)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from tinymemory.api.errors import Conflict
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # Times are integer microseconds since the epoch (UTC): exact, compact and ordered.
 # AUTOINCREMENT keeps rowids unique forever, so a purged rowid never names a new item (the vector
@@ -92,6 +92,13 @@ ALTER TABLE items_fts_v3 RENAME TO items_fts;
 CREATE VIRTUAL TABLE items_vocab USING fts5vocab(items_fts, 'row');
 """
 
+# Version 4: newest-first reads within a namespace (list, context.md, the time anchor) walk one index
+# instead of sorting the namespace's rows; it also serves the plain namespace lookups of items_ns.
+_V4 = """
+CREATE INDEX items_ns_observed ON items(ns, observed_at DESC, id DESC);
+DROP INDEX items_ns;
+"""
+
 Migration = Callable[[sqlite3.Connection], None]
 
 
@@ -114,8 +121,12 @@ def _to_v3(conn: sqlite3.Connection) -> None:
     _run_script(conn, _V3)
 
 
+def _to_v4(conn: sqlite3.Connection) -> None:
+    _run_script(conn, _V4)
+
+
 # MIGRATIONS[n] takes a database at version n to version n + 1.
-MIGRATIONS: dict[int, Migration] = {0: _to_v1, 1: _to_v2, 2: _to_v3}
+MIGRATIONS: dict[int, Migration] = {0: _to_v1, 1: _to_v2, 2: _to_v3, 3: _to_v4}
 
 
 def user_version(conn: sqlite3.Connection) -> int:

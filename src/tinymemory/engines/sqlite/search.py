@@ -259,15 +259,18 @@ def still_visible(conn: sqlite3.Connection, ranked: Ranked, flt: MetaFilter, sna
     return [r for r in ranked if r[0] in ok]
 
 
+LATEST_OBSERVED_SQL = (
+    "SELECT i.observed_at FROM items i WHERE +i.rowid <= ? AND {where} ORDER BY i.observed_at DESC LIMIT 1"
+)
+
+
 def latest_observed(conn: sqlite3.Connection, flt: MetaFilter, snapshot: int) -> datetime | None:
     """The newest observed_at the filter reads: what "yesterday" in a question is relative to."""
     params: Params = [snapshot]
     where = filter_sql(flt, params)
-    row = conn.execute(
-        f"SELECT i.observed_at FROM items i WHERE i.rowid <= ? AND {where}"
-        " ORDER BY i.observed_at DESC LIMIT 1",
-        params,
-    ).fetchone()
+    # `+rowid` keeps the planner off the rowid range (a whole-table scan and sort: 27 ms at 100k) so it
+    # walks the observed_at index from the newest row and stops at the first match
+    row = conn.execute(LATEST_OBSERVED_SQL.format(where=where), params).fetchone()
     return None if row is None else from_us(int(row[0]))
 
 
