@@ -272,11 +272,13 @@ def render(
     embedder: str,
     ablation: list[tuple[str, dict[str, Any]]] | None = None,
     machine: str = "",
+    baselines: dict[str, dict[str, Any]] | None = None,
 ) -> str:
     rows = [
         _row(f"tinymemory {mode}" + (" (default)" if mode == default else ""), r)
         for mode, r in result["modes"].items()
     ]
+    rows += [_row(f"baseline: {name}", r) for name, r in (baselines or {}).items()]
     questions = next(iter(result["modes"].values()))["questions"] if result["modes"] else 0
     lines = [
         "## LoCoMo evidence recall (`bench/locomo.py`)",
@@ -289,9 +291,14 @@ def render(
         table(HEADERS, rows),
         "",
         "Baselines on the same split (from `../shared/bench/README.md`): BM25 R@10 0.524, "
-        "all-MiniLM-L6-v2 dense R@10 0.489.",
+        "all-MiniLM-L6-v2 dense R@10 0.489."
+        + (
+            " The `baseline:` rows recompute both here, on the same turns and questions." if baselines else ""
+        ),
         "",
     ]
+    if baselines and default in result["modes"]:
+        lines += [category_check(result["modes"][default], baselines, default), ""]
     if default in result["modes"]:
         per_conv = result["modes"][default]["per_conv"]
         lines += [
@@ -320,6 +327,20 @@ def render(
         f"{stats.questions_without_evidence} questions were left with no evidence and skipped."
     )
     return "\n".join(lines)
+
+
+def category_check(ours: dict[str, Any], baselines: dict[str, dict[str, Any]], mode: str) -> str:
+    """Per category and k, our default mode against the best baseline."""
+    worse = []
+    for c, name in CATEGORIES.items():
+        for k in KS:
+            best = max(b["recall"][k].get(c, 0.0) for b in baselines.values())
+            mine = ours["recall"][k].get(c, 0.0)
+            if mine < best:
+                worse.append(f"{name} R@{k} ({mine:.3f} < {best:.3f})")
+    if not worse:
+        return f"Per category and k, {mode} is at or above the best baseline everywhere."
+    return f"Per category and k, {mode} is below the best baseline at: " + ", ".join(worse) + "."
 
 
 def _query_time_only(stage: str) -> bool:
@@ -389,6 +410,11 @@ async def main_async(args: argparse.Namespace) -> int:
             modes = [m for m in modes if m in served]
             default = engine.descriptor.default_mode()
             result = await evaluate(engine, convs, modes)
+            baselines = None
+            if args.baselines:
+                from baselines import run_baselines
+
+                baselines = run_baselines(convs)
             if args.ablation and default is not None:
                 ablation = await ablation_runs(engine, convs, default, result["id_to_dia"], embedder, tmp)
             md = render(
@@ -399,6 +425,7 @@ async def main_async(args: argparse.Namespace) -> int:
                 engine.descriptor.embedder or "none",
                 ablation,
                 machine,
+                baselines,
             )
     print(md)
     if not args.no_write:
@@ -421,6 +448,9 @@ def main() -> int:
         "--ablation", action="store_true", help="also switch each retrieval stage off in turn"
     )
     parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
+    parser.add_argument(
+        "--baselines", action="store_true", help="also run plain BM25 (bm25s) and dense MiniLM side by side"
+    )
     return asyncio.run(main_async(parser.parse_args()))
 
 
