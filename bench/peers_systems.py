@@ -96,14 +96,18 @@ class TinyMemory:
 
     batching = "`store_many`, one call per conversation / 2,000 items"
 
-    def __init__(self, path: Path, mode: FetchMode) -> None:
+    def __init__(self, path: Path, mode: FetchMode, *, own_embedder: bool = False) -> None:
+        """`own_embedder`: tinymemory's default embedder (static-minilm) instead of the shared MiniLM,
+        to show what a user gets out of the box; its model time is then not split out."""
         from tinymemory.engines.sqlite import SqliteEngine
 
         self.mode = mode.value
-        self.label = "tinymemory"
+        self.label = "tinymemory, default static-minilm" if own_embedder else "tinymemory"
         self._fetch_mode = mode
         self._loop = asyncio.new_event_loop()
-        embedder = None if mode is FetchMode.LEXICAL else shared_embedder()
+        embedder: Any = None if mode is FetchMode.LEXICAL else shared_embedder()
+        if own_embedder:
+            embedder = "default"
         self._engine = SqliteEngine(str(path), embedder=embedder)
         self._loop.run_until_complete(self._engine.__aenter__())
         self._reach: dict[str, MetaFilter] = {}
