@@ -207,7 +207,7 @@ def target_line(results: list[Figures], mem0: Figures | None) -> str:
     head = "Target (default mode at least 5x mem0 on add and search at 10k, recall no lower)"
     lines = []
     for f in results:
-        if not (f.label.startswith("tinymemory") and "default" in f.mode):
+        if not (f.label.startswith("tinymemory") and "default" in f"{f.label} {f.mode}"):
             continue
         if mem0 is None or f.big_add is None or mem0.big_add is None:
             continue
