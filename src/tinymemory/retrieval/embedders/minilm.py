@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from tinymemory.api import Unavailable
 from tinymemory.retrieval.embedders.base import Vectors
 from tinymemory.retrieval.embedders.bert_numpy import BertConfig, BertWeights, encode
 from tinymemory.retrieval.embedders.blas_threads import BLAS, SMALL_INPUT_TOKENS, is_small
+from tinymemory.retrieval.embedders.lazy import Lazy
 from tinymemory.retrieval.embedders.locate import ENV_MINILM_DIR, find_minilm_dir
 from tinymemory.retrieval.embedders.query_cache import QueryCache
 
@@ -65,8 +65,7 @@ class MiniLMEmbedder:
         # Calls of at most this many tokens run on one BLAS thread (0 turns that off): blas_threads.py.
         self._one_thread_tokens = one_thread_tokens
         self._queries = QueryCache(query_cache_size)
-        self._lock = threading.Lock()
-        self._loaded: _Loaded | None = None
+        self._state = Lazy(self._load)
 
     @property
     def name(self) -> str:
@@ -82,20 +81,14 @@ class MiniLMEmbedder:
 
     @property
     def loaded(self) -> bool:
-        return self._loaded is not None
+        return self._state.ready
 
     def load(self) -> None:
         """Load weights and tokenizer now (otherwise the first embed does it)."""
         self._ensure_loaded()
 
     def _ensure_loaded(self) -> _Loaded:
-        loaded = self._loaded
-        if loaded is not None:
-            return loaded
-        with self._lock:
-            if self._loaded is None:
-                self._loaded = self._load()
-            return self._loaded
+        return self._state.get()
 
     def _load(self) -> _Loaded:
         model_dir = find_minilm_dir(self._explicit_dir)

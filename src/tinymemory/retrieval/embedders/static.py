@@ -13,7 +13,6 @@ import itertools
 import logging
 import os
 import sys
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from tokenizers import Tokenizer
 
 from tinymemory.api import Unavailable
 from tinymemory.retrieval.embedders.base import Vectors
+from tinymemory.retrieval.embedders.lazy import Lazy
 from tinymemory.retrieval.embedders.locate import find_minilm_dir
 from tinymemory.retrieval.embedders.query_cache import QueryCache
 
@@ -88,8 +88,7 @@ class StaticMiniLMEmbedder:
         self._model_dir = model_dir
         self._build_if_missing = build_if_missing
         self._queries = QueryCache(query_cache_size)
-        self._lock = threading.Lock()
-        self._loaded: _Loaded | None = None
+        self._state = Lazy(self._load)
 
     @property
     def name(self) -> str:
@@ -105,7 +104,7 @@ class StaticMiniLMEmbedder:
 
     @property
     def loaded(self) -> bool:
-        return self._loaded is not None
+        return self._state.ready
 
     @property
     def query_cache(self) -> QueryCache:
@@ -116,13 +115,7 @@ class StaticMiniLMEmbedder:
         self._ensure_loaded()
 
     def _ensure_loaded(self) -> _Loaded:
-        loaded = self._loaded
-        if loaded is not None:
-            return loaded
-        with self._lock:
-            if self._loaded is None:
-                self._loaded = self._load()
-            return self._loaded
+        return self._state.get()
 
     def _load(self) -> _Loaded:
         model_dir = find_minilm_dir(self._model_dir)
