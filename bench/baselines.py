@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from locomo import KS, Conversation
-from report import percentile
+from locomo import KS, Conversation, RecallTally
 
 Ranker = Callable[[Conversation, str], list[str]]
 
@@ -51,30 +49,15 @@ def dense_ranker(conv: Conversation, embedder: Any) -> Ranker:
 
 def evaluate_ranker(convs: list[Conversation], make: Callable[[Conversation], Ranker]) -> dict[str, Any]:
     """Same shape as locomo.query_all's result."""
-    scores: dict[int, dict[int, list[float]]] = {k: defaultdict(list) for k in KS}
-    per_conv: list[list[float]] = []
-    latencies: list[float] = []
+    tally = RecallTally()
     for conv in convs:
         rank = make(conv)
-        mine: list[float] = []
+        tally.start_conversation()
         for question, cat, evidence in conv.questions:
             t = time.perf_counter()
             ranked = rank(conv, question)
-            latencies.append((time.perf_counter() - t) * 1000)
-            for k in KS:
-                got = len(set(ranked[:k]) & set(evidence)) / len(evidence)
-                scores[k][cat].append(got)
-                scores[k][0].append(got)
-                if k == 10:
-                    mine.append(got)
-        per_conv.append(mine)
-    return {
-        "recall": {k: {c: sum(v) / len(v) for c, v in scores[k].items()} for k in KS},
-        "per_conv": per_conv,
-        "p50_ms": percentile(latencies, 50),
-        "p95_ms": percentile(latencies, 95),
-        "questions": len(latencies),
-    }
+            tally.add(cat, evidence, ranked, (time.perf_counter() - t) * 1000)
+    return tally.result()
 
 
 def run_baselines(convs: list[Conversation]) -> dict[str, dict[str, Any]]:

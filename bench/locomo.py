@@ -173,36 +173,50 @@ async def store_all(engine: MemoryEngine, convs: list[Conversation]) -> tuple[di
     return id_to_dia, n_items, store_seconds
 
 
+class RecallTally:
+    """Recall per k and category (0 = all), R@10 per conversation, and latency: one per retriever."""
+
+    def __init__(self) -> None:
+        self.scores: dict[int, dict[int, list[float]]] = {k: defaultdict(list) for k in KS}
+        self.per_conv: list[list[float]] = []
+        self.latencies: list[float] = []
+
+    def start_conversation(self) -> None:
+        self.per_conv.append([])
+
+    def add(self, cat: int, evidence: list[str], ranked: list[str], latency_ms: float) -> None:
+        self.latencies.append(latency_ms)
+        for k in KS:
+            got = len(set(ranked[:k]) & set(evidence)) / len(evidence)
+            self.scores[k][cat].append(got)
+            self.scores[k][0].append(got)
+            if k == 10:
+                self.per_conv[-1].append(got)
+
+    def result(self) -> dict[str, Any]:
+        return {
+            "recall": {k: {c: sum(v) / len(v) for c, v in self.scores[k].items()} for k in KS},
+            "per_conv": self.per_conv,
+            "p50_ms": percentile(self.latencies, 50),
+            "p95_ms": percentile(self.latencies, 95),
+            "questions": len(self.latencies),
+        }
+
+
 async def query_all(
     engine: MemoryEngine, convs: list[Conversation], mode: FetchMode, id_to_dia: dict[str, str]
 ) -> dict[str, Any]:
-    """Recall per k and category (0 = all), per conversation at R@10, and latency, for one mode."""
-    scores: dict[int, dict[int, list[float]]] = {k: defaultdict(list) for k in KS}
-    per_conv: list[list[float]] = []
-    latencies: list[float] = []
+    """Recall per k and category, per conversation at R@10, and latency, for one mode."""
+    tally = RecallTally()
     for conv in convs:
-        ns = conv.items[0].meta.namespace
-        flt = MetaFilter(reach=Reach.exact(ns))
-        mine: list[float] = []
+        flt = MetaFilter(reach=Reach.exact(conv.items[0].meta.namespace))
+        tally.start_conversation()
         for question, cat, evidence in conv.questions:
             t = time.perf_counter()
             res = await engine.fetch(FetchRequest(query=question, mode=mode, filter=flt, limit=max(KS)))
-            latencies.append((time.perf_counter() - t) * 1000)
-            ranked = [id_to_dia.get(h.item.id, "") for h in res.hits]
-            for k in KS:
-                got = len(set(ranked[:k]) & set(evidence)) / len(evidence)
-                scores[k][cat].append(got)
-                scores[k][0].append(got)
-                if k == 10:
-                    mine.append(got)
-        per_conv.append(mine)
-    return {
-        "recall": {k: {c: sum(v) / len(v) for c, v in scores[k].items()} for k in KS},
-        "per_conv": per_conv,
-        "p50_ms": percentile(latencies, 50),
-        "p95_ms": percentile(latencies, 95),
-        "questions": len(latencies),
-    }
+            latency = (time.perf_counter() - t) * 1000
+            tally.add(cat, evidence, [id_to_dia.get(h.item.id, "") for h in res.hits], latency)
+    return tally.result()
 
 
 async def evaluate(engine: MemoryEngine, convs: list[Conversation], modes: list[FetchMode]) -> dict[str, Any]:
