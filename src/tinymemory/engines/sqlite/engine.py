@@ -51,7 +51,8 @@ from tinymemory.engines.sqlite import db, reads, search, store
 from tinymemory.engines.sqlite.cursors import FetchCursor, ListCursor, fingerprint
 from tinymemory.engines.sqlite.rows import to_us
 from tinymemory.engines.sqlite.schema import SCHEMA_VERSION
-from tinymemory.engines.sqlite.vectors import Floats, VectorMatrix
+from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix
+from tinymemory.engines.sqlite.where import is_selective
 from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
 from tinymemory.retrieval.dates import mentions_time
@@ -307,9 +308,11 @@ class SqliteEngine:
         offset = cur.offset if cur is not None else 0
         want = pool if pooled else offset + req.limit + 1
         # Only the query is embedded on read; the embedding runs while FTS5 ranks (phase one).
-        embedding: asyncio.Future[Floats] | None = None
+        # A whole-store scan also starts on the helper thread, so the two rankers use both cores.
+        embedding: asyncio.Future[tuple[Floats, EarlyScores | None]] | None = None
         if mode is not FetchMode.LEXICAL:
-            embedding = asyncio.ensure_future(self._embed_query(op, req.query))
+            scan_early = not is_selective(req.filter)
+            embedding = asyncio.ensure_future(self._embed_query(op, req.query, scan_early))
 
         def lexical_phase(conn: sqlite3.Connection) -> tuple[int, search.Ranked]:
             snapshot = cur.snapshot if cur is not None else search.max_rowid(conn)
@@ -322,7 +325,7 @@ class SqliteEngine:
 
         try:
             snapshot, lex = await self._run(op, lambda c: db.in_read(c, lexical_phase))
-            qvec = await embedding if embedding is not None else None
+            qvec, early = await embedding if embedding is not None else (None, None)
         except BaseException:
             if embedding is not None:
                 embedding.cancel()
@@ -332,7 +335,7 @@ class SqliteEngine:
             sem: search.Ranked = []
             if qvec is not None:
                 assert self._matrix is not None
-                outcome = search.semantic(conn, self._matrix, qvec, req.filter, snapshot, want)
+                outcome = search.semantic(conn, self._matrix, qvec, req.filter, snapshot, want, early)
                 self.last_semantic_plan = outcome.plan
                 sem = outcome.ranked
             derived = None
@@ -359,15 +362,24 @@ class SqliteEngine:
         nxt = FetchCursor(snapshot, offset + req.limit, pool).encode(fp) if more else None
         return FetchResult(tuple(hits), mode, nxt)
 
-    async def _embed_query(self, op: str, text: str) -> Floats:
+    async def _embed_query(
+        self, op: str, text: str, scan_early: bool = False
+    ) -> tuple[Floats, EarlyScores | None]:
+        """The query vector, and with `scan_early` the matrix scan over the rows loaded so far, both on
+        the helper thread while the database thread ranks lexically."""
         assert self.embedder is not None
+        embedder, matrix = self.embedder, self._matrix
+
+        def work() -> tuple[Floats, EarlyScores | None]:
+            vec = np.asarray(embedder.embed_query(text), dtype=np.float32).reshape(-1)
+            if scan_early and matrix is not None and matrix.size and vec.shape == (matrix.dim,):
+                return vec, matrix.early_scores(vec)
+            return vec, None
+
         try:
-            vec = await asyncio.get_running_loop().run_in_executor(
-                self._helper, self.embedder.embed_query, text
-            )
+            return await asyncio.get_running_loop().run_in_executor(self._helper, work)
         except Exception as exc:
             raise Unavailable(f"{op}: the embedder failed ({exc})") from exc
-        return np.asarray(vec, dtype=np.float32).reshape(-1)
 
     async def recall(self, request: RecallRequest) -> RecallResult:
         req = validate.check_recall(request, self._descriptor.fetch_modes)

@@ -17,7 +17,7 @@ import numpy as np
 from tinymemory.api.filters import FetchMode, MetaFilter, TimeHint
 from tinymemory.api.timeutil import utcnow
 from tinymemory.engines.sqlite.rows import from_us
-from tinymemory.engines.sqlite.vectors import Floats, VectorMatrix, top_order
+from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, top_order
 from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
 from tinymemory.retrieval.dates import mentions_time
@@ -147,6 +147,7 @@ def semantic(
     flt: MetaFilter,
     snapshot: int,
     n: int,
+    early: EarlyScores | None = None,
 ) -> SemanticOutcome:
     matrix.refresh(conn)
     if n <= 0 or matrix.size == 0:
@@ -168,7 +169,7 @@ def semantic(
             return SemanticOutcome(
                 [(int(rowids[i]), _unit(float(scores[i]))) for i in order], Plan.FILTER_FIRST
             )
-    scores = matrix.scores(qvec, snapshot)
+    scores = matrix.scores(qvec, snapshot, early)
     all_rowids = matrix.rowids
     total = len(scores)
     k = min(total, 2 * n + 32)
