@@ -47,6 +47,7 @@ class VectorMatrix:
     def __init__(self, embedder: str, dim: int) -> None:
         self.embedder = embedder
         self.dim = dim
+        self.generation = 0  # bumped by every reset, so a scan taken before one is never reused
         self.reset()
 
     def reset(self) -> None:
@@ -54,7 +55,7 @@ class VectorMatrix:
         self._rowids: Ints = np.empty(0, dtype=np.int64)
         self._n = 0
         self.last_rowid = 0
-        self.generation = getattr(self, "generation", 0) + 1
+        self.generation += 1
 
     @property
     def size(self) -> int:
