@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from test_api_strategies import KIND_RE, NAME_RE, deep_namespaces, namespaces, small_namespaces
@@ -36,6 +36,9 @@ def test_the_root_is_the_empty_string() -> None:
 
 
 @given(st.text(alphabet="ab:/-_.Z9 +\n", max_size=30) | st.text(max_size=30))
+@example("a:b\n")  # `$` matches before a trailing newline: the parser must anchor at the very end
+@example("a:b/a:b\n")
+@example("a:b\n/a:b")
 def test_parse_accepts_exactly_the_grammar(text: str) -> None:
     if grammar_accepts(text):
         assert str(Namespace.parse(text)) == text
@@ -57,6 +60,10 @@ def test_parse_accepts_exactly_the_grammar(text: str) -> None:
         ":acme",
         "team:-acme",
         "team:a b",
+        "team:acme\n",
+        "team:acme/agent:a\n",
+        "team:acme\n/agent:a",
+        "team:acme\r",
     ],
 )
 def test_malformed_strings_are_refused_naming_the_field(bad: str) -> None:
@@ -113,3 +120,11 @@ def test_child_is_within_its_parent(ns: Namespace, kind: str, name: str) -> None
     assert child.parent() == ns
     assert child.is_within(ns) and not ns.is_within(child)
     assert child.get(kind) == name
+
+
+def test_a_trailing_newline_is_not_the_same_place() -> None:
+    """A host deriving the place from a user-supplied name must not map `u1\\n` onto `u1`."""
+    with pytest.raises(InvalidRequest, match="bad segment"):
+        Namespace.parse("user:u1\n")
+    with pytest.raises(InvalidRequest):
+        Namespace.of(("user", "u1\n"))

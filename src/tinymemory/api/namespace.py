@@ -15,7 +15,8 @@ from tinymemory.api.errors import InvalidRequest
 
 _KIND = r"[a-z][a-z0-9_-]{0,31}"
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._@+=~-]{0,127}"
-_SEGMENT_RE = re.compile(rf"^({_KIND}):({_NAME})$")
+# Matched with fullmatch: `$` would also accept a trailing newline, mapping `u1\n` onto `u1`.
+_SEGMENT_RE = re.compile(rf"({_KIND}):({_NAME})")
 MAX_DEPTH = 16
 # `+` joins reach terms but may also appear in names, so split only where a new term starts.
 _TERM_SPLIT_RE = re.compile(rf"\+(?=\s*(?:(?:exact|inherit|subtree)\(|{_KIND}:))")
@@ -54,7 +55,7 @@ class Namespace:
             raise InvalidRequest(f"{field}: `{_clip(text)}` is deeper than {MAX_DEPTH} segments")
         segments: list[Segment] = []
         for part in parts:
-            match = _SEGMENT_RE.match(part)
+            match = _SEGMENT_RE.fullmatch(part)
             if match is None:
                 raise InvalidRequest(
                     f"{field}: `{_clip(text)}` has a bad segment `{_clip(part)}`"
