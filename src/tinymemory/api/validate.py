@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime
 
 from tinymemory.api.errors import InvalidRequest
 from tinymemory.api.filters import EQUALITY_FIELDS, Facet, FetchMode, MetaFilter, TimeHint
@@ -23,7 +23,7 @@ from tinymemory.api.requests import (
     ListRequest,
     RecallRequest,
 )
-from tinymemory.api.timeutil import ensure_utc
+from tinymemory.api.timeutil import OUT_OF_RANGE
 
 MAX_TEXT_CHARS = 1_000_000
 MAX_QUERY_CHARS = 10_000
@@ -65,14 +65,21 @@ def _check_str_tuple(op: str, field: str, values: object, *, max_chars: int = MA
 
 
 def _check_time(op: str, field: str, value: object) -> datetime | None:
+    """Aware and representable in UTC (an offset can push year 1 or 9999 out of datetime's range)."""
     if value is None:
         return None
     if not isinstance(value, datetime):
         raise fail(op, field, "must be a datetime")
     try:
-        return ensure_utc(value, field=f"{op}: `{field}`")
-    except InvalidRequest:
-        raise fail(op, field, "must be timezone-aware") from None
+        naive = value.tzinfo is None or value.utcoffset() is None
+    except ValueError:
+        raise fail(op, field, "has an invalid utc offset") from None
+    if naive:
+        raise fail(op, field, "must be timezone-aware")
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise fail(op, field, OUT_OF_RANGE) from None
 
 
 def check_namespace(op: str, field: str, value: object) -> None:
@@ -189,7 +196,8 @@ def check_time_hint(op: str, hint: object) -> TimeHint | None:
         raise fail(op, "time_hint", "must be a TimeHint")
     start = _check_time(op, "time_hint.start", hint.start)
     end = _check_time(op, "time_hint.end", hint.end)
-    assert start is not None and end is not None
+    if start is None or end is None:
+        raise fail(op, "time_hint", "must set both `start` and `end`")
     if end <= start:
         raise fail(op, "time_hint.end", "must be later than `start`")
     return TimeHint(start, end)

@@ -25,7 +25,7 @@ from tinymemory.api.validate import (
 )
 from tinymemory.tools.spec import DEFAULT_LIMIT, MAX_IDS, MAX_LIMIT
 
-_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # fullmatch: `$` would allow a trailing newline
 MAX_ID_CHARS = 256
 MAX_CURSOR_CHARS = 4096
 
@@ -270,14 +270,7 @@ def read_filter(tool: str, obj: Obj, key: str = "filter") -> MetaFilter:
         if value is None:
             times[name] = None
             continue
-        try:
-            times[name] = parse_rfc3339(value, field=name)
-        except InvalidRequest:
-            raise fail(
-                tool,
-                f"{key}.{name}",
-                f"`{clip(value)}` is not an RFC 3339 timestamp (e.g. 2024-05-08T13:56:00Z)",
-            ) from None
+        times[name] = parse_rfc3339(value, field=f"{key}.{name}", op=tool)
     built = MetaFilter(
         kinds=tuple(dict.fromkeys(kinds)),
         sources=read_str_list(tool, flt, "sources", key, max_items=MAX_TAGS) or (),
@@ -315,7 +308,7 @@ def _read_date(tool: str, obj: Obj, key: str, *, required: bool) -> date | None:
         if required:
             raise fail(tool, field, "is required")
         return None
-    if not isinstance(value, str) or not _DATE_RE.match(value):
+    if not isinstance(value, str) or not _DATE_RE.fullmatch(value):
         raise fail(tool, field, f"`{clip(value)}` is not a date (YYYY-MM-DD)")
     try:
         return date.fromisoformat(value)
