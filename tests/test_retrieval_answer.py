@@ -46,3 +46,20 @@ def test_no_overlap_quotes_the_top_hit_and_no_hits_is_empty() -> None:
 
 def test_sentence_split() -> None:
     assert split_sentences("One. Two!\nThree? four") == ["One.", "Two!", "Three?", "four"]
+
+
+def test_quotes_without_final_punctuation_do_not_run_together() -> None:
+    hits = [hit(0, "Dana prefers tea in the morning"), hit(1, "Dana drinks coffee after lunch")]
+    ext = extract("what does Dana drink?", hits)
+    assert ext.answer == "Dana prefers tea in the morning. Dana drinks coffee after lunch"
+    lines = [hit(0, "deploy on fridays\ndeploy needs approval")]
+    assert extract("deploy", lines).answer == "deploy on fridays. deploy needs approval"
+
+
+def test_quotes_ending_in_punctuation_keep_it_and_the_budget_still_holds() -> None:
+    hits = [hit(0, "Is the deploy on Friday?"), hit(1, "The deploy steps:"), hit(2, "deploy with care")]
+    ext = extract("deploy", hits)
+    assert ext.answer == "Is the deploy on Friday? The deploy steps: deploy with care"
+    many = [hit(i, f"deploy note number {i}") for i in range(5)]
+    for budget in range(10, 120, 7):
+        assert len(extract("deploy note", many, budget=budget).answer) <= budget

@@ -17,6 +17,10 @@ from tinymemory.retrieval.text import Analyzer, default_analyzer
 DEFAULT_BUDGET_CHARS = 600
 MIN_RELATIVE_OVERLAP = 0.5  # a quoted sentence shares at least half as many terms as the best one
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+# A quote ending like this closes itself; any other gets a period before the next one, so quotes
+# from memories written without final punctuation do not run together.
+_CLOSED = re.compile(r"[.!?…:;。！？][\"'”’)\]]*$")
+SEPARATOR_CHARS = 2  # ". " at most between two quotes
 
 
 @runtime_checkable
@@ -36,6 +40,15 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
 
 
+def join_quotes(sentences: Sequence[str]) -> str:
+    """Quotes joined by a space, with a period added after any that lacks final punctuation."""
+    out: list[str] = []
+    for i, sentence in enumerate(sentences):
+        last = i == len(sentences) - 1
+        out.append(sentence if last or _CLOSED.search(sentence) else sentence + ".")
+    return " ".join(out)
+
+
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
 
@@ -52,7 +65,7 @@ def extract(
 
     Sentences are scored by the share of question terms they contain (ties: better hit, earlier
     sentence); those far below the best are left out; the rest print in hit order, so the answer
-    reads like the memories it quotes.
+    reads like the memories it quotes, each quote closed by its own punctuation or a period.
     """
     if not hits:
         return Extract("", ())
@@ -74,7 +87,7 @@ def extract(
     chosen: list[tuple[int, int, str]] = []
     used_chars = 0
     for _, h_rank, s_pos, sentence in candidates:
-        room = budget - used_chars - (1 if chosen else 0)
+        room = budget - used_chars - (SEPARATOR_CHARS if chosen else 0)
         if room <= 0:
             break
         if len(sentence) > room:
@@ -82,10 +95,10 @@ def extract(
                 continue
             sentence = _clip(sentence, room)
         chosen.append((h_rank, s_pos, sentence))
-        used_chars += len(sentence) + (1 if len(chosen) > 1 else 0)
+        used_chars += len(sentence) + (SEPARATOR_CHARS if len(chosen) > 1 else 0)
     chosen.sort()
     used = tuple(dict.fromkeys(hits[h].item.id for h, _, _ in chosen))
-    return Extract(" ".join(s for _, _, s in chosen), used)
+    return Extract(join_quotes([s for _, _, s in chosen]), used)
 
 
 class ExtractiveAnswerer:
