@@ -51,6 +51,7 @@ from tinymemory.api.requests import (
     RecallRequest,
     RecallResult,
     StoreResult,
+    Tombstone,
 )
 from tinymemory.api.timeutil import format_rfc3339, parse_rfc3339, utcnow
 
@@ -103,6 +104,7 @@ __all__ = [
     "StoreResult",
     "TimeHint",
     "TinyMemoryError",
+    "Tombstone",
     "Unavailable",
     "Unsupported",
     "content_key",

@@ -71,9 +71,29 @@ class GetRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class Tombstone:
+    """What a read may learn of a forgotten item: its id and when it was forgotten, nothing of its content.
+
+    The lifecycle needs it so that a learning the user forgot is not derived again from what was said
+    before the forget. Purged items leave no tombstone.
+    """
+
+    id: str
+    forgotten_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class GetResult:
+    """`missing`: every asked id not returned (unknown, outside the reach, forgotten or purged).
+
+    `forgotten`: the asked ids, within the reach, that are forgotten but not yet purged, in the order
+    asked. They are in `missing` too, so a caller that only knows `missing` reads them as gone. Outside
+    the reach a forgotten id is only `missing`, exactly like an unknown one.
+    """
+
     items: tuple[MemoryItem, ...]
     missing: tuple[str, ...]
+    forgotten: tuple[Tombstone, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

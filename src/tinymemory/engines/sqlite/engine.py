@@ -261,10 +261,9 @@ class SqliteEngine:
 
     async def get(self, request: GetRequest) -> GetResult:
         req = validate.check_get(request)
-        found, missing = await self._run(
+        return await self._run(
             "get", lambda c: db.in_read(c, lambda r: reads.get_items(r, req.ids, req.reach))
         )
-        return GetResult(tuple(found), tuple(missing))
 
     async def list(self, request: ListRequest) -> ListResult:
         req = validate.check_list(request)

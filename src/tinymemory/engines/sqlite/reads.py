@@ -8,10 +8,10 @@ from collections.abc import Sequence
 
 from tinymemory.api.filters import Facet, MetaFilter
 from tinymemory.api.items import MemoryItem
-from tinymemory.api.namespace import Reach
-from tinymemory.api.requests import EXPLORE_SCAN_CAP, Bucket, ExploreResult
+from tinymemory.api.namespace import Namespace, Reach
+from tinymemory.api.requests import EXPLORE_SCAN_CAP, Bucket, ExploreResult, GetResult, Tombstone
 from tinymemory.engines.sqlite.cursors import ListCursor
-from tinymemory.engines.sqlite.rows import ITEM_SELECT, decode_item
+from tinymemory.engines.sqlite.rows import ITEM_SELECT, decode_item, from_us
 from tinymemory.engines.sqlite.where import Params, filter_sql
 
 FACET_COLUMNS: dict[Facet, str] = {
@@ -38,10 +38,9 @@ def items_by_rowid(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int,
     return {int(r["rowid"]): decode_item(r) for r in rows}
 
 
-def get_items(
-    conn: sqlite3.Connection, ids: Sequence[str], reach: Reach | None
-) -> tuple[list[MemoryItem], list[str]]:
-    """Found items in the order asked; unknown, forgotten or out-of-reach ids are missing."""
+def get_items(conn: sqlite3.Connection, ids: Sequence[str], reach: Reach | None) -> GetResult:
+    """Found items in the order asked; unknown, forgotten or out-of-reach ids are missing, and the
+    forgotten ones inside the reach are also told apart (id and time only) as tombstones."""
     rows = conn.execute(
         f"SELECT {ITEM_SELECT} FROM json_each(?) j CROSS JOIN items i ON i.id = j.value"
         " WHERE i.forgotten_at IS NULL",
@@ -52,7 +51,27 @@ def get_items(
         item = decode_item(row)
         if reach is None or reach.contains(item.namespace):
             found[item.id] = item
-    return [found[i] for i in ids if i in found], [i for i in ids if i not in found]
+    missing = [i for i in ids if i not in found]
+    return GetResult(
+        tuple(found[i] for i in ids if i in found),
+        tuple(missing),
+        _tombstones(conn, missing, reach) if missing else (),
+    )
+
+
+def _tombstones(conn: sqlite3.Connection, ids: Sequence[str], reach: Reach | None) -> tuple[Tombstone, ...]:
+    """Only the id, namespace and time are read: nothing of a forgotten item's content leaves the file."""
+    rows = conn.execute(
+        "SELECT i.id, i.ns, i.forgotten_at FROM json_each(?) j CROSS JOIN items i ON i.id = j.value"
+        " WHERE i.forgotten_at IS NOT NULL",
+        (json.dumps(list(ids)),),
+    )
+    when = {
+        str(r[0]): from_us(int(r[2]))
+        for r in rows
+        if reach is None or reach.contains(Namespace.parse(str(r[1])))
+    }
+    return tuple(Tombstone(i, when[i]) for i in ids if i in when)
 
 
 def list_page(
