@@ -11,7 +11,12 @@ import pytest
 
 from tinymemory import Memory
 from tinymemory.api import (
+    About,
+    ExploreRequest,
+    Facet,
     FetchRequest,
+    ForgetRequest,
+    GetRequest,
     InvalidRequest,
     ItemKind,
     ItemMeta,
@@ -20,6 +25,8 @@ from tinymemory.api import (
     NewItem,
     PurgeRequest,
     RecallRequest,
+    Ref,
+    Source,
     TimeHint,
     parse_rfc3339,
 )
@@ -124,3 +131,80 @@ def test_the_facade_refuses_out_of_range_datetimes(mem: Memory) -> None:
     with pytest.raises(InvalidRequest, match=r"^fetch: `filter\.observed_after`"):
         mem.fetch("x", observed_after=LATEST)
     assert mem.list().items == ()
+
+
+# -- lone surrogates (text Python holds but UTF-8 cannot encode) ------------------------------------------
+
+LONE = "a\ud800b"
+
+
+def test_the_facade_refuses_lone_surrogates_naming_the_field(mem: Memory) -> None:
+    with pytest.raises(InvalidRequest, match=r"^store: `text` is not valid unicode"):
+        mem.store(LONE)
+    with pytest.raises(InvalidRequest, match=r"^store: `meta\.tags\[1\]` is not valid unicode"):
+        mem.store("fine", tags=["ok", LONE])
+    with pytest.raises(InvalidRequest, match=r"^store: `meta\.thread_id` is not valid unicode"):
+        mem.store("fine", thread_id=LONE)
+    with pytest.raises(InvalidRequest, match=r"^store_many: `items\[1\]\.text` is not valid unicode"):
+        mem.store_many(["fine", LONE, "also fine"])
+    with pytest.raises(InvalidRequest, match=r"^fetch: `query` is not valid unicode"):
+        mem.fetch(LONE)
+    with pytest.raises(InvalidRequest, match=r"^recall: `question` is not valid unicode"):
+        mem.recall(LONE)
+    with pytest.raises(InvalidRequest, match=r"^list: `filter\.thread_id` is not valid unicode"):
+        mem.list(thread_id=LONE)
+    with pytest.raises(InvalidRequest, match=r"^get: `ids\[0\]` is not valid unicode"):
+        mem.get([LONE])
+    with pytest.raises(InvalidRequest, match=r"^forget: `ids\[0\]` is not valid unicode"):
+        mem.forget([LONE])
+    assert mem.list().items == ()
+
+
+STRING_META = [
+    *(
+        ({name: LONE}, f"meta.{name}")
+        for name in ("workspace", "file_path", "url", "title", "summary", "parent")
+    ),
+    ({"source": Source("agent", LONE)}, "meta.source.id"),
+    ({"about": About("topic", LONE)}, "meta.about.key"),
+    ({"evidence": ("m_1", LONE)}, r"meta.evidence\[1\]"),
+    ({"refs": (Ref("image", LONE),)}, r"meta.refs\[0\].ref"),
+    ({"extra": (("k", LONE),)}, r"meta.extra\[0\]"),
+]
+
+
+@pytest.mark.parametrize(("meta", "field"), STRING_META)
+async def test_every_string_of_a_new_item_is_checked(
+    engine: SqliteEngine, meta: dict[str, object], field: str
+) -> None:
+    bad = NewItem(ItemKind.LEARNING, "fine", ItemMeta(**meta))  # type: ignore[arg-type]
+    with pytest.raises(InvalidRequest, match=rf"^store: `{field}` is not valid unicode"):
+        await engine.store(bad)
+    with pytest.raises(InvalidRequest, match=rf"^store_many: `items\[1\]\.{field}` is not valid unicode"):
+        await engine.store_many([NewItem(ItemKind.LEARNING, "good"), bad])
+    with pytest.raises(InvalidRequest, match=r"^store: `identity` is not valid unicode"):
+        await engine.store(NewItem(ItemKind.LEARNING, "fine", identity=LONE))
+    assert await count(engine) == 0
+
+
+async def test_every_request_string_is_checked(engine: SqliteEngine) -> None:
+    cases: list[tuple[Callable[[], Awaitable[object]], str]] = [
+        (lambda: engine.fetch(FetchRequest(LONE)), "fetch: `query`"),
+        (lambda: engine.fetch(FetchRequest("x", cursor=LONE)), "fetch: `cursor`"),
+        (lambda: engine.list(ListRequest(cursor=LONE)), "list: `cursor`"),
+        (lambda: engine.recall(RecallRequest(LONE)), "recall: `question`"),
+        (lambda: engine.recall(RecallRequest("x", instructions=LONE)), "recall: `instructions`"),
+        (lambda: engine.get(GetRequest((LONE,))), r"get: `ids\[0\]`"),
+        (lambda: engine.forget(ForgetRequest(ids=("m_1", LONE))), r"forget: `ids\[1\]`"),
+        (lambda: engine.forget(ForgetRequest(filter=MetaFilter(repo=LONE))), "forget: `filter.repo`"),
+        (
+            lambda: engine.explore(ExploreRequest(Facet.TAG, MetaFilter(tags_any=(LONE,)))),
+            r"explore: `filter.tags_any\[0\]`",
+        ),
+        (lambda: engine.list(ListRequest(MetaFilter(sources=(LONE,)))), r"list: `filter.sources\[0\]`"),
+        (lambda: engine.list(ListRequest(MetaFilter(about=About(LONE, "k")))), "list: `filter.about.kind`"),
+        (lambda: engine.list(ListRequest(MetaFilter(categories=(LONE,)))), r"list: `filter.categories\[0\]`"),
+    ]
+    for call, where in cases:
+        with pytest.raises(InvalidRequest, match=rf"^{where} "):
+            await call()

@@ -1,6 +1,8 @@
 """Request validation shared by every engine, so bad input fails the same way everywhere.
 
-Each check raises InvalidRequest with "op: `field` ..." and runs before anything is written.
+Each check raises InvalidRequest with "op: `field` ..." and runs before anything is written. Every
+string is also checked to encode as UTF-8: a lone surrogate is a valid Python `str` that SQLite, hashing
+and JSON cannot take, and it must fail here, naming its field, rather than deep in an engine.
 """
 
 from __future__ import annotations
@@ -9,9 +11,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from tinymemory.api.echo import echo
 from tinymemory.api.errors import InvalidRequest
 from tinymemory.api.filters import EQUALITY_FIELDS, Facet, FetchMode, MetaFilter, TimeHint
-from tinymemory.api.items import SCALAR_META_FIELDS, ItemKind, NewItem
+from tinymemory.api.items import SCALAR_META_FIELDS, About, ItemKind, ItemMeta, NewItem, Ref, Source
 from tinymemory.api.namespace import Namespace, Reach
 from tinymemory.api.requests import (
     MAX_IDS,
@@ -30,6 +33,8 @@ MAX_QUERY_CHARS = 10_000
 MAX_TAGS = 64
 MAX_TAG_CHARS = 64
 MAX_FIELD_CHARS = 2_048
+MAX_ID_CHARS = 256
+MAX_CURSOR_CHARS = 4096
 
 
 def fail(op: str, field: str, problem: str) -> InvalidRequest:
@@ -40,8 +45,27 @@ def check_limit(op: str, limit: object, *, field: str = "limit", maximum: int = 
     if isinstance(limit, bool) or not isinstance(limit, int):
         raise fail(op, field, f"must be an integer, got {type(limit).__name__}")
     if not 1 <= limit <= maximum:
-        raise fail(op, field, f"must be between 1 and {maximum}, got {limit}")
+        raise fail(op, field, f"must be between 1 and {maximum}, got {echo(limit)}")
     return limit
+
+
+def check_unicode(op: str, field: str, value: str) -> str:
+    """`value` must encode as UTF-8 (no lone surrogates)."""
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise fail(op, field, "is not valid unicode (it holds a lone surrogate)") from None
+    return value
+
+
+def check_fraction(op: str, field: str, value: object) -> float:
+    """A number in [0, 1]; compared before any float conversion, so a huge int or NaN cannot escape."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise fail(op, field, f"must be a number, got {type(value).__name__}")
+    if not 0 <= value <= 1:  # False for NaN; exact for ints of any size
+        raise fail(op, field, f"must be between 0 and 1, got {echo(value)}")
+    return float(value)
 
 
 def _check_str(op: str, field: str, value: object, *, max_chars: int = MAX_FIELD_CHARS) -> None:
@@ -53,6 +77,7 @@ def _check_str(op: str, field: str, value: object, *, max_chars: int = MAX_FIELD
         raise fail(op, field, "must not be blank")
     if len(value) > max_chars:
         raise fail(op, field, f"is longer than {max_chars} characters")
+    check_unicode(op, field, value)
 
 
 def _check_str_tuple(op: str, field: str, values: object, *, max_chars: int = MAX_FIELD_CHARS) -> None:
@@ -106,32 +131,38 @@ def check_new_item(op: str, item: object, *, field: str = "item") -> NewItem:
         raise fail(op, field, "must be a NewItem")
     prefix = "" if field == "item" else f"{field}."
     if not isinstance(item.kind, ItemKind):
-        raise fail(op, f"{prefix}kind", f"`{item.kind}` is not an item kind")
+        raise fail(op, f"{prefix}kind", f"`{echo(item.kind)}` is not an item kind")
     if not isinstance(item.text, str):
         raise fail(op, f"{prefix}text", "must be a string")
     if not item.text.strip():
         raise fail(op, f"{prefix}text", "must not be empty")
     if len(item.text) > MAX_TEXT_CHARS:
         raise fail(op, f"{prefix}text", f"is longer than {MAX_TEXT_CHARS} characters")
-    if item.confidence is not None:
-        if isinstance(item.confidence, bool) or not isinstance(item.confidence, int | float):
-            raise fail(op, f"{prefix}confidence", "must be a number")
-        if not 0.0 <= float(item.confidence) <= 1.0:
-            raise fail(op, f"{prefix}confidence", f"must be between 0 and 1, got {item.confidence}")
+    check_unicode(op, f"{prefix}text", item.text)
+    confidence = (
+        None if item.confidence is None else check_fraction(op, f"{prefix}confidence", item.confidence)
+    )
     if item.identity is not None:
         _check_str(op, f"{prefix}identity", item.identity)
+    if not isinstance(item.supersede, bool):
+        raise fail(op, f"{prefix}supersede", "must be true or false")
     meta = item.meta
     mp = f"{prefix}meta."
+    if not isinstance(meta, ItemMeta):
+        raise fail(op, f"{prefix}meta", "must be an ItemMeta")
     check_namespace(op, f"{mp}namespace", meta.namespace)
     for name in SCALAR_META_FIELDS:
         limit = MAX_QUERY_CHARS if name == "summary" else MAX_FIELD_CHARS
         _check_str(op, f"{mp}{name}", getattr(meta, name), max_chars=limit)
     if meta.source is not None:
+        if not isinstance(meta.source, Source):
+            raise fail(op, f"{mp}source", "must be a Source")
         _check_str(op, f"{mp}source.kind", meta.source.kind)
+        if meta.source.kind is None:
+            raise fail(op, f"{mp}source.kind", "must be a string")
         _check_str(op, f"{mp}source.id", meta.source.id)
     if meta.about is not None:
-        _check_str(op, f"{mp}about.kind", meta.about.kind)
-        _check_str(op, f"{mp}about.key", meta.about.key)
+        check_about(op, f"{mp}about", meta.about)
     _check_str_tuple(op, f"{mp}evidence", meta.evidence)
     tags = check_tags(op, f"{mp}tags", meta.tags)
     observed = _check_time(op, f"{mp}observed_at", meta.observed_at)
@@ -139,17 +170,40 @@ def check_new_item(op: str, item: object, *, field: str = "item") -> NewItem:
     ev_to = _check_time(op, f"{mp}event_to", meta.event_to)
     if ev_from and ev_to and ev_to < ev_from:
         raise fail(op, f"{mp}event_to", "is before `event_from`")
+    if not isinstance(meta.refs, tuple):
+        raise fail(op, f"{mp}refs", "must be a tuple of Ref")
     for i, ref in enumerate(meta.refs):
-        _check_str(op, f"{mp}refs[{i}].kind", ref.kind)
-        _check_str(op, f"{mp}refs[{i}].ref", ref.ref)
+        if not isinstance(ref, Ref):
+            raise fail(op, f"{mp}refs[{i}]", "must be a Ref")
+        for name in ("kind", "ref", "status"):
+            _check_str(op, f"{mp}refs[{i}].{name}", getattr(ref, name))
+            if getattr(ref, name) is None:
+                raise fail(op, f"{mp}refs[{i}].{name}", "must be a string")
+        for name in ("media_type", "sha256", "url"):
+            _check_str(op, f"{mp}refs[{i}].{name}", getattr(ref, name))
+    if not isinstance(meta.extra, tuple):
+        raise fail(op, f"{mp}extra", "must be a tuple of (key, value) pairs")
     for i, pair in enumerate(meta.extra):
         if not (isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
             raise fail(op, f"{mp}extra[{i}]", "must be a (key, value) pair of strings")
+        for part in pair:
+            if len(part) > MAX_FIELD_CHARS:
+                raise fail(op, f"{mp}extra[{i}]", f"is longer than {MAX_FIELD_CHARS} characters")
+            check_unicode(op, f"{mp}extra[{i}]", part)
     return replace(
         item,
-        confidence=None if item.confidence is None else float(item.confidence),
+        confidence=confidence,
         meta=replace(meta, tags=tags, observed_at=observed, event_from=ev_from, event_to=ev_to),
     )
+
+
+def check_about(op: str, field: str, about: object) -> None:
+    if not isinstance(about, About):
+        raise fail(op, field, "must be an About (kind, key)")
+    for name in ("kind", "key"):
+        _check_str(op, f"{field}.{name}", getattr(about, name))
+        if getattr(about, name) is None:
+            raise fail(op, f"{field}.{name}", "must be a string")
 
 
 def check_new_items(op: str, items: Sequence[object]) -> list[NewItem]:
@@ -168,7 +222,7 @@ def check_filter(op: str, flt: object, *, field: str = "filter") -> MetaFilter:
         raise fail(op, f"{f}.kinds", "must be a tuple of item kinds")
     for k in flt.kinds:
         if not isinstance(k, ItemKind):
-            raise fail(op, f"{f}.kinds", f"`{k}` is not an item kind")
+            raise fail(op, f"{f}.kinds", f"`{echo(k)}` is not an item kind")
     for name in ("sources", "source_ids", "learning_kinds", "categories"):
         _check_str_tuple(op, f"{f}.{name}", getattr(flt, name))
     check_tags(op, f"{f}.tags_any", flt.tags_any)
@@ -179,14 +233,14 @@ def check_filter(op: str, flt: object, *, field: str = "filter") -> MetaFilter:
     if after and before and before <= after:
         raise fail(op, f"{f}.observed_before", "must be later than `observed_after`")
     as_of = _check_time(op, f"{f}.as_of", flt.as_of)
+    min_confidence = None
     if flt.min_confidence is not None:
-        mc = flt.min_confidence
-        if isinstance(mc, bool) or not isinstance(mc, int | float) or not 0.0 <= float(mc) <= 1.0:
-            raise fail(op, f"{f}.min_confidence", "must be a number between 0 and 1")
+        min_confidence = check_fraction(op, f"{f}.min_confidence", flt.min_confidence)
     if flt.about is not None:
-        _check_str(op, f"{f}.about.kind", flt.about.kind)
-        _check_str(op, f"{f}.about.key", flt.about.key)
-    return replace(flt, observed_after=after, observed_before=before, as_of=as_of)
+        check_about(op, f"{f}.about", flt.about)
+    return replace(
+        flt, observed_after=after, observed_before=before, as_of=as_of, min_confidence=min_confidence
+    )
 
 
 def check_time_hint(op: str, hint: object) -> TimeHint | None:
@@ -210,14 +264,14 @@ def check_query(op: str, field: str, query: object) -> str:
         raise fail(op, field, "must not be empty")
     if len(query) > MAX_QUERY_CHARS:
         raise fail(op, field, f"is longer than {MAX_QUERY_CHARS} characters")
-    return query
+    return check_unicode(op, field, query)
 
 
 def check_cursor(op: str, cursor: object) -> str | None:
     if cursor is None:
         return None
-    if not isinstance(cursor, str) or not cursor or len(cursor) > 4096:
-        raise fail(op, "cursor", "is not a cursor returned by this engine")
+    if not isinstance(cursor, str) or not cursor or len(cursor) > MAX_CURSOR_CHARS or not cursor.isascii():
+        raise fail(op, "cursor", "is not valid (pass back a `next_cursor` exactly as it was returned)")
     return cursor
 
 
@@ -227,8 +281,9 @@ def check_ids(op: str, ids: object, *, field: str = "ids", maximum: int = MAX_ID
     if not 1 <= len(ids) <= maximum:
         raise fail(op, field, f"must list between 1 and {maximum} ids, got {len(ids)}")
     for i, v in enumerate(ids):
-        if not isinstance(v, str) or not v.strip() or len(v) > 256:
+        if not isinstance(v, str) or not v.strip() or len(v) > MAX_ID_CHARS:
             raise fail(op, f"{field}[{i}]", "must be a non-empty id string")
+        check_unicode(op, f"{field}[{i}]", v)
     return tuple(dict.fromkeys(ids))
 
 
@@ -236,7 +291,7 @@ def check_mode(op: str, mode: object, served: Sequence[FetchMode]) -> FetchMode 
     if mode is None:
         return None
     if not isinstance(mode, FetchMode):
-        raise fail(op, "mode", f"`{mode}` is not a fetch mode")
+        raise fail(op, "mode", f"`{echo(mode)}` is not a fetch mode")
     if mode not in served:
         names = ", ".join(m.value for m in served) or "none"
         raise fail(op, "mode", f"`{mode.value}` is not served by this engine (serves: {names})")
@@ -294,7 +349,7 @@ def check_explore(req: object, op: str = "explore") -> ExploreRequest:
     if not isinstance(req, ExploreRequest):
         raise fail(op, "request", "must be an ExploreRequest")
     if not isinstance(req.facet, Facet):
-        raise fail(op, "facet", f"`{req.facet}` is not a facet")
+        raise fail(op, "facet", f"`{echo(req.facet)}` is not a facet")
     return replace(req, filter=check_filter(op, req.filter), limit=check_limit(op, req.limit))
 
 
