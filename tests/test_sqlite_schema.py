@@ -79,7 +79,15 @@ async def test_a_version_1_file_is_upgraded_in_place_and_keeps_its_memory(tmp_pa
     async with SqliteEngine(path, embedder=None) as engine:
         await engine.list(ListRequest())
     raw = sqlite3.connect(path, isolation_level=None)
-    raw.execute("DROP TABLE items_vocab")  # what a version 1 file looks like
+    for undo in (  # what a version 1 file looks like
+        "DROP TABLE items_postings",
+        "DROP TABLE lex_ns",
+        "DROP TABLE lex_df",
+        "DROP TABLE item_evidence",
+        "ALTER TABLE items DROP COLUMN lex_len",
+    ):
+        raw.execute(undo)
+    raw.execute("DROP TABLE items_vocab")
     raw.execute("DROP INDEX items_ns_observed")
     raw.execute("CREATE INDEX items_ns ON items(ns)")
     raw.execute("PRAGMA user_version = 1")
@@ -89,5 +97,40 @@ async def test_a_version_1_file_is_upgraded_in_place_and_keeps_its_memory(tmp_pa
         hits = (await engine.fetch(FetchRequest("migration working"))).hits
         assert [h.item.id for h in hits] == [stored.id]
     raw = sqlite3.connect(path)
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 4
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 5
     assert raw.execute("SELECT doc FROM items_vocab WHERE term = 'migrat'").fetchone() == (1,)
+
+
+async def test_a_version_4_file_drops_forgotten_words_and_counts_its_namespaces(tmp_path: Path) -> None:
+    """Schema 5 takes forgotten rows out of the index, relinks their neighbours and builds the
+    per-namespace statistics the scoped bm25 reads."""
+    path = tmp_path / "v4.db"
+    raw = sqlite3.connect(path, isolation_level=None)
+    schema.migrate(raw, target=4)
+    rows = [
+        (1, "a", "t1", "ns:one", "alpha turn", "alpha", "secretword"),
+        (2, "b", "t1", "ns:one", "secretword turn", "secretword", "alpha gamma"),
+        (3, "c", "t1", "ns:one", "gamma turn", "gamma", "secretword"),
+        (4, "d", None, "ns:two", "other place", "place", ""),
+    ]
+    for rowid, key, thread, ns, text, body, ctx in rows:
+        raw.execute(
+            "INSERT INTO items (rowid, id, ckey, generation, kind, text, ns, thread_id, observed_at,"
+            " valid_from, forgotten_at) VALUES (?, ?, ?, 0, 'conversation', ?, ?, ?, 1, 1, ?)",
+            (rowid, "m_" + key * 24, key, text, ns, thread, 5 if rowid == 2 else None),
+        )
+        raw.execute(
+            "INSERT INTO items_fts (rowid, title, body, context) VALUES (?, '', ?, ?)", (rowid, body, ctx)
+        )
+    raw.close()
+    async with SqliteEngine(path, embedder=None) as engine:
+        assert (await engine.fetch(FetchRequest("secretword"))).hits == ()
+    raw = sqlite3.connect(path)
+    assert raw.execute("SELECT count(*) FROM items_fts WHERE items_fts MATCH 'secretword'").fetchone() == (0,)
+    assert raw.execute("SELECT context FROM items_fts WHERE rowid = 1").fetchone() == ("gamma",)
+    assert raw.execute("SELECT context FROM items_fts WHERE rowid = 3").fetchone() == ("alpha",)
+    assert raw.execute("SELECT ns, docs, tokens FROM lex_ns ORDER BY ns").fetchall() == [
+        ("ns:one", 2, 4),
+        ("ns:two", 1, 1),
+    ]
+    assert raw.execute("SELECT count(*) FROM lex_df WHERE term = 'secretword'").fetchone() == (0,)

@@ -76,6 +76,10 @@ class Analyzer:
         kept = [t for t in tokens if t not in self._stop] or tokens
         return list(dict.fromkeys(self._stem(kept)))
 
+    def has_content_words(self, text: str) -> bool:
+        """Whether the text holds a word that is not a stop word (a query that does can match by topic)."""
+        return any(t not in self._stop for t in tokenize(text))
+
     def index_text(self, text: str) -> str:
         """The analysed text as one space-joined string, ready for a plain whitespace/unicode tokenizer."""
         return " ".join(self.index_terms(text))

@@ -33,6 +33,8 @@ def connect(path: str) -> sqlite3.Connection:
     if path != ":memory:":
         retry_busy(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
     conn.execute("PRAGMA synchronous = FULL")
+    # deleted content is overwritten with zeros, so a purged memory's bytes leave the file
+    conn.execute("PRAGMA secure_delete = ON")
     conn.execute("PRAGMA temp_store = MEMORY")
     conn.execute("PRAGMA cache_size = -65536")
     retry_busy(lambda: migrate(conn))
@@ -67,6 +69,15 @@ def in_write(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) ->
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+
+
+def scrub_wal(conn: sqlite3.Connection) -> bool:
+    """Copy the WAL into the file and truncate it, so the old page images it holds (a purged memory's
+    text among them) are gone. False when another connection's open read kept some frames alive."""
+    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        return True
+    busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    return int(busy) == 0
 
 
 def in_read(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:

@@ -47,7 +47,7 @@ from tinymemory.api.requests import (
 )
 from tinymemory.api.timeutil import ensure_utc
 from tinymemory.engines.paths import default_db_path
-from tinymemory.engines.sqlite import db, reads, search, store
+from tinymemory.engines.sqlite import db, lexstats, reads, search, store
 from tinymemory.engines.sqlite.cursors import FetchCursor, ListCursor, fingerprint
 from tinymemory.engines.sqlite.rows import to_us
 from tinymemory.engines.sqlite.schema import SCHEMA_VERSION
@@ -253,6 +253,8 @@ class SqliteEngine:
             n = db.in_write(c, lambda w: store.purge(w, request.reach, before))
             if n and self._matrix is not None:
                 self._matrix.reset()  # drop purged rows; reloads lazily on the next semantic read
+            if n and not db.scrub_wal(c):
+                _log.warning("purge: another connection is reading; the WAL keeps old pages until it ends")
             return n
 
         return PurgeResult(await self._run("purge", run))
@@ -313,17 +315,22 @@ class SqliteEngine:
             scan_early = not is_selective(req.filter)
             embedding = asyncio.ensure_future(self._embed_query(op, req.query, scan_early))
 
-        def lexical_phase(conn: sqlite3.Connection) -> tuple[int, search.Ranked]:
+        def lexical_phase(conn: sqlite3.Connection) -> tuple[int, search.Ranked, lexstats.Stats]:
             snapshot = cur.snapshot if cur is not None else search.max_rowid(conn)
+            # every score and weight below comes from the read's own reach (the first privacy rule)
+            stats = search.scope_stats(conn, self.analyzer, req.query, req.filter)
             if mode is FetchMode.SEMANTIC:
-                return snapshot, []
+                return snapshot, [], stats
             budget = search.HYBRID_POSTINGS_BUDGET if mode is FetchMode.HYBRID else search.POSTINGS_BUDGET
-            return snapshot, search.lexical(
-                conn, self.analyzer, req.query, req.filter, snapshot, want, budget, cfg.context.weight
+            lex = search.lexical(
+                conn, self.analyzer, req.query, req.filter, snapshot, want, budget, cfg.context.weight, stats
             )
+            if not lex and mode is FetchMode.LEXICAL and not self.analyzer.has_content_words(req.query):
+                lex = search.recent(conn, req.filter, snapshot, want)
+            return snapshot, lex, stats
 
         try:
-            snapshot, lex = await self._run(op, lambda c: db.in_read(c, lexical_phase))
+            snapshot, lex, stats = await self._run(op, lambda c: db.in_read(c, lexical_phase))
             qvec, early = await embedding if embedding is not None else (None, None)
         except BaseException:
             if embedding is not None:
@@ -350,6 +357,7 @@ class SqliteEngine:
                 req.query,
                 self.analyzer,
                 derived,
+                stats,
             )
             page = ranked[offset : offset + req.limit]
             items = reads.items_by_rowid(conn, [r for r, _ in page])

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from tinymemory.api.errors import Conflict
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Times are integer microseconds since the epoch (UTC): exact, compact and ordered.
 # AUTOINCREMENT keeps rowids unique forever, so a purged rowid never names a new item (the vector
@@ -99,6 +99,26 @@ CREATE INDEX items_ns_observed ON items(ns, observed_at DESC, id DESC);
 DROP INDEX items_ns;
 """
 
+# Version 5: the privacy rules. Per-namespace lexical statistics (a read is ranked by its reach alone),
+# each row's indexed length, the FTS5 postings as a table (scoped bm25 reads term frequencies there), and
+# which items cite which as evidence (forgetting an item forgets what was derived from it). Forgotten
+# rows leave the index (see `_to_v5`).
+_V5 = """
+ALTER TABLE items ADD COLUMN lex_len INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE lex_ns (ns TEXT PRIMARY KEY, docs INTEGER NOT NULL, tokens INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE lex_df (
+    term TEXT NOT NULL, ns TEXT NOT NULL, df INTEGER NOT NULL, PRIMARY KEY (term, ns)
+) WITHOUT ROWID;
+CREATE VIRTUAL TABLE items_postings USING fts5vocab(items_fts, 'instance');
+CREATE TABLE item_evidence (
+    cites TEXT NOT NULL, item_rowid INTEGER NOT NULL, PRIMARY KEY (cites, item_rowid)
+) WITHOUT ROWID;
+CREATE INDEX item_evidence_item ON item_evidence(item_rowid);
+INSERT OR IGNORE INTO item_evidence (cites, item_rowid)
+    SELECT e.value, i.rowid FROM items i, json_each(i.extra, '$.evidence') e
+    WHERE json_type(i.extra, '$.evidence') = 'array'
+"""
+
 Migration = Callable[[sqlite3.Connection], None]
 
 
@@ -125,8 +145,26 @@ def _to_v4(conn: sqlite3.Connection) -> None:
     _run_script(conn, _V4)
 
 
+def _to_v5(conn: sqlite3.Connection) -> None:
+    from tinymemory.engines.sqlite import lexstats, threads
+
+    _run_script(conn, _V5)
+    forgotten = [
+        int(r[0])
+        for r in conn.execute(
+            "SELECT f.rowid FROM items_fts f JOIN items i ON i.rowid = f.rowid"
+            " WHERE i.forgotten_at IS NOT NULL"
+        )
+    ]
+    neighbours = threads.neighbours_of(conn, forgotten)
+    for rowid in forgotten:
+        conn.execute("DELETE FROM items_fts WHERE rowid = ?", (rowid,))
+    lexstats.rebuild(conn)
+    threads.relink(conn, neighbours)
+
+
 # MIGRATIONS[n] takes a database at version n to version n + 1.
-MIGRATIONS: dict[int, Migration] = {0: _to_v1, 1: _to_v2, 2: _to_v3, 3: _to_v4}
+MIGRATIONS: dict[int, Migration] = {0: _to_v1, 1: _to_v2, 2: _to_v3, 3: _to_v4, 4: _to_v5}
 
 
 def user_version(conn: sqlite3.Connection) -> int:

@@ -16,9 +16,11 @@ import numpy as np
 
 from tinymemory.api.filters import FetchMode, MetaFilter, TimeHint
 from tinymemory.api.timeutil import utcnow
+from tinymemory.engines.sqlite import lexstats
 from tinymemory.engines.sqlite.rows import from_us
 from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, top_order
 from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective
+from tinymemory.retrieval.bm25 import Posting, bm25
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
 from tinymemory.retrieval.dates import mentions_time
 from tinymemory.retrieval.fusion import confidence_prior, convex, rrf
@@ -71,6 +73,11 @@ def prune_terms(conn: sqlite3.Connection, terms: list[str], budget: int = POSTIN
     return [t for t in terms if t in kept]
 
 
+def scope_stats(conn: sqlite3.Connection, analyzer: Analyzer, query: str, flt: MetaFilter) -> lexstats.Stats:
+    """The statistics a read ranks with: over its reach, or the whole file when it reaches everything."""
+    return lexstats.stats(conn, lexstats.scope_of(flt), analyzer.query_terms(query))
+
+
 def lexical(
     conn: sqlite3.Connection,
     analyzer: Analyzer,
@@ -80,13 +87,33 @@ def lexical(
     n: int,
     budget: int = POSTINGS_BUDGET,
     context_weight: float = 0.0,
+    stats: lexstats.Stats | None = None,
 ) -> Ranked:
-    """bm25 over the query's terms (common ones pruned). With a selective filter the filter joins the
-    match; otherwise FTS5 ranks alone and the best rows are checked against the filter afterwards.
-    `context_weight` is the neighbouring-turns field's weight; at 0 that field is not matched at all."""
+    """bm25 over the query's terms (common ones pruned), ranked with the statistics of the read's own
+    reach. A read confined to part of the tree is scored by `lexical_scoped`; one that reaches every
+    namespace uses FTS5's bm25, whose statistics are then the same rows'. `context_weight` is the
+    neighbouring-turns field's weight; at 0 that field is not matched at all."""
     terms = analyzer.query_terms(query)
     if not terms or n <= 0:
         return []
+    scope = lexstats.scope_of(flt)
+    if scope is not None:
+        scoped = stats if stats is not None else lexstats.stats(conn, scope, terms)
+        return lexical_scoped(conn, terms, flt, snapshot, n, scoped, budget, context_weight)
+    return _lexical_fts(conn, terms, flt, snapshot, n, budget, context_weight)
+
+
+def _lexical_fts(
+    conn: sqlite3.Connection,
+    terms: list[str],
+    flt: MetaFilter,
+    snapshot: int,
+    n: int,
+    budget: int,
+    context_weight: float,
+) -> Ranked:
+    """FTS5 ranks: with a selective filter the filter joins the match; otherwise FTS5 ranks alone and
+    the best rows are checked against the filter afterwards."""
     match = fts_match_expression(prune_terms(conn, terms, budget))
     if context_weight <= 0:
         match = "{title body} : (" + match + ")"
@@ -118,9 +145,78 @@ def lexical(
         k *= 4
 
 
+FIELDS = ("title", "body", "context")
+
+
+def field_weights(context_weight: float) -> dict[str, float]:
+    return {"title": TITLE_WEIGHT, "body": 1.0, "context": max(0.0, context_weight)}
+
+
+def prune_scoped(terms: list[str], stats: lexstats.Stats, budget: int) -> list[str]:
+    """`prune_terms` by the scope's own row counts (which terms are dropped must not depend on rows
+    outside the reach either)."""
+    if len(terms) <= 1:
+        return terms
+    rarest_first = sorted(terms, key=lambda t: stats.df.get(t, 0))
+    total = sum(stats.df.get(t, 0) for t in terms)
+    while len(rarest_first) > 1 and total > budget:
+        total -= stats.df.get(rarest_first.pop(), 0)
+    kept = set(rarest_first)
+    return [t for t in terms if t in kept]
+
+
+def lexical_scoped(
+    conn: sqlite3.Connection,
+    terms: list[str],
+    flt: MetaFilter,
+    snapshot: int,
+    n: int,
+    stats: lexstats.Stats,
+    budget: int = POSTINGS_BUDGET,
+    context_weight: float = 0.0,
+) -> Ranked:
+    """bm25 for a read confined to a reach: term frequencies from the FTS5 postings of rows inside the
+    filter, statistics from the reach (`lexstats`), the formula from retrieval.bm25."""
+    if not terms or n <= 0:
+        return []
+    kept = prune_scoped(terms, stats, budget)
+    params: Params = [*kept, snapshot]
+    where = filter_sql(flt, params)
+    marks = ",".join("?" * len(kept))
+    rows = conn.execute(
+        "SELECT v.term, v.doc, v.col, count(*), i.lex_len FROM items_postings v"
+        " CROSS JOIN items i ON i.rowid = v.doc"
+        f" WHERE v.term IN ({marks}) AND v.doc <= ? AND {where} GROUP BY v.term, v.doc, v.col",
+        params,
+    )
+    postings = (Posting(str(t), int(d), str(c), int(k), int(ln)) for t, d, c, k, ln in rows)
+    scores = bm25(postings, stats.docs, stats.tokens, stats.df, field_weights(context_weight))
+    best = sorted(scores.items(), key=lambda rs: (-rs[1], rs[0]))[:n]
+    return [(rowid, _unit_score(score)) for rowid, score in best]
+
+
+def _unit_score(score: float) -> float:
+    s = max(0.0, score)
+    return s / (1.0 + s)
+
+
 def _bm25_unit(rank: float) -> float:
     s = max(0.0, -float(rank))
     return s / (1.0 + s)
+
+
+def recent(conn: sqlite3.Connection, flt: MetaFilter, snapshot: int, n: int) -> Ranked:
+    """The newest rows the filter reads, scored 0: what a lexical read returns for a query with no
+    content words ("what do you know about me?"), rather than nothing."""
+    params: Params = [snapshot]
+    where = filter_sql(flt, params)
+    params.append(n)
+    rows = conn.execute(
+        f"SELECT i.rowid FROM items i WHERE +i.rowid <= ? AND {where}"
+        " ORDER BY i.observed_at DESC, i.id DESC LIMIT ?",
+        params,
+    )
+    return [(int(r[0]), 0.0) for r in rows]
 
 
 def _visible(conn: sqlite3.Connection, rowids: list[int], flt: MetaFilter, snapshot: int) -> set[int]:
@@ -285,16 +381,9 @@ def derived_hint(
     return hint_from_query(query, anchor)
 
 
-def term_weights(conn: sqlite3.Connection, terms: list[str], docs: int) -> dict[str, float]:
-    """idf of each query term from the FTS vocabulary (document counts over every column)."""
-    if not terms:
-        return {}
-    marks = ",".join("?" * len(terms))
-    df = {
-        str(t): int(d)
-        for t, d in conn.execute(f"SELECT term, doc FROM items_vocab WHERE term IN ({marks})", terms)
-    }
-    return {t: idf(df.get(t, 0), docs) for t in terms}
+def term_weights(terms: list[str], stats: lexstats.Stats) -> dict[str, float]:
+    """idf of each query term over the read's scope (row counts over every column)."""
+    return {t: idf(stats.df.get(t, 0), stats.docs) for t in terms}
 
 
 def combine(
@@ -307,6 +396,7 @@ def combine(
     query: str = "",
     analyzer: Analyzer | None = None,
     derived: TimeHint | None = None,
+    stats: lexstats.Stats | None = None,
 ) -> Ranked:
     """The final order: one list or their fusion, the coverage reranker, a derived time boost, then an
     explicit time hint's partition. Each stage is a pure function from tinymemory.retrieval."""
@@ -320,7 +410,8 @@ def combine(
         ranked = lex if mode is FetchMode.LEXICAL else sem
     if rerank and analyzer is not None and ranked:
         terms = analyzer.query_terms(query)
-        weights = term_weights(conn, terms, max_rowid(conn))
+        scope = stats if stats is not None else lexstats.stats(conn, None, terms)
+        weights = term_weights(terms, scope)
         cache: dict[int, set[str]] = {}
 
         def terms_of(rowid: int) -> set[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import numpy as np
@@ -16,6 +16,7 @@ from tinymemory.api.items import NewItem
 from tinymemory.api.namespace import Namespace, Reach
 from tinymemory.api.requests import StoreResult
 from tinymemory.api.timeutil import utcnow
+from tinymemory.engines.sqlite import lexstats, threads
 from tinymemory.engines.sqlite.rows import item_values, to_us
 from tinymemory.engines.sqlite.vectors import Floats, to_blob
 from tinymemory.engines.sqlite.where import Params, filter_sql, reach_sql
@@ -88,11 +89,49 @@ def _neighbour_context(conn: sqlite3.Connection, rowid: int, item: NewItem, anal
         return ""
     mine = analyzer.index_text(item.text)
     if mine:
-        conn.execute(
-            "UPDATE items_fts SET context = trim(coalesce(context, '') || ' ' || ?) WHERE rowid = ?",
-            (mine, int(prev[0])),
-        )
+        before = lexstats.context_of(conn, int(prev[0]))
+        lexstats.set_context(conn, int(prev[0]), f"{before} {mine}".strip())
     return analyzer.index_text(str(prev[1]))
+
+
+# Fields outside a memory's identity that a caller may correct by storing the same content again: the
+# correction becomes a new version (the old one stays readable with as_of), never a silent replay.
+CORRECTABLE = ("confidence", "learning_kind", "title", "summary", "purpose", "category")
+
+
+def _corrects(active: sqlite3.Row, item: NewItem) -> bool:
+    """Whether storing `item` again changes a correctable field of the active version."""
+    meta = item.meta
+    wanted = {
+        "confidence": item.confidence,
+        "learning_kind": meta.learning_kind,
+        "title": meta.title,
+        "summary": meta.summary,
+        "purpose": meta.purpose,
+        "category": meta.category,
+    }
+    for name in CORRECTABLE:
+        new, old = wanted[name], active[name]
+        if name == "confidence":
+            if new is not None and (old is None or abs(float(old) - float(new)) > 1e-9):
+                return True
+        elif new is not None and new != old:
+            return True
+    return False
+
+
+def _carry_over(item: NewItem, active: sqlite3.Row) -> NewItem:
+    """The correcting version keeps what the caller left out (descriptive fields and tags)."""
+    meta = item.meta
+    kept = {
+        name: active[name] for name in CORRECTABLE if name != "confidence" and getattr(meta, name) is None
+    }
+    if not meta.tags:
+        tags = json.loads(active["extra"] or "{}").get("tags")
+        if tags:
+            kept["tags"] = tuple(str(t) for t in tags)
+    confidence = item.confidence if item.confidence is not None else active["confidence"]
+    return replace(item, meta=replace(meta, **kept), confidence=confidence)
 
 
 def _write_one(
@@ -104,21 +143,31 @@ def _write_one(
     context: bool,
 ) -> StoreResult:
     item, meta = p.item, p.item.meta
-    active = conn.execute(f"SELECT id FROM items WHERE ckey = ? AND {_ACTIVE} LIMIT 1", (p.ckey,)).fetchone()
+    active = conn.execute(
+        f"SELECT rowid, id, valid_from, extra, {', '.join(CORRECTABLE)} FROM items"
+        f" WHERE ckey = ? AND {_ACTIVE} LIMIT 1",
+        (p.ckey,),
+    ).fetchone()
+    corrected: list[tuple[int, str, int]] = []
     if active is not None:
-        return StoreResult(id=active[0], replayed=True)
+        if not _corrects(active, item):
+            return StoreResult(id=active[1], replayed=True)
+        corrected = [(int(active[0]), str(active[1]), int(active[2]))]
+        item = _carry_over(item, active)
+        meta = item.meta
     last_gen = conn.execute("SELECT max(generation) FROM items WHERE ckey = ?", (p.ckey,)).fetchone()[0]
     generation = 0 if last_gen is None else int(last_gen) + 1
     new_id = item_id(p.ckey, generation)
-    closing: list[tuple[int, str, int]] = []
+    closing: list[tuple[int, str, int]] = list(corrected)
     if meta.about is not None and item.supersede:
-        closing = [
+        closing += [
             (int(r[0]), str(r[1]), int(r[2]))
             for r in conn.execute(
                 f"SELECT rowid, id, valid_from FROM items WHERE about_kind = ? AND about_key = ? AND ns = ?"
                 f" AND {_ACTIVE} ORDER BY valid_from DESC, rowid DESC",
                 (meta.about.kind, meta.about.key, str(meta.namespace)),
             )
+            if int(r[0]) not in {c[0] for c in corrected}
         ]
     values = item_values(
         item,
@@ -144,11 +193,20 @@ def _write_one(
         conn.executemany(
             "INSERT OR IGNORE INTO item_tags (tag, item_rowid) VALUES (?, ?)", [(t, rowid) for t in meta.tags]
         )
+    if meta.evidence:
+        conn.executemany(
+            "INSERT OR IGNORE INTO item_evidence (cites, item_rowid) VALUES (?, ?)",
+            [(e, rowid) for e in meta.evidence],
+        )
     body = item.text if not meta.summary else f"{item.text}\n{meta.summary}"
     ctx = _neighbour_context(conn, rowid, item, analyzer) if context else ""
-    conn.execute(
-        "INSERT INTO items_fts (rowid, title, body, context) VALUES (?, ?, ?, ?)",
-        (rowid, analyzer.index_text(meta.title or ""), analyzer.index_text(body), ctx),
+    lexstats.index(
+        conn,
+        rowid,
+        str(meta.namespace),
+        analyzer.index_text(meta.title or ""),
+        analyzer.index_text(body),
+        ctx,
     )
     if space is not None:
         vector = p.vector if p.vector is not None else space.embed([embed_text(item)])[0]
@@ -163,20 +221,22 @@ def _write_one(
 def forget_ids(
     conn: sqlite3.Connection, ids: Sequence[str], reach: Reach | None
 ) -> tuple[list[str], list[str]]:
-    """Soft-delete the ids found (not yet forgotten) under `reach`; return (forgotten, skipped)."""
+    """Soft-delete the ids found (not yet forgotten) under `reach`, and what cites them; return
+    (forgotten, skipped): the asked ids first, then those forgotten with them."""
     rows = conn.execute(
         "SELECT rowid, id, ns FROM items WHERE id IN (SELECT value FROM json_each(?))"
         " AND forgotten_at IS NULL",
         (json.dumps(list(ids)),),
     ).fetchall()
     found = {r[1]: int(r[0]) for r in rows if reach is None or reach.contains(Namespace.parse(r[2]))}
-    now = to_us(utcnow())
-    conn.executemany("UPDATE items SET forgotten_at = ? WHERE rowid = ?", [(now, found[i]) for i in found])
-    return [i for i in ids if i in found], [i for i in ids if i not in found]
+    asked = [i for i in ids if i in found]
+    derived = _forget_rows(conn, [(found[i], i) for i in dict.fromkeys(asked)], reach)
+    return asked + derived, [i for i in ids if i not in found]
 
 
 def forget_filter(conn: sqlite3.Connection, flt: MetaFilter, reach: Reach | None) -> list[str]:
-    """Soft-delete what the filter reads (active, or as of `as_of`), confined to `reach` as well."""
+    """Soft-delete what the filter reads (active, or as of `as_of`), confined to `reach` as well, and
+    what cites it."""
     params: Params = []
     where = filter_sql(flt, params)
     extra = reach_sql(reach, params)
@@ -185,13 +245,47 @@ def forget_filter(conn: sqlite3.Connection, flt: MetaFilter, reach: Reach | None
     rows = conn.execute(
         f"SELECT i.rowid, i.id FROM items i WHERE {where} ORDER BY i.observed_at DESC, i.id DESC", params
     ).fetchall()
+    chosen = [(int(r[0]), str(r[1])) for r in rows]
+    return [i for _, i in chosen] + _forget_rows(conn, chosen, reach)
+
+
+def _citing(conn: sqlite3.Connection, ids: list[str], reach: Reach | None) -> list[tuple[int, str]]:
+    """Active-or-superseded items under `reach` that cite any of `ids` as evidence."""
+    rows = conn.execute(
+        "SELECT DISTINCT i.rowid, i.id, i.ns FROM item_evidence e JOIN items i ON i.rowid = e.item_rowid"
+        " WHERE e.cites IN (SELECT value FROM json_each(?)) AND i.forgotten_at IS NULL",
+        (json.dumps(ids),),
+    ).fetchall()
+    return [
+        (int(r[0]), str(r[1])) for r in rows if reach is None or reach.contains(Namespace.parse(str(r[2])))
+    ]
+
+
+def _forget_rows(conn: sqlite3.Connection, rows: list[tuple[int, str]], reach: Reach | None) -> list[str]:
+    """Forget `rows` and, transitively, what cites them (a learning or a summary derived from a turn);
+    take each out of the lexical index and relink the turns beside it. Returns the derived ids."""
+    chosen = dict(rows)
+    derived: list[str] = []
+    frontier = [i for _, i in rows]
+    while frontier:
+        found = [(r, i) for r, i in _citing(conn, frontier, reach) if r not in chosen]
+        for r, i in found:
+            chosen[r] = i
+            derived.append(i)
+        frontier = [i for _, i in found]
+    if not chosen:
+        return derived
     now = to_us(utcnow())
-    conn.executemany("UPDATE items SET forgotten_at = ? WHERE rowid = ?", [(now, int(r[0])) for r in rows])
-    return [str(r[1]) for r in rows]
+    conn.executemany("UPDATE items SET forgotten_at = ? WHERE rowid = ?", [(now, r) for r in chosen])
+    beside = threads.neighbours_of(conn, chosen)
+    for r in chosen:
+        lexstats.unindex(conn, r)
+    threads.relink(conn, beside)
+    return derived
 
 
 def purge(conn: sqlite3.Connection, reach: Reach | None, forgotten_before: int | None) -> int:
-    """Hard-delete forgotten rows with their tags, index entries and vectors."""
+    """Hard-delete forgotten rows with their tags, evidence links, index entries and vectors."""
     params: Params = []
     conds = ["i.forgotten_at IS NOT NULL"]
     extra = reach_sql(reach, params)
@@ -205,12 +299,17 @@ def purge(conn: sqlite3.Connection, reach: Reach | None, forgotten_before: int |
     ]
     if not rowids:
         return 0
+    for r in rowids:
+        lexstats.unindex(conn, r)  # rows forgotten before schema 5 may still be indexed
     batch = json.dumps(rowids)
     for table, col in (
-        ("items_fts", "rowid"),
         ("vectors", "item_rowid"),
         ("item_tags", "item_rowid"),
+        ("item_evidence", "item_rowid"),
         ("items", "rowid"),
     ):
         conn.execute(f"DELETE FROM {table} WHERE {col} IN (SELECT value FROM json_each(?))", (batch,))
+    # FTS5 deletes leave tombstones beside the old postings until segments merge: merge them all now,
+    # so the purged words leave the index pages (secure_delete zeroes the freed ones; see db.scrub).
+    conn.execute("INSERT INTO items_fts (items_fts) VALUES ('optimize')")
     return len(rowids)

@@ -1,0 +1,195 @@
+"""The lexical index and its statistics, kept per namespace so that a read can be ranked by its reach alone.
+
+FTS5's own bm25 uses document counts and lengths over the whole file, so a score would reveal whether
+another tenant's memory holds a word. Every row of `items_fts` is written through this module, which
+keeps beside it, per namespace, how many rows are indexed and how many tokens they hold (`lex_ns`) and
+how many rows hold each term (`lex_df`), plus each row's length (`items.lex_len`). A scoped read sums
+these over the namespaces of its reach (see `search.lexical_scoped`).
+
+Only active and superseded rows are indexed: forgetting an item removes its row from the index and
+its counts from the statistics (`unindex`), so nothing it said moves a later score either.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from tinymemory.api.filters import MetaFilter
+from tinymemory.api.namespace import Reach
+from tinymemory.engines.sqlite.where import Params, reach_sql
+
+
+def terms(*columns: str) -> list[str]:
+    """The tokens of analysed column texts (already normalised, so whitespace separates terms)."""
+    out: list[str] = []
+    for text in columns:
+        out.extend(text.split())
+    return out
+
+
+def _count_terms(conn: sqlite3.Connection, ns: str, words: Iterable[str], delta: int) -> None:
+    """Move the row counts of each distinct term by `delta` (a term no row holds leaves no trace)."""
+    distinct = sorted(set(words))
+    if not distinct or delta == 0:
+        return
+    conn.executemany(
+        "INSERT INTO lex_df (term, ns, df) VALUES (?, ?, ?)"
+        " ON CONFLICT (term, ns) DO UPDATE SET df = df + excluded.df",
+        [(t, ns, delta) for t in distinct],
+    )
+    if delta < 0:
+        conn.executemany(
+            "DELETE FROM lex_df WHERE term = ? AND ns = ? AND df <= 0", [(t, ns) for t in distinct]
+        )
+
+
+def _count_rows(conn: sqlite3.Connection, ns: str, docs: int, tokens: int) -> None:
+    """Move the namespace's indexed-row and token totals."""
+    conn.execute(
+        "INSERT INTO lex_ns (ns, docs, tokens) VALUES (?, ?, ?)"
+        " ON CONFLICT (ns) DO UPDATE SET docs = docs + excluded.docs, tokens = tokens + excluded.tokens",
+        (ns, docs, tokens),
+    )
+    if docs < 0:
+        conn.execute("DELETE FROM lex_ns WHERE ns = ? AND docs <= 0", (ns,))
+
+
+def index(conn: sqlite3.Connection, rowid: int, ns: str, title: str, body: str, context: str) -> None:
+    """Index one row (analysed column texts) and count it in its namespace."""
+    words = terms(title, body, context)
+    conn.execute(
+        "INSERT INTO items_fts (rowid, title, body, context) VALUES (?, ?, ?, ?)",
+        (rowid, title, body, context),
+    )
+    conn.execute("UPDATE items SET lex_len = ? WHERE rowid = ?", (len(words), rowid))
+    _count_terms(conn, ns, words, 1)
+    _count_rows(conn, ns, 1, len(words))
+
+
+def _indexed(conn: sqlite3.Connection, rowid: int) -> tuple[str, str, str, str] | None:
+    row = conn.execute(
+        "SELECT i.ns, f.title, f.body, f.context FROM items_fts f JOIN items i ON i.rowid = f.rowid"
+        " WHERE f.rowid = ?",
+        (rowid,),
+    ).fetchone()
+    if row is None:
+        return None
+    return str(row[0]), str(row[1] or ""), str(row[2] or ""), str(row[3] or "")
+
+
+def unindex(conn: sqlite3.Connection, rowid: int) -> bool:
+    """Remove a row from the index and its counts from the statistics (False when it was not indexed)."""
+    found = _indexed(conn, rowid)
+    if found is None:
+        return False
+    ns, title, body, context = found
+    words = terms(title, body, context)
+    conn.execute("DELETE FROM items_fts WHERE rowid = ?", (rowid,))
+    conn.execute("UPDATE items SET lex_len = 0 WHERE rowid = ?", (rowid,))
+    _count_terms(conn, ns, words, -1)
+    _count_rows(conn, ns, -1, -len(words))
+    return True
+
+
+def set_context(conn: sqlite3.Connection, rowid: int, context: str) -> None:
+    """Replace an indexed row's neighbouring-turn words, keeping the statistics exact."""
+    found = _indexed(conn, rowid)
+    if found is None:
+        return
+    ns, title, body, old = found
+    if old == context:
+        return
+    before, after = terms(title, body, old), terms(title, body, context)
+    gone, new = set(before) - set(after), set(after) - set(before)
+    conn.execute("UPDATE items_fts SET context = ? WHERE rowid = ?", (context, rowid))
+    conn.execute("UPDATE items SET lex_len = ? WHERE rowid = ?", (len(after), rowid))
+    _count_terms(conn, ns, new, 1)
+    _count_terms(conn, ns, gone, -1)
+    _count_rows(conn, ns, 0, len(after) - len(before))
+
+
+def context_of(conn: sqlite3.Connection, rowid: int) -> str:
+    row = conn.execute("SELECT context FROM items_fts WHERE rowid = ?", (rowid,)).fetchone()
+    return "" if row is None else str(row[0] or "")
+
+
+# -- reads ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    """Corpus statistics for one read: rows, tokens and per-term row counts, all inside its scope."""
+
+    docs: int
+    tokens: int
+    df: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def avgdl(self) -> float:
+        return self.tokens / self.docs if self.docs else 0.0
+
+
+def scope_of(flt: MetaFilter) -> Reach | None:
+    """The namespaces whose rows a read may rank: its namespace when set, else its reach.
+
+    None means the whole file (no reach, or a subtree of the root), where FTS5's own statistics, kept
+    over the same rows (every indexed row), already are the scope's.
+    """
+    if flt.namespace is not None:
+        return Reach.exact(flt.namespace)
+    if flt.reach is None or reach_sql(flt.reach, []) is None:
+        return None
+    return flt.reach
+
+
+def stats(conn: sqlite3.Connection, scope: Reach | None, query_terms: list[str]) -> Stats:
+    """Statistics over the scope: summed from the per-namespace tables (FTS5's vocabulary for all)."""
+    params: Params = []
+    where = reach_sql(scope, params, column="ns")
+    cond = "" if where is None else f" WHERE {where}"
+    docs, tokens = conn.execute(
+        f"SELECT coalesce(sum(docs), 0), coalesce(sum(tokens), 0) FROM lex_ns{cond}", params
+    ).fetchone()
+    df: dict[str, int] = {}
+    if query_terms:
+        marks = ",".join("?" * len(query_terms))
+        if where is None:
+            rows = conn.execute(f"SELECT term, doc FROM items_vocab WHERE term IN ({marks})", query_terms)
+        else:
+            tparams: Params = list(query_terms)
+            twhere = reach_sql(scope, tparams, column="ns")
+            rows = conn.execute(
+                f"SELECT term, sum(df) FROM lex_df WHERE term IN ({marks}) AND {twhere} GROUP BY term",
+                tparams,
+            )
+        df = {str(t): int(d) for t, d in rows}
+    return Stats(int(docs), int(tokens), df)
+
+
+def rebuild(conn: sqlite3.Connection) -> None:
+    """Recount every statistic from the index (the migration that introduced them; also a repair)."""
+    conn.execute("DELETE FROM lex_df")
+    conn.execute("DELETE FROM lex_ns")
+    per_ns: dict[str, Counter[str]] = {}
+    totals: Counter[str] = Counter()
+    docs: Counter[str] = Counter()
+    lengths: list[tuple[int, int]] = []
+    for rowid, ns, title, body, context in conn.execute(
+        "SELECT f.rowid, i.ns, f.title, f.body, f.context FROM items_fts f JOIN items i ON i.rowid = f.rowid"
+    ):
+        words = terms(str(title or ""), str(body or ""), str(context or ""))
+        per_ns.setdefault(str(ns), Counter()).update(set(words))
+        totals[str(ns)] += len(words)
+        docs[str(ns)] += 1
+        lengths.append((len(words), int(rowid)))
+    conn.executemany("UPDATE items SET lex_len = ? WHERE rowid = ?", lengths)
+    conn.executemany(
+        "INSERT INTO lex_ns (ns, docs, tokens) VALUES (?, ?, ?)", [(ns, docs[ns], totals[ns]) for ns in docs]
+    )
+    conn.executemany(
+        "INSERT INTO lex_df (term, ns, df) VALUES (?, ?, ?)",
+        [(t, ns, d) for ns, counts in per_ns.items() for t, d in counts.items()],
+    )

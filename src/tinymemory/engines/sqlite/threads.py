@@ -1,0 +1,66 @@
+"""Neighbouring turns: each active turn of a thread indexes the words of the turns before and after it.
+
+A turn's `context` column holds its neighbours' analysed words (a lighter lexical field; see
+retrieval.config.ContextConfig). When a turn is forgotten, its words must leave its neighbours too, so
+they are relinked: each neighbour's context is rebuilt from the active turns now beside it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+
+from tinymemory.engines.sqlite import lexstats
+
+_ACTIVE = "valid_to IS NULL AND forgotten_at IS NULL"
+
+
+def _adjacent(conn: sqlite3.Connection, rowid: int, thread_id: str, ns: str) -> tuple[int | None, int | None]:
+    """The active turns just before and just after `rowid` in its thread."""
+    before = conn.execute(
+        f"SELECT rowid FROM items WHERE thread_id = ? AND ns = ? AND rowid < ? AND {_ACTIVE}"
+        " ORDER BY rowid DESC LIMIT 1",
+        (thread_id, ns, rowid),
+    ).fetchone()
+    after = conn.execute(
+        f"SELECT rowid FROM items WHERE thread_id = ? AND ns = ? AND rowid > ? AND {_ACTIVE}"
+        " ORDER BY rowid LIMIT 1",
+        (thread_id, ns, rowid),
+    ).fetchone()
+    return (None if before is None else int(before[0])), (None if after is None else int(after[0]))
+
+
+def neighbours_of(conn: sqlite3.Connection, rowids: Iterable[int]) -> set[int]:
+    """The active turns beside any of `rowids` (call it once those rows are no longer active)."""
+    out: set[int] = set()
+    gone = set(rowids)
+    for rowid in gone:
+        row = conn.execute("SELECT thread_id, ns FROM items WHERE rowid = ?", (rowid,)).fetchone()
+        if row is None or row[0] is None:
+            continue
+        for near in _adjacent(conn, rowid, str(row[0]), str(row[1])):
+            if near is not None and near not in gone:
+                out.add(near)
+    return out
+
+
+def _body(conn: sqlite3.Connection, rowid: int | None) -> str:
+    if rowid is None:
+        return ""
+    row = conn.execute("SELECT body FROM items_fts WHERE rowid = ?", (rowid,)).fetchone()
+    return "" if row is None else str(row[0] or "")
+
+
+def relink(conn: sqlite3.Connection, rowids: Iterable[int]) -> None:
+    """Rebuild the context of each turn (one that had context indexed) from its active neighbours."""
+    for rowid in sorted(set(rowids)):
+        if not lexstats.context_of(conn, rowid):
+            continue  # stored without the neighbouring-turn field: leave it so
+        row = conn.execute(
+            f"SELECT thread_id, ns FROM items WHERE rowid = ? AND {_ACTIVE}", (rowid,)
+        ).fetchone()
+        if row is None or row[0] is None:
+            continue
+        before, after = _adjacent(conn, rowid, str(row[0]), str(row[1]))
+        words = " ".join(w for w in (_body(conn, before), _body(conn, after)) if w)
+        lexstats.set_context(conn, rowid, words)
