@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from tinymemory.api import InvalidRequest, MemoryEngine, Namespace, Reach, Unsupported
 from tinymemory.tools import read, write
 from tinymemory.tools.args import Obj, clip, read_arguments
+from tinymemory.tools.preview import ResultBounds
 from tinymemory.tools.scope import Session, ToolScope
 from tinymemory.tools.spec import (
     DEFAULT_LIMIT,
@@ -51,12 +52,20 @@ dispatch: dict[str, Handler] = {
 class MemoryTools:
     """The tools for one scope. Builder methods return a new instance; an instance never changes."""
 
-    __slots__ = ("_engine", "_scope", "_zone")
+    __slots__ = ("_bounds", "_engine", "_scope", "_zone")
 
-    def __init__(self, engine: MemoryEngine, scope: ToolScope | None = None, *, zone: tzinfo | None = None):
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        scope: ToolScope | None = None,
+        *,
+        zone: tzinfo | None = None,
+        bounds: ResultBounds | None = None,
+    ):
         self._engine = engine
         self._scope = scope if scope is not None else ToolScope()
         self._zone = zone
+        self._bounds = bounds if bounds is not None else ResultBounds()
 
     @classmethod
     def with_scope(cls, engine: MemoryEngine, scope: ToolScope) -> MemoryTools:
@@ -75,8 +84,13 @@ class MemoryTools:
         """The zone refers_to dates are read in; None is the host machine's local zone."""
         return self._zone
 
+    @property
+    def bounds(self) -> ResultBounds:
+        """How much one tool result may hold (see `with_bounds`)."""
+        return self._bounds
+
     def _rescoped(self, scope: ToolScope) -> MemoryTools:
-        return MemoryTools(self._engine, scope, zone=self._zone)
+        return MemoryTools(self._engine, scope, zone=self._zone, bounds=self._bounds)
 
     def placed_at(self, place: Namespace | str) -> MemoryTools:
         """Write to `place` and read it and its ancestors (the reach resets to `Reach.of(place)`)."""
@@ -98,7 +112,18 @@ class MemoryTools:
                 zone = ZoneInfo(zone)
             except (ZoneInfoNotFoundError, ValueError):
                 raise InvalidRequest(f"tools: `zone` `{clip(zone)}` is not a known time zone") from None
-        return MemoryTools(self._engine, self._scope, zone=zone)
+        return MemoryTools(self._engine, self._scope, zone=zone, bounds=self._bounds)
+
+    def with_bounds(
+        self, *, preview_bytes: int | None = None, result_bytes: int | None = None
+    ) -> MemoryTools:
+        """Show texts above `preview_bytes` as previews and keep each result within `result_bytes`
+        (bytes of result JSON; defaults 8192 and 65536, see `tools.preview`)."""
+        bounds = ResultBounds(
+            self._bounds.preview_bytes if preview_bytes is None else preview_bytes,
+            self._bounds.result_bytes if result_bytes is None else result_bytes,
+        )
+        return MemoryTools(self._engine, self._scope, zone=self._zone, bounds=bounds)
 
     def specs(self) -> list[ToolSpec]:
         """The tools this scope offers, built fresh: cheap enough to call per session."""
@@ -119,7 +144,9 @@ class MemoryTools:
         if name in WRITE_TOOLS and not self._scope.writes:
             raise Unsupported(f"{name}: these memory tools are read-only, so {name} is not offered")
         args = read_arguments(name, arguments)
-        session = Session(tool=name, engine=self._engine, scope=self._scope, zone=self._zone)
+        session = Session(
+            tool=name, engine=self._engine, scope=self._scope, zone=self._zone, bounds=self._bounds
+        )
         return await dispatch[name](session, args)
 
 
@@ -138,6 +165,7 @@ __all__ = [
     "TOOL_NAMES",
     "WRITE_TOOLS",
     "MemoryTools",
+    "ResultBounds",
     "ToolScope",
     "ToolSpec",
     "dispatch",

@@ -49,7 +49,7 @@ async def recall(session: Session, args: Obj) -> dict[str, Any]:
         instructions=read_str(tool, args, "instructions", "", max_chars=MAX_QUERY_CHARS),
         time_hint=read_refers_to(tool, args, session.zone),
     )
-    return render.recall(await session.engine.recall(request))
+    return render.recall(await session.engine.recall(request), session.bounds)
 
 
 async def fetch(session: Session, args: Obj) -> dict[str, Any]:
@@ -69,7 +69,7 @@ async def fetch(session: Session, args: Obj) -> dict[str, Any]:
         cursor=read_cursor(tool, args),
         time_hint=read_refers_to(tool, args, session.zone),
     )
-    return render.fetch(await session.engine.fetch(request))
+    return render.fetch(await session.engine.fetch(request), session.bounds)
 
 
 async def list_items(session: Session, args: Obj) -> dict[str, Any]:
@@ -80,7 +80,7 @@ async def list_items(session: Session, args: Obj) -> dict[str, Any]:
         limit=read_limit(tool, args),
         cursor=read_cursor(tool, args),
     )
-    return render.listing(await session.engine.list(request))
+    return render.listing(await session.engine.list(request), session.bounds)
 
 
 async def get(session: Session, args: Obj) -> dict[str, Any]:
@@ -89,7 +89,8 @@ async def get(session: Session, args: Obj) -> dict[str, Any]:
     closed(tool, args, ("ids",), "")
     ids = read_ids(tool, args)
     assert ids is not None
-    return render.get(await session.engine.get(GetRequest(ids=ids, reach=session.scope.reach)))
+    found = await session.engine.get(GetRequest(ids=ids, reach=session.scope.reach))
+    return render.get(found, session.bounds)
 
 
 async def explore(session: Session, args: Obj) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import tzinfo
 
 from tinymemory.api import MemoryEngine, Namespace, Reach, Source
+from tinymemory.tools.preview import ResultBounds
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,3 +40,4 @@ class Session:
     engine: MemoryEngine
     scope: ToolScope
     zone: tzinfo | None  # None: the host machine's local zone
+    bounds: ResultBounds = field(default_factory=ResultBounds)  # how much one result may hold

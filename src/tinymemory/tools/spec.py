@@ -29,7 +29,19 @@ MIN_LIMIT = 1
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 10
 MAX_IDS = 200
+# Result bounds (see tools/preview.py), in bytes of the compact result JSON. A text above PREVIEW_BYTES
+# comes back as its opening (the 8 KiB of seed 003's inline threshold); one result holds at most
+# RESULT_BYTES. Hosts change both per session with MemoryTools.with_bounds.
+PREVIEW_BYTES = 8192
+RESULT_BYTES = 65536
+MIN_PREVIEW_BYTES = 64
 FACETS: tuple[str, ...] = tuple(f.value for f in Facet)
+
+# What the reading tools tell the model about previews (the numbers are the host's, so none is named).
+LONG_TEXTS = (
+    "A long text comes back as its opening with truncated: true and its full size in bytes; "
+    "call memory_get with its id to read all of it."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +143,7 @@ def _ids(description: str) -> dict[str, Any]:
 def _recall() -> ToolSpec:
     return ToolSpec(
         MEMORY_RECALL,
-        "Answer a question from memory. Returns a short answer and the memories it cites.",
+        "Answer a question from memory. Returns a short answer and the memories it cites. " + LONG_TEXTS,
         _obj(
             {
                 "question": _str("The question to answer from memory."),
@@ -149,7 +161,7 @@ def _fetch(modes: tuple[FetchMode, ...]) -> ToolSpec:
     default = FetchMode.HYBRID if FetchMode.HYBRID in modes else modes[0]
     return ToolSpec(
         MEMORY_FETCH,
-        "Search memory and return the best matching memories, ranked, with a cursor for more.",
+        "Search memory and return the best matching memories, ranked, with a cursor for more. " + LONG_TEXTS,
         _obj(
             {
                 "query": _str("What to search for."),
@@ -171,7 +183,7 @@ def _fetch(modes: tuple[FetchMode, ...]) -> ToolSpec:
 def _list() -> ToolSpec:
     return ToolSpec(
         MEMORY_LIST,
-        "Browse memory, newest first, with a cursor for more.",
+        "Browse memory, newest first, with a cursor for more. " + LONG_TEXTS,
         _obj({"filter": filter_schema(), "limit": _limit(), "cursor": _cursor()}),
     )
 
@@ -179,7 +191,10 @@ def _list() -> ToolSpec:
 def _get() -> ToolSpec:
     return ToolSpec(
         MEMORY_GET,
-        "Read memories by id. Ids that cannot be read come back in missing.",
+        "Read memories by id, with their whole text. Ids that cannot be read come back in missing. "
+        "Ids that did not fit in this result come back in next_ids: call memory_get again with them. "
+        "A text too long for any single result comes back cut, with truncated: true and its full size "
+        "in bytes.",
         _obj({"ids": _ids(f"The ids to read, 1 to {MAX_IDS}.")}, required=["ids"]),
     )
 
