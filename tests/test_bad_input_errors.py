@@ -208,3 +208,95 @@ async def test_every_request_string_is_checked(engine: SqliteEngine) -> None:
     for call, where in cases:
         with pytest.raises(InvalidRequest, match=rf"^{where} "):
             await call()
+
+
+# -- the facade: bad arguments name the method and the field ----------------------------------------------
+
+FACADE_CASES: list[tuple[str, Callable[[Memory], object], str]] = [
+    ("huge confidence", lambda m: m.store("x", confidence=10**400), "store: `confidence`"),
+    ("nan confidence", lambda m: m.store("x", confidence=float("nan")), "store: `confidence`"),
+    ("inf confidence", lambda m: m.store("x", confidence=float("inf")), "store: `confidence`"),
+    ("short about", lambda m: m.store("x", about=("a",)), "store: `about`"),
+    ("about of ints", lambda m: m.store("x", about=(1, 2)), "store: `about`"),  # type: ignore[arg-type]
+    (
+        "unknown keyword",
+        lambda m: m.store("x", bogus_field=1),
+        "store: `bogus_field` is not a known argument",
+    ),
+    ("namespace keyword", lambda m: m.store("x", namespace="team:y"), "store: `namespace`"),
+    ("tags as one string", lambda m: m.store("x", tags="abc"), "store: `tags`"),
+    ("tags not iterable", lambda m: m.store("x", tags=5), "store: `tags`"),  # type: ignore[arg-type]
+    ("kind unhashable", lambda m: m.store("x", kind=[1]), "store: `kind`"),  # type: ignore[arg-type]
+    ("source not a string", lambda m: m.store("x", source=5), "store: `source`"),  # type: ignore[arg-type]
+    ("text not a string", lambda m: m.store(5), "store: `text`"),  # type: ignore[arg-type]
+    ("text missing", lambda m: m.store(), "store: `text` is required"),  # type: ignore[call-arg]
+    ("many: one string", lambda m: m.store_many("abc"), "store_many: `items`"),
+    ("many: not iterable", lambda m: m.store_many(5), "store_many: `items`"),  # type: ignore[arg-type]
+    ("many: odd item", lambda m: m.store_many(["ok", 5]), r"store_many: `items\[1\]`"),  # type: ignore[list-item]
+    ("item: unknown keyword", lambda m: m.item("x", colour="red"), "item: `colour` is not a known argument"),
+    ("bad mode", lambda m: m.fetch("q", mode="bogus"), "fetch: `mode`"),
+    ("mode unhashable", lambda m: m.fetch("q", mode=[1]), "fetch: `mode`"),  # type: ignore[arg-type]
+    ("fetch: unknown keyword", lambda m: m.fetch("q", bogus=1), "fetch: `bogus` is not a known argument"),
+    ("fetch: bad kinds", lambda m: m.fetch("q", kinds=["memo"]), "fetch: `filter.kinds`"),
+    ("fetch: kinds not iterable", lambda m: m.fetch("q", kinds=5), "fetch: `filter.kinds`"),
+    ("fetch: about", lambda m: m.fetch("q", about=5), "fetch: `filter.about`"),
+    ("fetch: limit", lambda m: m.fetch("q", limit="5"), "fetch: `limit`"),  # type: ignore[arg-type]
+    ("fetch: huge limit", lambda m: m.fetch("q", limit=10**5000), "fetch: `limit`"),
+    ("fetch: time hint", lambda m: m.fetch("q", time_hint="today"), "fetch: `time_hint`"),  # type: ignore[arg-type]
+    ("fetch: positional", lambda m: m.fetch("q", "lexical"), "fetch: "),  # type: ignore[misc]
+    ("fetch: query missing", lambda m: m.fetch(), "fetch: `query` is required"),  # type: ignore[call-arg]
+    ("fetch: reach", lambda m: m.fetch("q", reach=None), "fetch: `reach`"),
+    ("recall: unknown keyword", lambda m: m.recall("q", bogus=1), "recall: `bogus` is not a known argument"),
+    (
+        "recall: huge min_confidence",
+        lambda m: m.recall("q", min_confidence=10**400),
+        "recall: `filter.min_confidence`",
+    ),
+    ("list: unknown keyword", lambda m: m.list(bogus=1), "list: `bogus` is not a known argument"),
+    ("list: bad cursor", lambda m: m.list(cursor=5), "list: `cursor`"),  # type: ignore[arg-type]
+    ("get: one string", lambda m: m.get("m_0123"), "get: `ids`"),
+    ("get: not iterable", lambda m: m.get(5), "get: `ids`"),  # type: ignore[arg-type]
+    ("get: unknown keyword", lambda m: m.get(["m_1"], bogus=1), "get: `bogus` is not a known argument"),  # type: ignore[call-arg]
+    ("forget: one string", lambda m: m.forget("m_0123"), "forget: `ids`"),
+    ("forget: unknown filter", lambda m: m.forget(bogus=1), "forget: `bogus` is not a known argument"),
+    ("explore: facet", lambda m: m.explore([1]), "explore: `facet`"),  # type: ignore[arg-type]
+    (
+        "explore: unknown keyword",
+        lambda m: m.explore("tag", bogus=1),
+        "explore: `bogus` is not a known argument",
+    ),
+    ("purge: argument", lambda m: m.purge(1), "purge: "),  # type: ignore[call-arg]
+]
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"), [c[1:] for c in FACADE_CASES], ids=[c[0] for c in FACADE_CASES]
+)
+def test_facade_bad_arguments_are_invalid_requests(
+    mem: Memory, call: Callable[[Memory], object], expected: str
+) -> None:
+    with pytest.raises(InvalidRequest, match=f"^{expected}"):
+        call(mem)
+    assert mem.list().items == ()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "expected"),
+    [
+        ({"namespace": 5}, "namespace: "),
+        ({"reach": "everything"}, "memory: `reach`"),
+        ({"embedder": "gpt"}, "memory: `embedder`"),
+    ],
+)
+def test_facade_construction_refuses_bad_arguments(
+    tmp_path: Path, kwargs: dict[str, object], expected: str
+) -> None:
+    with pytest.raises(InvalidRequest, match=f"^{expected}"):
+        Memory(tmp_path / "mem.db", **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("confidence", [10**400, float("inf"), float("nan"), -0.1])
+async def test_tool_confidence_out_of_range_names_the_tool(engine: SqliteEngine, confidence: float) -> None:
+    with pytest.raises(InvalidRequest, match=r"^memory_store: `learning\.confidence` must be between"):
+        await MemoryTools(engine).call("memory_store", {"learning": {"text": "x", "confidence": confidence}})
+    assert await count(engine) == 0

@@ -3,15 +3,22 @@
 It owns one engine (the embedded SQLite engine unless you pass another) and one namespace. Writes land
 at that namespace; reads see it and its ancestors unless a wider or narrower `reach` is given, the same
 rule the agent tools follow.
+
+Every method fails with the library's own errors, never a bare TypeError or ValueError: a missing,
+unknown or mistyped argument is an `InvalidRequest` whose message starts with the method's name and
+names the argument (`fetch: \\`mode\\` \\`bogus\\` is not a fetch mode ...`), and nothing is written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+import inspect
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from tinymemory._loop import LoopThread
 from tinymemory.api import (
@@ -44,18 +51,100 @@ from tinymemory.api import (
     StoreResult,
     TimeHint,
 )
+from tinymemory.api.echo import echo
 from tinymemory.api.errors import InvalidRequest
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+_HOST_FIXED = ("namespace", "reach")
+# item()'s named parameters; the other ItemMeta fields are accepted as extra keywords.
+_ITEM_PARAMS = ("kind", "tags", "confidence", "learning_kind", "title", "about", "thread_id", "source")
+_META_KEYWORDS = tuple(f.name for f in fields(ItemMeta) if f.name not in (*_HOST_FIXED, *_ITEM_PARAMS))
+_FILTER_KEYWORDS = tuple(f.name for f in fields(MetaFilter) if f.name not in _HOST_FIXED)
+
+
+def _fail(op: str, field: str, problem: str) -> InvalidRequest:
+    return InvalidRequest(f"{op}: `{field}` {problem}")
+
+
+def _binding_error(
+    op: str, sig: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> InvalidRequest:
+    """Say which argument is wrong, in the library's words rather than Python's."""
+    params = [p for name, p in sig.parameters.items() if name != "self"]
+    named = {p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in params)
+    for key in kwargs:
+        if key not in named and not takes_any:
+            known = ", ".join(sorted(named)) or "none"
+            return _fail(op, echo(key, 40), f"is not a known argument (known: {known})")
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    given = len(args) - 1  # without self
+    for p in positional[given:]:
+        if p.default is p.empty and p.name not in kwargs:
+            return _fail(op, p.name, "is required")
+    return InvalidRequest(
+        f"{op}: takes {len(positional)} positional argument(s), got {given} (give the options by keyword)"
+    )
+
+
+def _checked(op: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Bind the call before running it, so a missing, extra or unknown argument is an InvalidRequest
+    naming `op` rather than Python's TypeError; the wrapped signature (and its types) stay as written."""
+
+    def wrap(fn: Callable[P, R]) -> Callable[P, R]:
+        sig = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def call(*args: P.args, **kwargs: P.kwargs) -> R:
+            try:
+                sig.bind(*args, **kwargs)
+            except TypeError:
+                raise _binding_error(op, sig, args, kwargs) from None
+            return fn(*args, **kwargs)
+
+        return call
+
+    return wrap
 
 
 def _as_namespace(value: str | Namespace) -> Namespace:
     return value if isinstance(value, Namespace) else Namespace.parse(value)
 
 
-def _as_kind(op: str, value: str | ItemKind) -> ItemKind:
+def _as_kind(op: str, field: str, value: object) -> ItemKind:
     try:
-        return ItemKind(value)
-    except ValueError:
-        raise InvalidRequest(f"{op}: `kind` `{value}` is not an item kind") from None
+        return ItemKind(value)  # type: ignore[arg-type]  # the enum refuses what it cannot take
+    except (ValueError, TypeError):
+        choices = ", ".join(ItemKind.values())
+        raise _fail(op, field, f"`{echo(value)}` is not an item kind (one of: {choices})") from None
+
+
+def _as_strings(op: str, field: str, value: object) -> tuple[Any, ...]:
+    """A list (or other iterable) of values as a tuple; one bare string is refused, not split."""
+    if isinstance(value, str | bytes):
+        raise _fail(op, field, "must be a list of strings, not one string")
+    if not isinstance(value, Iterable):
+        raise _fail(op, field, f"must be a list of strings, got {type(value).__name__}")
+    return tuple(value)
+
+
+def _as_about(op: str, field: str, value: object) -> object:
+    """A (kind, key) pair of strings becomes an About; an About passes; anything else is refused."""
+    if value is None or isinstance(value, About):
+        return value
+    if isinstance(value, tuple | list) and len(value) == 2 and all(isinstance(v, str) for v in value):
+        return About(value[0], value[1])
+    raise _fail(op, field, "must be a (kind, key) pair of strings")
+
+
+def _as_ids(op: str, ids: object) -> tuple[Any, ...]:
+    if isinstance(ids, str | bytes):
+        raise _fail(op, "ids", "must be a list of ids, not one string")
+    if not isinstance(ids, Iterable):
+        raise _fail(op, "ids", f"must be a list of ids, got {type(ids).__name__}")
+    return tuple(ids)
 
 
 class Memory:
@@ -64,6 +153,11 @@ class Memory:
     >>> mem = Memory("./mem.db", namespace="team:acme/agent:writer")
     >>> mem.store("The user prefers dark roast coffee", tags=["preference"])
     >>> mem.fetch("what coffee does the user like").hits[0].item.text
+
+    Errors (all from `tinymemory.api.errors`): `InvalidRequest` for any bad, missing or unknown
+    argument, naming the method and the field; `Unavailable` when the database or the embedder fails
+    (retrying may help); `Conflict` for a database file written by a newer tinymemory. Calling a
+    closed Memory raises RuntimeError.
     """
 
     def __init__(
@@ -75,14 +169,22 @@ class Memory:
         engine: MemoryEngine | None = None,
         embedder: Any = "default",
     ) -> None:
+        """Raises InvalidRequest for a malformed namespace, a reach that is not a `Reach`, or an
+        embedder name other than "default"."""
         self.namespace = _as_namespace(namespace)
+        if reach is not None and not isinstance(reach, Reach):
+            raise _fail("memory", "reach", "must be a Reach (see Reach.of, Reach.subtree) or None")
+        if isinstance(embedder, str) and embedder != "default":
+            raise _fail(
+                "memory", "embedder", f"must be an Embedder, None or 'default', got `{echo(embedder)}`"
+            )
         self.reach = reach if reach is not None else Reach.of(self.namespace)
-        self._loop = LoopThread()
         if engine is None:
             from tinymemory.engines.sqlite import SqliteEngine
 
             engine = SqliteEngine(None if path is None else str(path), embedder=embedder)
         self.engine: MemoryEngine = engine
+        self._loop = LoopThread()
 
     # -- lifecycle -------------------------------------------------------------------------------
     def close(self) -> None:
@@ -104,6 +206,7 @@ class Memory:
         return self.engine.descriptor
 
     # -- writes ----------------------------------------------------------------------------------
+    @_checked("item")
     def item(
         self,
         text: str,
@@ -119,55 +222,121 @@ class Memory:
         observed_at: datetime | None = None,
         **meta: Any,
     ) -> NewItem:
-        """Build a NewItem placed at this Memory's namespace (extra keyword args go to ItemMeta)."""
-        item_kind = _as_kind("store", kind)
+        """Build a NewItem placed at this Memory's namespace (extra keyword args go to ItemMeta).
+
+        Raises InvalidRequest (`item: ...`) for an unknown keyword, a bad kind, tags given as one
+        string, or an `about` that is not a (kind, key) pair; the rest is checked when it is stored.
+        """
+        return self._new_item(
+            "item",
+            text,
+            kind=kind,
+            tags=tags,
+            confidence=confidence,
+            learning_kind=learning_kind,
+            title=title,
+            about=about,
+            thread_id=thread_id,
+            source=source,
+            observed_at=observed_at,
+            **meta,
+        )
+
+    def _new_item(
+        self,
+        op: str,
+        text: str,
+        *,
+        kind: object = ItemKind.LEARNING,
+        tags: object = (),
+        confidence: float | None = None,
+        learning_kind: str | None = None,
+        title: str | None = None,
+        about: object = None,
+        thread_id: str | None = None,
+        source: object = None,
+        **meta: Any,
+    ) -> NewItem:
+        for key in meta:
+            if key in _HOST_FIXED:
+                raise _fail(op, key, "is fixed by this Memory; open another Memory instead")
+            if key not in _META_KEYWORDS:
+                known = ", ".join(("text", *_ITEM_PARAMS, *_META_KEYWORDS))
+                raise _fail(op, echo(key, 40), f"is not a known argument (known: {known})")
+        for key, value in meta.items():
+            if isinstance(value, list):
+                meta[key] = tuple(value)
+        item_kind = _as_kind(op, "kind", kind)
+        if source is not None and not isinstance(source, str):
+            raise _fail(op, "source", f"must be a string, got {type(source).__name__}")
         return NewItem(
             kind=item_kind,
             text=text,
             confidence=confidence,
             meta=ItemMeta(
                 namespace=self.namespace,
-                tags=tuple(tags),
+                tags=_as_strings(op, "tags", tags),
                 learning_kind=learning_kind
                 if learning_kind is not None
                 else ("fact" if item_kind is ItemKind.LEARNING else None),
                 title=title,
-                about=About(*about) if about else None,
+                about=_as_about(op, "about", about),  # type: ignore[arg-type]
                 thread_id=thread_id,
                 source=Source(source) if source else None,
-                observed_at=observed_at,
                 **meta,
             ),
         )
 
+    @_checked("store")
     def store(self, text: str, **kwargs: Any) -> StoreResult:
-        """Store one memory; storing the same memory again is a replay (same id, replayed=True)."""
-        return self._loop.run(self.engine.store(self.item(text, **kwargs)))
+        """Store one memory; storing the same memory again is a replay (same id, replayed=True).
 
+        Takes `item()`'s keywords. Raises InvalidRequest (`store: ...`) for bad arguments or an
+        invalid item, Unavailable when the database or embedder fails; nothing is written on error.
+        """
+        return self._loop.run(self.engine.store(self._new_item("store", text, **kwargs)))
+
+    @_checked("store_many")
     def store_many(self, items: Sequence[NewItem | str]) -> list[StoreResult]:
-        """Store in one transaction, embeddings batched; all or nothing."""
-        built = [self.item(i) if isinstance(i, str) else i for i in items]
+        """Store in one transaction, embeddings batched; all or nothing.
+
+        Raises InvalidRequest (`store_many: \\`items[i]...\\``) when any item is bad, before anything
+        is written; Unavailable when the database or embedder fails (the whole batch rolls back).
+        """
+        if isinstance(items, str | bytes):
+            raise _fail("store_many", "items", "must be a list of texts or NewItems, not one string")
+        if not isinstance(items, Iterable):
+            raise _fail("store_many", "items", f"must be a list, got {type(items).__name__}")
+        listed = list(items)
+        built = [self._new_item("store_many", i) if isinstance(i, str) else i for i in listed]
         return self._loop.run(self.engine.store_many(built))
 
+    @_checked("forget")
     def forget(self, ids: Sequence[str] | None = None, **filter_fields: Any) -> ForgetResult:
-        """Soft-delete by ids or by a non-empty filter, confined to this Memory's reach."""
+        """Soft-delete by ids or by a non-empty filter, confined to this Memory's reach.
+
+        Raises InvalidRequest (`forget: ...`) for bad ids, an unknown filter field, or neither ids
+        nor a filter (the reach alone would forget everything in it).
+        """
         if ids is not None:
-            req = ForgetRequest(ids=tuple(ids), reach=self.reach)
+            req = ForgetRequest(ids=_as_ids("forget", ids), reach=self.reach)
         else:
-            if not any(v not in (None, (), []) for v in filter_fields.values()):
-                # the reach alone would mean "everything this Memory can see"
+            flt = self._filter("forget", filter_fields)
+            if all(name == "reach" for name in flt.set_fields()):
                 raise InvalidRequest(
                     "forget: `filter` must set at least one field when no ids are given"
                     " (the reach alone would forget everything in it)"
                 )
-            req = ForgetRequest(filter=self._filter(filter_fields))
+            req = ForgetRequest(filter=flt)
         return self._loop.run(self.engine.forget(req))
 
+    @_checked("purge")
     def purge(self) -> PurgeResult:
         """Permanently delete forgotten memory within this Memory's reach."""
         return self._loop.run(self.engine.purge(PurgeRequest(reach=self.reach)))
 
     # -- reads -----------------------------------------------------------------------------------
+    @_checked("fetch")
     def fetch(
         self,
         query: str,
@@ -178,45 +347,73 @@ class Memory:
         time_hint: TimeHint | None = None,
         **filter_fields: Any,
     ) -> FetchResult:
+        """Rank memory for `query`; extra keywords are MetaFilter fields.
+
+        Raises InvalidRequest (`fetch: ...`) for a bad query, mode, limit, cursor, hint or filter field.
+        """
+        if isinstance(mode, str) and not isinstance(mode, FetchMode):
+            try:
+                mode = FetchMode(mode)
+            except ValueError:
+                choices = ", ".join(m.value for m in FetchMode)
+                raise _fail(
+                    "fetch", "mode", f"`{echo(mode)}` is not a fetch mode (one of: {choices})"
+                ) from None
         req = FetchRequest(
             query=query,
-            mode=FetchMode(mode) if isinstance(mode, str) else mode,
-            filter=self._filter(filter_fields),
+            mode=mode,
+            filter=self._filter("fetch", filter_fields),
             limit=limit,
             cursor=cursor,
             time_hint=time_hint,
         )
         return self._loop.run(self.engine.fetch(req))
 
+    @_checked("recall")
     def recall(self, question: str, *, limit: int = 10, **filter_fields: Any) -> RecallResult:
-        req = RecallRequest(question=question, filter=self._filter(filter_fields), limit=limit)
+        """Answer `question` from memory with citations. Raises InvalidRequest (`recall: ...`) for bad
+        arguments, Unavailable when the answerer or embedder fails."""
+        req = RecallRequest(question=question, filter=self._filter("recall", filter_fields), limit=limit)
         return self._loop.run(self.engine.recall(req))
 
+    @_checked("list")
     def list(self, *, limit: int = 10, cursor: str | None = None, **filter_fields: Any) -> ListResult:
-        req = ListRequest(filter=self._filter(filter_fields), limit=limit, cursor=cursor)
+        """Newest first. Raises InvalidRequest (`list: ...`) for a bad limit, cursor or filter field."""
+        req = ListRequest(filter=self._filter("list", filter_fields), limit=limit, cursor=cursor)
         return self._loop.run(self.engine.list(req))
 
+    @_checked("get")
     def get(self, ids: Sequence[str]) -> GetResult:
-        return self._loop.run(self.engine.get(GetRequest(ids=tuple(ids), reach=self.reach)))
+        """Read by id; ids outside the reach come back as missing. Raises InvalidRequest for bad ids."""
+        return self._loop.run(self.engine.get(GetRequest(ids=_as_ids("get", ids), reach=self.reach)))
 
+    @_checked("explore")
     def explore(self, facet: str | Facet, *, limit: int = 10, **filter_fields: Any) -> ExploreResult:
+        """Count memory by a facet. Raises InvalidRequest (`explore: ...`) for a bad facet or filter."""
         try:
             fac = Facet(facet)
-        except ValueError:
-            raise InvalidRequest(f"explore: `facet` `{facet}` is not a facet") from None
-        req = ExploreRequest(facet=fac, filter=self._filter(filter_fields), limit=limit)
+        except (ValueError, TypeError):
+            choices = ", ".join(f.value for f in Facet)
+            raise _fail("explore", "facet", f"`{echo(facet)}` is not a facet (one of: {choices})") from None
+        req = ExploreRequest(facet=fac, filter=self._filter("explore", filter_fields), limit=limit)
         return self._loop.run(self.engine.explore(req))
 
-    def _filter(self, fields: dict[str, Any]) -> MetaFilter:
-        for key in ("namespace", "reach"):
-            if key in fields:
-                raise InvalidRequest(f"memory: `{key}` is fixed by this Memory; open another Memory instead")
-        if "kinds" in fields:
-            fields["kinds"] = tuple(_as_kind("filter", k) for k in fields["kinds"])
-        for key, value in list(fields.items()):
-            if isinstance(value, list):
-                fields[key] = tuple(value)
-        try:
-            return MetaFilter(reach=self.reach, **fields)
-        except TypeError as exc:
-            raise InvalidRequest(f"memory: unknown filter field ({exc})") from None
+    def _filter(self, op: str, given: dict[str, Any]) -> MetaFilter:
+        """Keyword filter fields to a MetaFilter confined to this Memory's reach; values are checked
+        by the engine, only their shape is fixed up here (lists to tuples, pairs to About)."""
+        fields_: dict[str, Any] = {}
+        for key, value in given.items():
+            if key in _HOST_FIXED:
+                raise _fail(op, key, "is fixed by this Memory; open another Memory instead")
+            if key not in _FILTER_KEYWORDS:
+                known = ", ".join(_FILTER_KEYWORDS)
+                raise _fail(op, echo(key, 40), f"is not a known argument or filter field (known: {known})")
+            if key == "kinds":
+                kinds = (value,) if isinstance(value, str) else _as_strings(op, "filter.kinds", value)
+                value = tuple(_as_kind(op, "filter.kinds", k) for k in kinds)
+            elif key == "about":
+                value = _as_about(op, "filter.about", value) if isinstance(value, list | tuple) else value
+            elif isinstance(value, list):
+                value = tuple(value)
+            fields_[key] = value
+        return MetaFilter(reach=self.reach, **fields_)

@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
 from tinymemory.api import HOST_FIXED_FIELDS, InvalidRequest, ItemKind, MetaFilter, TimeHint, parse_rfc3339
+from tinymemory.api.echo import echo
 from tinymemory.api.validate import (
     MAX_FIELD_CHARS,
     MAX_QUERY_CHARS,
@@ -41,8 +42,8 @@ def path(prefix: str, key: str) -> str:
 
 
 def clip(value: object, limit: int = 60) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """A value quoted in a message: short, UTF-8 safe, never raising (see api.echo)."""
+    return echo(value, limit)
 
 
 def _type_name(value: object) -> str:
@@ -199,10 +200,9 @@ def read_number(tool: str, obj: Obj, key: str, where: str, *, low: float, high: 
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise fail(tool, field, f"must be a number, got {_type_name(value)}")
-    number = float(value)
-    if not (math.isfinite(number) and low <= number <= high):
+    if not low <= value <= high:  # before float(): exact for huge ints, False for NaN
         raise fail(tool, field, f"must be between {low:g} and {high:g}, got {clip(value)}")
-    return number
+    return float(value)
 
 
 def read_limit(tool: str, obj: Obj) -> int:
