@@ -9,6 +9,9 @@
    learning on its subject was said later (a stale thread never overrides a newer correction).
    The rest is stored in one all-or-nothing batch; a new value on a subject supersedes the old one,
    which stays readable with as_of.
+4. Forget means forgotten: when the user forgot a version of the same content, only what was said
+   after that forget counts. Said only before it, the learning is not derived again; said again later,
+   it is learned again, citing (and gaining confidence from) the later turns alone.
 """
 
 from __future__ import annotations
@@ -70,15 +73,15 @@ async def build_beliefs(
     turns = await read_turns(engine, turns_ns, thread_id)
     user_turns = [t for t in turns if t.role == "user"]
     candidates = await (_llm_candidates(llm, user_turns) if llm else _rule_candidates(user_turns))
-    desired = resolve(candidates)
-    items = [_new_item(c, learnings_ns, agent_id) for c in desired]
+    said_at = {t.id: t.said_at for t in user_turns}
     to_store: list[NewItem] = []
     unchanged = 0
-    for cand, item in zip(desired, items, strict=True):
-        if await _applied(engine, item, cand) or await _stale(engine, learnings_ns, cand):
+    for cand in resolve(candidates):
+        due = await _due(engine, _new_item(cand, learnings_ns, agent_id), cand, candidates, said_at)
+        if due is None or await _stale(engine, learnings_ns, due):
             unchanged += 1
         else:
-            to_store.append(item)
+            to_store.append(_new_item(due, learnings_ns, agent_id))
     results = await engine.store_many(to_store) if to_store else []
     return JobReport(
         step="beliefs",
@@ -94,7 +97,7 @@ def resolve(candidates: list[Candidate]) -> list[Candidate]:
     latest: dict[tuple[str, str, str], Candidate] = {}
     for cand in candidates:
         prev = latest.get(cand.subject)
-        if prev is not None and normalise_text(prev.text).lower() == normalise_text(cand.text).lower():
+        if prev is not None and _same_value(prev, cand):
             latest[cand.subject] = replace(
                 prev,
                 evidence=tuple(dict.fromkeys(prev.evidence + cand.evidence)),
@@ -105,6 +108,10 @@ def resolve(candidates: list[Candidate]) -> list[Candidate]:
             latest.pop(cand.subject, None)  # a new value moves to the end of the order
             latest[cand.subject] = cand
     return list(latest.values())
+
+
+def _same_value(a: Candidate, b: Candidate) -> bool:
+    return normalise_text(a.text).lower() == normalise_text(b.text).lower()
 
 
 async def _rule_candidates(turns: list[Turn]) -> list[Candidate]:
@@ -175,12 +182,31 @@ def _new_item(c: Candidate, ns: Namespace, agent_id: str) -> NewItem:
     )
 
 
-async def _applied(engine: MemoryEngine, item: NewItem, cand: Candidate) -> bool:
+async def _due(
+    engine: MemoryEngine,
+    item: NewItem,
+    cand: Candidate,
+    candidates: list[Candidate],
+    said_at: dict[str, datetime],
+) -> Candidate | None:
+    """What to store for `cand`: None when a version of it is active or already cites its turns, or
+    when the user forgot it after its turns were said; else the candidate rebuilt from what was said
+    after the latest forget (the whole candidate if its content was never forgotten)."""
     key = content_key(item)
-    ids = tuple(item_id(key, g) for g in range(GENERATIONS))
-    found = await engine.get(GetRequest(ids=ids))
+    versions = await engine.get(GetRequest(ids=tuple(item_id(key, g) for g in range(GENERATIONS))))
     cited = set(cand.evidence)
-    return any(v.is_active or cited & set(v.meta.evidence) for v in found.items)
+    if any(v.is_active or cited & set(v.meta.evidence) for v in versions.items):
+        return None
+    if not versions.forgotten:
+        return cand
+    forgot = max(t.forgotten_at for t in versions.forgotten)
+    later = [
+        replace(c, evidence=tuple(e for e in c.evidence if said_at.get(e, c.said_at) > forgot))
+        for c in candidates
+        if c.subject == cand.subject and _same_value(c, cand) and c.said_at > forgot
+    ]
+    fresh = resolve(later)
+    return fresh[0] if fresh else None
 
 
 async def _stale(engine: MemoryEngine, ns: Namespace, cand: Candidate) -> bool:
