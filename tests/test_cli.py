@@ -136,3 +136,34 @@ def test_embedder_info_and_build_skip_when_present(tmp_path: Path) -> None:
     Path(info["static_table"]).write_bytes(b"placeholder")
     built = run("embedder", "build", env=env)
     assert built["built"] is False
+
+
+def test_reads_see_the_whole_file_unless_narrowed(db: Path) -> None:
+    """The person at the command line owns the file: with no --namespace or --reach, reads see it all."""
+    writer = run("store", "Dana drinks flat whites", "--namespace", WRITER, db=db)["id"]
+    reviewer = run("store", "the legal note is pending", "--namespace", REVIEWER, db=db)["id"]
+    team = run("store", "the report is due in June", "--namespace", "team:acme", db=db)["id"]
+    everything = {writer, reviewer, team}
+
+    assert {i["id"] for i in run("list", db=db)["items"]} == everything
+    assert [h["item"]["id"] for h in run("fetch", "flat whites", db=db)["hits"]] == [writer]
+    assert run("recall", "what does Dana drink?", db=db)["citations"][0]["id"] == writer
+    assert {i["id"] for i in run("get", writer, reviewer, team, db=db)["items"]} == everything
+    assert run("explore", "kind", db=db)["total"] == 3
+    info = run("info", db=db)
+    assert info["items"] == 3 and info["reach"] == "all" and info["namespace"] == ""
+
+    # --namespace narrows reads to that node and its ancestors; --reach narrows (or widens) explicitly
+    mine = {i["id"] for i in run("list", "--namespace", WRITER, db=db)["items"]}
+    assert mine == {writer, team}
+    assert [i["id"] for i in run("list", "--reach", "exact(team:acme)", db=db)["items"]] == [team]
+    assert {
+        i["id"] for i in run("list", "--namespace", WRITER, "--reach", "all", db=db)["items"]
+    } == everything
+    assert run("info", "--namespace", WRITER, db=db)["reach"] == f"inherit({WRITER})"
+
+    # forget and purge reach the whole file too; forget with no ids still needs a filter
+    assert run("forget", reviewer, db=db)["forgotten"] == [reviewer]
+    assert run("purge", db=db) == {"purged": 1}
+    assert run("forget", db=db, ok=False)["error"] == "invalid_request"
+    assert {i["id"] for i in run("list", db=db)["items"]} == {writer, team}

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
-import sys
 from collections.abc import Sequence
 
 from tinymemory import __version__
-from tinymemory.api import TinyMemoryError
+from tinymemory.cli.edge import run_guarded
 
 # Each module exposes register(subparsers) and sets `func` on its parsers.
 COMMAND_MODULES = (
@@ -27,21 +25,33 @@ def build_parser() -> argparse.ArgumentParser:
         description="Memory for LLM agents: store, search and recall scoped memories (JSON out).",
     )
     parser.add_argument("--version", action="version", version=f"tinymemory {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = parser.add_subparsers(
+        dest="command",
+        metavar="COMMAND",
+        required=True,
+        help="one of these (`tinymemory COMMAND --help` shows its flags)",
+    )
     for name in COMMAND_MODULES:
         module = importlib.import_module(name)
         module.register(sub)
+    _describe_from_summaries(parser)
     return parser
+
+
+def _describe_from_summaries(parser: argparse.ArgumentParser) -> None:
+    """A sub-command without a description gets its one-line summary, so its --help says what it does."""
+    for action in parser._actions:
+        if not isinstance(action, argparse._SubParsersAction):
+            continue
+        summaries = {a.dest: a.help for a in action._choices_actions}
+        for name, sub in action.choices.items():
+            summary = summaries.get(name)
+            if not sub.description and summary:
+                sub.description = summary[0].upper() + summary[1:] + "."
+            _describe_from_summaries(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        code: int = args.func(args)
-    except TinyMemoryError as exc:
-        print(json.dumps({"error": exc.kind, "message": exc.message}), file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    return code
+    return run_guarded(parser, args, args.func)

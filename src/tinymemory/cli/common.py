@@ -1,4 +1,8 @@
-"""Flags and helpers every CLI command shares: where the store is and which namespace acts."""
+"""Flags and helpers every CLI command shares: where the store is, where writes land, what reads see.
+
+The person at the command line owns the file, so reads see every namespace in it unless `--namespace` or
+`--reach` narrows them; `tinymemory mcp` applies the same rule to its `--place`.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,9 @@ from typing import Any
 
 from tinymemory.api import Namespace, Reach, parse_rfc3339, to_jsonable
 
+ALL_REACH = "all"
+EVERYTHING = Reach.subtree(Namespace.root())  # the root and every node below it
+
 
 def add_store_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -20,12 +27,15 @@ def add_store_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--namespace",
         default=os.environ.get("TINYMEMORY_NAMESPACE", ""),
-        help="where writes land and reads start, e.g. team:acme/agent:writer (default: the root)",
+        help="where writes land, e.g. team:acme/agent:writer (default: $TINYMEMORY_NAMESPACE, else the "
+        "root); when set, reads see that node and its ancestors, as an agent placed there would",
     )
     parser.add_argument(
         "--reach",
         default=None,
-        help="override what reads see, e.g. 'subtree(team:acme)' (default: the namespace and its ancestors)",
+        help="what reads, forgets and purges may touch: 'all', or terms such as 'subtree(team:acme)', "
+        "'exact(team:acme)', 'inherit(team:acme/agent:writer)' joined by + (default: everything in the "
+        "file, or the --namespace node and its ancestors when --namespace is set)",
     )
     parser.add_argument(
         "--no-embedder", action="store_true", help="lexical only: do not load the embedding model"
@@ -36,10 +46,22 @@ def namespace_of(args: argparse.Namespace) -> Namespace:
     return Namespace.parse(args.namespace, field="--namespace")
 
 
+def scope_reach(place: Namespace, reach: str | None) -> Reach | None:
+    """An explicit reach wins (`all` is every namespace); without one, a place reads its lineage and the
+    root reads everything (None)."""
+    if reach is not None and reach.strip():
+        return None if reach.strip() == ALL_REACH else Reach.parse(reach, field="--reach")
+    return None if place.is_root else Reach.of(place)
+
+
 def reach_of(args: argparse.Namespace) -> Reach:
-    if args.reach:
-        return Reach.parse(args.reach, field="--reach")
-    return Reach.of(namespace_of(args))
+    """What this command's reads see; `EVERYTHING` when nothing narrows them."""
+    reach = scope_reach(namespace_of(args), args.reach)
+    return EVERYTHING if reach is None else reach
+
+
+def reach_label(reach: Reach) -> str:
+    return ALL_REACH if reach == EVERYTHING else str(reach)
 
 
 def time_arg(value: str | None, flag: str) -> Any:
@@ -49,4 +71,5 @@ def time_arg(value: str | None, flag: str) -> Any:
 def emit(value: Any) -> int:
     json.dump(to_jsonable(value), sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")
+    sys.stdout.flush()  # a closed pipe fails here, inside the command, not at interpreter exit
     return 0

@@ -222,7 +222,14 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("demo", help="a short tour: store, search, recall, supersede, scope")
-    p.add_argument("--db", help="keep the demo store in this file (default: a temporary file)")
-    p.add_argument("--no-embedder", action="store_true", help="lexical only")
+    p = sub.add_parser(
+        "demo",
+        help="a short tour: store, search, recall, supersede, scope",
+        description="A guided tour on a throwaway store: two sibling agents and their team store "
+        "memories; search in every mode; recall with citations; a replayed store; a corrected "
+        "preference superseding the old one (read back with as_of); one agent failing to read its "
+        "sibling's memory; the same store through the agent tools. Prints tables, not JSON.",
+    )
+    p.add_argument("--db", help="keep the demo store in this file (default: a temporary file, removed after)")
+    p.add_argument("--no-embedder", action="store_true", help="lexical only: do not load the embedding model")
     p.set_defaults(func=_run)

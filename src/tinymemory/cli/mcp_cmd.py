@@ -13,10 +13,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from tinymemory.api import Namespace, Reach, TinyMemoryError
+from tinymemory.api import Namespace
+from tinymemory.cli.common import scope_reach
+from tinymemory.cli.edge import run_guarded
 
 TRUTHY = frozenset({"1", "true", "yes", "on"})
-ALL_REACH = "all"
 
 
 def _env_flag(name: str) -> bool:
@@ -71,14 +72,6 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.set_defaults(func=run)
 
 
-def scope_reach(place: Namespace, reach: str | None) -> Reach | None:
-    """An explicit reach wins; `all` means every namespace; no reach reads the place's lineage, or all at
-    the root (a single-tenant store)."""
-    if reach is not None and reach.strip():
-        return None if reach.strip() == ALL_REACH else Reach.parse(reach, field="--reach")
-    return None if place.is_root else Reach.of(place)
-
-
 def run(args: argparse.Namespace) -> int:
     from tinymemory.adapters.mcp import serve_stdio
     from tinymemory.engines.paths import default_db_path
@@ -107,14 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Stand-alone entry (`python -m tinymemory.cli.mcp_cmd`), the same as `tinymemory mcp`."""
     parser = argparse.ArgumentParser(prog="tinymemory mcp")
     add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run(args)
-    except TinyMemoryError as exc:
-        print(f"tinymemory mcp: {exc.message}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
+    return run_guarded(parser, parser.parse_args(argv), run)
 
 
 if __name__ == "__main__":
