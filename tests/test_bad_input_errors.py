@@ -28,6 +28,7 @@ from tinymemory.api import (
     Ref,
     Source,
     TimeHint,
+    Unavailable,
     parse_rfc3339,
 )
 from tinymemory.engines.sqlite import SqliteEngine
@@ -300,3 +301,15 @@ async def test_tool_confidence_out_of_range_names_the_tool(engine: SqliteEngine,
     with pytest.raises(InvalidRequest, match=r"^memory_store: `learning\.confidence` must be between"):
         await MemoryTools(engine).call("memory_store", {"learning": {"text": "x", "confidence": confidence}})
     assert await count(engine) == 0
+
+
+async def test_engine_errors_reached_through_a_tool_name_the_tool(tmp_path: Path) -> None:
+    """The model called `memory_list`; an engine error must not speak of `list` or `write`."""
+    engine = SqliteEngine(tmp_path / "mem.db", embedder=None)
+    tools = MemoryTools(engine)
+    await tools.call("memory_store", {"learning": {"text": "kept"}})
+    await engine.close()
+    with pytest.raises(Unavailable, match=r"^memory_list: the engine is closed"):
+        await tools.call("memory_list", {})
+    with pytest.raises(Unavailable, match=r"^memory_store: the engine is closed"):
+        await tools.call("memory_store", {"learning": {"text": "more"}})

@@ -8,12 +8,13 @@ are fixed here, never taken from the model. This package imports no tool runtime
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from datetime import tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from tinymemory.api import InvalidRequest, MemoryEngine, Namespace, Reach, Unsupported
+from tinymemory.api import InvalidRequest, MemoryEngine, Namespace, Reach, TinyMemoryError, Unsupported
 from tinymemory.tools import read, write
 from tinymemory.tools.args import Obj, clip, read_arguments
 from tinymemory.tools.preview import ResultBounds
@@ -37,6 +38,9 @@ from tinymemory.tools.spec import (
 )
 
 Handler = Callable[[Session, Obj], Awaitable[dict[str, Any]]]
+
+# The operation an engine names at the start of its messages (`fetch: `, `list: `, `write: `).
+_OP_PREFIX = re.compile(r"[a-z][a-z_]*: ")
 
 dispatch: dict[str, Handler] = {
     MEMORY_RECALL: read.recall,
@@ -136,7 +140,8 @@ class MemoryTools:
         """Run one tool call and return its JSON-ready result.
 
         Raises InvalidRequest for a bad name or bad arguments, Unsupported for a tool this scope or
-        engine does not offer, and whatever the engine raises. Nothing is written on an error.
+        engine does not offer, and whatever the engine raises, its message led by the tool's name.
+        Nothing is written on an error.
         """
         if not isinstance(name, str) or name not in dispatch:
             offered = ", ".join(self.names())
@@ -147,7 +152,21 @@ class MemoryTools:
         session = Session(
             tool=name, engine=self._engine, scope=self._scope, zone=self._zone, bounds=self._bounds
         )
-        return await dispatch[name](session, args)
+        try:
+            return await dispatch[name](session, args)
+        except TinyMemoryError as exc:
+            raise named_for(name, exc) from exc
+
+
+def named_for(tool: str, exc: TinyMemoryError) -> TinyMemoryError:
+    """The same error, its message led by the tool's name: the model called `memory_fetch`, not the
+    engine's `fetch`, so "fetch: `cursor` ..." reads "memory_fetch: `cursor` ..."."""
+    message = exc.message
+    if message.startswith(f"{tool}: "):
+        return exc
+    op = _OP_PREFIX.match(message)
+    rest = message[op.end() :] if op else message
+    return type(exc)(f"{tool}: {rest}")
 
 
 __all__ = [
