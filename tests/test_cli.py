@@ -132,10 +132,14 @@ def test_demo_runs_lexical_only(tmp_path: Path) -> None:
 def test_embedder_info_and_build_skip_when_present(tmp_path: Path) -> None:
     env = {"TINYMEMORY_HOME": str(tmp_path)}
     info = run("embedder", "info", env=env)
-    assert info["static_table_built"] is False and info["static_table"].startswith(str(tmp_path))
-    Path(info["static_table"]).write_bytes(b"placeholder")
-    built = run("embedder", "build", env=env)
-    assert built["built"] is False
+    assert info["static_table_source"] == "shipped" and not info["static_table"].startswith(str(tmp_path))
+    shipped = run("embedder", "build", env=env)
+    assert shipped["built"] is False and "the package ships this table" in shipped["reason"]
+    other = run("embedder", "info", "--dim", "8", env=env)
+    assert other["static_table_source"] == "missing" and other["static_table"].startswith(str(tmp_path))
+    Path(other["static_table"]).write_bytes(b"placeholder")
+    built = run("embedder", "build", "--dim", "8", env=env)
+    assert built["built"] is False and built["reason"].startswith("already built")
 
 
 def test_reads_see_the_whole_file_unless_narrowed(db: Path) -> None:

@@ -48,7 +48,8 @@ from tinymemory.api.requests import (
 from tinymemory.api.timeutil import ensure_utc
 from tinymemory.engines.paths import default_db_path
 from tinymemory.engines.sqlite import db, lexstats, reads, search, store
-from tinymemory.engines.sqlite.cursors import CursorCodec, FetchCursor, ListCursor, fingerprint, load_key
+from tinymemory.engines.sqlite.cursors import FetchCursor, ListCursor, fingerprint
+from tinymemory.engines.sqlite.reembed import Progress, ReembedResult, reembed_items
 from tinymemory.engines.sqlite.rows import to_us
 from tinymemory.engines.sqlite.schema import SCHEMA_VERSION
 from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix
@@ -71,22 +72,40 @@ def pool_size(limit: int) -> int:
     return max(MIN_POOL, 3 * limit)
 
 
+_warned_lexical = False
+
+
+def _warn_lexical_only(reason: str) -> None:
+    """Once per process: a host that expected semantic search must hear that it is not getting it."""
+    global _warned_lexical
+    if not _warned_lexical:
+        _warned_lexical = True
+        _log.warning("tinymemory: %s", reason)
+
+
 def _resolve_embedder(embedder: Embedder | str | None) -> Embedder | None:
     if embedder is None:
         return None
     if embedder == "default":
         # Imported lazily and by name: without the embedders package or its weights, lexical only.
-        # A misconfiguration the embedders report on purpose (TinyMemoryError) is raised, not hidden.
+        # A misconfiguration the embedders report on purpose (TinyMemoryError) is raised, not hidden;
+        # a fallback to lexical-only that nobody asked for is logged once, with the fix.
         try:
             module = importlib.import_module("tinymemory.retrieval.embedders")
-        except ImportError:
+        except ImportError as exc:
+            _warn_lexical_only(f"the embedders cannot be imported ({exc}); search is lexical only")
             return None
         try:
             found = module.default_embedder()
         except TinyMemoryError:
             raise
         except Exception as exc:
-            _log.warning("sqlite: default embedder unavailable (%s); lexical search only", exc)
+            _warn_lexical_only(f"the default embedder is unavailable ({exc}); search is lexical only")
+            return None
+        if found is None:
+            reason = module.lexical_only_reason()
+            if reason:
+                _warn_lexical_only(reason)
             return None
         return found if isinstance(found, Embedder) else None
     if isinstance(embedder, str):
@@ -133,7 +152,6 @@ class SqliteEngine:
         self._helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinymemory-embed")
         self._conn: sqlite3.Connection | None = None
         self._closed = False
-        self._codec: CursorCodec | None = None  # the file's cursor key, read once (see cursors.py)
         self.last_semantic_plan: search.Plan | None = None  # for tests and diagnostics
 
     # -- plumbing -------------------------------------------------------------------------------------
@@ -168,12 +186,6 @@ class SqliteEngine:
                 raise Unavailable(f"{op}: database error ({exc})") from exc
 
         return await asyncio.get_running_loop().run_in_executor(self._pool, call)
-
-    async def _cursors(self, op: str) -> CursorCodec:
-        """The codec of this file's cursor key, read (or created) on first need."""
-        if self._codec is None:
-            self._codec = CursorCodec(await self._run(op, load_key))
-        return self._codec
 
     async def close(self) -> None:
         if self._closed:
@@ -277,7 +289,7 @@ class SqliteEngine:
     async def list(self, request: ListRequest) -> ListResult:
         req = validate.check_list(request)
         fp = fingerprint("list", req.filter)
-        after = ListCursor.decode(await self._cursors("list"), "list", req.cursor, fp) if req.cursor else None
+        after = ListCursor.decode("list", req.cursor, fp) if req.cursor else None
         items, more = await self._run(
             "list", lambda c: db.in_read(c, lambda r: reads.list_page(r, req.filter, req.limit, after))
         )
@@ -285,7 +297,7 @@ class SqliteEngine:
         if more and items:
             last = items[-1]
             assert last.meta.observed_at is not None
-            nxt = ListCursor(to_us(last.meta.observed_at), last.id).encode(await self._cursors("list"), fp)
+            nxt = ListCursor(to_us(last.meta.observed_at), last.id).encode(fp)
         return ListResult(tuple(items), nxt)
 
     async def explore(self, request: ExploreRequest) -> ExploreResult:
@@ -303,7 +315,7 @@ class SqliteEngine:
         if mode is None:  # pragma: no cover - lexical is always served
             raise validate.fail(op, "mode", "no fetch mode is served")
         fp = fingerprint("fetch", req.query, mode.value, req.filter, req.time_hint)
-        cur = FetchCursor.decode(await self._cursors(op), op, req.cursor, fp) if req.cursor else None
+        cur = FetchCursor.decode(op, req.cursor, fp) if req.cursor else None
         cfg = self.retrieval
         # every stage that re-orders needs a fixed pool, so that later pages come from the same order
         pooled = (
@@ -373,11 +385,7 @@ class SqliteEngine:
             ) > offset + req.limit
 
         hits, more = await self._run(op, lambda c: db.in_read(c, rank_phase))
-        nxt = (
-            FetchCursor(snapshot, offset + req.limit, pool).encode(await self._cursors(op), fp)
-            if more
-            else None
-        )
+        nxt = FetchCursor(snapshot, offset + req.limit, pool).encode(fp) if more else None
         return FetchResult(tuple(hits), mode, nxt)
 
     async def _embed_query(
@@ -421,3 +429,14 @@ class SqliteEngine:
                 raise Unavailable(f"recall: the answerer failed ({exc})") from exc
             cited = list(hits)
         return RecallResult(answer, tuple(Citation(h.item.id, h.score, h.item) for h in cited))
+
+    # -- re-embedding (engines/sqlite/reembed.py) -----------------------------------------------------
+
+    async def reembed(self, batch: int = 256, progress: Progress | None = None) -> ReembedResult:
+        """Give every item without a vector of the current embedder one, `batch` items per transaction.
+
+        After a switch of embedder (or a file filled lexical-only) old items are invisible to semantic
+        search until this runs. Resumable (a killed run keeps its committed batches) and replay-safe
+        (a second run writes nothing); `progress(done, total)` runs after each batch.
+        """
+        return await reembed_items(self._run, self.embedder, self._matrix, batch, progress)

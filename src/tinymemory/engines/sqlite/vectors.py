@@ -3,6 +3,8 @@
 Rowids only grow (AUTOINCREMENT, writers serialise), so catching up with this or another process's
 writes is one indexed range read of the rows past the last one loaded. Purged rows stay in the matrix
 until a local purge resets it; every hit is re-checked in SQL, so stale rows are never returned.
+Re-embedding rewrites vectors of old rowids, which a range read cannot notice, so it bumps a counter in
+`engine_meta` (`vectors_epoch`) and every matrix that sees the counter move reloads from scratch.
 """
 
 from __future__ import annotations
@@ -13,15 +15,33 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from tinymemory.engines.sqlite import stale
+
 Floats = npt.NDArray[np.float32]
 BLOCK_ROWS = 2048
 # Rows per refresh query: bounds the transient copy of blobs while a large matrix loads.
 REFRESH_CHUNK = 65_536
 Ints = npt.NDArray[np.int64]
+EPOCH_KEY = "vectors_epoch"
 
 
 def to_blob(vector: Floats) -> bytes:
     return np.ascontiguousarray(vector, dtype="<f4").tobytes()
+
+
+def read_epoch(conn: sqlite3.Connection) -> int:
+    """How many times vectors of existing rows were rewritten (0: never)."""
+    row = conn.execute("SELECT value FROM engine_meta WHERE key = ?", (EPOCH_KEY,)).fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+def bump_epoch(conn: sqlite3.Connection) -> None:
+    """Tell every matrix on this file, in any process, to reload: call inside the rewriting transaction."""
+    conn.execute(
+        "INSERT INTO engine_meta (key, value) VALUES (?, '1')"
+        " ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)",
+        (EPOCH_KEY,),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +68,8 @@ class VectorMatrix:
         self.embedder = embedder
         self.dim = dim
         self.generation = 0  # bumped by every reset, so a scan taken before one is never reused
+        self.epoch: int | None = None  # the file's vectors_epoch when last refreshed (None: never)
+        self.stale_checked = False  # the first load counts items without a vector of this embedder
         self.reset()
 
     def reset(self) -> None:
@@ -66,11 +88,21 @@ class VectorMatrix:
         return self._rowids[: self._n]
 
     def refresh(self, conn: sqlite3.Connection) -> int:
-        """Load rows committed since the last refresh; return how many were added.
+        """Load rows committed since the last refresh (all of them after a re-embed); return how many
+        were added. The first load also warns, once, about items this embedder has no vector for."""
+        epoch = read_epoch(conn)
+        if self.epoch is not None and epoch != self.epoch:
+            self.reset()
+        self.epoch = epoch
+        added = self._load_new(conn)
+        if not self.stale_checked:
+            self.stale_checked = True
+            stale.warn_if_stale(conn, self.embedder, self.dim, self._n)
+        return added
 
-        Reads in chunks of `REFRESH_CHUNK` rows so a first load of a large file never holds every blob
-        twice (at 1M x 384 one copy is 1.5 GB); a full first chunk reserves room for the rest at once.
-        """
+    def _load_new(self, conn: sqlite3.Connection) -> int:
+        """Reads in chunks of `REFRESH_CHUNK` rows so a first load of a large file never holds every blob
+        twice (at 1M x 384 one copy is 1.5 GB); a full first chunk reserves room for the rest at once."""
         added = 0
         while True:
             rows = conn.execute(
@@ -141,9 +173,10 @@ class VectorMatrix:
         """Scan the rows loaded so far, from another thread, while the database thread runs the lexical
         query: hybrid search then costs about the slower of the two instead of their sum. Reads the row
         count before the arrays, so a concurrent append or growth never exposes a half-written row."""
-        n = self._n
         generation = self.generation
+        n = self._n
         mat = self._mat
+        n = min(n, len(mat))  # a reset in between leaves an empty matrix: score nothing, reuse nothing
         out: Floats = np.empty(n, dtype=np.float32)
         _dot_blocks(mat, query.astype(np.float32, copy=False), out, 0, n)
         return EarlyScores(generation, n, out)
