@@ -48,7 +48,7 @@ from tinymemory.api.requests import (
 from tinymemory.api.timeutil import ensure_utc
 from tinymemory.engines.paths import default_db_path
 from tinymemory.engines.sqlite import db, lexstats, reads, search, store
-from tinymemory.engines.sqlite.cursors import FetchCursor, ListCursor, fingerprint
+from tinymemory.engines.sqlite.cursors import CursorCodec, FetchCursor, ListCursor, fingerprint, load_key
 from tinymemory.engines.sqlite.reembed import Progress, ReembedResult, reembed_items
 from tinymemory.engines.sqlite.rows import to_us
 from tinymemory.engines.sqlite.schema import SCHEMA_VERSION
@@ -152,6 +152,7 @@ class SqliteEngine:
         self._helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinymemory-embed")
         self._conn: sqlite3.Connection | None = None
         self._closed = False
+        self._codec: CursorCodec | None = None  # the file's cursor key, read once (see cursors.py)
         self.last_semantic_plan: search.Plan | None = None  # for tests and diagnostics
 
     # -- plumbing -------------------------------------------------------------------------------------
@@ -186,6 +187,12 @@ class SqliteEngine:
                 raise Unavailable(f"{op}: database error ({exc})") from exc
 
         return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+
+    async def _cursors(self, op: str) -> CursorCodec:
+        """The codec of this file's cursor key, read (or created) on first need."""
+        if self._codec is None:
+            self._codec = CursorCodec(await self._run(op, load_key))
+        return self._codec
 
     async def close(self) -> None:
         if self._closed:
@@ -289,7 +296,7 @@ class SqliteEngine:
     async def list(self, request: ListRequest) -> ListResult:
         req = validate.check_list(request)
         fp = fingerprint("list", req.filter)
-        after = ListCursor.decode("list", req.cursor, fp) if req.cursor else None
+        after = ListCursor.decode(await self._cursors("list"), "list", req.cursor, fp) if req.cursor else None
         items, more = await self._run(
             "list", lambda c: db.in_read(c, lambda r: reads.list_page(r, req.filter, req.limit, after))
         )
@@ -297,7 +304,7 @@ class SqliteEngine:
         if more and items:
             last = items[-1]
             assert last.meta.observed_at is not None
-            nxt = ListCursor(to_us(last.meta.observed_at), last.id).encode(fp)
+            nxt = ListCursor(to_us(last.meta.observed_at), last.id).encode(await self._cursors("list"), fp)
         return ListResult(tuple(items), nxt)
 
     async def explore(self, request: ExploreRequest) -> ExploreResult:
@@ -315,7 +322,7 @@ class SqliteEngine:
         if mode is None:  # pragma: no cover - lexical is always served
             raise validate.fail(op, "mode", "no fetch mode is served")
         fp = fingerprint("fetch", req.query, mode.value, req.filter, req.time_hint)
-        cur = FetchCursor.decode(op, req.cursor, fp) if req.cursor else None
+        cur = FetchCursor.decode(await self._cursors(op), op, req.cursor, fp) if req.cursor else None
         cfg = self.retrieval
         # every stage that re-orders needs a fixed pool, so that later pages come from the same order
         pooled = (
@@ -385,7 +392,11 @@ class SqliteEngine:
             ) > offset + req.limit
 
         hits, more = await self._run(op, lambda c: db.in_read(c, rank_phase))
-        nxt = FetchCursor(snapshot, offset + req.limit, pool).encode(fp) if more else None
+        nxt = (
+            FetchCursor(snapshot, offset + req.limit, pool).encode(await self._cursors(op), fp)
+            if more
+            else None
+        )
         return FetchResult(tuple(hits), mode, nxt)
 
     async def _embed_query(
