@@ -6,7 +6,7 @@ rule the agent tools follow.
 
 Every method fails with the library's own errors, never a bare TypeError or ValueError: a missing,
 unknown or mistyped argument is an `InvalidRequest` whose message starts with the method's name and
-names the argument (`fetch: \\`mode\\` \\`bogus\\` is not a fetch mode ...`), and nothing is written.
+names the argument ("fetch: `mode` `bogus` is not a fetch mode ..."), and nothing is written.
 """
 
 from __future__ import annotations
@@ -300,7 +300,7 @@ class Memory:
     def store_many(self, items: Sequence[NewItem | str]) -> list[StoreResult]:
         """Store in one transaction, embeddings batched; all or nothing.
 
-        Raises InvalidRequest (`store_many: \\`items[i]...\\``) when any item is bad, before anything
+        Raises InvalidRequest ("store_many: `items[i]...`") when any item is bad, before anything
         is written; Unavailable when the database or embedder fails (the whole batch rolls back).
         """
         if isinstance(items, str | bytes):
