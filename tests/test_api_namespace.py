@@ -9,7 +9,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from test_api_strategies import KIND_RE, NAME_RE, deep_namespaces, namespaces, small_namespaces
-from tinymemory.api import InvalidRequest, Namespace
+from tinymemory.api import InvalidRequest, Namespace, Reach
 from tinymemory.api.namespace import MAX_DEPTH
 
 SEGMENT = re.compile(rf"({KIND_RE}):({NAME_RE})")
@@ -128,3 +128,11 @@ def test_a_trailing_newline_is_not_the_same_place() -> None:
         Namespace.parse("user:u1\n")
     with pytest.raises(InvalidRequest):
         Namespace.of(("user", "u1\n"))
+
+
+@pytest.mark.parametrize("bad", ["user:u\ud800", "user:\udfff/agent:a", "exact(team:\ud800)"])
+def test_errors_about_unencodable_names_can_be_rendered(bad: str) -> None:
+    """The message quotes the input; a lone surrogate in it would make the error itself fail to print."""
+    with pytest.raises(InvalidRequest) as err:
+        Namespace.parse(bad) if not bad.startswith("exact(") else Reach.parse(bad)
+    str(err.value).encode("utf-8")

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
+from tinymemory.api.echo import echo
 from tinymemory.api.errors import InvalidRequest
 
 _KIND = r"[a-z][a-z0-9_-]{0,31}"
@@ -216,4 +217,4 @@ def reach_contains_all(reach: Reach | None, namespaces: Iterable[Namespace]) -> 
 
 
 def _clip(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return echo(text, limit)
