@@ -31,6 +31,7 @@ from tinymemory.api import (
     Unavailable,
     parse_rfc3339,
 )
+from tinymemory.api.ids import content_key
 from tinymemory.engines.sqlite import SqliteEngine
 from tinymemory.tools import MemoryTools
 
@@ -313,3 +314,11 @@ async def test_engine_errors_reached_through_a_tool_name_the_tool(tmp_path: Path
         await tools.call("memory_list", {})
     with pytest.raises(Unavailable, match=r"^memory_store: the engine is closed"):
         await tools.call("memory_store", {"learning": {"text": "more"}})
+
+
+def test_content_key_of_an_unencodable_item_is_an_invalid_request() -> None:
+    """Callers outside the engine (lifecycle) derive ids from items the engine has not validated yet."""
+    with pytest.raises(InvalidRequest, match=r"^content_key: `text` is not valid unicode"):
+        content_key(NewItem(ItemKind.LEARNING, LONE))
+    with pytest.raises(InvalidRequest, match=r"^content_key: `meta\.thread_id` is not valid unicode"):
+        content_key(NewItem(ItemKind.LEARNING, "fine", ItemMeta(thread_id=LONE)))

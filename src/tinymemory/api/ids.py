@@ -13,7 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import unicodedata
+from collections.abc import Mapping
 
+from tinymemory.api.errors import InvalidRequest
 from tinymemory.api.items import NewItem
 
 
@@ -35,7 +37,25 @@ def content_key(item: NewItem) -> str:
         "identity": item.identity,
     }
     blob = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    try:
+        data = blob.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidRequest(f"content_key: `{_unencodable(canonical)}` is not valid unicode") from None
+    return hashlib.sha256(data).hexdigest()
+
+
+_FIELD_OF = {"text": "text", "parent": "meta.parent", "thread": "meta.thread_id", "file": "meta.file_path"}
+_FIELD_OF |= {"url": "meta.url", "about": "meta.about", "identity": "identity", "ns": "meta.namespace"}
+
+
+def _unencodable(canonical: Mapping[str, object]) -> str:
+    """The item field holding a lone surrogate (engines refuse it earlier; this serves direct callers)."""
+    for key, value in canonical.items():
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            return _FIELD_OF.get(key, key)
+    return "item"
 
 
 def item_id(key: str, generation: int = 0) -> str:
