@@ -30,43 +30,59 @@ def terms(*columns: str) -> list[str]:
     return out
 
 
-def _count_terms(conn: sqlite3.Connection, ns: str, words: Iterable[str], delta: int) -> None:
-    """Move the row counts of each distinct term by `delta` (a term no row holds leaves no trace)."""
-    distinct = sorted(set(words))
-    if not distinct or delta == 0:
-        return
-    conn.executemany(
-        "INSERT INTO lex_df (term, ns, df) VALUES (?, ?, ?)"
-        " ON CONFLICT (term, ns) DO UPDATE SET df = df + excluded.df",
-        [(t, ns, delta) for t in distinct],
-    )
-    if delta < 0:
+class Deltas:
+    """The statistics' changes within one write transaction, applied once by `flush`: a batch of
+    2,000 items then costs one upsert per distinct (term, namespace), not one per item and term."""
+
+    def __init__(self) -> None:
+        self.df: Counter[tuple[str, str]] = Counter()
+        self.docs: Counter[str] = Counter()
+        self.tokens: Counter[str] = Counter()
+
+    def count(self, ns: str, words: Iterable[str], df: int, docs: int, tokens: int) -> None:
+        for t in set(words):
+            self.df[(t, ns)] += df
+        self.docs[ns] += docs
+        self.tokens[ns] += tokens
+
+    def flush(self, conn: sqlite3.Connection) -> None:
+        """Apply the changes; a term or namespace no indexed row holds any more leaves no trace (purge
+        must remove its bytes)."""
+        moved = [(t, ns, d) for (t, ns), d in self.df.items() if d]
         conn.executemany(
-            "DELETE FROM lex_df WHERE term = ? AND ns = ? AND df <= 0", [(t, ns) for t in distinct]
+            "INSERT INTO lex_df (term, ns, df) VALUES (?, ?, ?)"
+            " ON CONFLICT (term, ns) DO UPDATE SET df = df + excluded.df",
+            moved,
         )
+        gone = [(t, ns) for t, ns, d in moved if d < 0]
+        if gone:
+            conn.executemany("DELETE FROM lex_df WHERE term = ? AND ns = ? AND df <= 0", gone)
+        spaces = set(self.docs) | set(self.tokens)
+        conn.executemany(
+            "INSERT INTO lex_ns (ns, docs, tokens) VALUES (?, ?, ?) ON CONFLICT (ns) DO UPDATE SET"
+            " docs = docs + excluded.docs, tokens = tokens + excluded.tokens",
+            [(ns, self.docs[ns], self.tokens[ns]) for ns in spaces],
+        )
+        emptied = [(ns,) for ns in spaces if self.docs[ns] < 0]
+        if emptied:
+            conn.executemany("DELETE FROM lex_ns WHERE ns = ? AND docs <= 0", emptied)
+        self.df.clear()
+        self.docs.clear()
+        self.tokens.clear()
 
 
-def _count_rows(conn: sqlite3.Connection, ns: str, docs: int, tokens: int) -> None:
-    """Move the namespace's indexed-row and token totals."""
-    conn.execute(
-        "INSERT INTO lex_ns (ns, docs, tokens) VALUES (?, ?, ?)"
-        " ON CONFLICT (ns) DO UPDATE SET docs = docs + excluded.docs, tokens = tokens + excluded.tokens",
-        (ns, docs, tokens),
-    )
-    if docs < 0:
-        conn.execute("DELETE FROM lex_ns WHERE ns = ? AND docs <= 0", (ns,))
-
-
-def index(conn: sqlite3.Connection, rowid: int, ns: str, title: str, body: str, context: str) -> None:
-    """Index one row (analysed column texts) and count it in its namespace."""
+def index(
+    conn: sqlite3.Connection, deltas: Deltas, rowid: int, ns: str, title: str, body: str, context: str
+) -> int:
+    """Index one row (analysed column texts), count it in its namespace; return its length in tokens
+    (the caller stores it in `items.lex_len`)."""
     words = terms(title, body, context)
     conn.execute(
         "INSERT INTO items_fts (rowid, title, body, context) VALUES (?, ?, ?, ?)",
         (rowid, title, body, context),
     )
-    conn.execute("UPDATE items SET lex_len = ? WHERE rowid = ?", (len(words), rowid))
-    _count_terms(conn, ns, words, 1)
-    _count_rows(conn, ns, 1, len(words))
+    deltas.count(ns, words, 1, 1, len(words))
+    return len(words)
 
 
 def _indexed(conn: sqlite3.Connection, rowid: int) -> tuple[str, str, str, str] | None:
@@ -80,7 +96,7 @@ def _indexed(conn: sqlite3.Connection, rowid: int) -> tuple[str, str, str, str] 
     return str(row[0]), str(row[1] or ""), str(row[2] or ""), str(row[3] or "")
 
 
-def unindex(conn: sqlite3.Connection, rowid: int) -> bool:
+def unindex(conn: sqlite3.Connection, deltas: Deltas, rowid: int) -> bool:
     """Remove a row from the index and its counts from the statistics (False when it was not indexed)."""
     found = _indexed(conn, rowid)
     if found is None:
@@ -89,12 +105,11 @@ def unindex(conn: sqlite3.Connection, rowid: int) -> bool:
     words = terms(title, body, context)
     conn.execute("DELETE FROM items_fts WHERE rowid = ?", (rowid,))
     conn.execute("UPDATE items SET lex_len = 0 WHERE rowid = ?", (rowid,))
-    _count_terms(conn, ns, words, -1)
-    _count_rows(conn, ns, -1, -len(words))
+    deltas.count(ns, words, -1, -1, -len(words))
     return True
 
 
-def set_context(conn: sqlite3.Connection, rowid: int, context: str) -> None:
+def set_context(conn: sqlite3.Connection, deltas: Deltas, rowid: int, context: str) -> None:
     """Replace an indexed row's neighbouring-turn words, keeping the statistics exact."""
     found = _indexed(conn, rowid)
     if found is None:
@@ -106,9 +121,9 @@ def set_context(conn: sqlite3.Connection, rowid: int, context: str) -> None:
     gone, new = set(before) - set(after), set(after) - set(before)
     conn.execute("UPDATE items_fts SET context = ? WHERE rowid = ?", (context, rowid))
     conn.execute("UPDATE items SET lex_len = ? WHERE rowid = ?", (len(after), rowid))
-    _count_terms(conn, ns, new, 1)
-    _count_terms(conn, ns, gone, -1)
-    _count_rows(conn, ns, 0, len(after) - len(before))
+    deltas.count(ns, new, 1, 0, 0)
+    deltas.count(ns, gone, -1, 0, 0)
+    deltas.count(ns, (), 0, 0, len(after) - len(before))
 
 
 def context_of(conn: sqlite3.Connection, rowid: int) -> str:

@@ -160,7 +160,9 @@ def _to_v5(conn: sqlite3.Connection) -> None:
     for rowid in forgotten:
         conn.execute("DELETE FROM items_fts WHERE rowid = ?", (rowid,))
     lexstats.rebuild(conn)
-    threads.relink(conn, neighbours)
+    deltas = lexstats.Deltas()
+    threads.relink(conn, deltas, neighbours)
+    deltas.flush(conn)
 
 
 # MIGRATIONS[n] takes a database at version n to version n + 1.

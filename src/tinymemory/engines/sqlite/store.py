@@ -69,28 +69,33 @@ def write_items(
     With `context`, a turn of a thread indexes its neighbours' words in the FTS `context` column.
     """
     now = utcnow()
+    deltas = lexstats.Deltas()
     results: list[StoreResult] = []
     for p in pending:
-        results.append(_write_one(conn, p, analyzer, space, now, context))
+        results.append(_write_one(conn, p, analyzer, space, now, context, deltas))
+    deltas.flush(conn)
     return results
 
 
-def _neighbour_context(conn: sqlite3.Connection, rowid: int, item: NewItem, analyzer: Analyzer) -> str:
-    """Link a new turn with the previous active turn of its thread: each indexes the other's words."""
+def _neighbour_context(
+    conn: sqlite3.Connection, item: NewItem, analyzer: Analyzer, deltas: lexstats.Deltas
+) -> str:
+    """Link a turn about to be inserted with the previous active turn of its thread: each indexes the
+    other's words."""
     meta = item.meta
     if meta.thread_id is None:
         return ""
     prev = conn.execute(
-        f"SELECT rowid, text FROM items WHERE thread_id = ? AND ns = ? AND rowid < ? AND {_ACTIVE}"
+        f"SELECT rowid, text FROM items WHERE thread_id = ? AND ns = ? AND {_ACTIVE}"
         " ORDER BY rowid DESC LIMIT 1",
-        (meta.thread_id, str(meta.namespace), rowid),
+        (meta.thread_id, str(meta.namespace)),
     ).fetchone()
     if prev is None:
         return ""
     mine = analyzer.index_text(item.text)
     if mine:
         before = lexstats.context_of(conn, int(prev[0]))
-        lexstats.set_context(conn, int(prev[0]), f"{before} {mine}".strip())
+        lexstats.set_context(conn, deltas, int(prev[0]), f"{before} {mine}".strip())
     return analyzer.index_text(str(prev[1]))
 
 
@@ -141,6 +146,7 @@ def _write_one(
     space: VectorSpace | None,
     now: datetime,
     context: bool,
+    deltas: lexstats.Deltas,
 ) -> StoreResult:
     item, meta = p.item, p.item.meta
     active = conn.execute(
@@ -177,6 +183,12 @@ def _write_one(
         observed_at=meta.observed_at or now,
     )
     values["supersedes"] = closing[0][1] if closing else None
+    # the analysed columns (and the link with the thread's previous turn) before the row is inserted,
+    # so that its indexed length goes in with it
+    body = item.text if not meta.summary else f"{item.text}\n{meta.summary}"
+    ctx = _neighbour_context(conn, item, analyzer, deltas) if context else ""
+    columns = (analyzer.index_text(meta.title or ""), analyzer.index_text(body), ctx)
+    values["lex_len"] = len(lexstats.terms(*columns))
     cols = ", ".join(values)
     marks = ", ".join("?" * len(values))
     rowid = conn.execute(f"INSERT INTO items ({cols}) VALUES ({marks})", tuple(values.values())).lastrowid
@@ -198,16 +210,7 @@ def _write_one(
             "INSERT OR IGNORE INTO item_evidence (cites, item_rowid) VALUES (?, ?)",
             [(e, rowid) for e in meta.evidence],
         )
-    body = item.text if not meta.summary else f"{item.text}\n{meta.summary}"
-    ctx = _neighbour_context(conn, rowid, item, analyzer) if context else ""
-    lexstats.index(
-        conn,
-        rowid,
-        str(meta.namespace),
-        analyzer.index_text(meta.title or ""),
-        analyzer.index_text(body),
-        ctx,
-    )
+    lexstats.index(conn, deltas, rowid, str(meta.namespace), *columns)
     if space is not None:
         vector = p.vector if p.vector is not None else space.embed([embed_text(item)])[0]
         vec = np.asarray(vector, dtype=np.float32).reshape(-1)
@@ -278,9 +281,11 @@ def _forget_rows(conn: sqlite3.Connection, rows: list[tuple[int, str]], reach: R
     now = to_us(utcnow())
     conn.executemany("UPDATE items SET forgotten_at = ? WHERE rowid = ?", [(now, r) for r in chosen])
     beside = threads.neighbours_of(conn, chosen)
+    deltas = lexstats.Deltas()
     for r in chosen:
-        lexstats.unindex(conn, r)
-    threads.relink(conn, beside)
+        lexstats.unindex(conn, deltas, r)
+    threads.relink(conn, deltas, beside)
+    deltas.flush(conn)
     return derived
 
 
@@ -299,8 +304,10 @@ def purge(conn: sqlite3.Connection, reach: Reach | None, forgotten_before: int |
     ]
     if not rowids:
         return 0
+    deltas = lexstats.Deltas()
     for r in rowids:
-        lexstats.unindex(conn, r)  # rows forgotten before schema 5 may still be indexed
+        lexstats.unindex(conn, deltas, r)  # rows forgotten before schema 5 may still be indexed
+    deltas.flush(conn)
     batch = json.dumps(rowids)
     for table, col in (
         ("vectors", "item_rowid"),

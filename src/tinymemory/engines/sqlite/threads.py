@@ -51,7 +51,7 @@ def _body(conn: sqlite3.Connection, rowid: int | None) -> str:
     return "" if row is None else str(row[0] or "")
 
 
-def relink(conn: sqlite3.Connection, rowids: Iterable[int]) -> None:
+def relink(conn: sqlite3.Connection, deltas: lexstats.Deltas, rowids: Iterable[int]) -> None:
     """Rebuild the context of each turn (one that had context indexed) from its active neighbours."""
     for rowid in sorted(set(rowids)):
         if not lexstats.context_of(conn, rowid):
@@ -63,4 +63,4 @@ def relink(conn: sqlite3.Connection, rowids: Iterable[int]) -> None:
             continue
         before, after = _adjacent(conn, rowid, str(row[0]), str(row[1]))
         words = " ".join(w for w in (_body(conn, before), _body(conn, after)) if w)
-        lexstats.set_context(conn, rowid, words)
+        lexstats.set_context(conn, deltas, rowid, words)
