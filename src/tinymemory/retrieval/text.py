@@ -29,6 +29,24 @@ _STOP_TEXT = """
 """
 ENGLISH_STOP_WORDS = frozenset(_STOP_TEXT.split())
 
+# Words that ask for memory in general rather than about a topic; a query made only of these and stop
+# words is answered with the newest memories on a lexical read.
+OPEN_QUESTION_WORDS = frozenset(
+    [
+        "know",
+        "knows",
+        "remember",
+        "remembers",
+        "recall",
+        "tell",
+        "anything",
+        "something",
+        "everything",
+        "stuff",
+        "please",
+    ]
+)
+
 
 def normalise(text: str) -> str:
     """Compatibility-normalise, drop diacritics and case-fold, so `Café` and `cafe` meet."""
@@ -77,8 +95,9 @@ class Analyzer:
         return list(dict.fromkeys(self._stem(kept)))
 
     def has_content_words(self, text: str) -> bool:
-        """Whether the text holds a word that is not a stop word (a query that does can match by topic)."""
-        return any(t not in self._stop for t in tokenize(text))
+        """Whether a query names a topic: a word that is neither a stop word nor one of the words people
+        use to ask a memory for anything at all ("what do you know about me?")."""
+        return any(t not in self._stop and t not in OPEN_QUESTION_WORDS for t in tokenize(text))
 
     def index_text(self, text: str) -> str:
         """The analysed text as one space-joined string, ready for a plain whitespace/unicode tokenizer."""
