@@ -43,7 +43,11 @@ def _chosen(
 
 def _has_surrogate(value: object) -> bool:
     if isinstance(value, str):
-        return any("\ud800" <= ch <= "\udfff" for ch in value)
+        try:
+            value.encode("utf-8")  # strict: a lone surrogate is the only str that cannot encode
+        except UnicodeEncodeError:
+            return True
+        return False
     if isinstance(value, list | tuple):
         return any(_has_surrogate(v) for v in value)
     return False
