@@ -1,0 +1,356 @@
+"""MemoryPolicy: a workspace's memory schema, dedup rules, recall threshold, share gate and tool notes.
+
+Read from YAML or JSON with the specification's field names (camelCase, as in a MemoryPolicy resource),
+either the whole resource (`apiVersion`, `kind`, `metadata`, `spec`) or its `spec` alone. Pydantic
+reads and validates it at this edge; every error becomes an `InvalidRequest` naming the field
+(`policy: \\`spec.gate.minDistinctSubjects\\` ...`). A policy is an immutable value: a host may hold one
+per workspace.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from datetime import timedelta
+from pathlib import Path
+from typing import Annotated, Any
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+
+from tinymemory.api import LEARNING_KINDS, InvalidRequest
+from tinymemory.api.echo import echo
+from tinymemory.policy.identity import Tier
+from tinymemory.tools.spec import MIN_PREVIEW_BYTES, PREVIEW_BYTES
+
+# A type or relation name: what engines store and what enums show.
+NAME_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
+NAME_RE = re.compile(NAME_PATTERN.strip("^$"))
+DEFAULT_TYPE = "general"
+# The built-in memory types, offered when no policy schema declares types.
+BUILTIN_TYPES: tuple[str, ...] = (DEFAULT_TYPE, *LEARNING_KINDS)
+MAX_INLINE_THRESHOLD = 1_048_576
+MAX_NOTES_CHARS = 8_000
+DEFAULT_WINDOW = timedelta(days=7)
+_DURATION_RE = re.compile(r"(?:[0-9]+(?:\.[0-9]+)?(?:d|h|m|s))+")
+_DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)(d|h|m|s)")
+_UNIT_SECONDS = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
+_RESOURCE_KEYS = frozenset({"apiVersion", "kind", "metadata", "spec"})
+
+Name = Annotated[StrictStr, Field(pattern=NAME_PATTERN)]
+Text = Annotated[StrictStr, Field(max_length=2_048)]
+
+
+class _FieldError(ValueError):
+    """A cross-field rule broken at a known location (pydantic would report the parent instead)."""
+
+    def __init__(self, loc: tuple[str | int, ...], problem: str) -> None:
+        super().__init__(problem)
+        self.loc = loc
+        self.problem = problem
+
+
+class _Model(BaseModel):
+    """Closed, immutable, camelCase: a misspelt field is an error, never silently ignored. Scalars are
+    strict (`"8192"` is not a number, `"yes"` not a boolean); lists may be YAML/JSON arrays."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=to_camel)
+
+
+class TypeDecl(_Model):
+    """A memory type and the tiers it may be written to (every tier when `tiers` is left out)."""
+
+    name: Name
+    description: Text | None = None
+    tiers: tuple[Tier, ...] = tuple(Tier)
+
+    @field_validator("tiers", mode="before")
+    @classmethod
+    def _tiers(cls, value: object) -> object:
+        if isinstance(value, list | tuple):
+            for v in value:
+                if not isinstance(v, str) or v not in Tier.values():
+                    raise ValueError(f"`{echo(v)}` is not a tier (one of: {', '.join(Tier.values())})")
+            if not value:
+                raise ValueError("must name at least one tier")
+        return value
+
+
+class RelationDecl(_Model):
+    name: Name
+    description: Text | None = None
+
+
+class SchemaSpec(_Model):
+    types: tuple[TypeDecl, ...] = ()
+    relations: tuple[RelationDecl, ...] = ()
+
+    @model_validator(mode="after")
+    def _unique(self) -> SchemaSpec:
+        lists: tuple[tuple[str, tuple[str, ...]], ...] = (
+            ("types", tuple(t.name for t in self.types)),
+            ("relations", tuple(r.name for r in self.relations)),
+        )
+        for field, names in lists:
+            for i, name in enumerate(names):
+                if name in names[:i]:
+                    raise _FieldError(("schema", field, i, "name"), f"`{name}` is declared twice")
+        return self
+
+
+class DedupSpec(_Model):
+    require_about_for_kinds: tuple[Name, ...] = ()
+
+
+class RecallSpec(_Model):
+    inline_threshold_bytes: StrictInt = Field(
+        default=PREVIEW_BYTES, ge=MIN_PREVIEW_BYTES, le=MAX_INLINE_THRESHOLD
+    )
+
+
+class GateAccept(_Model):
+    user_shares: StrictBool = True
+
+
+class GateSpec(_Model):
+    min_distinct_subjects: StrictInt = Field(default=2, ge=2, le=1_000_000)
+    window: timedelta = DEFAULT_WINDOW
+    accept: GateAccept = GateAccept()
+
+    @field_validator("window", mode="before")
+    @classmethod
+    def _window(cls, value: object) -> object:
+        if isinstance(value, timedelta):
+            return value
+        if not isinstance(value, str) or not _DURATION_RE.fullmatch(value):
+            raise ValueError("must be a duration such as 168h, 7d or 1h30m")
+        seconds = sum(float(n) * _UNIT_SECONDS[u] for n, u in _DURATION_PART.findall(value))
+        if not 0 < seconds <= 3650 * 86400:
+            raise ValueError("must be longer than zero and at most 3650d")
+        return timedelta(seconds=seconds)
+
+
+class ToolGuidanceSpec(_Model):
+    notes: Annotated[StrictStr, Field(max_length=MAX_NOTES_CHARS)] | None = None
+
+
+class PolicySpec(_Model):
+    # `schema` would shadow a BaseModel attribute: the field is `schema_` with the alias `schema`.
+    schema_: SchemaSpec | None = Field(default=None, alias="schema")
+    dedup: DedupSpec = DedupSpec()
+    recall: RecallSpec = RecallSpec()
+    gate: GateSpec = GateSpec()
+    tool_guidance: ToolGuidanceSpec = ToolGuidanceSpec()
+
+    @model_validator(mode="after")
+    def _about_kinds_are_types(self) -> PolicySpec:
+        known = [t.name for t in self.schema_.types] if self.schema_ and self.schema_.types else BUILTIN_TYPES
+        for i, kind in enumerate(self.dedup.require_about_for_kinds):
+            if kind not in known:
+                raise _FieldError(("dedup", "requireAboutForKinds", i), f"`{kind}` is not a declared type")
+        return self
+
+
+class MemoryPolicy:
+    """The effective policy of one workspace. Build with `default()`, `from_dict()` or `load()`."""
+
+    __slots__ = ("_name", "_spec")
+
+    def __init__(self, spec: PolicySpec, name: str | None = None) -> None:
+        self._spec = spec
+        self._name = name
+
+    # --- reading ----------------------------------------------------------------------------------
+
+    @classmethod
+    def default(cls) -> MemoryPolicy:
+        """The built-in policy used when none is bound: built-in types, no relations, 8192 bytes."""
+        return cls(PolicySpec(), None)
+
+    @classmethod
+    def from_dict(cls, data: object) -> MemoryPolicy:
+        """A MemoryPolicy resource (`{kind, metadata, spec}`) or its bare spec, as parsed JSON/YAML."""
+        if not isinstance(data, Mapping):
+            raise InvalidRequest(f"policy: must be an object, got {type(data).__name__}")
+        prefix: tuple[str | int, ...] = ()
+        name: str | None = None
+        body: object = data
+        if "spec" in data:
+            unknown = [k for k in data if k not in _RESOURCE_KEYS]
+            if unknown:
+                known = ", ".join(sorted(_RESOURCE_KEYS))
+                raise InvalidRequest(f"policy: `{echo(unknown[0])}` is not a known field (known: {known})")
+            kind = data.get("kind")
+            if kind is not None and kind != "MemoryPolicy":
+                raise InvalidRequest(f"policy: `kind` `{echo(kind)}` is not MemoryPolicy")
+            metadata = data.get("metadata")
+            if metadata is not None:
+                if not isinstance(metadata, Mapping):
+                    raise InvalidRequest("policy: `metadata` must be an object")
+                raw_name = metadata.get("name")
+                if raw_name is not None and not isinstance(raw_name, str):
+                    raise InvalidRequest("policy: `metadata.name` must be a string")
+                name = raw_name
+            body = data["spec"] if data["spec"] is not None else {}
+            prefix = ("spec",)
+        try:
+            spec = PolicySpec.model_validate(body)
+        except ValidationError as exc:
+            raise _invalid(exc, prefix) from None
+        return cls(spec, name)
+
+    @classmethod
+    def from_text(cls, text: str, *, source: str = "policy") -> MemoryPolicy:
+        """YAML or JSON text (JSON is YAML, but is parsed as JSON first for exact numbers)."""
+        try:
+            data: object = json.loads(text)
+        except ValueError:
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                mark = getattr(exc, "problem_mark", None)
+                where = f" (line {mark.line + 1})" if mark is not None else ""
+                raise InvalidRequest(f"policy: `{echo(source)}` is not valid yaml or json{where}") from None
+        return cls.from_dict(data)
+
+    @classmethod
+    def load(cls, path: str | Path) -> MemoryPolicy:
+        """Read a policy file (.yaml, .yml or .json)."""
+        p = Path(path)
+        shown = echo(str(p), 240)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise InvalidRequest(f"policy: `{shown}` does not exist") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InvalidRequest(f"policy: `{shown}` cannot be read ({type(exc).__name__})") from None
+        return cls.from_text(text, source=p.name)
+
+    # --- the values the tools and the guidance use ------------------------------------------------
+
+    @property
+    def name(self) -> str | None:
+        return self._name
+
+    @property
+    def spec(self) -> PolicySpec:
+        return self._spec
+
+    @property
+    def has_schema(self) -> bool:
+        """Whether the policy declares types (without it, kinds and relation types are free strings)."""
+        return self._spec.schema_ is not None and bool(self._spec.schema_.types)
+
+    @property
+    def types(self) -> tuple[TypeDecl, ...]:
+        """Every declared type, or the built-in set (writable to every tier)."""
+        if self._spec.schema_ is not None and self._spec.schema_.types:
+            return self._spec.schema_.types
+        return tuple(TypeDecl(name=n) for n in BUILTIN_TYPES)
+
+    def type_names(self) -> tuple[str, ...]:
+        return tuple(t.name for t in self.types)
+
+    def writable_types(self, tiers: tuple[Tier, ...] = (Tier.USER, Tier.USER_FOR_AGENT)) -> tuple[str, ...]:
+        """The types a write to any of `tiers` accepts (remember's type enum)."""
+        return tuple(t.name for t in self.types if set(t.tiers) & set(tiers))
+
+    def writable(self, type_name: str, tier: Tier) -> bool:
+        return any(t.name == type_name and tier in t.tiers for t in self.types)
+
+    @property
+    def default_type(self) -> str:
+        """`general` unless a policy schema leaves it out; then its first user-writable type."""
+        writable = self.writable_types()
+        if DEFAULT_TYPE in writable or not writable:
+            return DEFAULT_TYPE
+        return writable[0]
+
+    @property
+    def has_relations(self) -> bool:
+        return self._spec.schema_ is not None and bool(self._spec.schema_.relations)
+
+    def relation_names(self) -> tuple[str, ...]:
+        return tuple(r.name for r in self._spec.schema_.relations) if self._spec.schema_ else ()
+
+    @property
+    def require_about_for(self) -> tuple[str, ...]:
+        return self._spec.dedup.require_about_for_kinds
+
+    @property
+    def inline_threshold_bytes(self) -> int:
+        return self._spec.recall.inline_threshold_bytes
+
+    @property
+    def gate(self) -> GateSpec:
+        return self._spec.gate
+
+    @property
+    def notes(self) -> str | None:
+        notes = self._spec.tool_guidance.notes
+        return notes if notes and notes.strip() else None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MemoryPolicy) and (self._spec, self._name) == (other._spec, other._name)
+
+    def __hash__(self) -> int:
+        return hash((self._spec, self._name))
+
+    def __repr__(self) -> str:
+        return f"MemoryPolicy(name={self._name!r})"
+
+
+# --- errors -----------------------------------------------------------------------------------------
+
+
+def _loc(parts: tuple[str | int, ...]) -> str:
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "spec"
+
+
+def _invalid(exc: ValidationError, prefix: tuple[str | int, ...]) -> InvalidRequest:
+    """The first error, named by its field path as written in the file (camelCase)."""
+    err = exc.errors(include_url=False)[0]
+    loc = tuple(err["loc"])
+    ctx = err.get("ctx") or {}
+    cause = ctx.get("error")
+    if isinstance(cause, _FieldError):
+        loc, problem = cause.loc, cause.problem
+    else:
+        problem = _problem(err["type"], str(err["msg"]), err.get("input"))
+    return InvalidRequest(f"policy: `{_loc(prefix + loc)}` {problem}")
+
+
+def _problem(kind: str, message: str, value: Any) -> str:
+    if kind == "extra_forbidden":
+        return "is not a known field"
+    if kind == "missing":
+        return "is required"
+    if kind == "string_pattern_mismatch":
+        return (
+            f"`{echo(value)}` is not a valid name (lowercase letters, digits and _, starting with a letter)"
+        )
+    if kind == "value_error":
+        message = message.removeprefix("Value error, ")
+    text = message[:1].lower() + message[1:]
+    if kind == "value_error":
+        return text
+    shown = f"`{echo(value)}`" if isinstance(value, str) else echo(value)
+    return f"{text} (got {shown})"
