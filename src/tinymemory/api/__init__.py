@@ -28,6 +28,14 @@ from tinymemory.api.items import (
 )
 from tinymemory.api.jsonable import to_jsonable
 from tinymemory.api.namespace import Namespace, Reach, ReachMode, ReachTerm, Segment
+from tinymemory.api.relations import (
+    MAX_HOPS,
+    ExpandRequest,
+    ExpandResult,
+    GraphHit,
+    Relation,
+    entity_key,
+)
 from tinymemory.api.requests import (
     DEFAULT_LIMIT,
     EXPLORE_SCAN_CAP,
@@ -116,3 +124,4 @@ __all__ = [
 
 
 __all__ += ["to_jsonable"]
+__all__ += ["MAX_HOPS", "ExpandRequest", "ExpandResult", "GraphHit", "Relation", "entity_key"]

@@ -8,6 +8,7 @@ from typing import Protocol, runtime_checkable
 
 from tinymemory.api.filters import FetchMode
 from tinymemory.api.items import NewItem
+from tinymemory.api.relations import ExpandRequest, ExpandResult
 from tinymemory.api.requests import (
     ExploreRequest,
     ExploreResult,
@@ -69,5 +70,9 @@ class MemoryEngine(Protocol):
     async def purge(self, request: PurgeRequest) -> PurgeResult: ...
 
     async def recall(self, request: RecallRequest) -> RecallResult: ...
+
+    async def expand(self, request: ExpandRequest) -> ExpandResult:
+        """Walk the relations of visible memories from a named entity (see api.relations)."""
+        ...
 
     async def close(self) -> None: ...

@@ -57,6 +57,19 @@ class Ref:
     url: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A typed edge between two named entities, asserted by the memory that carries it.
+
+    Names are kept as written; engines match them case- and space-insensitively (see
+    `api.relations.entity_key`). `type` is a lowercase identifier such as `works_on`.
+    """
+
+    subject: str
+    type: str
+    object: str
+
+
 # ItemMeta's optional single-string fields: validated alike and stored one column each by engines.
 SCALAR_META_FIELDS: tuple[str, ...] = (
     "workspace",
@@ -110,6 +123,8 @@ class ItemMeta:
     event_from: datetime | None = None
     event_to: datetime | None = None
     extra: tuple[tuple[str, str], ...] = ()  # small host-defined string pairs
+    # edges this version asserts: not identity; visible exactly when the memory is (see api.relations)
+    relations: tuple[Relation, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

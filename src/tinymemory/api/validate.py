@@ -16,6 +16,15 @@ from tinymemory.api.errors import InvalidRequest
 from tinymemory.api.filters import EQUALITY_FIELDS, Facet, FetchMode, MetaFilter, TimeHint
 from tinymemory.api.items import SCALAR_META_FIELDS, About, ItemKind, ItemMeta, NewItem, Ref, Source
 from tinymemory.api.namespace import Namespace, Reach
+from tinymemory.api.relations import (
+    MAX_ENTITY_CHARS,
+    MAX_HOPS,
+    MAX_RELATIONS,
+    ExpandRequest,
+    Relation,
+    entity_key,
+    is_relation_type,
+)
 from tinymemory.api.requests import (
     MAX_IDS,
     MAX_LIMIT,
@@ -181,6 +190,7 @@ def check_new_item(op: str, item: object, *, field: str = "item") -> NewItem:
                 raise fail(op, f"{mp}refs[{i}].{name}", "must be a string")
         for name in ("media_type", "sha256", "url"):
             _check_str(op, f"{mp}refs[{i}].{name}", getattr(ref, name))
+    relations = check_relations(op, f"{mp}relations", meta.relations)
     if not isinstance(meta.extra, tuple):
         raise fail(op, f"{mp}extra", "must be a tuple of (key, value) pairs")
     for i, pair in enumerate(meta.extra):
@@ -193,8 +203,50 @@ def check_new_item(op: str, item: object, *, field: str = "item") -> NewItem:
     return replace(
         item,
         confidence=confidence,
-        meta=replace(meta, tags=tags, observed_at=observed, event_from=ev_from, event_to=ev_to),
+        meta=replace(
+            meta,
+            tags=tags,
+            observed_at=observed,
+            event_from=ev_from,
+            event_to=ev_to,
+            relations=relations,
+        ),
     )
+
+
+def check_relation_type(op: str, field: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise fail(op, field, f"must be a string, got {type(value).__name__}")
+    if not is_relation_type(value):
+        raise fail(
+            op, field, f"`{echo(value)}` is not a relation type (a lowercase identifier such as works_on)"
+        )
+    return value
+
+
+def check_entity(op: str, field: str, value: object) -> str:
+    """An entity name: a non-blank string of at most MAX_ENTITY_CHARS, kept as written (stripped)."""
+    if not isinstance(value, str):
+        raise fail(op, field, f"must be a string, got {type(value).__name__}")
+    _check_str(op, field, value, max_chars=MAX_ENTITY_CHARS)
+    return value.strip()
+
+
+def check_relations(op: str, field: str, relations: object) -> tuple[Relation, ...]:
+    """Each edge checked field by field; names stripped, repeats (same keys and type) dropped."""
+    if not isinstance(relations, tuple):
+        raise fail(op, field, "must be a tuple of Relation")
+    if len(relations) > MAX_RELATIONS:
+        raise fail(op, field, f"has more than {MAX_RELATIONS} relations")
+    out: dict[tuple[str, str, str], Relation] = {}
+    for i, rel in enumerate(relations):
+        if not isinstance(rel, Relation):
+            raise fail(op, f"{field}[{i}]", "must be a Relation (subject, type, object)")
+        subject = check_entity(op, f"{field}[{i}].subject", rel.subject)
+        kind = check_relation_type(op, f"{field}[{i}].type", rel.type)
+        obj = check_entity(op, f"{field}[{i}].object", rel.object)
+        out.setdefault((entity_key(subject), kind, entity_key(obj)), Relation(subject, kind, obj))
+    return tuple(out.values())
 
 
 def check_about(op: str, field: str, about: object) -> None:
@@ -365,3 +417,29 @@ def check_forget(req: object, op: str = "forget") -> ForgetRequest:
     if flt.is_empty():
         raise fail(op, "filter", "must set at least one field (an empty filter would match everything)")
     return replace(req, filter=flt)
+
+
+def check_expand(req: object, op: str = "expand") -> ExpandRequest:
+    """seed_name a name, relation_types identifiers (de-duplicated), max_hops 1..MAX_HOPS."""
+    if not isinstance(req, ExpandRequest):
+        raise fail(op, "request", "must be an ExpandRequest")
+    seed = check_entity(op, "seed_name", req.seed_name)
+    types = req.relation_types
+    if not isinstance(types, tuple):
+        raise fail(op, "relation_types", "must be a tuple of relation types")
+    if len(types) > MAX_RELATIONS:
+        raise fail(op, "relation_types", f"lists more than {MAX_RELATIONS} types")
+    for i, t in enumerate(types):
+        check_relation_type(op, f"relation_types[{i}]", t)
+    hops = req.max_hops
+    if isinstance(hops, bool) or not isinstance(hops, int):
+        raise fail(op, "max_hops", f"must be an integer, got {type(hops).__name__}")
+    if not 1 <= hops <= MAX_HOPS:
+        raise fail(op, "max_hops", f"must be between 1 and {MAX_HOPS}, got {echo(hops)}")
+    return replace(
+        req,
+        seed_name=seed,
+        relation_types=tuple(dict.fromkeys(types)),
+        filter=check_filter(op, req.filter),
+        limit=check_limit(op, req.limit),
+    )
