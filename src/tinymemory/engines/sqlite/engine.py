@@ -26,6 +26,7 @@ from tinymemory.api.errors import TinyMemoryError, Unavailable
 from tinymemory.api.filters import FetchMode
 from tinymemory.api.ids import content_key
 from tinymemory.api.items import NewItem
+from tinymemory.api.relations import ExpandRequest, ExpandResult
 from tinymemory.api.requests import (
     Citation,
     ExploreRequest,
@@ -47,7 +48,7 @@ from tinymemory.api.requests import (
 )
 from tinymemory.api.timeutil import ensure_utc
 from tinymemory.engines.paths import default_db_path
-from tinymemory.engines.sqlite import db, lexstats, reads, search, store
+from tinymemory.engines.sqlite import db, graph, lexstats, reads, search, store
 from tinymemory.engines.sqlite.cursors import CursorCodec, FetchCursor, ListCursor, fingerprint, load_key
 from tinymemory.engines.sqlite.reembed import Progress, ReembedResult, reembed_items
 from tinymemory.engines.sqlite.rows import to_us
@@ -451,3 +452,10 @@ class SqliteEngine:
         (a second run writes nothing); `progress(done, total)` runs after each batch.
         """
         return await reembed_items(self._run, self.embedder, self._matrix, batch, progress)
+
+    # -- relations (engines/sqlite/graph.py) ----------------------------------------------------------
+
+    async def expand(self, request: ExpandRequest) -> ExpandResult:
+        """Walk the relations of the memories the filter sees, from `seed_name`, up to `max_hops`."""
+        req = validate.check_expand(request)
+        return await self._run("expand", lambda c: db.in_read(c, lambda r: graph.expand(r, req)))

@@ -15,6 +15,7 @@ from tinymemory.api.items import (
     MemoryItem,
     NewItem,
     Ref,
+    Relation,
     Source,
 )
 from tinymemory.api.namespace import Namespace
@@ -74,7 +75,14 @@ def encode_extra(meta: ItemMeta) -> str:
         ]
     if meta.extra:
         doc["extra"] = [list(p) for p in meta.extra]
+    if meta.relations:
+        doc["relations"] = [[r.subject, r.type, r.object] for r in meta.relations]
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+
+
+def relations_of(extra: dict[str, Any]) -> tuple[Relation, ...]:
+    """The relations kept in a decoded `extra` column (the relations table holds the same edges)."""
+    return tuple(Relation(str(s), str(t), str(o)) for s, t, o in extra.get("relations", ()))
 
 
 def item_values(
@@ -117,6 +125,7 @@ def decode_item(row: sqlite3.Row) -> MemoryItem:
         evidence=tuple(extra.get("evidence", ())),
         refs=tuple(Ref(**r) for r in extra.get("refs", ())),
         extra=tuple((str(k), str(v)) for k, v in extra.get("extra", ())),
+        relations=relations_of(extra),
         observed_at=from_us(row["observed_at"]),
         event_from=opt_from_us(row["event_from"]),
         event_to=opt_from_us(row["event_to"]),

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from tinymemory.api.errors import Conflict
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # Times are integer microseconds since the epoch (UTC): exact, compact and ordered.
 # AUTOINCREMENT keeps rowids unique forever, so a purged rowid never names a new item (the vector
@@ -119,6 +119,23 @@ INSERT OR IGNORE INTO item_evidence (cites, item_rowid)
     WHERE json_type(i.extra, '$.evidence') = 'array'
 """
 
+# Version 6: relations between named entities, one row per edge a memory version asserts (the item's
+# `extra` keeps a copy for decoding). Keys are the names as `api.relations.entity_key` matches them;
+# the edge is visible exactly when its item is (reads join `items` and apply the read's filter).
+_V6 = """
+CREATE TABLE relations (
+    item_rowid INTEGER NOT NULL,
+    subject TEXT NOT NULL,
+    subject_key TEXT NOT NULL,
+    type TEXT NOT NULL,
+    object TEXT NOT NULL,
+    object_key TEXT NOT NULL
+);
+CREATE INDEX relations_subject ON relations(subject_key, type);
+CREATE INDEX relations_object ON relations(object_key, type);
+CREATE INDEX relations_item ON relations(item_rowid)
+"""
+
 Migration = Callable[[sqlite3.Connection], None]
 
 
@@ -165,8 +182,12 @@ def _to_v5(conn: sqlite3.Connection) -> None:
     deltas.flush(conn)
 
 
+def _to_v6(conn: sqlite3.Connection) -> None:
+    _run_script(conn, _V6)
+
+
 # MIGRATIONS[n] takes a database at version n to version n + 1.
-MIGRATIONS: dict[int, Migration] = {0: _to_v1, 1: _to_v2, 2: _to_v3, 3: _to_v4, 4: _to_v5}
+MIGRATIONS: dict[int, Migration] = {0: _to_v1, 1: _to_v2, 2: _to_v3, 3: _to_v4, 4: _to_v5, 5: _to_v6}
 
 
 def user_version(conn: sqlite3.Connection) -> int:

@@ -17,6 +17,7 @@ from tinymemory.api.namespace import Namespace, Reach
 from tinymemory.api.requests import StoreResult
 from tinymemory.api.timeutil import utcnow
 from tinymemory.engines.sqlite import lexstats, threads
+from tinymemory.engines.sqlite import relations as edges
 from tinymemory.engines.sqlite.rows import item_values, to_us
 from tinymemory.engines.sqlite.vectors import Floats, to_blob
 from tinymemory.engines.sqlite.where import Params, filter_sql, reach_sql
@@ -115,6 +116,8 @@ def _corrects(active: sqlite3.Row, item: NewItem) -> bool:
         "purpose": meta.purpose,
         "category": meta.category,
     }
+    if edges.corrects(meta.relations, active["extra"]):
+        return True
     for name in CORRECTABLE:
         new, old = wanted[name], active[name]
         if name == "confidence":
@@ -135,6 +138,8 @@ def _carry_over(item: NewItem, active: sqlite3.Row) -> NewItem:
         tags = json.loads(active["extra"] or "{}").get("tags")
         if tags:
             kept["tags"] = tuple(str(t) for t in tags)
+    if not meta.relations:
+        kept["relations"] = edges.stored(active["extra"])
     confidence = item.confidence if item.confidence is not None else active["confidence"]
     return replace(item, meta=replace(meta, **kept), confidence=confidence)
 
@@ -210,6 +215,7 @@ def _write_one(
             "INSERT OR IGNORE INTO item_evidence (cites, item_rowid) VALUES (?, ?)",
             [(e, rowid) for e in meta.evidence],
         )
+    edges.write(conn, rowid, meta.relations)
     lexstats.index(conn, deltas, rowid, str(meta.namespace), *columns)
     if space is not None:
         vector = p.vector if p.vector is not None else space.embed([embed_text(item)])[0]
@@ -313,6 +319,7 @@ def purge(conn: sqlite3.Connection, reach: Reach | None, forgotten_before: int |
         ("vectors", "item_rowid"),
         ("item_tags", "item_rowid"),
         ("item_evidence", "item_rowid"),
+        ("relations", "item_rowid"),
         ("items", "rowid"),
     ):
         conn.execute(f"DELETE FROM {table} WHERE {col} IN (SELECT value FROM json_each(?))", (batch,))
