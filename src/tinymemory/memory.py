@@ -24,6 +24,8 @@ from tinymemory._loop import LoopThread
 from tinymemory.api import (
     About,
     EngineDescriptor,
+    ExpandRequest,
+    ExpandResult,
     ExploreRequest,
     ExploreResult,
     Facet,
@@ -47,6 +49,7 @@ from tinymemory.api import (
     Reach,
     RecallRequest,
     RecallResult,
+    Relation,
     Source,
     StoreResult,
     TimeHint,
@@ -137,6 +140,21 @@ def _as_about(op: str, field: str, value: object) -> object:
     if isinstance(value, tuple | list) and len(value) == 2 and all(isinstance(v, str) for v in value):
         return About(value[0], value[1])
     raise _fail(op, field, "must be a (kind, key) pair of strings")
+
+
+def _as_relations(op: str, field: str, value: object) -> tuple[Any, ...]:
+    """Relations, or (subject, type, object) triples of strings made into Relations; the engine
+    checks each field."""
+    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+        raise _fail(op, field, "must be a list of relations or (subject, type, object) triples")
+    out: list[Any] = []
+    for i, rel in enumerate(value):
+        if isinstance(rel, tuple | list) and len(rel) == 3 and all(isinstance(v, str) for v in rel):
+            rel = Relation(rel[0], rel[1], rel[2])
+        if not isinstance(rel, Relation):
+            raise _fail(op, f"{field}[{i}]", "must be a Relation or a (subject, type, object) triple")
+        out.append(rel)
+    return tuple(out)
 
 
 def _as_ids(op: str, ids: object) -> tuple[Any, ...]:
@@ -264,7 +282,9 @@ class Memory:
                 known = ", ".join(("text", *_ITEM_PARAMS, *_META_KEYWORDS))
                 raise _fail(op, echo(key, 40), f"is not a known argument (known: {known})")
         for key, value in meta.items():
-            if isinstance(value, list):
+            if key == "relations":
+                meta[key] = _as_relations(op, key, value)
+            elif isinstance(value, list):
                 meta[key] = tuple(value)
         item_kind = _as_kind(op, "kind", kind)
         if source is not None and not isinstance(source, str):
@@ -397,6 +417,36 @@ class Memory:
             raise _fail("explore", "facet", f"`{echo(facet)}` is not a facet (one of: {choices})") from None
         req = ExploreRequest(facet=fac, filter=self._filter("explore", filter_fields), limit=limit)
         return self._loop.run(self.engine.explore(req))
+
+    @_checked("expand")
+    def expand(
+        self,
+        seed_name: str,
+        *,
+        relation_types: Iterable[str] = (),
+        max_hops: int = 1,
+        limit: int = 10,
+        **filter_fields: Any,
+    ) -> ExpandResult:
+        """Memories linked to the entity `seed_name` by their relations, 1 or 2 hops away, within this
+        Memory's reach; extra keywords are MetaFilter fields (`as_of` walks the graph of that instant).
+
+        Raises InvalidRequest (`expand: ...`) for a bad seed name, relation type, max_hops, limit or
+        filter field.
+        """
+        types = (
+            (relation_types,)
+            if isinstance(relation_types, str)
+            else _as_strings("expand", "relation_types", relation_types)
+        )
+        req = ExpandRequest(
+            seed_name=seed_name,
+            relation_types=types,
+            max_hops=max_hops,
+            filter=self._filter("expand", filter_fields),
+            limit=limit,
+        )
+        return self._loop.run(self.engine.expand(req))
 
     def _filter(self, op: str, given: dict[str, Any]) -> MetaFilter:
         """Keyword filter fields to a MetaFilter confined to this Memory's reach; values are checked
