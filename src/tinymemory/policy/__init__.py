@@ -1,18 +1,46 @@
 """tinymemory.policy: seed 003's policy-driven memory tools over any MemoryEngine.
 
 A verified identity gets five tools (memory__remember, memory__recall, memory__open, memory__list,
-memory__forget) whose tiers, enums, previews and descriptions follow a `MemoryPolicy`.
+memory__forget) whose tiers, enums, previews and descriptions follow a `MemoryPolicy`. Like
+`tinymemory.tools`, this package imports no tool runtime (see `tinymemory.adapters`) and no engine.
 """
 
+from tinymemory.policy.arguments import (
+    MEMORY_FORGET,
+    MEMORY_LIST,
+    MEMORY_OPEN,
+    MEMORY_RECALL,
+    MEMORY_REMEMBER,
+    POLICY_READ_TOOLS,
+    POLICY_TOOL_NAMES,
+    PolicyArgs,
+)
+from tinymemory.policy.guidance import fallback_guidance, render_guidance, with_fallback
 from tinymemory.policy.identity import PERSONAL_TIERS, Identity, Tier, Tiers
 from tinymemory.policy.policy import BUILTIN_TYPES, DEFAULT_TYPE, MemoryPolicy
+from tinymemory.policy.session import MediaProbe
+from tinymemory.policy.tools import PolicyTools, Registration
 
 __all__ = [
     "BUILTIN_TYPES",
     "DEFAULT_TYPE",
+    "MEMORY_FORGET",
+    "MEMORY_LIST",
+    "MEMORY_OPEN",
+    "MEMORY_RECALL",
+    "MEMORY_REMEMBER",
     "PERSONAL_TIERS",
+    "POLICY_READ_TOOLS",
+    "POLICY_TOOL_NAMES",
     "Identity",
+    "MediaProbe",
     "MemoryPolicy",
+    "PolicyArgs",
+    "PolicyTools",
+    "Registration",
     "Tier",
     "Tiers",
+    "fallback_guidance",
+    "render_guidance",
+    "with_fallback",
 ]

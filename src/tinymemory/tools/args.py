@@ -62,6 +62,9 @@ def _type_name(value: object) -> str:
     return type(value).__name__
 
 
+type_name = _type_name  # the JSON type a value has, for messages (tools.fields reads with it too)
+
+
 def read_arguments(tool: str, arguments: object) -> Obj:
     """The call's arguments as an object; JSON text is parsed, None means no arguments."""
     if arguments is None:

@@ -1,0 +1,57 @@
+"""What one memory__ tool call runs with: fixed by the host from the verified identity and the policy."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from tinymemory.api import GetRequest, MemoryEngine, MemoryItem, Ref
+from tinymemory.policy.arguments import PolicyArgs
+from tinymemory.policy.identity import Identity, Tiers
+from tinymemory.policy.policy import MemoryPolicy
+from tinymemory.tools.preview import ResultBounds
+
+# Says whether a media reference's content is still there (a blob store, a file share...).
+MediaProbe = Callable[[Ref], Awaitable[bool]]
+MAX_VERSIONS = 64  # supersession links followed from an old id to the current version
+
+
+@dataclass(frozen=True, slots=True)
+class PolicySession:
+    tool: str
+    engine: MemoryEngine
+    identity: Identity
+    policy: MemoryPolicy
+    args: PolicyArgs
+    previews: bool  # memory__open is offered, so recall and list may answer with previews
+    bounds: ResultBounds
+    media_probe: MediaProbe | None = None
+
+    @property
+    def tiers(self) -> Tiers:
+        return self.identity.tiers
+
+    async def current(self, memory_id: str) -> MemoryItem | None:
+        """The current version of the memory `memory_id` names, if this conversation can see it.
+
+        An old version's id resolves to the version that superseded it (and so on), so an id the
+        model holds keeps working after a correction. Unknown, forgotten and out-of-reach ids, and
+        strings that are no id at all, are all None.
+        """
+        reach = self.tiers.read_reach
+        seen: set[str] = set()
+        wanted = memory_id
+        for _ in range(MAX_VERSIONS):
+            got = await self.engine.get(GetRequest(ids=(wanted,), reach=reach))
+            if not got.items:
+                return None
+            item = got.items[0]
+            if item.forgotten_at is not None:
+                return None
+            if item.superseded_by is None:
+                return item
+            seen.add(item.id)
+            if item.superseded_by in seen:
+                return None
+            wanted = item.superseded_by
+        return None

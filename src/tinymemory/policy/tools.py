@@ -1,0 +1,227 @@
+"""PolicyTools: the memory__ tools one identified conversation is given, and the dispatch of its calls.
+
+Registration follows the specification: only a verified user gets memory tools (an anonymous or API-key
+conversation gets none, logged at info level); memory__open is offered only beside memory__recall, and
+recall answers with previews only when open is offered. Memory tools and ambient retrieval are
+independent switches of the `Registration`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tinymemory.api import InvalidRequest, MemoryEngine, Reach, TinyMemoryError, Unsupported
+from tinymemory.policy import read, write
+from tinymemory.policy.arguments import (
+    MEMORY_FORGET,
+    MEMORY_LIST,
+    MEMORY_OPEN,
+    MEMORY_RECALL,
+    MEMORY_REMEMBER,
+    POLICY_TOOL_NAMES,
+    PolicyArgs,
+)
+from tinymemory.policy.guidance import render_guidance, with_fallback
+from tinymemory.policy.identity import Identity
+from tinymemory.policy.policy import MemoryPolicy
+from tinymemory.policy.session import MediaProbe, PolicySession
+from tinymemory.tools import named_for
+from tinymemory.tools.args import Obj, clip, read_arguments
+from tinymemory.tools.preview import ResultBounds
+from tinymemory.tools.spec import ToolSpec
+
+log = logging.getLogger("tinymemory.policy")
+
+Handler = Callable[[PolicySession, Obj], Awaitable[dict[str, Any]]]
+dispatch: dict[str, Handler] = {
+    MEMORY_REMEMBER: write.remember,
+    MEMORY_RECALL: read.recall,
+    MEMORY_OPEN: read.open_memory,
+    MEMORY_LIST: read.list_memories,
+    MEMORY_FORGET: write.forget,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Registration:
+    """The agent's memory switches: `tools` (the memory__ tools) and `retrieval` (ambient context:
+    context.md and the pre-turn pack) are independent; `offer` narrows the tool set."""
+
+    tools: bool = True
+    retrieval: bool = True
+    offer: tuple[str, ...] = field(default=POLICY_TOOL_NAMES)
+
+    def __post_init__(self) -> None:
+        for name in ("tools", "retrieval"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidRequest(f"registration: `{name}` must be true or false")
+        if not isinstance(self.offer, tuple):
+            raise InvalidRequest("registration: `offer` must be a tuple of tool names")
+        for i, name in enumerate(self.offer):
+            if name not in POLICY_TOOL_NAMES:
+                raise InvalidRequest(
+                    f"registration: `offer[{i}]` `{clip(name)}` is not a memory tool "
+                    f"(one of: {', '.join(POLICY_TOOL_NAMES)})"
+                )
+
+
+def offered_tools(identity: Identity, registration: Registration) -> tuple[str, ...]:
+    """The tools a conversation gets, in the canonical order."""
+    if not identity.is_verified_user or not registration.tools:
+        return ()
+    offer = set(registration.offer)
+    if MEMORY_RECALL not in offer:
+        offer.discard(MEMORY_OPEN)  # open exists to read recall's previews
+    return tuple(n for n in POLICY_TOOL_NAMES if n in offer)
+
+
+class PolicyTools:
+    """The memory__ tools for one identity. Build with `for_identity`; an instance never changes."""
+
+    __slots__ = (
+        "_bounds",
+        "_engine",
+        "_guidance",
+        "_identity",
+        "_offered",
+        "_policy",
+        "_probe",
+        "_registration",
+    )
+
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        identity: Identity,
+        policy: MemoryPolicy,
+        registration: Registration,
+        guidance: dict[str, Any],
+        bounds: ResultBounds,
+        media_probe: MediaProbe | None,
+    ) -> None:
+        self._engine = engine
+        self._identity = identity
+        self._policy = policy
+        self._registration = registration
+        self._offered = offered_tools(identity, registration)
+        self._guidance = guidance
+        self._bounds = bounds
+        self._probe = media_probe
+
+    @classmethod
+    def for_identity(
+        cls,
+        engine: MemoryEngine,
+        identity: Identity,
+        policy: MemoryPolicy | None = None,
+        agent_notes: str | None = None,
+        *,
+        registration: Registration | None = None,
+        guidance: Mapping[str, Any] | None = None,
+        bounds: ResultBounds | None = None,
+        media_probe: MediaProbe | None = None,
+    ) -> PolicyTools:
+        """The tools for `identity` under `policy` (the built-in default when None).
+
+        `guidance` is guidance a memory service served (completed by the fallback); without it the
+        guidance is rendered here from the policy and `agent_notes`. Arguments are always validated
+        against `policy`. `media_probe` tells memory__open whether a reference's content still exists.
+        """
+        if not isinstance(identity, Identity):
+            raise InvalidRequest("policy tools: `identity` must be an Identity")
+        if policy is not None and not isinstance(policy, MemoryPolicy):
+            raise InvalidRequest("policy tools: `policy` must be a MemoryPolicy")
+        reg = registration if registration is not None else Registration()
+        effective = policy if policy is not None else MemoryPolicy.default()
+        offered = offered_tools(identity, reg)
+        if not identity.is_verified_user:
+            log.info(
+                "memory tools not registered for workspace %s: the conversation has no verified user "
+                "(anonymous or API key)",
+                identity.workspace,
+            )
+        if guidance is not None:
+            doc = with_fallback(guidance)
+        else:
+            doc = render_guidance(policy, None, agent_notes, previews=MEMORY_OPEN in offered)
+        return cls(
+            engine,
+            identity,
+            effective,
+            reg,
+            doc,
+            bounds if bounds is not None else ResultBounds(),
+            media_probe,
+        )
+
+    @property
+    def identity(self) -> Identity:
+        return self._identity
+
+    @property
+    def policy(self) -> MemoryPolicy:
+        return self._policy
+
+    @property
+    def registration(self) -> Registration:
+        return self._registration
+
+    @property
+    def guidance(self) -> dict[str, Any]:
+        return self._guidance
+
+    @property
+    def previews(self) -> bool:
+        """Recall and list answer with previews only when memory__open is offered to read them."""
+        return MEMORY_OPEN in self._offered
+
+    def ambient_reach(self) -> Reach | None:
+        """The reach ambient retrieval (context.md, the pre-turn pack) may read, or None when it is
+        switched off or the conversation has no verified user. Independent of the tools switch."""
+        if not self._registration.retrieval or not self._identity.is_verified_user:
+            return None
+        return self._identity.tiers.read_reach
+
+    def names(self) -> list[str]:
+        return list(self._offered)
+
+    def specs(self) -> list[ToolSpec]:
+        """The offered tools, described by the guidance."""
+        by_name = {t["name"]: t for t in self._guidance["tools"]}
+        return [
+            ToolSpec(name, by_name[name]["description"], by_name[name]["parameters"])
+            for name in self._offered
+        ]
+
+    async def call(self, name: str, arguments: object = None) -> dict[str, Any]:
+        """Run one call. Raises InvalidRequest (bad name or arguments), Unsupported (a tool this
+        conversation is not offered) and engine errors led by the tool's name; nothing is written on
+        an error."""
+        if not isinstance(name, str) or name not in dispatch:
+            offered = ", ".join(self._offered) or "none"
+            raise InvalidRequest(f"`{clip(name, 40)}` is not a memory tool (offered: {offered})")
+        if name not in self._offered:
+            why = (
+                "memory tools are offered only to a verified user"
+                if not self._identity.is_verified_user
+                else "it is not offered in this conversation"
+            )
+            raise Unsupported(f"{name}: {why}")
+        args = read_arguments(name, arguments)
+        session = PolicySession(
+            tool=name,
+            engine=self._engine,
+            identity=self._identity,
+            policy=self._policy,
+            args=PolicyArgs.declare(self._policy),
+            previews=self.previews,
+            bounds=self._bounds,
+            media_probe=self._probe,
+        )
+        try:
+            return await dispatch[name](session, args)
+        except TinyMemoryError as exc:
+            raise named_for(name, exc) from exc

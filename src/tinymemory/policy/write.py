@@ -1,0 +1,108 @@
+"""memory__remember and memory__forget: writes land in the identity's own tier, forgets stay in it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tinymemory.api import (
+    DEFAULT_CONFIDENCE,
+    About,
+    ForgetRequest,
+    GetRequest,
+    InvalidRequest,
+    ItemKind,
+    ItemMeta,
+    NewItem,
+    Source,
+    utcnow,
+)
+from tinymemory.policy import render
+from tinymemory.policy.session import MAX_VERSIONS, PolicySession
+from tinymemory.tools.args import Obj
+
+# What a share answers while no shared-write gate is configured (or users' shares are switched off).
+KEPT_PRIVATE = "kept_private"
+NOT_OWN_MESSAGE = (
+    "this memory is shared with other users (agent or institutional tier); only your own can be forgotten"
+)
+
+
+async def remember(session: PolicySession, raw: Obj) -> dict[str, Any]:
+    """Store in the tier the identity writes to; about_kind + about_key supersede within that tier."""
+    tool, a, policy = session.tool, session.args.remember, session.policy
+    values = a.shape().read(tool, raw)
+    tier = session.tiers.write_tier
+    place = session.tiers.write_place
+    if tier is None or place is None:  # PolicyTools offers no tools without a user; kept for direct use
+        raise InvalidRequest(f"{tool}: this conversation names no user, so there is nowhere to remember")
+    kind = values[a.type] or policy.default_type
+    if not policy.writable(kind, tier):
+        allowed = ", ".join(t for t in policy.writable_types((tier,))) or "none"
+        raise InvalidRequest(
+            f"{tool}: `type` `{kind}` may not be written to the {tier.value} tier (allowed there: {allowed})"
+        )
+    about_kind, about_key = values[a.about_kind], values[a.about_key]
+    if (about_kind is None) != (about_key is None):
+        given, missing = ("about_kind", "about_key") if about_key is None else ("about_key", "about_kind")
+        raise InvalidRequest(f"{tool}: `{missing}` is required with `{given}`")
+    if about_kind is None and kind in policy.require_about_for:
+        raise InvalidRequest(
+            f"{tool}: `about_kind` and `about_key` are required for memories of type `{kind}`"
+        )
+    confidence = values[a.confidence]
+    item = NewItem(
+        ItemKind.LEARNING,
+        values[a.content] or "",
+        ItemMeta(
+            namespace=place,
+            source=Source("agent", session.identity.agent),
+            agent_id=session.identity.agent,
+            learning_kind=kind,
+            title=values[a.title],
+            summary=values[a.summary],
+            purpose=values[a.purpose],
+            category=values[a.category],
+            about=About(about_kind.strip(), (about_key or "").strip()) if about_kind is not None else None,
+            observed_at=utcnow(),
+        ),
+        confidence=DEFAULT_CONFIDENCE if confidence is None else confidence,
+    )
+    stored = await session.engine.store(item)
+    status = "unchanged" if stored.replayed else "updated" if stored.superseded else "created"
+    out: dict[str, Any] = {"id": stored.id, "status": status, "tier": tier.value}
+    if stored.superseded:
+        out["supersedes"] = list(stored.superseded)
+    if values[a.share]:
+        # No shared-write gate runs in the library: the share is accepted, the memory stays private,
+        # and the share request itself is stored nowhere.
+        out["share"] = KEPT_PRIVATE
+    return out
+
+
+async def forget(session: PolicySession, raw: Obj) -> dict[str, Any]:
+    """Soft-delete the memory and its earlier versions, only in the user's own tiers."""
+    tool, a = session.tool, session.args.forget
+    values = a.shape().read(tool, raw)
+    memory_id = values[a.memory_id]
+    assert memory_id is not None
+    current = await session.current(memory_id)
+    if current is None:
+        return render.not_found(memory_id)
+    tiers = session.tiers
+    own = tiers.own_reach
+    if own is None or current.namespace not in own:
+        return {"status": "not_allowed", "id": current.id, "message": NOT_OWN_MESSAGE}
+    versions = [current.id]
+    previous = current.supersedes
+    while previous is not None and len(versions) < MAX_VERSIONS and previous not in versions:
+        got = await session.engine.get(GetRequest(ids=(previous,), reach=own))
+        if not got.items:
+            break
+        versions.append(got.items[0].id)
+        previous = got.items[0].supersedes
+    result = await session.engine.forget(ForgetRequest(ids=tuple(versions), reach=own))
+    return {
+        "status": "forgotten",
+        "id": current.id,
+        "versions": len([v for v in versions if v in result.forgotten]),
+    }
