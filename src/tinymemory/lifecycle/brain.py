@@ -28,6 +28,7 @@ from tinymemory.api import (
     MetaFilter,
     NewItem,
     Ref,
+    Relation,
     Source,
     Unsupported,
     utcnow,
@@ -35,6 +36,8 @@ from tinymemory.api import (
 from tinymemory.lifecycle.chunking import chunk
 from tinymemory.lifecycle.documents import Parsed, media_type_of, parse, read_file, resolve_refs
 from tinymemory.lifecycle.layout import MemoryLayout
+from tinymemory.lifecycle.relations import llm_relations, rule_relations
+from tinymemory.llm import LLM
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +64,12 @@ class IngestReport:
 
 
 class Brain:
-    """Ingests documents for one layout. Reaches storage only through the engine it is given."""
+    """Ingests documents for one layout. Reaches storage only through the engine it is given.
+
+    Each chunk carries the relations found in its text (`relations=False` turns that off): by the
+    rules of `lifecycle.relations`, or by `llm` when one is given (its failure fails the ingest before
+    anything is written).
+    """
 
     def __init__(
         self,
@@ -71,6 +79,8 @@ class Brain:
         chunk_chars: int = 1_200,
         overlap_chars: int = 150,
         now: Callable[[], datetime] = utcnow,
+        relations: bool = True,
+        llm: LLM | None = None,
     ) -> None:
         if chunk_chars < 100 or not 0 <= overlap_chars < chunk_chars // 2:
             raise InvalidRequest("brain: `chunk_chars` must be >= 100 and `overlap_chars` below half of it")
@@ -79,6 +89,8 @@ class Brain:
         self.chunk_chars = chunk_chars
         self.overlap_chars = overlap_chars
         self.now = now
+        self.relations = relations
+        self.llm = llm
 
     async def ingest_text(
         self,
@@ -145,6 +157,7 @@ class Brain:
         ):
             report.unchanged.append(name)
             return report
+        edges = await self._relations([c.text for c in pieces])  # may fail: nothing written yet
         refs = resolve_refs(parsed.links, base)
         observed = self.now()
         src = Source("brain", source)
@@ -182,16 +195,25 @@ class Brain:
                     refs=_refs_in(c.text, refs),
                     observed_at=observed,
                     extra=(("chunk", str(c.index)),),
+                    relations=found,
                 ),
                 identity=f"{name}#{c.index}",
             )
-            for c in pieces
+            for c, found in zip(pieces, edges, strict=True)
         ]
         if chunks:
             await self.engine.store_many(chunks)
         (report.replaced if previous is not None else report.stored).append(name)
         report.chunks += len(chunks)
         return report
+
+    async def _relations(self, texts: list[str]) -> list[tuple[Relation, ...]]:
+        """The relations of each chunk text (none when switched off)."""
+        if not self.relations:
+            return [() for _ in texts]
+        if self.llm is not None:
+            return await llm_relations(self.llm, texts)
+        return [rule_relations(t) for t in texts]
 
     async def _current(self, flt: MetaFilter) -> MemoryItem | None:
         result = await self.engine.list(
