@@ -50,8 +50,8 @@ async def stored(engine: SqliteEngine, memory_id: str) -> MemoryItem:
     return got.items[0]
 
 
-async def put(engine: SqliteEngine, namespace: str, text: str, **meta: Any) -> str:
+async def put(engine: SqliteEngine, namespace: str, text: str, confidence: float = 0.9, **meta: Any) -> str:
     """A memory written by the platform (ingestion, the gate), not through the tools."""
     meta.setdefault("learning_kind", "general")
-    item = NewItem(ItemKind.LEARNING, text, replace(ItemMeta(Namespace.parse(namespace)), **meta), 0.9)
+    item = NewItem(ItemKind.LEARNING, text, replace(ItemMeta(Namespace.parse(namespace)), **meta), confidence)
     return (await engine.store(item)).id
