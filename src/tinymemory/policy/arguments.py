@@ -259,7 +259,9 @@ class ListArgs:
                     "(the whole workspace's)."
                 ),
                 what="a scope",
-                choices=LIST_SCOPES,
+                choices=LIST_SCOPES if enums else None,
+                pattern=NAME_RE,
+                pattern_hint=NAME_HINT,
             ),
             type=_word("a memory type", kinds, name="type", description="Only memories of this type."),
             limit=_limit(),
