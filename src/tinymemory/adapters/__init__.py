@@ -1,4 +1,5 @@
-"""tinymemory.adapters: the runtime-neutral tools adapted to tool runtimes.
+"""tinymemory.adapters: the runtime-neutral tools (seed 000's and the policy memory__ set) adapted to
+tool runtimes.
 
 OpenAI function calling and Anthropic tool use need nothing but plain dicts; the MCP adapter lives in
 `tinymemory.adapters.mcp` and imports the MCP SDK only when used.
@@ -6,10 +7,11 @@ OpenAI function calling and Anthropic tool use need nothing but plain dicts; the
 
 from tinymemory.adapters.anthropic import anthropic_tool, anthropic_tool_result
 from tinymemory.adapters.openai import openai_tool, openai_tool_message, strict_schema
-from tinymemory.adapters.output import ToolOutput, call_tool, error_text, result_text
+from tinymemory.adapters.output import ToolOutput, ToolSet, call_tool, error_text, result_text
 
 __all__ = [
     "ToolOutput",
+    "ToolSet",
     "anthropic_tool",
     "anthropic_tool_result",
     "call_tool",

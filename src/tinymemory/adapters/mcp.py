@@ -1,4 +1,5 @@
-"""MCP: tools as MCP tool definitions, and a low-level MCP server serving one scope's tools.
+"""MCP: tools as MCP tool definitions, and a low-level MCP server serving one scope's tools (seed 000's
+seven or one identity's memory__ set).
 
 The low-level server is used because the tools already carry finished JSON Schemas; the SDK's
 high-level server would derive schemas from Python signatures instead.
@@ -15,27 +16,34 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from tinymemory import __version__
-from tinymemory.adapters.output import ToolOutput, call_tool
-from tinymemory.tools import MEMORY_STORE, READ_TOOLS, MemoryTools, ToolSpec
+from tinymemory.adapters.output import ToolOutput, ToolSet, call_tool
+from tinymemory.policy import MEMORY_REMEMBER, POLICY_READ_TOOLS
+from tinymemory.tools import MEMORY_STORE, READ_TOOLS, ToolSpec
 
 SERVER_NAME = "tinymemory"
 INSTRUCTIONS = (
     "Long-term memory. Recall or fetch before answering questions about past work, people or "
     "preferences; store durable learnings worth keeping."
 )
+POLICY_INSTRUCTIONS = (
+    "Long-term memory of this user. Recall before answering questions about the user, their work or "
+    "their preferences; remember stable facts and preferences worth keeping."
+)
+_READ_ONLY = frozenset(READ_TOOLS) | frozenset(POLICY_READ_TOOLS)
+_STORES = frozenset({MEMORY_STORE, MEMORY_REMEMBER})  # replay-safe writes that delete nothing
 
 
 def mcp_tool(spec: ToolSpec) -> types.Tool:
     """name -> name, description -> description, parameters -> inputSchema."""
-    read_only = spec.name in READ_TOOLS
+    read_only = spec.name in _READ_ONLY
     return types.Tool(
         name=spec.name,
         description=spec.description,
         input_schema=copy.deepcopy(spec.parameters),
         annotations=types.ToolAnnotations(
             read_only_hint=read_only,
-            destructive_hint=None if read_only else spec.name != MEMORY_STORE,
-            idempotent_hint=True if spec.name == MEMORY_STORE or read_only else None,
+            destructive_hint=None if read_only else spec.name not in _STORES,
+            idempotent_hint=True if spec.name in _STORES or read_only else None,
             open_world_hint=False,
         ),
     )
@@ -50,8 +58,8 @@ def mcp_result(output: ToolOutput) -> types.CallToolResult:
     )
 
 
-def mcp_server(tools: MemoryTools, name: str = SERVER_NAME) -> Server[Any]:
-    """A server listing `tools.specs()` and answering tools/call through `MemoryTools.call`."""
+def mcp_server(tools: ToolSet, name: str = SERVER_NAME, instructions: str = INSTRUCTIONS) -> Server[Any]:
+    """A server listing `tools.specs()` and answering tools/call through `tools.call`."""
 
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -66,14 +74,14 @@ def mcp_server(tools: MemoryTools, name: str = SERVER_NAME) -> Server[Any]:
     return Server(
         name,
         version=__version__,
-        instructions=INSTRUCTIONS,
+        instructions=instructions,
         on_list_tools=list_tools,
         on_call_tool=call,
     )
 
 
-async def serve_stdio(tools: MemoryTools, name: str = SERVER_NAME) -> None:
+async def serve_stdio(tools: ToolSet, name: str = SERVER_NAME, instructions: str = INSTRUCTIONS) -> None:
     """Serve over this process's stdin/stdout until the client closes the connection."""
-    server = mcp_server(tools, name)
+    server = mcp_server(tools, name, instructions)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -8,10 +8,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from tinymemory.api import TinyMemoryError
-from tinymemory.tools import MemoryTools
+from tinymemory.tools import ToolSpec
+
+
+class ToolSet(Protocol):
+    """What a runtime adapter serves: seed 000's `MemoryTools` or seed 003's `PolicyTools`."""
+
+    def specs(self) -> list[ToolSpec]: ...
+
+    async def call(self, name: str, arguments: object = None) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +40,7 @@ def error_text(error: TinyMemoryError) -> str:
     return f"error: {error.message}"
 
 
-async def call_tool(tools: MemoryTools, name: str, arguments: object = None) -> ToolOutput:
+async def call_tool(tools: ToolSet, name: str, arguments: object = None) -> ToolOutput:
     """Run `name` with `arguments` (an object, JSON text or None) and never raise a contract error."""
     try:
         value = await tools.call(name, arguments)

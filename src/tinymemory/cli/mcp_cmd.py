@@ -1,7 +1,9 @@
-"""`tinymemory mcp`: the seven memory tools over MCP stdio, for desktop MCP clients.
+"""`tinymemory mcp`: the seven memory tools (or, with `--tools policy`, one user's memory__ tools) over MCP
+stdio, for desktop MCP clients.
 
-The scope (where writes land, what reads see, whether writes are offered) comes from flags or the
-environment, set by whoever configures the client, never by the model.
+The scope (where writes land, what reads see, whether writes are offered; or the workspace, user and
+agent of the memory__ tools) comes from flags or the environment, set by whoever configures the client,
+never by the model.
 """
 
 from __future__ import annotations
@@ -11,11 +13,14 @@ import asyncio
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tinymemory.api import Namespace
+from tinymemory.api import InvalidRequest, Namespace
 from tinymemory.cli.common import scope_reach
 from tinymemory.cli.edge import run_guarded
+
+if TYPE_CHECKING:  # the policy layer (and pydantic) load only when `--tools policy` is served
+    from tinymemory.policy import Identity, MemoryPolicy
 
 TRUTHY = frozenset({"1", "true", "yes", "on"})
 
@@ -60,35 +65,97 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=_env_flag("TINYMEMORY_NO_EMBEDDER"),
         help="lexical only: do not load the embedding model",
     )
+    add_policy_arguments(parser)
+
+
+TOOL_SETS = ("memory", "policy")
+
+
+def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--tools policy` serves the memory__ set to one user; the user running the client is that user."""
+    env = os.environ.get
+    parser.add_argument(
+        "--tools",
+        choices=TOOL_SETS,
+        default=env("TINYMEMORY_TOOLS", "memory"),
+        help="which tool set: memory (the seven memory_ tools, scoped by --place/--reach) or policy "
+        "(memory__remember, __recall, __open, __list, __forget for --workspace/--user/--agent) "
+        "(default: $TINYMEMORY_TOOLS, else memory)",
+    )
+    parser.add_argument(
+        "--workspace",
+        default=env("TINYMEMORY_WORKSPACE"),
+        help="with --tools policy: the workspace (required; default: $TINYMEMORY_WORKSPACE)",
+    )
+    parser.add_argument(
+        "--user",
+        default=env("TINYMEMORY_USER"),
+        help="with --tools policy: the user the memories belong to (required; default: $TINYMEMORY_USER)",
+    )
+    parser.add_argument(
+        "--agent",
+        default=env("TINYMEMORY_AGENT"),
+        help="with --tools policy: the agent, so memories land in the user's tier for that agent and "
+        "the agent's shared memories are read (default: $TINYMEMORY_AGENT, else none)",
+    )
+    parser.add_argument(
+        "--policy",
+        default=env("TINYMEMORY_POLICY"),
+        help="with --tools policy: a MemoryPolicy file, YAML or JSON (default: $TINYMEMORY_POLICY, else "
+        "the built-in policy)",
+    )
+
+
+def policy_identity(args: argparse.Namespace) -> tuple[Identity, MemoryPolicy | None]:
+    """The identity the flags name and its policy, checked before the store is opened. The person who
+    configures the desktop client is the user, so the identity counts as verified."""
+    from tinymemory.policy import Identity, MemoryPolicy
+
+    for flag in ("workspace", "user"):
+        if not getattr(args, flag):
+            raise InvalidRequest(f"mcp: `--{flag}` is required with `--tools policy`")
+    identity = Identity(args.workspace, args.user, args.agent or None, verified=True)
+    return identity, MemoryPolicy.load(args.policy) if args.policy else None
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser = subparsers.add_parser(
         "mcp",
         help="serve the memory tools over MCP stdio",
-        description="Serve the seven memory tools to an MCP client over stdio, in one fixed scope.",
+        description="Serve the seven memory tools to an MCP client over stdio, in one fixed scope; or, "
+        "with --tools policy, the memory__ tools of one user (--workspace, --user, --agent, --policy).",
     )
     add_arguments(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from tinymemory.adapters.mcp import serve_stdio
+    from tinymemory.adapters import ToolSet
+    from tinymemory.adapters.mcp import INSTRUCTIONS, POLICY_INSTRUCTIONS, serve_stdio
     from tinymemory.engines.paths import default_db_path
     from tinymemory.engines.sqlite import SqliteEngine
     from tinymemory.tools import MemoryTools, ToolScope
 
     place = Namespace.parse(args.place or "", field="--place")
     scope = ToolScope(place, scope_reach(place, args.reach), writes=not args.read_only)
+    served = policy_identity(args) if args.tools == "policy" else None
     db = args.db or str(default_db_path())
     engine = SqliteEngine(db, embedder=None if args.no_embedder else "default")
-    tools = MemoryTools.with_scope(engine, scope)
-    if args.zone:
-        tools = tools.in_zone(args.zone)
+    tools: ToolSet
+    instructions = INSTRUCTIONS
+    if served is not None:
+        from tinymemory.policy import PolicyTools
+
+        tools = PolicyTools.for_identity(engine, *served)
+        instructions = POLICY_INSTRUCTIONS
+    else:
+        tools = MemoryTools.with_scope(engine, scope)
+        if args.zone:
+            tools = tools.in_zone(args.zone)
 
     async def serve() -> None:
         try:
-            await serve_stdio(tools)
+            await serve_stdio(tools, instructions=instructions)
         finally:
             await engine.close()
 
