@@ -20,7 +20,7 @@ from tinymemory.engines.sqlite import lexstats
 from tinymemory.engines.sqlite.rows import from_us
 from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, top_order
 from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective
-from tinymemory.retrieval.bm25 import Posting, bm25
+from tinymemory.retrieval.bm25 import bm25
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
 from tinymemory.retrieval.dates import mentions_time
 from tinymemory.retrieval.fusion import confidence_prior, convex, rrf
@@ -92,7 +92,7 @@ def lexical(
     """bm25 over the query's terms (common ones pruned), ranked with the statistics of the read's own
     reach. A read confined to part of the tree is scored by `lexical_scoped`; one that reaches every
     namespace uses FTS5's bm25, whose statistics are then the same rows'. `context_weight` is the
-    neighbouring-turns field's weight; at 0 that field is not matched at all."""
+    neighbouring-turns field's weight; at 0 a row found only through that field is left out."""
     terms = analyzer.query_terms(query)
     if not terms or n <= 0:
         return []
@@ -115,8 +115,8 @@ def _lexical_fts(
     """FTS5 ranks: with a selective filter the filter joins the match; otherwise FTS5 ranks alone and
     the best rows are checked against the filter afterwards."""
     match = fts_match_expression(prune_terms(conn, terms, budget))
-    if context_weight <= 0:
-        match = "{title body} : (" + match + ")"
+    # every field is matched (so a term's row count is over all fields, as in `lexstats`); a field of
+    # weight 0 adds nothing, and a row matched only there scores 0 and is dropped below
     score = f"bm25(items_fts, {TITLE_WEIGHT}, 1.0, {float(context_weight)!r})"
     if is_selective(flt):
         params: Params = [match, snapshot]
@@ -130,7 +130,7 @@ def _lexical_fts(
             " ORDER BY r, items_fts.rowid LIMIT ?",
             params,
         ).fetchall()
-        return [(int(rowid), _bm25_unit(rank)) for rowid, rank in rows]
+        return [(int(rowid), _bm25_unit(rank)) for rowid, rank in rows if rank < 0]
     k = 2 * n + 32
     while True:
         rows = conn.execute(
@@ -139,13 +139,10 @@ def _lexical_fts(
             (match, snapshot, k),
         ).fetchall()
         ok = _visible(conn, [int(r[0]) for r in rows], flt, snapshot)
-        ranked = [(int(rowid), _bm25_unit(rank)) for rowid, rank in rows if int(rowid) in ok]
+        ranked = [(int(rowid), _bm25_unit(rank)) for rowid, rank in rows if rank < 0 and int(rowid) in ok]
         if len(ranked) >= n or len(rows) < k:
             return ranked[:n]
         k *= 4
-
-
-FIELDS = ("title", "body", "context")
 
 
 def field_weights(context_weight: float) -> dict[str, float]:
@@ -180,19 +177,20 @@ def lexical_scoped(
     if not terms or n <= 0:
         return []
     kept = prune_scoped(terms, stats, budget)
-    params: Params = [*kept, snapshot]
+    weights = field_weights(context_weight)
+    params: Params = [weights["title"], weights["body"], weights["context"], *kept, snapshot]
     where = filter_sql(flt, params)
     marks = ",".join("?" * len(kept))
+    # one row per (row, term): the field-weighted frequency, summed in SQL (FTS5's phrase frequency)
     rows = conn.execute(
-        "SELECT v.term, v.doc, v.col, count(*), i.lex_len FROM items_postings v"
-        " CROSS JOIN items i ON i.rowid = v.doc"
-        f" WHERE v.term IN ({marks}) AND v.doc <= ? AND {where} GROUP BY v.term, v.doc, v.col",
+        "SELECT v.doc, v.term, sum(CASE v.col WHEN 'title' THEN ? WHEN 'body' THEN ? ELSE ? END) AS f,"
+        " i.lex_len FROM items_postings v CROSS JOIN items i ON i.rowid = v.doc"
+        f" WHERE v.term IN ({marks}) AND v.doc <= ? AND {where} GROUP BY v.doc, v.term HAVING f > 0",
         params,
-    )
-    postings = (Posting(str(t), int(d), str(c), int(k), int(ln)) for t, d, c, k, ln in rows)
-    scores = bm25(postings, stats.docs, stats.tokens, stats.df, field_weights(context_weight))
-    best = sorted(scores.items(), key=lambda rs: (-rs[1], rs[0]))[:n]
-    return [(rowid, _unit_score(score)) for rowid, score in best]
+    ).fetchall()
+    rowids, scores = bm25(rows, stats.docs, stats.tokens, stats.df)
+    order = np.lexsort((rowids, -scores))[:n]
+    return [(int(rowids[i]), _unit_score(float(scores[i]))) for i in order]
 
 
 def _unit_score(score: float) -> float:
