@@ -1,22 +1,23 @@
-"""Strict argument reading: every value typed and bounded, unknown keys refused, host-fixed keys refused.
+"""The seven memory_ tools' arguments, each declared once (`tools.fields`): schemas, reading, validation.
 
-Errors name the tool and the field (`memory_list: \\`filter.kinds\\` \\`memo\\` is not an item kind`) so a
-host can hand them to the model as the tool's output. JSON `null` on an optional field means "not given".
+`tools.spec` builds the schemas a host's model sees from these declarations, and `tools.read` and
+`tools.write` read calls through the same ones, so the two cannot drift apart. Bounds the engines
+check too (ids, cursors, text lengths, the default limit) come from `api`; the tools narrow `limit` to
+1..50 and `ids` to 1..200. Errors name the tool and the field (`memory_list: \\`filter.kinds\\`
+\\`memo\\` is not an item kind`) so a host can hand them to the model as the tool's output.
 """
 
 from __future__ import annotations
 
-import json
-import math
 import re
-from collections.abc import Mapping
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
-from tinymemory.api import HOST_FIXED_FIELDS, InvalidRequest, ItemKind, MetaFilter, TimeHint, parse_rfc3339
-from tinymemory.api.echo import echo
+from tinymemory.api import DEFAULT_LIMIT, ItemKind, MetaFilter, TimeHint, parse_rfc3339
 from tinymemory.api.validate import (
+    MAX_CURSOR_CHARS,
     MAX_FIELD_CHARS,
+    MAX_ID_CHARS,
     MAX_QUERY_CHARS,
     MAX_TAG_CHARS,
     MAX_TAGS,
@@ -24,125 +25,45 @@ from tinymemory.api.validate import (
     check_ids,
     check_limit,
 )
-from tinymemory.tools.spec import DEFAULT_LIMIT, MAX_IDS, MAX_LIMIT
+from tinymemory.tools.strict import (
+    Obj,
+    check_text,
+    check_unicode,
+    clip,
+    closed,
+    fail,
+    path,
+    read_arguments,
+    read_int,
+    read_number,
+    read_str,
+    refuse_host_fixed,
+    type_name,
+)
 
+__all__ = [
+    "DEFAULT_LIMIT",
+    "MAX_IDS",
+    "MAX_LIMIT",
+    "MIN_LIMIT",
+    "Obj",
+    "check_text",
+    "clip",
+    "closed",
+    "fail",
+    "path",
+    "read_arguments",
+    "read_int",
+    "read_number",
+    "read_str",
+    "refuse_host_fixed",
+    "type_name",
+]
+
+MIN_LIMIT = 1
+MAX_LIMIT = 50  # the tools' bound; engines accept up to api.MAX_LIMIT
+MAX_IDS = 200  # the tools' bound; engines accept up to api.MAX_IDS
 _DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # fullmatch: `$` would allow a trailing newline
-MAX_ID_CHARS = 256
-MAX_CURSOR_CHARS = 4096
-
-Obj = Mapping[str, Any]
-
-
-def fail(tool: str, field: str, problem: str) -> InvalidRequest:
-    return InvalidRequest(f"{tool}: `{field}` {problem}")
-
-
-def path(prefix: str, key: str) -> str:
-    return f"{prefix}.{key}" if prefix else key
-
-
-def clip(value: object, limit: int = 60) -> str:
-    """A value quoted in a message: short, UTF-8 safe, never raising (see api.echo)."""
-    return echo(value, limit)
-
-
-def _type_name(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, list | tuple):
-        return "array"
-    return type(value).__name__
-
-
-type_name = _type_name  # the JSON type a value has, for messages (tools.fields reads with it too)
-
-
-def read_arguments(tool: str, arguments: object) -> Obj:
-    """The call's arguments as an object; JSON text is parsed, None means no arguments."""
-    if arguments is None:
-        arguments = {}
-    if isinstance(arguments, str | bytes):
-        try:
-            arguments = json.loads(arguments)
-        except (ValueError, RecursionError):
-            raise InvalidRequest(f"{tool}: arguments are not valid json") from None
-    if not isinstance(arguments, Mapping):
-        raise InvalidRequest(f"{tool}: arguments must be an object, got {_type_name(arguments)}")
-    refuse_host_fixed(tool, arguments)
-    return arguments
-
-
-def refuse_host_fixed(tool: str, arguments: object) -> None:
-    """A `namespace` or `reach` key at any depth is an attempt to choose scope: refuse it, loudly."""
-    stack: list[tuple[object, str]] = [(arguments, "")]
-    seen: set[int] = set()
-    while stack:
-        value, where = stack.pop()
-        if isinstance(value, Mapping | list | tuple):
-            if id(value) in seen:
-                continue
-            seen.add(id(value))
-        if isinstance(value, Mapping):
-            for key in value:
-                if isinstance(key, str) and key in HOST_FIXED_FIELDS:
-                    raise fail(
-                        tool,
-                        path(where, key),
-                        "is fixed by the host: tools never take a namespace or a reach",
-                    )
-            stack.extend((v, path(where, str(k))) for k, v in value.items())
-        elif isinstance(value, list | tuple):
-            stack.extend((v, f"{where}[{i}]") for i, v in enumerate(value))
-
-
-def closed(tool: str, obj: object, allowed: tuple[str, ...], where: str) -> Obj:
-    """`obj` must be an object whose keys are all in `allowed`."""
-    if not isinstance(obj, Mapping):
-        raise fail(tool, where or "arguments", f"must be an object, got {_type_name(obj)}")
-    for key in obj:
-        if not isinstance(key, str) or key not in allowed:
-            known = ", ".join(allowed) or "none"
-            raise fail(tool, path(where, clip(key, 40)), f"is not a known argument (known: {known})")
-    return obj
-
-
-def _unicode(tool: str, field: str, text: str) -> str:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise fail(tool, field, "is not valid unicode") from None
-    return text
-
-
-def check_text(tool: str, field: str, value: object, *, max_chars: int = MAX_FIELD_CHARS) -> str:
-    """A non-blank, bounded, encodable string."""
-    if not isinstance(value, str):
-        raise fail(tool, field, f"must be a string, got {_type_name(value)}")
-    if not value.strip():
-        raise fail(tool, field, "must not be blank")
-    if len(value) > max_chars:
-        raise fail(tool, field, f"is longer than {max_chars} characters")
-    return _unicode(tool, field, value)
-
-
-def read_str(
-    tool: str, obj: Obj, key: str, where: str, *, required: bool = False, max_chars: int = MAX_FIELD_CHARS
-) -> str | None:
-    field = path(where, key)
-    value = obj.get(key)
-    if value is None:
-        if required:
-            raise fail(tool, field, "is required")
-        return None
-    return check_text(tool, field, value, max_chars=max_chars)
 
 
 def read_str_list(
@@ -163,7 +84,7 @@ def read_str_list(
             raise fail(tool, field, "is required")
         return None
     if not isinstance(value, list | tuple):
-        raise fail(tool, field, f"must be an array of strings, got {_type_name(value)}")
+        raise fail(tool, field, f"must be an array of strings, got {type_name(value)}")
     if len(value) > max_items:
         raise fail(tool, field, f"has more than {max_items} items")
     out = [check_text(tool, f"{field}[{i}]", item, max_chars=max_chars) for i, item in enumerate(value)]
@@ -184,30 +105,6 @@ def read_enum(
     return value
 
 
-def read_int(tool: str, obj: Obj, key: str, where: str) -> int | None:
-    field = path(where, key)
-    value = obj.get(key)
-    if value is None:
-        return None
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise fail(tool, field, f"must be an integer, got {_type_name(value)}")
-    return value
-
-
-def read_number(tool: str, obj: Obj, key: str, where: str, *, low: float, high: float) -> float | None:
-    field = path(where, key)
-    value = obj.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise fail(tool, field, f"must be a number, got {_type_name(value)}")
-    if not low <= value <= high:  # before float(): exact for huge ints, False for NaN
-        raise fail(tool, field, f"must be between {low:g} and {high:g}, got {clip(value)}")
-    return float(value)
-
-
 def read_limit(tool: str, obj: Obj) -> int:
     value = read_int(tool, obj, "limit", "")
     return DEFAULT_LIMIT if value is None else check_limit(tool, value, maximum=MAX_LIMIT)
@@ -224,10 +121,10 @@ def read_ids(tool: str, obj: Obj, *, required: bool = True) -> tuple[str, ...] |
             raise fail(tool, "ids", "is required")
         return None
     if not isinstance(value, list | tuple):
-        raise fail(tool, "ids", f"must be an array of ids, got {_type_name(value)}")
+        raise fail(tool, "ids", f"must be an array of ids, got {type_name(value)}")
     ids = check_ids(tool, value, maximum=MAX_IDS)
     for i, one in enumerate(ids):
-        _unicode(tool, f"ids[{i}]", one)
+        check_unicode(tool, f"ids[{i}]", one)
         if len(one) > MAX_ID_CHARS:
             raise fail(tool, f"ids[{i}]", f"is longer than {MAX_ID_CHARS} characters")
     return ids
@@ -260,7 +157,7 @@ def read_filter(tool: str, obj: Obj, key: str = "filter") -> MetaFilter:
     raw_kinds = flt.get("kinds")
     if raw_kinds is not None:
         if not isinstance(raw_kinds, list | tuple):
-            raise fail(tool, f"{key}.kinds", f"must be an array of item kinds, got {_type_name(raw_kinds)}")
+            raise fail(tool, f"{key}.kinds", f"must be an array of item kinds, got {type_name(raw_kinds)}")
         for k in raw_kinds:
             if not isinstance(k, str) or k not in ItemKind.values():
                 raise fail(tool, f"{key}.kinds", f"`{clip(k)}` is not an item kind")

@@ -1,22 +1,23 @@
 """One declaration per tool argument: its JSON Schema, its reading and its validation come from it.
 
 A tool's arguments are a `Shape` of `Field`s. `Shape.schema()` is what the model is told;
-`Shape.read()` refuses unknown keys and reads every field through the same strict readers as every
-other tool (`tools.args`), so what a schema promises and what a call accepts cannot drift apart. JSON
-`null` on an optional field means "not given".
+`Shape.read()` refuses unknown keys and reads every field through the same strict readers
+(`tools.strict`), so what a schema promises and what a call accepts cannot drift apart. Both tool
+surfaces (the seven memory_ tools in `tools.args`, the memory__ tools in `policy.arguments`) declare
+their arguments with these kinds. JSON `null` on an optional field means "not given".
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Generic, TypeVar
 
-from tinymemory.api import parse_rfc3339
-from tinymemory.api.validate import MAX_FIELD_CHARS
-from tinymemory.tools.args import (
+from tinymemory.api import InvalidRequest, parse_rfc3339
+from tinymemory.api.validate import MAX_FIELD_CHARS, check_ids
+from tinymemory.tools.strict import (
     Obj,
     check_text,
     clip,
@@ -85,6 +86,12 @@ class Token(Field[str]):
             out["enum"] = list(self.choices)
         return out
 
+    def _missing(self, tool: str, obj: Obj, where: str) -> bool:
+        """An absent required enum names its choices, so the model can answer with one."""
+        if obj.get(self.name) is None and self.required and self.choices is not None:
+            raise fail(tool, path(where, self.name), f"is required (one of: {', '.join(self.choices)})")
+        return Field._missing(self, tool, obj, where)
+
     def check(self, tool: str, field: str, value: object) -> str:
         if self.choices is not None:
             if not isinstance(value, str) or value not in self.choices:
@@ -130,16 +137,95 @@ class TokenList(Field[tuple[str, ...]]):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TextList(Field[tuple[str, ...]]):
+    """An array of free strings (tags, sources, evidence): each checked like `Text`, then stripped and
+    de-duplicated in order; at most `max_items`."""
+
+    max_items: int
+    max_chars: int = MAX_FIELD_CHARS
+
+    def schema(self) -> dict[str, Any]:
+        return {"type": "array", "description": self.description, "items": {"type": "string"}}
+
+    def read(self, tool: str, obj: Obj, where: str = "") -> tuple[str, ...] | None:
+        if self._missing(tool, obj, where):
+            return None
+        field = path(where, self.name)
+        value = obj[self.name]
+        if not isinstance(value, list | tuple):
+            raise fail(tool, field, f"must be an array of strings, got {type_name(value)}")
+        if len(value) > self.max_items:
+            raise fail(tool, field, f"has more than {self.max_items} items")
+        texts = [check_text(tool, f"{field}[{i}]", v, max_chars=self.max_chars) for i, v in enumerate(value)]
+        return tuple(dict.fromkeys(t.strip() for t in texts))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EnumList(Field[tuple[str, ...]]):
+    """An array of words from `choices` (no count bound: repeats collapse, and there are few choices).
+
+    `what` names one word in errors ("an item kind"), `plural` the array ("item kinds")."""
+
+    choices: tuple[str, ...]
+    what: str
+    plural: str
+
+    def schema(self) -> dict[str, Any]:
+        items = {"type": "string", "enum": list(self.choices)}
+        return {"type": "array", "description": self.description, "items": items}
+
+    def read(self, tool: str, obj: Obj, where: str = "") -> tuple[str, ...] | None:
+        if self._missing(tool, obj, where):
+            return None
+        field = path(where, self.name)
+        value = obj[self.name]
+        if not isinstance(value, list | tuple):
+            raise fail(tool, field, f"must be an array of {self.plural}, got {type_name(value)}")
+        for v in value:
+            if not isinstance(v, str) or v not in self.choices:
+                raise fail(tool, field, f"`{clip(v)}` is not {self.what}")
+        return tuple(dict.fromkeys(value))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ids(Field[tuple[str, ...]]):
+    """1 to `max_items` memory ids, checked by the engines' own id rule (api.validate.check_ids)."""
+
+    max_items: int
+
+    def schema(self) -> dict[str, Any]:
+        return {
+            "type": "array",
+            "description": self.description,
+            "items": {"type": "string"},
+            "minItems": 1,
+            "maxItems": self.max_items,
+        }
+
+    def read(self, tool: str, obj: Obj, where: str = "") -> tuple[str, ...] | None:
+        if self._missing(tool, obj, where):
+            return None
+        field = path(where, self.name)
+        value = obj[self.name]
+        if not isinstance(value, list | tuple):
+            raise fail(tool, field, f"must be an array of ids, got {type_name(value)}")
+        return check_ids(tool, value, field=field, maximum=self.max_items)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Integer(Field[int]):
+    """An integer in [low, high]; `default` (if any) is what an absent value reads as."""
+
     low: int
     high: int
+    default: int | None = None
 
     def schema(self) -> dict[str, Any]:
         return {"type": "integer", "description": self.description, "minimum": self.low, "maximum": self.high}
 
     def read(self, tool: str, obj: Obj, where: str = "") -> int | None:
         if self._missing(tool, obj, where):
-            return None
+            return self.default
         value = read_int(tool, obj, self.name, where)
         assert value is not None
         if not self.low <= value <= self.high:
@@ -190,6 +276,29 @@ class Timestamp(Field[datetime]):
         return parse_rfc3339(obj[self.name], field=path(where, self.name), op=tool)
 
 
+_DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # fullmatch: `$` would allow a trailing newline
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Day(Field[date]):
+    """A calendar day, YYYY-MM-DD (no zone: the caller decides whose day it is)."""
+
+    def schema(self) -> dict[str, Any]:
+        return {"type": "string", "description": self.description, "format": "date"}
+
+    def read(self, tool: str, obj: Obj, where: str = "") -> date | None:
+        if self._missing(tool, obj, where):
+            return None
+        field = path(where, self.name)
+        value = obj[self.name]
+        if not isinstance(value, str) or not _DATE_RE.fullmatch(value):
+            raise fail(tool, field, f"`{clip(value)}` is not a date (YYYY-MM-DD)")
+        try:
+            return date.fromisoformat(value)
+        except ValueError:
+            raise fail(tool, field, f"`{clip(value)}` is not a date (YYYY-MM-DD)") from None
+
+
 class Values:
     """What `Shape.read` found, looked up by field so each value keeps its type."""
 
@@ -204,6 +313,12 @@ class Values:
 
     def given(self, field: Field[Any]) -> bool:
         return self._values.get(field.name) is not None
+
+    def must(self, field: Field[T]) -> T:
+        """The value of a field that is required or has a default, so reading always found one."""
+        value = self[field]
+        assert value is not None, field.name
+        return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +340,92 @@ class Shape:
         out["additionalProperties"] = False
         return out
 
+    def closed(self, tool: str, obj: object, where: str = "") -> Obj:
+        """`obj` as an object holding only this shape's fields (for tools that read field by field)."""
+        return closed(tool, obj, self.names(), where)
+
     def read(self, tool: str, obj: object, where: str = "") -> Values:
         """Refuse unknown keys, then read every field in declaration order (the first error wins)."""
-        checked = closed(tool, obj, self.names(), where)
+        checked = self.closed(tool, obj, where)
         return Values({f.name: f.read(tool, checked, where) for f in self.fields})
+
+
+def keep(tool: str, values: Values, where: str) -> Values:
+    """An `Object`'s build when the tool wants the nested values themselves."""
+    return values
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Object(Field[T]):
+    """A nested closed object of `fields`; `build` turns what was read into the value the tool uses
+    (a MetaFilter, a day range...) and may refuse combinations no single field can see."""
+
+    fields: tuple[Field[Any], ...]
+    build: Callable[[str, Values, str], T]
+
+    def shape(self) -> Shape:
+        return Shape(self.fields, self.description)
+
+    def schema(self) -> dict[str, Any]:
+        return self.shape().schema()
+
+    def read(self, tool: str, obj: Obj, where: str = "") -> T | None:
+        if self._missing(tool, obj, where):
+            return None
+        field = path(where, self.name)
+        return self.build(tool, self.shape().read(tool, obj[self.name], field), field)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ObjectList(Field[tuple[Values, ...]]):
+    """An array of `min_items` to `max_items` closed objects of `fields` (conversation turns).
+
+    The schema states `minItems` only: `max_items` is a bound on reading that the frozen contract does
+    not show. `what` names the array in errors ("{role, text} objects"), `unit` one item ("turns")."""
+
+    fields: tuple[Field[Any], ...]
+    min_items: int
+    max_items: int
+    what: str
+    unit: str
+
+    def schema(self) -> dict[str, Any]:
+        return {
+            "type": "array",
+            "description": self.description,
+            "items": Shape(self.fields).schema(),
+            "minItems": self.min_items,
+        }
+
+    def read(self, tool: str, obj: Obj, where: str = "") -> tuple[Values, ...] | None:
+        if self._missing(tool, obj, where):
+            return None
+        field = path(where, self.name)
+        value = obj[self.name]
+        if not isinstance(value, list | tuple):
+            raise fail(tool, field, f"must be an array of {self.what}")
+        if not self.min_items <= len(value) <= self.max_items:
+            raise fail(
+                tool,
+                field,
+                f"must hold between {self.min_items} and {self.max_items} {self.unit}, got {len(value)}",
+            )
+        shape = Shape(self.fields)
+        return tuple(shape.read(tool, v, f"{field}[{i}]") for i, v in enumerate(value))
+
+
+@dataclass(frozen=True, slots=True)
+class OneOf:
+    """Exactly one of `fields` must be given (a rule a portable schema cannot state: the descriptions
+    say it, the reading enforces it)."""
+
+    fields: tuple[Field[Any], ...]
+
+    def which(self, tool: str, obj: Obj) -> Field[Any]:
+        given = [f for f in self.fields if obj.get(f.name) is not None]
+        if len(given) != 1:
+            names = [f"`{f.name}`" for f in self.fields]
+            choices = f"{', '.join(names[:-1])} or {names[-1]}"
+            got = "none" if not given else ", ".join(f"`{f.name}`" for f in given)
+            raise InvalidRequest(f"{tool}: give exactly one of {choices} (got {got})")
+        return given[0]

@@ -12,6 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tinymemory.api import LEARNING_KINDS, Facet, FetchMode, ItemKind
+from tinymemory.tools.args import DEFAULT_LIMIT as DEFAULT_LIMIT
+from tinymemory.tools.args import MAX_IDS as MAX_IDS
+from tinymemory.tools.args import MAX_LIMIT as MAX_LIMIT
+from tinymemory.tools.args import MIN_LIMIT as MIN_LIMIT
 
 MEMORY_RECALL = "memory_recall"
 MEMORY_FETCH = "memory_fetch"
@@ -25,10 +29,6 @@ READ_TOOLS: tuple[str, ...] = (MEMORY_RECALL, MEMORY_FETCH, MEMORY_LIST, MEMORY_
 WRITE_TOOLS: tuple[str, ...] = (MEMORY_STORE, MEMORY_FORGET)
 TOOL_NAMES: tuple[str, ...] = READ_TOOLS + WRITE_TOOLS
 
-MIN_LIMIT = 1
-MAX_LIMIT = 50
-DEFAULT_LIMIT = 10
-MAX_IDS = 200
 # Result bounds (see tools/preview.py), in bytes of the compact result JSON. A text above PREVIEW_BYTES
 # comes back as its opening (the 8 KiB of seed 003's inline threshold); one result holds at most
 # RESULT_BYTES. Hosts change both per session with MemoryTools.with_bounds.
