@@ -13,7 +13,7 @@ import re
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
-from tinymemory.api import DEFAULT_LIMIT, ItemKind, MetaFilter, TimeHint, parse_rfc3339
+from tinymemory.api import DEFAULT_LIMIT, LEARNING_KINDS, Facet, FetchMode, ItemKind, MetaFilter, TimeHint
 from tinymemory.api.validate import (
     MAX_CURSOR_CHARS,
     MAX_FIELD_CHARS,
@@ -21,9 +21,27 @@ from tinymemory.api.validate import (
     MAX_QUERY_CHARS,
     MAX_TAG_CHARS,
     MAX_TAGS,
+    MAX_TEXT_CHARS,
     check_filter,
     check_ids,
     check_limit,
+)
+from tinymemory.tools.fields import (
+    Day,
+    EnumList,
+    Ids,
+    Integer,
+    Number,
+    Object,
+    ObjectList,
+    OneOf,
+    Shape,
+    Text,
+    TextList,
+    Timestamp,
+    Token,
+    Values,
+    keep,
 )
 from tinymemory.tools.strict import (
     Obj,
@@ -130,90 +148,123 @@ def read_ids(tool: str, obj: Obj, *, required: bool = True) -> tuple[str, ...] |
     return ids
 
 
-FILTER_KEYS: tuple[str, ...] = (
-    "kinds",
-    "sources",
-    "tags_any",
-    "workspace",
-    "folder",
-    "file_path",
-    "repo",
-    "url",
-    "thread_id",
-    "agent_id",
-    "observed_after",
-    "observed_before",
+def read_query(tool: str, obj: Obj, key: str) -> str:
+    value = read_str(tool, obj, key, "", required=True, max_chars=MAX_QUERY_CHARS)
+    assert value is not None
+    return value
+
+
+def read_filter(tool: str, obj: Obj) -> MetaFilter:
+    """The call's `filter`, or the empty filter when it has none."""
+    return FILTER.read(tool, obj) or MetaFilter()
+
+
+# -- the model filter: a subset of MetaFilter without namespace or reach (the scope adds the reach) ------
+
+
+def _equality(name: str, description: str) -> Text:
+    return Text(name=name, description=description)
+
+
+KINDS = EnumList(
+    name="kinds",
+    description="Only these item kinds.",
+    choices=ItemKind.values(),
+    what="an item kind",
+    plural="item kinds",
 )
-_FILTER_STRINGS = ("workspace", "folder", "file_path", "repo", "url", "thread_id", "agent_id")
+SOURCES = TextList(
+    name="sources",
+    description="Only memory from these source kinds (agent, user, import, ...).",
+    max_items=MAX_TAGS,
+)
+TAGS_ANY = TextList(
+    name="tags_any",
+    description="Only memory carrying at least one of these tags.",
+    max_items=MAX_TAGS,
+    max_chars=MAX_TAG_CHARS,
+)
+EQUALITY: tuple[Text, ...] = (
+    _equality("workspace", "Only memory from this workspace."),
+    _equality("folder", "Only memory from this folder."),
+    _equality("file_path", "Only memory about this file path."),
+    _equality("repo", "Only memory from this repository."),
+    _equality("url", "Only memory from this URL."),
+    _equality("thread_id", "Only memory from this conversation thread."),
+    _equality("agent_id", "Only memory recorded by this agent."),
+)
+OBSERVED_AFTER = Timestamp(
+    name="observed_after",
+    description="Only memory recorded at or after this instant (RFC 3339, e.g. 2024-05-08T13:56:00Z).",
+)
+OBSERVED_BEFORE = Timestamp(
+    name="observed_before", description="Only memory recorded before this instant (RFC 3339)."
+)
 
 
-def read_filter(tool: str, obj: Obj, key: str = "filter") -> MetaFilter:
-    """The model filter: a subset of MetaFilter without namespace or reach (the scope adds the reach)."""
-    raw = obj.get(key)
-    if raw is None:
-        return MetaFilter()
-    flt = closed(tool, raw, FILTER_KEYS, key)
-    kinds: list[ItemKind] = []
-    raw_kinds = flt.get("kinds")
-    if raw_kinds is not None:
-        if not isinstance(raw_kinds, list | tuple):
-            raise fail(tool, f"{key}.kinds", f"must be an array of item kinds, got {type_name(raw_kinds)}")
-        for k in raw_kinds:
-            if not isinstance(k, str) or k not in ItemKind.values():
-                raise fail(tool, f"{key}.kinds", f"`{clip(k)}` is not an item kind")
-            kinds.append(ItemKind(k))
-    strings = {name: read_str(tool, flt, name, key) for name in _FILTER_STRINGS}
-    by_name: dict[str, Any] = dict(strings)
-    times: dict[str, datetime | None] = {}
-    for name in ("observed_after", "observed_before"):
-        value = flt.get(name)
-        if value is None:
-            times[name] = None
-            continue
-        times[name] = parse_rfc3339(value, field=f"{key}.{name}", op=tool)
+def _to_filter(tool: str, got: Values, where: str) -> MetaFilter:
+    equality: dict[str, Any] = {f.name: got[f] for f in EQUALITY}
     built = MetaFilter(
-        kinds=tuple(dict.fromkeys(kinds)),
-        sources=read_str_list(tool, flt, "sources", key, max_items=MAX_TAGS) or (),
-        tags_any=read_str_list(tool, flt, "tags_any", key, max_items=MAX_TAGS, max_chars=MAX_TAG_CHARS) or (),
-        observed_after=times["observed_after"],
-        observed_before=times["observed_before"],
-        **by_name,
+        kinds=tuple(ItemKind(k) for k in got[KINDS] or ()),
+        sources=got[SOURCES] or (),
+        tags_any=got[TAGS_ANY] or (),
+        observed_after=got[OBSERVED_AFTER],
+        observed_before=got[OBSERVED_BEFORE],
+        **equality,
     )
-    return check_filter(tool, built, field=key)
+    return check_filter(tool, built, field=where)
 
 
-def read_refers_to(tool: str, obj: Obj, zone: tzinfo | None) -> TimeHint | None:
-    """Local calendar days -> a half-open UTC interval, [start of `from`, start of the day after `to`)."""
-    raw = obj.get("refers_to")
-    if raw is None:
-        return None
-    rt = closed(tool, raw, ("from", "to"), "refers_to")
-    first = _read_date(tool, rt, "from", required=True)
-    assert first is not None
-    last = _read_date(tool, rt, "to", required=False) or first
+FILTER = Object(
+    name="filter",
+    description="Narrows what is searched. Every field set must match.",
+    fields=(KINDS, SOURCES, TAGS_ANY, *EQUALITY, OBSERVED_AFTER, OBSERVED_BEFORE),
+    build=_to_filter,
+)
+
+# -- refers_to: the days a question is about -----------------------------------------------------------
+
+
+def _days(tool: str, got: Values, where: str) -> tuple[date, date]:
+    first = got.must(DAY_FROM)
+    last = got[DAY_TO] or first
     if last < first:
-        raise fail(tool, "refers_to.to", "is before `refers_to.from`")
+        raise fail(tool, path(where, "to"), f"is before `{path(where, 'from')}`")
+    return first, last
+
+
+DAY_FROM = Day(
+    name="from", description="First day the question is about (YYYY-MM-DD, local date).", required=True
+)
+DAY_TO = Day(name="to", description="Last day the question is about (YYYY-MM-DD, local date; default: from).")
+REFERS_TO = Object(
+    name="refers_to",
+    description=(
+        "The days the question is about. Memory about those days ranks first; nothing is dropped. "
+        "Unlike observed_after/observed_before, this matches what a memory is about, not when it was "
+        "recorded."
+    ),
+    fields=(DAY_FROM, DAY_TO),
+    build=_days,
+)
+
+
+def time_hint(tool: str, days: tuple[date, date] | None, zone: tzinfo | None) -> TimeHint | None:
+    """Local calendar days -> a half-open UTC interval, [start of `from`, start of the day after `to`)."""
+    if days is None:
+        return None
+    first, last = days
     try:
         start = _local_midnight(first, zone)
         end = _local_midnight(last + timedelta(days=1), zone)
     except (OverflowError, ValueError):
-        raise fail(tool, "refers_to", "is out of the supported date range") from None
+        raise fail(tool, REFERS_TO.name, "is out of the supported date range") from None
     return TimeHint(start, end)
 
 
-def _read_date(tool: str, obj: Obj, key: str, *, required: bool) -> date | None:
-    field = f"refers_to.{key}"
-    value = obj.get(key)
-    if value is None:
-        if required:
-            raise fail(tool, field, "is required")
-        return None
-    if not isinstance(value, str) or not _DATE_RE.fullmatch(value):
-        raise fail(tool, field, f"`{clip(value)}` is not a date (YYYY-MM-DD)")
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise fail(tool, field, f"`{clip(value)}` is not a date (YYYY-MM-DD)") from None
+def read_refers_to(tool: str, obj: Obj, zone: tzinfo | None) -> TimeHint | None:
+    """`refers_to` of a call, read through its declaration and placed in `zone`."""
+    return time_hint(tool, REFERS_TO.read(tool, obj), zone)
 
 
 def _local_midnight(day: date, zone: tzinfo | None) -> datetime:
@@ -222,7 +273,114 @@ def _local_midnight(day: date, zone: tzinfo | None) -> datetime:
     return datetime.combine(day, time(), tzinfo=zone).astimezone(UTC)
 
 
-def read_query(tool: str, obj: Obj, key: str) -> str:
-    value = read_str(tool, obj, key, "", required=True, max_chars=MAX_QUERY_CHARS)
-    assert value is not None
-    return value
+# -- the fields of the read tools --------------------------------------------------------------------------
+
+QUESTION = Text(
+    name="question",
+    description="The question to answer from memory.",
+    required=True,
+    max_chars=MAX_QUERY_CHARS,
+)
+INSTRUCTIONS = Text(
+    name="instructions",
+    description="How to phrase the answer (length, format, focus).",
+    max_chars=MAX_QUERY_CHARS,
+)
+QUERY = Text(name="query", description="What to search for.", required=True, max_chars=MAX_QUERY_CHARS)
+LIMIT = Integer(
+    name="limit",
+    description=f"How many to return, {MIN_LIMIT} to {MAX_LIMIT} (default {DEFAULT_LIMIT}).",
+    low=MIN_LIMIT,
+    high=MAX_LIMIT,
+    default=DEFAULT_LIMIT,
+)
+CURSOR = Text(
+    name="cursor",
+    description="The next_cursor of the previous page, to continue where it stopped.",
+    max_chars=MAX_CURSOR_CHARS,
+)
+GET_IDS = Ids(name="ids", description=f"The ids to read, 1 to {MAX_IDS}.", required=True, max_items=MAX_IDS)
+FACET = Token(
+    name="facet",
+    description="What to count by.",
+    required=True,
+    what="a facet",
+    choices=tuple(f.value for f in Facet),
+)
+
+
+def fetch_mode(modes: tuple[FetchMode, ...]) -> Token:
+    """The modes the engine serves, and no other; hybrid is the default when it is among them."""
+    default = FetchMode.HYBRID if FetchMode.HYBRID in modes else modes[0]
+    return Token(
+        name="mode",
+        description=f"How to match (default {default.value}).",
+        what="a fetch mode served here",
+        choices=tuple(m.value for m in modes),
+    )
+
+
+RECALL = Shape((QUESTION, FILTER, LIMIT, INSTRUCTIONS, REFERS_TO))
+LIST = Shape((FILTER, LIMIT, CURSOR))
+GET = Shape((GET_IDS,))
+EXPLORE = Shape((FACET, FILTER, LIMIT))
+
+
+def fetch(modes: tuple[FetchMode, ...]) -> Shape:
+    return Shape((QUERY, fetch_mode(modes), FILTER, LIMIT, CURSOR, REFERS_TO))
+
+
+# -- the fields of the write tools -------------------------------------------------------------------------
+
+MAX_EVIDENCE = 64
+MAX_TURNS = 1000
+MAX_ROLE_CHARS = 64
+
+LEARNING_TEXT = Text(
+    name="text",
+    description="The learning, one self-contained statement.",
+    required=True,
+    max_chars=MAX_TEXT_CHARS,
+)
+LEARNING_KIND = Token(
+    name="learning_kind",
+    description="What sort of learning it is (default fact).",
+    what="a learning kind",
+    choices=LEARNING_KINDS,
+)
+CONFIDENCE = Number(name="confidence", description="How sure you are, 0 to 1 (default 0.8).", low=0, high=1)
+EVIDENCE = TextList(
+    name="evidence", description="Ids of memories (or short quotes) that support it.", max_items=MAX_EVIDENCE
+)
+LEARNING = Object(
+    name="learning",
+    description="A distilled fact, preference, instruction, event, decision or procedure.",
+    fields=(LEARNING_TEXT, LEARNING_KIND, CONFIDENCE, EVIDENCE),
+    build=keep,
+)
+TITLE = Text(name="title", description="The document's title.")
+DOCUMENT_TEXT = Text(name="text", description="The document's text.", required=True, max_chars=MAX_TEXT_CHARS)
+DOCUMENT = Object(name="document", description="A whole document.", fields=(TITLE, DOCUMENT_TEXT), build=keep)
+ROLE = Text(
+    name="role", description="Who spoke (user, assistant, ...).", required=True, max_chars=MAX_ROLE_CHARS
+)
+TURN_TEXT = Text(name="text", description="What was said.", required=True, max_chars=MAX_TEXT_CHARS)
+TURNS = ObjectList(
+    name="turns",
+    description="The turns, in order.",
+    required=True,
+    fields=(ROLE, TURN_TEXT),
+    min_items=1,
+    max_items=MAX_TURNS,
+    what="{role, text} objects",
+    unit="turns",
+)
+CONVERSATION = Object(name="conversation", description="A conversation excerpt.", fields=(TURNS,), build=keep)
+TAGS = TextList(
+    name="tags", description="Short labels to find it by later.", max_items=MAX_TAGS, max_chars=MAX_TAG_CHARS
+)
+STORE_SHAPE = OneOf((LEARNING, DOCUMENT, CONVERSATION))
+FORGET_IDS = Ids(name="ids", description=f"The ids to forget, 1 to {MAX_IDS}.", max_items=MAX_IDS)
+
+STORE = Shape((LEARNING, DOCUMENT, CONVERSATION, TAGS))
+FORGET = Shape((FORGET_IDS, FILTER))

@@ -17,6 +17,7 @@ from tinymemory.api import (
     Unsupported,
 )
 from tinymemory.api.validate import MAX_QUERY_CHARS
+from tinymemory.tools import args as arguments
 from tinymemory.tools import render
 from tinymemory.tools.args import (
     Obj,
@@ -73,12 +74,11 @@ async def fetch(session: Session, args: Obj) -> dict[str, Any]:
 
 
 async def list_items(session: Session, args: Obj) -> dict[str, Any]:
-    tool = session.tool
-    closed(tool, args, ("filter", "limit", "cursor"), "")
+    got = arguments.LIST.read(session.tool, args)
     request = ListRequest(
-        filter=scoped(session, read_filter(tool, args)),
-        limit=read_limit(tool, args),
-        cursor=read_cursor(tool, args),
+        filter=scoped(session, got[arguments.FILTER] or MetaFilter()),
+        limit=got.must(arguments.LIMIT),
+        cursor=got[arguments.CURSOR],
     )
     return render.listing(await session.engine.list(request), session.bounds)
 

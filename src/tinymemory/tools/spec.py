@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tinymemory.api import LEARNING_KINDS, Facet, FetchMode, ItemKind
+from tinymemory.tools import args
 from tinymemory.tools.args import DEFAULT_LIMIT as DEFAULT_LIMIT
 from tinymemory.tools.args import MAX_IDS as MAX_IDS
 from tinymemory.tools.args import MAX_LIMIT as MAX_LIMIT
 from tinymemory.tools.args import MIN_LIMIT as MIN_LIMIT
+from tinymemory.tools.fields import Shape
 
 MEMORY_RECALL = "memory_recall"
 MEMORY_FETCH = "memory_fetch"
@@ -184,7 +186,7 @@ def _list() -> ToolSpec:
     return ToolSpec(
         MEMORY_LIST,
         "Browse memory, newest first, with a cursor for more. " + LONG_TEXTS,
-        _obj({"filter": filter_schema(), "limit": _limit(), "cursor": _cursor()}),
+        args.LIST.schema(),
     )
 
 
@@ -268,6 +270,21 @@ def _forget() -> ToolSpec:
         "Forget memories, by ids or by a filter that sets at least one field (not both).",
         _obj({"ids": _ids(f"The ids to forget, 1 to {MAX_IDS}."), "filter": filter_schema()}),
     )
+
+
+def shapes(modes: tuple[FetchMode, ...]) -> dict[str, Shape]:
+    """Every tool's arguments, by tool name, for an engine serving `modes` (no memory_fetch without)."""
+    out = {MEMORY_RECALL: args.RECALL}
+    if modes:
+        out[MEMORY_FETCH] = args.fetch(modes)
+    out |= {
+        MEMORY_LIST: args.LIST,
+        MEMORY_GET: args.GET,
+        MEMORY_EXPLORE: args.EXPLORE,
+        MEMORY_STORE: args.STORE,
+        MEMORY_FORGET: args.FORGET,
+    }
+    return out
 
 
 def build_specs(fetch_modes: Iterable[FetchMode], *, writes: bool) -> list[ToolSpec]:
