@@ -16,7 +16,6 @@ from tinymemory.api import (
     RecallRequest,
     Unsupported,
 )
-from tinymemory.api.validate import MAX_QUERY_CHARS
 from tinymemory.tools import args as arguments
 from tinymemory.tools import render
 from tinymemory.tools.args import (
@@ -29,7 +28,6 @@ from tinymemory.tools.args import (
     read_limit,
     read_query,
     read_refers_to,
-    read_str,
 )
 from tinymemory.tools.scope import Session
 from tinymemory.tools.spec import FACETS
@@ -41,14 +39,13 @@ def scoped(session: Session, flt: MetaFilter) -> MetaFilter:
 
 
 async def recall(session: Session, args: Obj) -> dict[str, Any]:
-    tool = session.tool
-    closed(tool, args, ("question", "filter", "limit", "instructions", "refers_to"), "")
+    got = arguments.RECALL.read(session.tool, args)
     request = RecallRequest(
-        question=read_query(tool, args, "question"),
-        filter=scoped(session, read_filter(tool, args)),
-        limit=read_limit(tool, args),
-        instructions=read_str(tool, args, "instructions", "", max_chars=MAX_QUERY_CHARS),
-        time_hint=read_refers_to(tool, args, session.zone),
+        question=got.must(arguments.QUESTION),
+        filter=scoped(session, got[arguments.FILTER] or MetaFilter()),
+        limit=got.must(arguments.LIMIT),
+        instructions=got[arguments.INSTRUCTIONS],
+        time_hint=arguments.time_hint(session.tool, got[arguments.REFERS_TO], session.zone),
     )
     return render.recall(await session.engine.recall(request), session.bounds)
 

@@ -146,16 +146,7 @@ def _recall() -> ToolSpec:
     return ToolSpec(
         MEMORY_RECALL,
         "Answer a question from memory. Returns a short answer and the memories it cites. " + LONG_TEXTS,
-        _obj(
-            {
-                "question": _str("The question to answer from memory."),
-                "filter": filter_schema(),
-                "limit": _limit(),
-                "instructions": _str("How to phrase the answer (length, format, focus)."),
-                "refers_to": refers_to_schema(),
-            },
-            required=["question"],
-        ),
+        args.RECALL.schema(),
     )
 
 
