@@ -21,13 +21,10 @@ from tinymemory.tools import render
 from tinymemory.tools.args import (
     Obj,
     closed,
-    read_cursor,
     read_enum,
     read_filter,
     read_ids,
     read_limit,
-    read_query,
-    read_refers_to,
 )
 from tinymemory.tools.scope import Session
 from tinymemory.tools.spec import FACETS
@@ -55,17 +52,16 @@ async def fetch(session: Session, args: Obj) -> dict[str, Any]:
     modes = session.engine.descriptor.fetch_modes
     if not modes:
         raise Unsupported(f"{tool}: this engine serves no fetch mode, so {tool} is not offered")
-    closed(tool, args, ("query", "mode", "filter", "limit", "cursor", "refers_to"), "")
-    query = read_query(tool, args, "query")
-    mode_name = read_enum(tool, args, "mode", "", tuple(m.value for m in modes), "a fetch mode served here")
-    mode = FetchMode(mode_name) if mode_name else session.engine.descriptor.default_mode()
+    mode_field = arguments.fetch_mode(modes)
+    got = arguments.fetch(modes).read(tool, args)
+    mode_name = got[mode_field]
     request = FetchRequest(
-        query=query,
-        mode=mode,
-        filter=scoped(session, read_filter(tool, args)),
-        limit=read_limit(tool, args),
-        cursor=read_cursor(tool, args),
-        time_hint=read_refers_to(tool, args, session.zone),
+        query=got.must(arguments.QUERY),
+        mode=FetchMode(mode_name) if mode_name else session.engine.descriptor.default_mode(),
+        filter=scoped(session, got[arguments.FILTER] or MetaFilter()),
+        limit=got.must(arguments.LIMIT),
+        cursor=got[arguments.CURSOR],
+        time_hint=arguments.time_hint(tool, got[arguments.REFERS_TO], session.zone),
     )
     return render.fetch(await session.engine.fetch(request), session.bounds)
 

@@ -151,25 +151,10 @@ def _recall() -> ToolSpec:
 
 
 def _fetch(modes: tuple[FetchMode, ...]) -> ToolSpec:
-    default = FetchMode.HYBRID if FetchMode.HYBRID in modes else modes[0]
     return ToolSpec(
         MEMORY_FETCH,
         "Search memory and return the best matching memories, ranked, with a cursor for more. " + LONG_TEXTS,
-        _obj(
-            {
-                "query": _str("What to search for."),
-                "mode": {
-                    "type": "string",
-                    "description": f"How to match (default {default.value}).",
-                    "enum": [m.value for m in modes],
-                },
-                "filter": filter_schema(),
-                "limit": _limit(),
-                "cursor": _cursor(),
-                "refers_to": refers_to_schema(),
-            },
-            required=["query"],
-        ),
+        args.fetch(modes).schema(),
     )
 
 
