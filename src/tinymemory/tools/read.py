@@ -23,7 +23,6 @@ from tinymemory.tools.args import (
     closed,
     read_enum,
     read_filter,
-    read_ids,
     read_limit,
 )
 from tinymemory.tools.scope import Session
@@ -78,10 +77,7 @@ async def list_items(session: Session, args: Obj) -> dict[str, Any]:
 
 async def get(session: Session, args: Obj) -> dict[str, Any]:
     """Ids outside the reach come back as missing, exactly like unknown ids: nothing is revealed."""
-    tool = session.tool
-    closed(tool, args, ("ids",), "")
-    ids = read_ids(tool, args)
-    assert ids is not None
+    ids = arguments.GET.read(session.tool, args).must(arguments.GET_IDS)
     found = await session.engine.get(GetRequest(ids=ids, reach=session.scope.reach))
     return render.get(found, session.bounds)
 

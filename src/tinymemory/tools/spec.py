@@ -173,7 +173,7 @@ def _get() -> ToolSpec:
         "Ids that did not fit in this result come back in next_ids: call memory_get again with them. "
         "A text too long for any single result comes back cut, with truncated: true and its full size "
         "in bytes.",
-        _obj({"ids": _ids(f"The ids to read, 1 to {MAX_IDS}.")}, required=["ids"]),
+        args.GET.schema(),
     )
 
 
