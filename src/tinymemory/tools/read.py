@@ -20,13 +20,8 @@ from tinymemory.tools import args as arguments
 from tinymemory.tools import render
 from tinymemory.tools.args import (
     Obj,
-    closed,
-    read_enum,
-    read_filter,
-    read_limit,
 )
 from tinymemory.tools.scope import Session
-from tinymemory.tools.spec import FACETS
 
 
 def scoped(session: Session, flt: MetaFilter) -> MetaFilter:
@@ -83,13 +78,10 @@ async def get(session: Session, args: Obj) -> dict[str, Any]:
 
 
 async def explore(session: Session, args: Obj) -> dict[str, Any]:
-    tool = session.tool
-    closed(tool, args, ("facet", "filter", "limit"), "")
-    facet = read_enum(tool, args, "facet", "", FACETS, "a facet", required=True)
-    assert facet is not None
+    got = arguments.EXPLORE.read(session.tool, args)
     request = ExploreRequest(
-        facet=Facet(facet),
-        filter=scoped(session, read_filter(tool, args)),
-        limit=read_limit(tool, args),
+        facet=Facet(got.must(arguments.FACET)),
+        filter=scoped(session, got[arguments.FILTER] or MetaFilter()),
+        limit=got.must(arguments.LIMIT),
     )
     return render.explore(await session.engine.explore(request))

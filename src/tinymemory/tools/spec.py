@@ -181,14 +181,7 @@ def _explore() -> ToolSpec:
     return ToolSpec(
         MEMORY_EXPLORE,
         "Count memory by one facet (kind, source, tag, file...) to see what is remembered.",
-        _obj(
-            {
-                "facet": {"type": "string", "description": "What to count by.", "enum": list(FACETS)},
-                "filter": filter_schema(),
-                "limit": _limit(),
-            },
-            required=["facet"],
-        ),
+        args.EXPLORE.schema(),
     )
 
 
