@@ -237,7 +237,7 @@ def _forget() -> ToolSpec:
     return ToolSpec(
         MEMORY_FORGET,
         "Forget memories, by ids or by a filter that sets at least one field (not both).",
-        _obj({"ids": _ids(f"The ids to forget, 1 to {MAX_IDS}."), "filter": filter_schema()}),
+        args.FORGET.schema(),
     )
 
 

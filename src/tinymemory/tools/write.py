@@ -14,18 +14,18 @@ from tinymemory.api import (
     InvalidRequest,
     ItemKind,
     ItemMeta,
+    MetaFilter,
     NewItem,
     utcnow,
 )
 from tinymemory.api.validate import MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS
+from tinymemory.tools import args as arguments
 from tinymemory.tools import render
 from tinymemory.tools.args import (
     Obj,
     closed,
     fail,
     read_enum,
-    read_filter,
-    read_ids,
     read_number,
     read_str,
     read_str_list,
@@ -119,9 +119,9 @@ def _conversation(tool: str, args: Obj, meta: ItemMeta) -> NewItem:
 async def forget(session: Session, args: Obj) -> dict[str, Any]:
     """Invariant 3: ids are read back under the reach first; a filter must say something and is confined."""
     tool = session.tool
-    closed(tool, args, ("ids", "filter"), "")
-    ids = read_ids(tool, args, required=False)
-    has_filter = args.get("filter") is not None
+    obj = arguments.FORGET.closed(tool, args)  # field by field: the either-or rule sits between them
+    ids = arguments.FORGET_IDS.read(tool, obj)
+    has_filter = obj.get(arguments.FILTER.name) is not None
     if ids is not None and has_filter:
         raise InvalidRequest(f"{tool}: give either `ids` or `filter`, not both")
     reach = session.scope.reach
@@ -136,7 +136,7 @@ async def forget(session: Session, args: Obj) -> dict[str, Any]:
         return render.forget_result(result, skipped)
     if not has_filter:
         raise InvalidRequest(f"{tool}: give `ids` or a non-empty `filter`")
-    flt = read_filter(tool, args)
+    flt = arguments.FILTER.read(tool, obj) or MetaFilter()
     if flt.is_empty():
         raise fail(
             tool, "filter", "must set at least one field (an empty filter would forget everything in reach)"
