@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tinymemory.api import LEARNING_KINDS, Facet, FetchMode, ItemKind
+from tinymemory.api import Facet, FetchMode, ItemKind
 from tinymemory.tools import args
 from tinymemory.tools.args import DEFAULT_LIMIT as DEFAULT_LIMIT
 from tinymemory.tools.args import MAX_IDS as MAX_IDS
@@ -186,50 +186,11 @@ def _explore() -> ToolSpec:
 
 
 def _store() -> ToolSpec:
-    learning = _obj(
-        {
-            "text": _str("The learning, one self-contained statement."),
-            "learning_kind": {
-                "type": "string",
-                "description": "What sort of learning it is (default fact).",
-                "enum": list(LEARNING_KINDS),
-            },
-            "confidence": {
-                "type": "number",
-                "description": "How sure you are, 0 to 1 (default 0.8).",
-                "minimum": 0,
-                "maximum": 1,
-            },
-            "evidence": _str_list("Ids of memories (or short quotes) that support it."),
-        },
-        required=["text"],
-        description="A distilled fact, preference, instruction, event, decision or procedure.",
-    )
-    document = _obj(
-        {"title": _str("The document's title."), "text": _str("The document's text.")},
-        required=["text"],
-        description="A whole document.",
-    )
-    turn = _obj(
-        {"role": _str("Who spoke (user, assistant, ...)."), "text": _str("What was said.")}, ["role", "text"]
-    )
-    conversation = _obj(
-        {"turns": {"type": "array", "description": "The turns, in order.", "items": turn, "minItems": 1}},
-        required=["turns"],
-        description="A conversation excerpt.",
-    )
     return ToolSpec(
         MEMORY_STORE,
         "Remember something. Give exactly one of learning, document or conversation. "
         "Storing the same memory again is a replay, not a duplicate.",
-        _obj(
-            {
-                "learning": learning,
-                "document": document,
-                "conversation": conversation,
-                "tags": _str_list("Short labels to find it by later."),
-            }
-        ),
+        args.STORE.schema(),
     )
 
 

@@ -8,7 +8,6 @@ from typing import Any
 from tinymemory.api import (
     DEFAULT_CONFIDENCE,
     DEFAULT_LEARNING_KIND,
-    LEARNING_KINDS,
     ForgetRequest,
     GetRequest,
     InvalidRequest,
@@ -18,98 +17,66 @@ from tinymemory.api import (
     NewItem,
     utcnow,
 )
-from tinymemory.api.validate import MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS
+from tinymemory.api.validate import MAX_TEXT_CHARS
 from tinymemory.tools import args as arguments
 from tinymemory.tools import render
 from tinymemory.tools.args import (
     Obj,
-    closed,
     fail,
-    read_enum,
-    read_number,
-    read_str,
-    read_str_list,
 )
+from tinymemory.tools.fields import Values
 from tinymemory.tools.read import scoped
 from tinymemory.tools.scope import Session
-
-SHAPES: tuple[str, ...] = ("learning", "document", "conversation")
-MAX_EVIDENCE = 64
-MAX_TURNS = 1000
-MAX_ROLE_CHARS = 64
 
 
 async def store(session: Session, args: Obj) -> dict[str, Any]:
     """Invariant 1: the item lands at the scope's place, from the agent, observed now."""
     tool = session.tool
-    closed(tool, args, (*SHAPES, "tags"), "")
-    given = [shape for shape in SHAPES if args.get(shape) is not None]
-    if len(given) != 1:
-        got = "none" if not given else ", ".join(f"`{g}`" for g in given)
-        raise InvalidRequest(
-            f"{tool}: give exactly one of `learning`, `document` or `conversation` (got {got})"
-        )
-    tags = read_str_list(tool, args, "tags", "", max_items=MAX_TAGS, max_chars=MAX_TAG_CHARS) or ()
+    obj = arguments.STORE.closed(tool, args)  # field by field: which shape is given is decided first
+    shape = arguments.STORE_SHAPE.which(tool, obj)
     meta = ItemMeta(
         namespace=session.scope.place,
         source=session.scope.source,
-        tags=tags,
+        tags=arguments.TAGS.read(tool, obj) or (),
         observed_at=utcnow(),
     )
-    shape = given[0]
-    if shape == "learning":
-        item = _learning(tool, args, meta)
-    elif shape == "document":
-        item = _document(tool, args, meta)
+    if shape is arguments.LEARNING:
+        item = _learning(_given(arguments.LEARNING.read(tool, obj)), meta)
+    elif shape is arguments.DOCUMENT:
+        item = _document(_given(arguments.DOCUMENT.read(tool, obj)), meta)
     else:
-        item = _conversation(tool, args, meta)
+        item = _conversation(tool, _given(arguments.CONVERSATION.read(tool, obj)), meta)
     return render.store(await session.engine.store(item))
 
 
-def _text(tool: str, obj: Obj, where: str) -> str:
-    text = read_str(tool, obj, "text", where, required=True, max_chars=MAX_TEXT_CHARS)
-    assert text is not None
-    return text
+def _given(values: Values | None) -> Values:
+    assert values is not None  # STORE_SHAPE.which found it
+    return values
 
 
-def _learning(tool: str, args: Obj, meta: ItemMeta) -> NewItem:
-    obj = closed(tool, args["learning"], ("text", "learning_kind", "confidence", "evidence"), "learning")
-    text = _text(tool, obj, "learning")
-    kind = read_enum(tool, obj, "learning_kind", "learning", LEARNING_KINDS, "a learning kind")
-    confidence = read_number(tool, obj, "confidence", "learning", low=0.0, high=1.0)
-    evidence = read_str_list(tool, obj, "evidence", "learning", max_items=MAX_EVIDENCE) or ()
+def _learning(got: Values, meta: ItemMeta) -> NewItem:
+    confidence = got[arguments.CONFIDENCE]
     return NewItem(
         kind=ItemKind.LEARNING,
-        text=text,
-        meta=replace(meta, learning_kind=kind or DEFAULT_LEARNING_KIND, evidence=evidence),
+        text=got.must(arguments.LEARNING_TEXT),
+        meta=replace(
+            meta,
+            learning_kind=got[arguments.LEARNING_KIND] or DEFAULT_LEARNING_KIND,
+            evidence=got[arguments.EVIDENCE] or (),
+        ),
         confidence=DEFAULT_CONFIDENCE if confidence is None else confidence,
     )
 
 
-def _document(tool: str, args: Obj, meta: ItemMeta) -> NewItem:
-    obj = closed(tool, args["document"], ("title", "text"), "document")
-    title = read_str(tool, obj, "title", "document")
-    text = _text(tool, obj, "document")
-    return NewItem(kind=ItemKind.DOCUMENT, text=text, meta=replace(meta, title=title))
+def _document(got: Values, meta: ItemMeta) -> NewItem:
+    text = got.must(arguments.DOCUMENT_TEXT)
+    return NewItem(kind=ItemKind.DOCUMENT, text=text, meta=replace(meta, title=got[arguments.TITLE]))
 
 
-def _conversation(tool: str, args: Obj, meta: ItemMeta) -> NewItem:
+def _conversation(tool: str, got: Values, meta: ItemMeta) -> NewItem:
     """Turns are stored as one conversation item whose text is `role: text` lines."""
-    obj = closed(tool, args["conversation"], ("turns",), "conversation")
-    turns = obj.get("turns")
-    if turns is None:
-        raise fail(tool, "conversation.turns", "is required")
-    if not isinstance(turns, list | tuple):
-        raise fail(tool, "conversation.turns", "must be an array of {role, text} objects")
-    if not 1 <= len(turns) <= MAX_TURNS:
-        raise fail(tool, "conversation.turns", f"must hold between 1 and {MAX_TURNS} turns, got {len(turns)}")
-    lines: list[str] = []
-    for i, raw in enumerate(turns):
-        where = f"conversation.turns[{i}]"
-        turn = closed(tool, raw, ("role", "text"), where)
-        role = read_str(tool, turn, "role", where, required=True, max_chars=MAX_ROLE_CHARS)
-        text = _text(tool, turn, where)
-        lines.append(f"{(role or '').strip()}: {text.strip()}")
+    turns = got.must(arguments.TURNS)
+    lines = [f"{t.must(arguments.ROLE).strip()}: {t.must(arguments.TURN_TEXT).strip()}" for t in turns]
     text = "\n".join(lines)
     if len(text) > MAX_TEXT_CHARS:
         raise fail(tool, "conversation.turns", f"are longer than {MAX_TEXT_CHARS} characters together")
