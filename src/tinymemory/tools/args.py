@@ -9,22 +9,17 @@ check too (ids, cursors, text lengths, the default limit) come from `api`; the t
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
 from tinymemory.api import DEFAULT_LIMIT, LEARNING_KINDS, Facet, FetchMode, ItemKind, MetaFilter, TimeHint
 from tinymemory.api.validate import (
     MAX_CURSOR_CHARS,
-    MAX_FIELD_CHARS,
-    MAX_ID_CHARS,
     MAX_QUERY_CHARS,
     MAX_TAG_CHARS,
     MAX_TAGS,
     MAX_TEXT_CHARS,
     check_filter,
-    check_ids,
-    check_limit,
 )
 from tinymemory.tools.fields import (
     Day,
@@ -43,120 +38,23 @@ from tinymemory.tools.fields import (
     Values,
     keep,
 )
-from tinymemory.tools.strict import (
-    Obj,
-    check_text,
-    check_unicode,
-    clip,
-    closed,
-    fail,
-    path,
-    read_arguments,
-    read_int,
-    read_number,
-    read_str,
-    refuse_host_fixed,
-    type_name,
-)
+from tinymemory.tools.strict import Obj, clip, fail, path, read_arguments, refuse_host_fixed
 
-__all__ = [
+__all__ = [  # the strict readers stay importable from here for both tool surfaces
     "DEFAULT_LIMIT",
     "MAX_IDS",
     "MAX_LIMIT",
     "MIN_LIMIT",
     "Obj",
-    "check_text",
     "clip",
-    "closed",
     "fail",
-    "path",
     "read_arguments",
-    "read_int",
-    "read_number",
-    "read_str",
     "refuse_host_fixed",
-    "type_name",
 ]
 
 MIN_LIMIT = 1
 MAX_LIMIT = 50  # the tools' bound; engines accept up to api.MAX_LIMIT
 MAX_IDS = 200  # the tools' bound; engines accept up to api.MAX_IDS
-_DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # fullmatch: `$` would allow a trailing newline
-
-
-def read_str_list(
-    tool: str,
-    obj: Obj,
-    key: str,
-    where: str,
-    *,
-    max_items: int,
-    max_chars: int = MAX_FIELD_CHARS,
-    required: bool = False,
-) -> tuple[str, ...] | None:
-    """Strings stripped and de-duplicated, order kept."""
-    field = path(where, key)
-    value = obj.get(key)
-    if value is None:
-        if required:
-            raise fail(tool, field, "is required")
-        return None
-    if not isinstance(value, list | tuple):
-        raise fail(tool, field, f"must be an array of strings, got {type_name(value)}")
-    if len(value) > max_items:
-        raise fail(tool, field, f"has more than {max_items} items")
-    out = [check_text(tool, f"{field}[{i}]", item, max_chars=max_chars) for i, item in enumerate(value)]
-    return tuple(dict.fromkeys(s.strip() for s in out))
-
-
-def read_enum(
-    tool: str, obj: Obj, key: str, where: str, choices: tuple[str, ...], what: str, *, required: bool = False
-) -> str | None:
-    field = path(where, key)
-    value = obj.get(key)
-    if value is None:
-        if required:
-            raise fail(tool, field, f"is required (one of: {', '.join(choices)})")
-        return None
-    if not isinstance(value, str) or value not in choices:
-        raise fail(tool, field, f"`{clip(value)}` is not {what} (one of: {', '.join(choices)})")
-    return value
-
-
-def read_limit(tool: str, obj: Obj) -> int:
-    value = read_int(tool, obj, "limit", "")
-    return DEFAULT_LIMIT if value is None else check_limit(tool, value, maximum=MAX_LIMIT)
-
-
-def read_cursor(tool: str, obj: Obj) -> str | None:
-    return read_str(tool, obj, "cursor", "", max_chars=MAX_CURSOR_CHARS)
-
-
-def read_ids(tool: str, obj: Obj, *, required: bool = True) -> tuple[str, ...] | None:
-    value = obj.get("ids")
-    if value is None:
-        if required:
-            raise fail(tool, "ids", "is required")
-        return None
-    if not isinstance(value, list | tuple):
-        raise fail(tool, "ids", f"must be an array of ids, got {type_name(value)}")
-    ids = check_ids(tool, value, maximum=MAX_IDS)
-    for i, one in enumerate(ids):
-        check_unicode(tool, f"ids[{i}]", one)
-        if len(one) > MAX_ID_CHARS:
-            raise fail(tool, f"ids[{i}]", f"is longer than {MAX_ID_CHARS} characters")
-    return ids
-
-
-def read_query(tool: str, obj: Obj, key: str) -> str:
-    value = read_str(tool, obj, key, "", required=True, max_chars=MAX_QUERY_CHARS)
-    assert value is not None
-    return value
-
-
-def read_filter(tool: str, obj: Obj) -> MetaFilter:
-    """The call's `filter`, or the empty filter when it has none."""
-    return FILTER.read(tool, obj) or MetaFilter()
 
 
 # -- the model filter: a subset of MetaFilter without namespace or reach (the scope adds the reach) ------

@@ -18,22 +18,20 @@ from tinymemory.api import (
 )
 from tinymemory.tools import args as arguments
 from tinymemory.tools import render
-from tinymemory.tools.args import (
-    Obj,
-)
+from tinymemory.tools.args import Obj
 from tinymemory.tools.scope import Session
 
 
-def scoped(session: Session, flt: MetaFilter) -> MetaFilter:
-    """Invariant 2: whatever the model asked, the reach is the host's."""
-    return replace(flt, namespace=None, reach=session.scope.reach)
+def scoped(session: Session, flt: MetaFilter | None) -> MetaFilter:
+    """Invariant 2: whatever the model asked (or no filter at all), the reach is the host's."""
+    return replace(flt or MetaFilter(), namespace=None, reach=session.scope.reach)
 
 
 async def recall(session: Session, args: Obj) -> dict[str, Any]:
     got = arguments.RECALL.read(session.tool, args)
     request = RecallRequest(
         question=got.must(arguments.QUESTION),
-        filter=scoped(session, got[arguments.FILTER] or MetaFilter()),
+        filter=scoped(session, got[arguments.FILTER]),
         limit=got.must(arguments.LIMIT),
         instructions=got[arguments.INSTRUCTIONS],
         time_hint=arguments.time_hint(session.tool, got[arguments.REFERS_TO], session.zone),
@@ -52,7 +50,7 @@ async def fetch(session: Session, args: Obj) -> dict[str, Any]:
     request = FetchRequest(
         query=got.must(arguments.QUERY),
         mode=FetchMode(mode_name) if mode_name else session.engine.descriptor.default_mode(),
-        filter=scoped(session, got[arguments.FILTER] or MetaFilter()),
+        filter=scoped(session, got[arguments.FILTER]),
         limit=got.must(arguments.LIMIT),
         cursor=got[arguments.CURSOR],
         time_hint=arguments.time_hint(tool, got[arguments.REFERS_TO], session.zone),
@@ -63,7 +61,7 @@ async def fetch(session: Session, args: Obj) -> dict[str, Any]:
 async def list_items(session: Session, args: Obj) -> dict[str, Any]:
     got = arguments.LIST.read(session.tool, args)
     request = ListRequest(
-        filter=scoped(session, got[arguments.FILTER] or MetaFilter()),
+        filter=scoped(session, got[arguments.FILTER]),
         limit=got.must(arguments.LIMIT),
         cursor=got[arguments.CURSOR],
     )
@@ -81,7 +79,7 @@ async def explore(session: Session, args: Obj) -> dict[str, Any]:
     got = arguments.EXPLORE.read(session.tool, args)
     request = ExploreRequest(
         facet=Facet(got.must(arguments.FACET)),
-        filter=scoped(session, got[arguments.FILTER] or MetaFilter()),
+        filter=scoped(session, got[arguments.FILTER]),
         limit=got.must(arguments.LIMIT),
     )
     return render.explore(await session.engine.explore(request))

@@ -1,8 +1,10 @@
-"""Tool names, limits and JSON Schemas: everything a host's model is told about the seven tools.
+"""Tool names, descriptions, result bounds and the specs: what a host's model is told about the seven tools.
 
-The schemas are closed (`additionalProperties: false` on every object) and use only keywords that
-strict function-calling runtimes accept, so one definition serves MCP, OpenAI and Anthropic alike.
-Rules a closed schema cannot express (exactly one store shape, ids or filter) live in `args`.
+Each tool's JSON Schema is its argument declaration's (`tools.args`), so the schema and the reading of
+a call come from one place. The schemas are closed (`additionalProperties: false` on every object) and
+use only keywords that strict function-calling runtimes accept, so one definition serves MCP, OpenAI
+and Anthropic alike. Rules a closed schema cannot express (exactly one store shape, ids or filter) are
+enforced on reading and stated in the descriptions.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tinymemory.api import Facet, FetchMode, ItemKind
+from tinymemory.api import FetchMode
 from tinymemory.tools import args
 from tinymemory.tools.args import DEFAULT_LIMIT as DEFAULT_LIMIT
 from tinymemory.tools.args import MAX_IDS as MAX_IDS
@@ -37,7 +39,6 @@ TOOL_NAMES: tuple[str, ...] = READ_TOOLS + WRITE_TOOLS
 PREVIEW_BYTES = 8192
 RESULT_BYTES = 65536
 MIN_PREVIEW_BYTES = 64
-FACETS: tuple[str, ...] = tuple(f.value for f in Facet)
 
 # What the reading tools tell the model about previews (the numbers are the host's, so none is named).
 LONG_TEXTS = (
@@ -56,90 +57,6 @@ class ToolSpec:
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
-
-
-def _obj(
-    properties: dict[str, Any], required: Iterable[str] = (), description: str | None = None
-) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "object"}
-    if description:
-        schema["description"] = description
-    schema["properties"] = properties
-    schema["required"] = list(required)
-    schema["additionalProperties"] = False
-    return schema
-
-
-def _str(description: str, **extra: Any) -> dict[str, Any]:
-    return {"type": "string", "description": description, **extra}
-
-
-def _str_list(description: str, **extra: Any) -> dict[str, Any]:
-    return {"type": "array", "description": description, "items": {"type": "string"}, **extra}
-
-
-def _limit() -> dict[str, Any]:
-    return {
-        "type": "integer",
-        "description": f"How many to return, {MIN_LIMIT} to {MAX_LIMIT} (default {DEFAULT_LIMIT}).",
-        "minimum": MIN_LIMIT,
-        "maximum": MAX_LIMIT,
-    }
-
-
-def _cursor() -> dict[str, Any]:
-    return _str("The next_cursor of the previous page, to continue where it stopped.")
-
-
-def filter_schema() -> dict[str, Any]:
-    """The model-facing subset of MetaFilter. It never carries a namespace or a reach."""
-    return _obj(
-        {
-            "kinds": {
-                "type": "array",
-                "description": "Only these item kinds.",
-                "items": {"type": "string", "enum": list(ItemKind.values())},
-            },
-            "sources": _str_list("Only memory from these source kinds (agent, user, import, ...)."),
-            "tags_any": _str_list("Only memory carrying at least one of these tags."),
-            "workspace": _str("Only memory from this workspace."),
-            "folder": _str("Only memory from this folder."),
-            "file_path": _str("Only memory about this file path."),
-            "repo": _str("Only memory from this repository."),
-            "url": _str("Only memory from this URL."),
-            "thread_id": _str("Only memory from this conversation thread."),
-            "agent_id": _str("Only memory recorded by this agent."),
-            "observed_after": _str(
-                "Only memory recorded at or after this instant (RFC 3339, e.g. 2024-05-08T13:56:00Z).",
-                format="date-time",
-            ),
-            "observed_before": _str(
-                "Only memory recorded before this instant (RFC 3339).", format="date-time"
-            ),
-        },
-        description="Narrows what is searched. Every field set must match.",
-    )
-
-
-def refers_to_schema() -> dict[str, Any]:
-    return _obj(
-        {
-            "from": _str("First day the question is about (YYYY-MM-DD, local date).", format="date"),
-            "to": _str(
-                "Last day the question is about (YYYY-MM-DD, local date; default: from).", format="date"
-            ),
-        },
-        required=["from"],
-        description=(
-            "The days the question is about. Memory about those days ranks first; nothing is dropped. "
-            "Unlike observed_after/observed_before, this matches what a memory is about, not when it was "
-            "recorded."
-        ),
-    )
-
-
-def _ids(description: str) -> dict[str, Any]:
-    return _str_list(description, minItems=1, maxItems=MAX_IDS)
 
 
 def _recall() -> ToolSpec:

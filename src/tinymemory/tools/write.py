@@ -20,10 +20,7 @@ from tinymemory.api import (
 from tinymemory.api.validate import MAX_TEXT_CHARS
 from tinymemory.tools import args as arguments
 from tinymemory.tools import render
-from tinymemory.tools.args import (
-    Obj,
-    fail,
-)
+from tinymemory.tools.args import Obj, fail
 from tinymemory.tools.fields import Values
 from tinymemory.tools.read import scoped
 from tinymemory.tools.scope import Session
