@@ -40,7 +40,7 @@ from tinymemory.tools.fields import (
 )
 from tinymemory.tools.strict import Obj, clip, fail, path, read_arguments, refuse_host_fixed
 
-__all__ = [  # the strict readers stay importable from here for both tool surfaces
+__all__ = [  # re-exported: the limits (spec, policy) and the strict readers (both tool surfaces)
     "DEFAULT_LIMIT",
     "MAX_IDS",
     "MAX_LIMIT",
