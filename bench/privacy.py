@@ -47,7 +47,7 @@ from tinymemory.api import (
     PurgeRequest,
     Reach,
 )
-from tinymemory.engines.sqlite import SqliteEngine, db, lexstats, search
+from tinymemory.engines.sqlite import SqliteEngine, db, search
 from tinymemory.retrieval.text import default_analyzer
 
 TOP = 10
@@ -74,9 +74,8 @@ def rank_side_by_side(conn: sqlite3.Connection, queries: list[str]) -> dict[str,
             t = time.perf_counter()
             search._lexical_fts(conn, terms, flt, snapshot, want, search.POSTINGS_BUDGET, 0.5)
             lat["fts5 (leaks)"].append((time.perf_counter() - t) * 1000)
-            t = time.perf_counter()
-            stats = lexstats.stats(conn, lexstats.scope_of(flt), terms)
-            search.lexical_scoped(conn, terms, flt, snapshot, want, stats, search.POSTINGS_BUDGET, 0.5)
+            t = time.perf_counter()  # statistics, pruning at the scoped budget, postings, scores
+            search.lexical(conn, analyzer, q, flt, snapshot, want, search.POSTINGS_BUDGET, 0.5)
             lat["scoped"].append((time.perf_counter() - t) * 1000)
             t = time.perf_counter()
             search.lexical(conn, analyzer, q, MetaFilter(), snapshot, want, search.POSTINGS_BUDGET, 0.5)

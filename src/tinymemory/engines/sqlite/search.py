@@ -40,6 +40,10 @@ TITLE_WEIGHT = 2.0
 POSTINGS_BUDGET = 10_000
 # Hybrid prunes harder: the semantic side finds what the dropped common terms would have.
 HYBRID_POSTINGS_BUDGET = 4_000
+# A read confined to a reach counts only the reach's postings when it prunes (privacy), while FTS5 still
+# reads every tenant's postings of each kept term; a fifth of the budget bounds that (1M items, one
+# team's reach: p50 162 -> 54 ms) and leaves LoCoMo recall unchanged at every k (measured at 1, 0.2, 0.1).
+SCOPED_BUDGET_SHARE = 0.2
 
 
 class Plan(StrEnum):
@@ -99,7 +103,8 @@ def lexical(
     scope = lexstats.scope_of(flt)
     if scope is not None:
         scoped = stats if stats is not None else lexstats.stats(conn, scope, terms)
-        return lexical_scoped(conn, terms, flt, snapshot, n, scoped, budget, context_weight)
+        share = max(1, int(budget * SCOPED_BUDGET_SHARE))
+        return lexical_scoped(conn, terms, flt, snapshot, n, scoped, share, context_weight)
     return _lexical_fts(conn, terms, flt, snapshot, n, budget, context_weight)
 
 
