@@ -143,7 +143,7 @@ def test_an_instant_out_of_range_is_a_json_error(tmp_path: Path, flag: str, inst
     proc = tinymemory("list", flag, instant, "--db", str(db), "--no-embedder")
     error = json_error(proc)
     assert error["error"] == "invalid_request"
-    assert flag in error["message"]
+    assert error["message"].startswith(f"list: `{flag}` ")
 
 
 BOOM_COMMAND = textwrap.dedent(

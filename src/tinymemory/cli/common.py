@@ -64,8 +64,9 @@ def reach_label(reach: Reach) -> str:
     return ALL_REACH if reach == EVERYTHING else str(reach)
 
 
-def time_arg(value: str | None, flag: str) -> Any:
-    return None if value is None else parse_rfc3339(value, field=flag)
+def time_arg(value: str | None, flag: str, command: str | None = None) -> Any:
+    """An RFC 3339 flag; a bad one is an error naming the command and the flag."""
+    return None if value is None else parse_rfc3339(value, field=flag, op=command)
 
 
 def emit(value: Any) -> int:

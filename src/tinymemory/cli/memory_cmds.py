@@ -48,9 +48,9 @@ def _filter_fields(args: argparse.Namespace) -> dict[str, Any]:
         "workspace": args.workspace,
         "repo": args.repo,
         "file_path": args.file_path,
-        "observed_after": time_arg(args.after, "--after"),
-        "observed_before": time_arg(args.before, "--before"),
-        "as_of": time_arg(args.as_of, "--as-of"),
+        "observed_after": time_arg(args.after, "--after", args.command),
+        "observed_before": time_arg(args.before, "--before", args.command),
+        "as_of": time_arg(args.as_of, "--as-of", args.command),
     }
     return {k: v for k, v in fields.items() if v not in (None, ())}
 
