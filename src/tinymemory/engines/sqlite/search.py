@@ -58,23 +58,23 @@ def filter_first_cap(matrix_rows: int) -> int:
     return max(500, matrix_rows // 100)
 
 
-def prune_terms(conn: sqlite3.Connection, terms: list[str], budget: int = POSTINGS_BUDGET) -> list[str]:
+def prune(terms: list[str], doc_freq: dict[str, int], budget: int) -> list[str]:
     """Leave out the most common terms while the query's postings exceed `budget` (keeping at least the
     rarest term). bm25 weighs common terms little, and scoring every row they match is what makes
-    lexical search slow on large files."""
+    lexical search slow on large files. `doc_freq` must be the read's own scope's counts."""
     if len(terms) <= 1:
         return terms
-    marks = ",".join("?" * len(terms))
-    df = {
-        str(t): int(d)
-        for t, d in conn.execute(f"SELECT term, doc FROM items_vocab WHERE term IN ({marks})", terms)
-    }
-    rarest_first = sorted(terms, key=lambda t: df.get(t, 0))
-    total = sum(df.values())
+    rarest_first = sorted(terms, key=lambda t: doc_freq.get(t, 0))
+    total = sum(doc_freq.get(t, 0) for t in terms)
     while len(rarest_first) > 1 and total > budget:
-        total -= df.get(rarest_first.pop(), 0)
+        total -= doc_freq.get(rarest_first.pop(), 0)
     kept = set(rarest_first)
     return [t for t in terms if t in kept]
+
+
+def prune_terms(conn: sqlite3.Connection, terms: list[str], budget: int = POSTINGS_BUDGET) -> list[str]:
+    """`prune` by the whole file's counts (FTS5's vocabulary)."""
+    return prune(terms, lexstats.stats(conn, None, terms).df, budget)
 
 
 def scope_stats(conn: sqlite3.Connection, analyzer: Analyzer, query: str, flt: MetaFilter) -> lexstats.Stats:
@@ -105,7 +105,8 @@ def lexical(
         scoped = stats if stats is not None else lexstats.stats(conn, scope, terms)
         share = max(1, int(budget * SCOPED_BUDGET_SHARE))
         return lexical_scoped(conn, terms, flt, snapshot, n, scoped, share, context_weight)
-    return _lexical_fts(conn, terms, flt, snapshot, n, budget, context_weight)
+    whole = stats if stats is not None else lexstats.stats(conn, None, terms)
+    return _lexical_fts(conn, prune(terms, whole.df, budget), flt, snapshot, n, context_weight)
 
 
 def _lexical_fts(
@@ -114,12 +115,11 @@ def _lexical_fts(
     flt: MetaFilter,
     snapshot: int,
     n: int,
-    budget: int,
     context_weight: float,
 ) -> Ranked:
-    """FTS5 ranks: with a selective filter the filter joins the match; otherwise FTS5 ranks alone and
-    the best rows are checked against the filter afterwards."""
-    match = fts_match_expression(prune_terms(conn, terms, budget))
+    """FTS5 ranks `terms` (already pruned): with a selective filter the filter joins the match;
+    otherwise FTS5 ranks alone and the best rows are checked against the filter afterwards."""
+    match = fts_match_expression(terms)
     # every field is matched (so a term's row count is over all fields, as in `lexstats`); a field of
     # weight 0 adds nothing, and a row matched only there scores 0 and is dropped below
     score = f"bm25(items_fts, {TITLE_WEIGHT}, 1.0, {float(context_weight)!r})"
@@ -135,7 +135,7 @@ def _lexical_fts(
             " ORDER BY r, items_fts.rowid LIMIT ?",
             params,
         ).fetchall()
-        return [(int(rowid), _bm25_unit(rank)) for rowid, rank in rows if rank < 0]
+        return [(int(rowid), _unit_score(-rank)) for rowid, rank in rows if rank < 0]
     k = 2 * n + 32
     while True:
         rows = conn.execute(
@@ -144,7 +144,7 @@ def _lexical_fts(
             (match, snapshot, k),
         ).fetchall()
         ok = _visible(conn, [int(r[0]) for r in rows], flt, snapshot)
-        ranked = [(int(rowid), _bm25_unit(rank)) for rowid, rank in rows if rank < 0 and int(rowid) in ok]
+        ranked = [(int(rowid), _unit_score(-rank)) for rowid, rank in rows if rank < 0 and int(rowid) in ok]
         if len(ranked) >= n or len(rows) < k:
             return ranked[:n]
         k *= 4
@@ -152,19 +152,6 @@ def _lexical_fts(
 
 def field_weights(context_weight: float) -> dict[str, float]:
     return {"title": TITLE_WEIGHT, "body": 1.0, "context": max(0.0, context_weight)}
-
-
-def prune_scoped(terms: list[str], stats: lexstats.Stats, budget: int) -> list[str]:
-    """`prune_terms` by the scope's own row counts (which terms are dropped must not depend on rows
-    outside the reach either)."""
-    if len(terms) <= 1:
-        return terms
-    rarest_first = sorted(terms, key=lambda t: stats.df.get(t, 0))
-    total = sum(stats.df.get(t, 0) for t in terms)
-    while len(rarest_first) > 1 and total > budget:
-        total -= stats.df.get(rarest_first.pop(), 0)
-    kept = set(rarest_first)
-    return [t for t in terms if t in kept]
 
 
 def lexical_scoped(
@@ -181,7 +168,7 @@ def lexical_scoped(
     filter, statistics from the reach (`lexstats`), the formula from retrieval.bm25."""
     if not terms or n <= 0:
         return []
-    kept = prune_scoped(terms, stats, budget)
+    kept = prune(terms, stats.df, budget)
     weights = field_weights(context_weight)
     params: Params = [weights["title"], weights["body"], weights["context"], *kept, snapshot]
     where = filter_sql(flt, params)
@@ -199,12 +186,8 @@ def lexical_scoped(
 
 
 def _unit_score(score: float) -> float:
-    s = max(0.0, score)
-    return s / (1.0 + s)
-
-
-def _bm25_unit(rank: float) -> float:
-    s = max(0.0, -float(rank))
+    """A bm25 score (higher is better; FTS5's `bm25()` is its negative) mapped into [0, 1)."""
+    s = max(0.0, float(score))
     return s / (1.0 + s)
 
 
