@@ -162,8 +162,8 @@ _EXTRACT_PROMPT = (
 )
 
 
-def parse_extraction(content: str, n_turns: int) -> list[ExtractedLearning]:
-    """Read the model's JSON (optionally fenced) into learnings; any defect raises Unavailable."""
+def answer_list(content: str, key: str, op: str) -> list[Any]:
+    """The `key` list of the model's JSON object answer (optionally fenced); Unavailable otherwise."""
     text = content.strip()
     if text.startswith("```"):
         text = text.strip("`")
@@ -171,10 +171,16 @@ def parse_extraction(content: str, n_turns: int) -> list[ExtractedLearning]:
     try:
         data = json.loads(text)
     except ValueError:
-        raise Unavailable("llm extract: the model's answer is not valid json") from None
-    items = data.get("learnings") if isinstance(data, dict) else None
+        raise Unavailable(f"{op}: the model's answer is not valid json") from None
+    items = data.get(key) if isinstance(data, dict) else None
     if not isinstance(items, list):
-        raise Unavailable("llm extract: the answer has no `learnings` list")
+        raise Unavailable(f"{op}: the answer has no `{key}` list")
+    return items
+
+
+def parse_extraction(content: str, n_turns: int) -> list[ExtractedLearning]:
+    """Read the model's JSON (optionally fenced) into learnings; any defect raises Unavailable."""
+    items = answer_list(content, "learnings", "llm extract")
     out: list[ExtractedLearning] = []
     for i, raw in enumerate(items):
         field = f"learnings[{i}]"

@@ -14,13 +14,12 @@ not occur in the text is dropped rather than trusted.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 
 from tinymemory.api import Relation, Unavailable
 from tinymemory.api.relations import MAX_ENTITY_CHARS, entity_key, is_relation_type
-from tinymemory.llm import LLM
+from tinymemory.llm import LLM, answer_list
 
 # verb phrases (present tense, singular and plural) -> relation type
 VERBS: tuple[tuple[str, str], ...] = (
@@ -163,17 +162,7 @@ def parse_relations(content: str, texts: Sequence[str]) -> list[tuple[Relation, 
 
     A malformed answer raises Unavailable; an edge naming something the text does not contain is
     dropped (the model paraphrased or invented it)."""
-    body = content.strip()
-    if body.startswith("```"):
-        body = body.strip("`")
-        body = body[body.find("\n") + 1 :] if "\n" in body else body
-    try:
-        data = json.loads(body)
-    except ValueError:
-        raise Unavailable("llm relations: the model's answer is not valid json") from None
-    items = data.get("relations") if isinstance(data, dict) else None
-    if not isinstance(items, list):
-        raise Unavailable("llm relations: the answer has no `relations` list")
+    items = answer_list(content, "relations", "llm relations")
     keyed = [entity_key(t) for t in texts]
     per_text: list[dict[tuple[str, str, str], Relation]] = [{} for _ in texts]
     for i, raw in enumerate(items):
