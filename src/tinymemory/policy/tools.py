@@ -82,6 +82,7 @@ class PolicyTools:
     """The memory__ tools for one identity. Build with `for_identity`; an instance never changes."""
 
     __slots__ = (
+        "_args",
         "_bounds",
         "_engine",
         "_guidance",
@@ -105,6 +106,7 @@ class PolicyTools:
         self._engine = engine
         self._identity = identity
         self._policy = policy
+        self._args = PolicyArgs.declare(policy)
         self._registration = registration
         self._offered = offered_tools(identity, registration)
         self._guidance = guidance
@@ -216,7 +218,7 @@ class PolicyTools:
             engine=self._engine,
             identity=self._identity,
             policy=self._policy,
-            args=PolicyArgs.declare(self._policy),
+            args=self._args,
             previews=self.previews,
             bounds=self._bounds,
             media_probe=self._probe,
