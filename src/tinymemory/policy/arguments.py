@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tinymemory.api import MAX_HOPS
+from tinymemory.api.relations import MAX_ENTITY_CHARS
 from tinymemory.api.validate import MAX_CURSOR_CHARS, MAX_ID_CHARS, MAX_QUERY_CHARS, MAX_TEXT_CHARS
 from tinymemory.policy.identity import Tier
 from tinymemory.policy.policy import NAME_RE, MemoryPolicy
@@ -24,8 +26,6 @@ MEMORY_FORGET = "memory__forget"
 POLICY_TOOL_NAMES: tuple[str, ...] = (MEMORY_REMEMBER, MEMORY_RECALL, MEMORY_OPEN, MEMORY_LIST, MEMORY_FORGET)
 POLICY_READ_TOOLS: tuple[str, ...] = (MEMORY_RECALL, MEMORY_OPEN, MEMORY_LIST)
 
-MAX_HOPS = 2
-MAX_SEED_CHARS = 256
 MAX_TITLE_CHARS = 512
 MAX_CATEGORY_CHARS = 128
 MAX_ABOUT_KIND_CHARS = 128
@@ -189,7 +189,7 @@ class RecallArgs:
                     "A named entity (a person, a project, a product) to start from: memories that relate "
                     "it to other entities are added to the results."
                 ),
-                max_chars=MAX_SEED_CHARS,
+                max_chars=MAX_ENTITY_CHARS,
             ),
             relation_types=_words(
                 "a relation type",

@@ -32,12 +32,13 @@ from pydantic.alias_generators import to_camel
 
 from tinymemory.api import LEARNING_KINDS, InvalidRequest
 from tinymemory.api.echo import echo
+from tinymemory.api.relations import RELATION_TYPE
 from tinymemory.policy.identity import Tier
 from tinymemory.tools.spec import MIN_PREVIEW_BYTES, PREVIEW_BYTES
 
-# A type or relation name: what engines store and what enums show.
-NAME_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
-NAME_RE = re.compile(NAME_PATTERN.strip("^$"))
+# A type or relation name: what engines store and what enums show (the api's relation-type grammar).
+NAME_RE = RELATION_TYPE
+NAME_PATTERN = f"^{RELATION_TYPE.pattern}$"
 DEFAULT_TYPE = "general"
 # The built-in memory types, offered when no policy schema declares types.
 BUILTIN_TYPES: tuple[str, ...] = (DEFAULT_TYPE, *LEARNING_KINDS)
