@@ -15,13 +15,9 @@ from typing import Any
 
 from tinymemory.api import HOST_FIXED_FIELDS, InvalidRequest
 from tinymemory.api.echo import echo
-from tinymemory.api.validate import MAX_FIELD_CHARS
+from tinymemory.api.validate import MAX_FIELD_CHARS, check_unicode, fail
 
 Obj = Mapping[str, Any]
-
-
-def fail(tool: str, field: str, problem: str) -> InvalidRequest:
-    return InvalidRequest(f"{tool}: `{field}` {problem}")
 
 
 def path(prefix: str, key: str) -> str:
@@ -97,14 +93,6 @@ def closed(tool: str, obj: object, allowed: tuple[str, ...], where: str) -> Obj:
             known = ", ".join(allowed) or "none"
             raise fail(tool, path(where, clip(key, 40)), f"is not a known argument (known: {known})")
     return obj
-
-
-def check_unicode(tool: str, field: str, text: str) -> str:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise fail(tool, field, "is not valid unicode") from None
-    return text
 
 
 def check_text(tool: str, field: str, value: object, *, max_chars: int = MAX_FIELD_CHARS) -> str:
