@@ -15,7 +15,8 @@ from typing import Any
 
 from tinymemory.api import HOST_FIXED_FIELDS, InvalidRequest
 from tinymemory.api.echo import echo
-from tinymemory.api.validate import MAX_FIELD_CHARS, check_unicode, fail
+from tinymemory.api.validate import MAX_FIELD_CHARS, check_unicode
+from tinymemory.api.validate import fail as fail  # re-exported: every field kind's errors
 
 Obj = Mapping[str, Any]
 
