@@ -64,10 +64,6 @@ def _limit() -> Integer:
     )
 
 
-def _memory_id(purpose: str) -> Text:
-    return Text(name="memory_id", description=purpose, required=True, max_chars=MAX_ID_CHARS)
-
-
 @dataclass(frozen=True, slots=True)
 class RememberArgs:
     content: Text
@@ -229,12 +225,14 @@ class RecallArgs:
 
 
 @dataclass(frozen=True, slots=True)
-class OpenArgs:
+class IdArgs:
+    """One memory named by its id (memory__open, memory__forget)."""
+
     memory_id: Text
 
     @classmethod
-    def declare(cls) -> OpenArgs:
-        return cls(_memory_id("The memory's id, from a memory__recall or memory__list result."))
+    def declare(cls, purpose: str) -> IdArgs:
+        return cls(Text(name="memory_id", description=purpose, required=True, max_chars=MAX_ID_CHARS))
 
     def shape(self) -> Shape:
         return Shape((self.memory_id,))
@@ -277,37 +275,23 @@ class ListArgs:
 
 
 @dataclass(frozen=True, slots=True)
-class ForgetArgs:
-    memory_id: Text
-
-    @classmethod
-    def declare(cls) -> ForgetArgs:
-        return cls(
-            _memory_id("The id of the memory to forget, from a memory__recall or memory__list result.")
-        )
-
-    def shape(self) -> Shape:
-        return Shape((self.memory_id,))
-
-
-@dataclass(frozen=True, slots=True)
 class PolicyArgs:
     """The five tools' argument declarations for one policy."""
 
     remember: RememberArgs
     recall: RecallArgs
-    open: OpenArgs
+    open: IdArgs
     list: ListArgs
-    forget: ForgetArgs
+    forget: IdArgs
 
     @classmethod
     def declare(cls, policy: MemoryPolicy, *, enums: bool = True) -> PolicyArgs:
         return cls(
             RememberArgs.declare(policy, enums=enums),
             RecallArgs.declare(policy, enums=enums),
-            OpenArgs.declare(),
+            IdArgs.declare("The memory's id, from a memory__recall or memory__list result."),
             ListArgs.declare(policy, enums=enums),
-            ForgetArgs.declare(),
+            IdArgs.declare("The id of the memory to forget, from a memory__recall or memory__list result."),
         )
 
     def shape(self, tool: str) -> Shape:

@@ -86,10 +86,8 @@ async def _expanded(
 
 
 async def open_memory(session: PolicySession, raw: Obj) -> dict[str, Any]:
-    tool, a = session.tool, session.args.open
-    values = a.shape().read(tool, raw)
-    memory_id = values[a.memory_id]
-    assert memory_id is not None
+    a = session.args.open
+    memory_id = a.shape().read(session.tool, raw).must(a.memory_id)
     item = await session.current(memory_id)
     if item is None:
         return render.not_found(memory_id)

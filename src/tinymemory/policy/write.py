@@ -81,10 +81,8 @@ async def remember(session: PolicySession, raw: Obj) -> dict[str, Any]:
 
 async def forget(session: PolicySession, raw: Obj) -> dict[str, Any]:
     """Soft-delete the memory and its earlier versions, only in the user's own tiers."""
-    tool, a = session.tool, session.args.forget
-    values = a.shape().read(tool, raw)
-    memory_id = values[a.memory_id]
-    assert memory_id is not None
+    a = session.args.forget
+    memory_id = a.shape().read(session.tool, raw).must(a.memory_id)
     current = await session.current(memory_id)
     if current is None:
         return render.not_found(memory_id)
