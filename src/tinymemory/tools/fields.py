@@ -55,6 +55,22 @@ class Field(Generic[T]):
             raise fail(tool, path(where, self.name), "is required")
         return True
 
+    def _array(
+        self, tool: str, obj: Obj, where: str, of: str, *, max_items: int | None = None, got: bool = True
+    ) -> tuple[str, list[Any] | tuple[Any, ...]] | None:
+        """`(field path, items)` of a given array, None when absent; raises when it is not an array of at
+        most `max_items` (`of` names the items in the message, followed by the type `got` when asked)."""
+        if self._missing(tool, obj, where):
+            return None
+        field = path(where, self.name)
+        value = obj[self.name]
+        if not isinstance(value, list | tuple):
+            problem = f"must be an array of {of}"
+            raise fail(tool, field, f"{problem}, got {type_name(value)}" if got else problem)
+        if max_items is not None and len(value) > max_items:
+            raise fail(tool, field, f"has more than {max_items} items")
+        return field, value
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Text(Field[str]):
@@ -124,14 +140,9 @@ class TokenList(Field[tuple[str, ...]]):
         return {"type": "array", "description": self.description, "items": items}
 
     def read(self, tool: str, obj: Obj, where: str = "") -> tuple[str, ...] | None:
-        if self._missing(tool, obj, where):
+        if (array := self._array(tool, obj, where, "strings", max_items=self.max_items)) is None:
             return None
-        field = path(where, self.name)
-        value = obj[self.name]
-        if not isinstance(value, list | tuple):
-            raise fail(tool, field, f"must be an array of strings, got {type_name(value)}")
-        if len(value) > self.max_items:
-            raise fail(tool, field, f"has more than {self.max_items} items")
+        field, value = array
         words = [self.item.check(tool, f"{field}[{i}]", v) for i, v in enumerate(value)]
         return tuple(dict.fromkeys(words))
 
@@ -148,14 +159,9 @@ class TextList(Field[tuple[str, ...]]):
         return {"type": "array", "description": self.description, "items": {"type": "string"}}
 
     def read(self, tool: str, obj: Obj, where: str = "") -> tuple[str, ...] | None:
-        if self._missing(tool, obj, where):
+        if (array := self._array(tool, obj, where, "strings", max_items=self.max_items)) is None:
             return None
-        field = path(where, self.name)
-        value = obj[self.name]
-        if not isinstance(value, list | tuple):
-            raise fail(tool, field, f"must be an array of strings, got {type_name(value)}")
-        if len(value) > self.max_items:
-            raise fail(tool, field, f"has more than {self.max_items} items")
+        field, value = array
         texts = [check_text(tool, f"{field}[{i}]", v, max_chars=self.max_chars) for i, v in enumerate(value)]
         return tuple(dict.fromkeys(t.strip() for t in texts))
 
@@ -175,12 +181,9 @@ class EnumList(Field[tuple[str, ...]]):
         return {"type": "array", "description": self.description, "items": items}
 
     def read(self, tool: str, obj: Obj, where: str = "") -> tuple[str, ...] | None:
-        if self._missing(tool, obj, where):
+        if (array := self._array(tool, obj, where, self.plural)) is None:
             return None
-        field = path(where, self.name)
-        value = obj[self.name]
-        if not isinstance(value, list | tuple):
-            raise fail(tool, field, f"must be an array of {self.plural}, got {type_name(value)}")
+        field, value = array
         for v in value:
             if not isinstance(v, str) or v not in self.choices:
                 raise fail(tool, field, f"`{clip(v)}` is not {self.what}")
@@ -203,12 +206,9 @@ class Ids(Field[tuple[str, ...]]):
         }
 
     def read(self, tool: str, obj: Obj, where: str = "") -> tuple[str, ...] | None:
-        if self._missing(tool, obj, where):
+        if (array := self._array(tool, obj, where, "ids")) is None:
             return None
-        field = path(where, self.name)
-        value = obj[self.name]
-        if not isinstance(value, list | tuple):
-            raise fail(tool, field, f"must be an array of ids, got {type_name(value)}")
+        field, value = array
         return check_ids(tool, value, field=field, maximum=self.max_items)
 
 
@@ -398,12 +398,9 @@ class ObjectList(Field[tuple[Values, ...]]):
         }
 
     def read(self, tool: str, obj: Obj, where: str = "") -> tuple[Values, ...] | None:
-        if self._missing(tool, obj, where):
+        if (array := self._array(tool, obj, where, self.what, got=False)) is None:
             return None
-        field = path(where, self.name)
-        value = obj[self.name]
-        if not isinstance(value, list | tuple):
-            raise fail(tool, field, f"must be an array of {self.what}")
+        field, value = array
         if not self.min_items <= len(value) <= self.max_items:
             raise fail(
                 tool,
