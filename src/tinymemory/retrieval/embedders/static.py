@@ -27,10 +27,8 @@ from tinymemory.retrieval.embedders.lazy import Lazy
 from tinymemory.retrieval.embedders.locate import find_minilm_dir
 from tinymemory.retrieval.embedders.query_cache import QueryCache
 from tinymemory.retrieval.embedders.tables import (
-    HOME_ENV,
     SHIPPED_TOKENIZER,
     STATIC_DIM,
-    data_dir,
     pick_tokenizer,
     read_manifest,
     shipped_table,
@@ -40,17 +38,6 @@ from tinymemory.retrieval.embedders.tables import (
 )
 
 UNK_ID = 100  # [UNK] in the MiniLM (bert-base-uncased) vocabulary: the vector of a text with no tokens
-
-__all__ = [
-    "HOME_ENV",
-    "STATIC_DIM",
-    "UNK_ID",
-    "StaticMiniLMEmbedder",
-    "data_dir",
-    "load_tokenizer",
-    "static_minilm_name",
-    "static_minilm_path",
-]
 
 _log = logging.getLogger(__name__)
 
