@@ -183,9 +183,8 @@ def parse_relations(content: str, texts: Sequence[str]) -> list[tuple[Relation, 
             raise Unavailable(f"llm relations: `{field}.type` must be a lowercase identifier")
         assert isinstance(kind, str)
         subject, obj = names
-        if entity_key(subject) == entity_key(obj):
+        s_key, o_key = entity_key(subject), entity_key(obj)
+        if s_key == o_key or s_key not in keyed[n] or o_key not in keyed[n]:
             continue
-        if entity_key(subject) not in keyed[n] or entity_key(obj) not in keyed[n]:
-            continue
-        per_text[n].setdefault((entity_key(subject), kind, entity_key(obj)), Relation(subject, kind, obj))
+        per_text[n].setdefault((s_key, kind, o_key), Relation(subject, kind, obj))
     return [tuple(found.values()) for found in per_text]
