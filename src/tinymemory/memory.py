@@ -56,6 +56,7 @@ from tinymemory.api import (
 )
 from tinymemory.api.echo import echo
 from tinymemory.api.errors import InvalidRequest
+from tinymemory.api.validate import fail
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -65,10 +66,6 @@ _HOST_FIXED = ("namespace", "reach")
 _ITEM_PARAMS = ("kind", "tags", "confidence", "learning_kind", "title", "about", "thread_id", "source")
 _META_KEYWORDS = tuple(f.name for f in fields(ItemMeta) if f.name not in (*_HOST_FIXED, *_ITEM_PARAMS))
 _FILTER_KEYWORDS = tuple(f.name for f in fields(MetaFilter) if f.name not in _HOST_FIXED)
-
-
-def _fail(op: str, field: str, problem: str) -> InvalidRequest:
-    return InvalidRequest(f"{op}: `{field}` {problem}")
 
 
 def _binding_error(
@@ -81,12 +78,12 @@ def _binding_error(
     for key in kwargs:
         if key not in named and not takes_any:
             known = ", ".join(sorted(named)) or "none"
-            return _fail(op, echo(key, 40), f"is not a known argument (known: {known})")
+            return fail(op, echo(key, 40), f"is not a known argument (known: {known})")
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     given = len(args) - 1  # without self
     for p in positional[given:]:
         if p.default is p.empty and p.name not in kwargs:
-            return _fail(op, p.name, "is required")
+            return fail(op, p.name, "is required")
     return InvalidRequest(
         f"{op}: takes {len(positional)} positional argument(s), got {given} (give the options by keyword)"
     )
@@ -121,15 +118,15 @@ def _as_kind(op: str, field: str, value: object) -> ItemKind:
         return ItemKind(value)  # type: ignore[arg-type]  # the enum refuses what it cannot take
     except (ValueError, TypeError):
         choices = ", ".join(ItemKind.values())
-        raise _fail(op, field, f"`{echo(value)}` is not an item kind (one of: {choices})") from None
+        raise fail(op, field, f"`{echo(value)}` is not an item kind (one of: {choices})") from None
 
 
 def _as_strings(op: str, field: str, value: object) -> tuple[Any, ...]:
     """A list (or other iterable) of values as a tuple; one bare string is refused, not split."""
     if isinstance(value, str | bytes):
-        raise _fail(op, field, "must be a list of strings, not one string")
+        raise fail(op, field, "must be a list of strings, not one string")
     if not isinstance(value, Iterable):
-        raise _fail(op, field, f"must be a list of strings, got {type(value).__name__}")
+        raise fail(op, field, f"must be a list of strings, got {type(value).__name__}")
     return tuple(value)
 
 
@@ -139,29 +136,29 @@ def _as_about(op: str, field: str, value: object) -> object:
         return value
     if isinstance(value, tuple | list) and len(value) == 2 and all(isinstance(v, str) for v in value):
         return About(value[0], value[1])
-    raise _fail(op, field, "must be a (kind, key) pair of strings")
+    raise fail(op, field, "must be a (kind, key) pair of strings")
 
 
 def _as_relations(op: str, field: str, value: object) -> tuple[Any, ...]:
     """Relations, or (subject, type, object) triples of strings made into Relations; the engine
     checks each field."""
     if isinstance(value, str | bytes) or not isinstance(value, Iterable):
-        raise _fail(op, field, "must be a list of relations or (subject, type, object) triples")
+        raise fail(op, field, "must be a list of relations or (subject, type, object) triples")
     out: list[Any] = []
     for i, rel in enumerate(value):
         if isinstance(rel, tuple | list) and len(rel) == 3 and all(isinstance(v, str) for v in rel):
             rel = Relation(rel[0], rel[1], rel[2])
         if not isinstance(rel, Relation):
-            raise _fail(op, f"{field}[{i}]", "must be a Relation or a (subject, type, object) triple")
+            raise fail(op, f"{field}[{i}]", "must be a Relation or a (subject, type, object) triple")
         out.append(rel)
     return tuple(out)
 
 
 def _as_ids(op: str, ids: object) -> tuple[Any, ...]:
     if isinstance(ids, str | bytes):
-        raise _fail(op, "ids", "must be a list of ids, not one string")
+        raise fail(op, "ids", "must be a list of ids, not one string")
     if not isinstance(ids, Iterable):
-        raise _fail(op, "ids", f"must be a list of ids, got {type(ids).__name__}")
+        raise fail(op, "ids", f"must be a list of ids, got {type(ids).__name__}")
     return tuple(ids)
 
 
@@ -191,9 +188,9 @@ class Memory:
         embedder name other than "default"."""
         self.namespace = _as_namespace(namespace)
         if reach is not None and not isinstance(reach, Reach):
-            raise _fail("memory", "reach", "must be a Reach (see Reach.of, Reach.subtree) or None")
+            raise fail("memory", "reach", "must be a Reach (see Reach.of, Reach.subtree) or None")
         if isinstance(embedder, str) and embedder != "default":
-            raise _fail(
+            raise fail(
                 "memory", "embedder", f"must be an Embedder, None or 'default', got `{echo(embedder)}`"
             )
         self.reach = reach if reach is not None else Reach.of(self.namespace)
@@ -277,10 +274,10 @@ class Memory:
     ) -> NewItem:
         for key in meta:
             if key in _HOST_FIXED:
-                raise _fail(op, key, "is fixed by this Memory; open another Memory instead")
+                raise fail(op, key, "is fixed by this Memory; open another Memory instead")
             if key not in _META_KEYWORDS:
                 known = ", ".join(("text", *_ITEM_PARAMS, *_META_KEYWORDS))
-                raise _fail(op, echo(key, 40), f"is not a known argument (known: {known})")
+                raise fail(op, echo(key, 40), f"is not a known argument (known: {known})")
         for key, value in meta.items():
             if key == "relations":
                 meta[key] = _as_relations(op, key, value)
@@ -288,7 +285,7 @@ class Memory:
                 meta[key] = tuple(value)
         item_kind = _as_kind(op, "kind", kind)
         if source is not None and not isinstance(source, str):
-            raise _fail(op, "source", f"must be a string, got {type(source).__name__}")
+            raise fail(op, "source", f"must be a string, got {type(source).__name__}")
         return NewItem(
             kind=item_kind,
             text=text,
@@ -324,9 +321,9 @@ class Memory:
         is written; Unavailable when the database or embedder fails (the whole batch rolls back).
         """
         if isinstance(items, str | bytes):
-            raise _fail("store_many", "items", "must be a list of texts or NewItems, not one string")
+            raise fail("store_many", "items", "must be a list of texts or NewItems, not one string")
         if not isinstance(items, Iterable):
-            raise _fail("store_many", "items", f"must be a list, got {type(items).__name__}")
+            raise fail("store_many", "items", f"must be a list, got {type(items).__name__}")
         listed = list(items)
         built = [self._new_item("store_many", i) if isinstance(i, str) else i for i in listed]
         return self._loop.run(self.engine.store_many(built))
@@ -376,7 +373,7 @@ class Memory:
                 mode = FetchMode(mode)
             except ValueError:
                 choices = ", ".join(m.value for m in FetchMode)
-                raise _fail(
+                raise fail(
                     "fetch", "mode", f"`{echo(mode)}` is not a fetch mode (one of: {choices})"
                 ) from None
         req = FetchRequest(
@@ -414,7 +411,7 @@ class Memory:
             fac = Facet(facet)
         except (ValueError, TypeError):
             choices = ", ".join(f.value for f in Facet)
-            raise _fail("explore", "facet", f"`{echo(facet)}` is not a facet (one of: {choices})") from None
+            raise fail("explore", "facet", f"`{echo(facet)}` is not a facet (one of: {choices})") from None
         req = ExploreRequest(facet=fac, filter=self._filter("explore", filter_fields), limit=limit)
         return self._loop.run(self.engine.explore(req))
 
@@ -454,10 +451,10 @@ class Memory:
         fields_: dict[str, Any] = {}
         for key, value in given.items():
             if key in _HOST_FIXED:
-                raise _fail(op, key, "is fixed by this Memory; open another Memory instead")
+                raise fail(op, key, "is fixed by this Memory; open another Memory instead")
             if key not in _FILTER_KEYWORDS:
                 known = ", ".join(_FILTER_KEYWORDS)
-                raise _fail(op, echo(key, 40), f"is not a known argument or filter field (known: {known})")
+                raise fail(op, echo(key, 40), f"is not a known argument or filter field (known: {known})")
             if key == "kinds":
                 kinds = (value,) if isinstance(value, str) else _as_strings(op, "filter.kinds", value)
                 value = tuple(_as_kind(op, "filter.kinds", k) for k in kinds)
