@@ -22,6 +22,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from tinymemory._loop import LoopThread
 from tinymemory.api import (
+    HOST_FIXED_FIELDS,
     About,
     EngineDescriptor,
     ExpandRequest,
@@ -61,11 +62,24 @@ from tinymemory.api.validate import fail
 P = ParamSpec("P")
 R = TypeVar("R")
 
-_HOST_FIXED = ("namespace", "reach")
 # item()'s named parameters; the other ItemMeta fields are accepted as extra keywords.
 _ITEM_PARAMS = ("kind", "tags", "confidence", "learning_kind", "title", "about", "thread_id", "source")
-_META_KEYWORDS = tuple(f.name for f in fields(ItemMeta) if f.name not in (*_HOST_FIXED, *_ITEM_PARAMS))
-_FILTER_KEYWORDS = tuple(f.name for f in fields(MetaFilter) if f.name not in _HOST_FIXED)
+_META_KEYWORDS = tuple(
+    f.name for f in fields(ItemMeta) if f.name not in HOST_FIXED_FIELDS and f.name not in _ITEM_PARAMS
+)
+_FILTER_KEYWORDS = tuple(f.name for f in fields(MetaFilter) if f.name not in HOST_FIXED_FIELDS)
+_UNKNOWN_ITEM_KEYWORD = (
+    f"is not a known argument (known: {', '.join(('text', *_ITEM_PARAMS, *_META_KEYWORDS))})"
+)
+_UNKNOWN_FILTER_KEYWORD = f"is not a known argument or filter field (known: {', '.join(_FILTER_KEYWORDS)})"
+
+
+def _check_keyword(op: str, key: str, allowed: tuple[str, ...], unknown: str) -> None:
+    """A keyword this Memory fixes (namespace, reach) or one not in `allowed` is refused, naming it."""
+    if key in HOST_FIXED_FIELDS:
+        raise fail(op, key, "is fixed by this Memory; open another Memory instead")
+    if key not in allowed:
+        raise fail(op, echo(key, 40), unknown)
 
 
 def _binding_error(
@@ -273,11 +287,7 @@ class Memory:
         **meta: Any,
     ) -> NewItem:
         for key in meta:
-            if key in _HOST_FIXED:
-                raise fail(op, key, "is fixed by this Memory; open another Memory instead")
-            if key not in _META_KEYWORDS:
-                known = ", ".join(("text", *_ITEM_PARAMS, *_META_KEYWORDS))
-                raise fail(op, echo(key, 40), f"is not a known argument (known: {known})")
+            _check_keyword(op, key, _META_KEYWORDS, _UNKNOWN_ITEM_KEYWORD)
         for key, value in meta.items():
             if key == "relations":
                 meta[key] = _as_relations(op, key, value)
@@ -450,11 +460,7 @@ class Memory:
         by the engine, only their shape is fixed up here (lists to tuples, pairs to About)."""
         fields_: dict[str, Any] = {}
         for key, value in given.items():
-            if key in _HOST_FIXED:
-                raise fail(op, key, "is fixed by this Memory; open another Memory instead")
-            if key not in _FILTER_KEYWORDS:
-                known = ", ".join(_FILTER_KEYWORDS)
-                raise fail(op, echo(key, 40), f"is not a known argument or filter field (known: {known})")
+            _check_keyword(op, key, _FILTER_KEYWORDS, _UNKNOWN_FILTER_KEYWORD)
             if key == "kinds":
                 kinds = (value,) if isinstance(value, str) else _as_strings(op, "filter.kinds", value)
                 value = tuple(_as_kind(op, "filter.kinds", k) for k in kinds)
