@@ -135,12 +135,12 @@ def _as_kind(op: str, field: str, value: object) -> ItemKind:
         raise fail(op, field, f"`{echo(value)}` is not an item kind (one of: {choices})") from None
 
 
-def _as_strings(op: str, field: str, value: object) -> tuple[Any, ...]:
-    """A list (or other iterable) of values as a tuple; one bare string is refused, not split."""
+def _as_strings(op: str, field: str, value: object, of: str = "strings") -> tuple[Any, ...]:
+    """A list (or other iterable) of `of` as a tuple; one bare string is refused, not split."""
     if isinstance(value, str | bytes):
-        raise fail(op, field, "must be a list of strings, not one string")
+        raise fail(op, field, f"must be a list of {of}, not one string")
     if not isinstance(value, Iterable):
-        raise fail(op, field, f"must be a list of strings, got {type(value).__name__}")
+        raise fail(op, field, f"must be a list of {of}, got {type(value).__name__}")
     return tuple(value)
 
 
@@ -166,14 +166,6 @@ def _as_relations(op: str, field: str, value: object) -> tuple[Any, ...]:
             raise fail(op, f"{field}[{i}]", "must be a Relation or a (subject, type, object) triple")
         out.append(rel)
     return tuple(out)
-
-
-def _as_ids(op: str, ids: object) -> tuple[Any, ...]:
-    if isinstance(ids, str | bytes):
-        raise fail(op, "ids", "must be a list of ids, not one string")
-    if not isinstance(ids, Iterable):
-        raise fail(op, "ids", f"must be a list of ids, got {type(ids).__name__}")
-    return tuple(ids)
 
 
 class Memory:
@@ -346,7 +338,7 @@ class Memory:
         nor a filter (the reach alone would forget everything in it).
         """
         if ids is not None:
-            req = ForgetRequest(ids=_as_ids("forget", ids), reach=self.reach)
+            req = ForgetRequest(ids=_as_strings("forget", "ids", ids, "ids"), reach=self.reach)
         else:
             flt = self._filter("forget", filter_fields)
             if all(name == "reach" for name in flt.set_fields()):
@@ -412,7 +404,9 @@ class Memory:
     @_checked("get")
     def get(self, ids: Sequence[str]) -> GetResult:
         """Read by id; ids outside the reach come back as missing. Raises InvalidRequest for bad ids."""
-        return self._loop.run(self.engine.get(GetRequest(ids=_as_ids("get", ids), reach=self.reach)))
+        return self._loop.run(
+            self.engine.get(GetRequest(ids=_as_strings("get", "ids", ids, "ids"), reach=self.reach))
+        )
 
     @_checked("explore")
     def explore(self, facet: str | Facet, *, limit: int = 10, **filter_fields: Any) -> ExploreResult:
