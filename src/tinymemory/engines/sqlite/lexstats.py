@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from tinymemory.api.filters import MetaFilter
@@ -109,12 +109,14 @@ def unindex(conn: sqlite3.Connection, deltas: Deltas, rowid: int) -> bool:
     return True
 
 
-def set_context(conn: sqlite3.Connection, deltas: Deltas, rowid: int, context: str) -> None:
-    """Replace an indexed row's neighbouring-turn words, keeping the statistics exact."""
+def set_context(conn: sqlite3.Connection, deltas: Deltas, rowid: int, change: Callable[[str], str]) -> None:
+    """Replace an indexed row's neighbouring-turn words with `change(current words)`, keeping the
+    statistics exact (the row is read once)."""
     found = _indexed(conn, rowid)
     if found is None:
         return
     ns, title, body, old = found
+    context = change(old)
     if old == context:
         return
     before, after = terms(title, body, old), terms(title, body, context)
@@ -124,11 +126,6 @@ def set_context(conn: sqlite3.Connection, deltas: Deltas, rowid: int, context: s
     deltas.count(ns, new, 1, 0, 0)
     deltas.count(ns, gone, -1, 0, 0)
     deltas.count(ns, (), 0, 0, len(after) - len(before))
-
-
-def context_of(conn: sqlite3.Connection, rowid: int) -> str:
-    row = conn.execute("SELECT context FROM items_fts WHERE rowid = ?", (rowid,)).fetchone()
-    return "" if row is None else str(row[0] or "")
 
 
 # -- reads ----------------------------------------------------------------------------------------------

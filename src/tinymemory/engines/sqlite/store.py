@@ -20,10 +20,8 @@ from tinymemory.engines.sqlite import lexstats, threads
 from tinymemory.engines.sqlite import relations as edges
 from tinymemory.engines.sqlite.rows import item_values, to_us
 from tinymemory.engines.sqlite.vectors import Floats, to_blob
-from tinymemory.engines.sqlite.where import Params, filter_sql, reach_sql
+from tinymemory.engines.sqlite.where import ACTIVE, Params, filter_sql, reach_sql
 from tinymemory.retrieval.text import Analyzer
-
-_ACTIVE = "valid_to IS NULL AND forgotten_at IS NULL"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +50,7 @@ def embed_text(item: NewItem) -> str:
 def active_keys(conn: sqlite3.Connection, keys: Sequence[str]) -> set[str]:
     """Content keys that already have an active item (those stores will be replays: no embedding)."""
     rows = conn.execute(
-        f"SELECT ckey FROM items WHERE ckey IN (SELECT value FROM json_each(?)) AND {_ACTIVE}",
+        f"SELECT ckey FROM items WHERE ckey IN (SELECT value FROM json_each(?)) AND {ACTIVE}",
         (json.dumps(list(keys)),),
     ).fetchall()
     return {r[0] for r in rows}
@@ -87,7 +85,7 @@ def _neighbour_context(
     if meta.thread_id is None:
         return ""
     prev = conn.execute(
-        f"SELECT rowid, text FROM items WHERE thread_id = ? AND ns = ? AND {_ACTIVE}"
+        f"SELECT rowid, text FROM items WHERE thread_id = ? AND ns = ? AND {ACTIVE}"
         " ORDER BY rowid DESC LIMIT 1",
         (meta.thread_id, str(meta.namespace)),
     ).fetchone()
@@ -95,8 +93,7 @@ def _neighbour_context(
         return ""
     mine = analyzer.index_text(item.text)
     if mine:
-        before = lexstats.context_of(conn, int(prev[0]))
-        lexstats.set_context(conn, deltas, int(prev[0]), f"{before} {mine}".strip())
+        lexstats.set_context(conn, deltas, int(prev[0]), lambda words: f"{words} {mine}".strip())
     return analyzer.index_text(str(prev[1]))
 
 
@@ -107,24 +104,18 @@ CORRECTABLE = ("confidence", "learning_kind", "title", "summary", "purpose", "ca
 
 def _corrects(active: sqlite3.Row, item: NewItem) -> bool:
     """Whether storing `item` again changes a correctable field of the active version."""
-    meta = item.meta
-    wanted = {
-        "confidence": item.confidence,
-        "learning_kind": meta.learning_kind,
-        "title": meta.title,
-        "summary": meta.summary,
-        "purpose": meta.purpose,
-        "category": meta.category,
-    }
-    if edges.corrects(meta.relations, active["extra"]):
+    if edges.corrects(item.meta.relations, active["extra"]):
         return True
     for name in CORRECTABLE:
-        new, old = wanted[name], active[name]
+        old = active[name]
         if name == "confidence":
+            new = item.confidence
             if new is not None and (old is None or abs(float(old) - float(new)) > 1e-9):
                 return True
-        elif new is not None and new != old:
-            return True
+        else:
+            value = getattr(item.meta, name)
+            if value is not None and value != old:
+                return True
     return False
 
 
@@ -156,7 +147,7 @@ def _write_one(
     item, meta = p.item, p.item.meta
     active = conn.execute(
         f"SELECT rowid, id, valid_from, extra, {', '.join(CORRECTABLE)} FROM items"
-        f" WHERE ckey = ? AND {_ACTIVE} LIMIT 1",
+        f" WHERE ckey = ? AND {ACTIVE} LIMIT 1",
         (p.ckey,),
     ).fetchone()
     corrected: list[tuple[int, str, int]] = []
@@ -175,7 +166,7 @@ def _write_one(
             (int(r[0]), str(r[1]), int(r[2]))
             for r in conn.execute(
                 f"SELECT rowid, id, valid_from FROM items WHERE about_kind = ? AND about_key = ? AND ns = ?"
-                f" AND {_ACTIVE} ORDER BY valid_from DESC, rowid DESC",
+                f" AND {ACTIVE} ORDER BY valid_from DESC, rowid DESC",
                 (meta.about.kind, meta.about.key, str(meta.namespace)),
             )
             if int(r[0]) not in {c[0] for c in corrected}

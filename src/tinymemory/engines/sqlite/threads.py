@@ -9,21 +9,21 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
+from functools import partial
 
 from tinymemory.engines.sqlite import lexstats
-
-_ACTIVE = "valid_to IS NULL AND forgotten_at IS NULL"
+from tinymemory.engines.sqlite.where import ACTIVE
 
 
 def _adjacent(conn: sqlite3.Connection, rowid: int, thread_id: str, ns: str) -> tuple[int | None, int | None]:
     """The active turns just before and just after `rowid` in its thread."""
     before = conn.execute(
-        f"SELECT rowid FROM items WHERE thread_id = ? AND ns = ? AND rowid < ? AND {_ACTIVE}"
+        f"SELECT rowid FROM items WHERE thread_id = ? AND ns = ? AND rowid < ? AND {ACTIVE}"
         " ORDER BY rowid DESC LIMIT 1",
         (thread_id, ns, rowid),
     ).fetchone()
     after = conn.execute(
-        f"SELECT rowid FROM items WHERE thread_id = ? AND ns = ? AND rowid > ? AND {_ACTIVE}"
+        f"SELECT rowid FROM items WHERE thread_id = ? AND ns = ? AND rowid > ? AND {ACTIVE}"
         " ORDER BY rowid LIMIT 1",
         (thread_id, ns, rowid),
     ).fetchone()
@@ -51,16 +51,21 @@ def _body(conn: sqlite3.Connection, rowid: int | None) -> str:
     return "" if row is None else str(row[0] or "")
 
 
+def _relinked(words: str, *, conn: sqlite3.Connection, rowid: int, thread_id: str, ns: str) -> str:
+    """A turn's new context: its active neighbours' words (empty stays empty: stored without the field)."""
+    if not words:
+        return words
+    before, after = _adjacent(conn, rowid, thread_id, ns)
+    return " ".join(w for w in (_body(conn, before), _body(conn, after)) if w)
+
+
 def relink(conn: sqlite3.Connection, deltas: lexstats.Deltas, rowids: Iterable[int]) -> None:
-    """Rebuild the context of each turn (one that had context indexed) from its active neighbours."""
+    """Rebuild the context of each turn from the active turns now beside it."""
     for rowid in sorted(set(rowids)):
-        if not lexstats.context_of(conn, rowid):
-            continue  # stored without the neighbouring-turn field: leave it so
         row = conn.execute(
-            f"SELECT thread_id, ns FROM items WHERE rowid = ? AND {_ACTIVE}", (rowid,)
+            f"SELECT thread_id, ns FROM items WHERE rowid = ? AND {ACTIVE}", (rowid,)
         ).fetchone()
         if row is None or row[0] is None:
             continue
-        before, after = _adjacent(conn, rowid, str(row[0]), str(row[1]))
-        words = " ".join(w for w in (_body(conn, before), _body(conn, after)) if w)
-        lexstats.set_context(conn, deltas, rowid, words)
+        change = partial(_relinked, conn=conn, rowid=rowid, thread_id=str(row[0]), ns=str(row[1]))
+        lexstats.set_context(conn, deltas, rowid, change)

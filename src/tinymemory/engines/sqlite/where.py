@@ -12,6 +12,9 @@ Params = list[Any]
 
 _EQUALITY = EQUALITY_FIELDS
 
+# The active version of a memory, unqualified (for statements over `items` without the `i` alias).
+ACTIVE = "valid_to IS NULL AND forgotten_at IS NULL"
+
 
 def _in(column: str, values: tuple[str, ...], params: Params) -> str:
     params.extend(values)
