@@ -18,12 +18,16 @@ ALL_REACH = "all"
 EVERYTHING = Reach.subtree(Namespace.root())  # the root and every node below it
 
 
-def add_store_flags(parser: argparse.ArgumentParser) -> None:
+def add_db_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db",
         default=os.environ.get("TINYMEMORY_DB"),
         help="SQLite file (default: $TINYMEMORY_DB, else $TINYMEMORY_HOME/memory.db, else the user data dir)",
     )
+
+
+def add_store_flags(parser: argparse.ArgumentParser) -> None:
+    add_db_flag(parser)
     parser.add_argument(
         "--namespace",
         default=os.environ.get("TINYMEMORY_NAMESPACE", ""),

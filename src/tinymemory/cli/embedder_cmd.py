@@ -8,7 +8,7 @@ import asyncio
 import os
 from typing import Any
 
-from tinymemory.cli.common import emit
+from tinymemory.cli.common import add_db_flag, emit
 
 
 def _weights_match(manifest_weights: str) -> bool | None:
@@ -110,10 +110,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "reembed",
         help="give every item a vector from the current embedder (resumable; a second run does nothing)",
     )
-    reembed.add_argument(
-        "--db",
-        default=os.environ.get("TINYMEMORY_DB"),
-        help="SQLite file (default: $TINYMEMORY_DB, else $TINYMEMORY_HOME/memory.db, else the user data dir)",
-    )
+    add_db_flag(reembed)
     reembed.add_argument("--batch", type=int, default=256, help="items per transaction (default 256)")
     reembed.set_defaults(func=_reembed)

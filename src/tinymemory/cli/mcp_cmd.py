@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tinymemory.api import InvalidRequest, Namespace
-from tinymemory.cli.common import scope_reach
+from tinymemory.cli.common import add_db_flag, scope_reach
 from tinymemory.cli.edge import run_guarded
 
 if TYPE_CHECKING:  # the policy layer (and pydantic) load only when `--tools policy` is served
@@ -31,11 +31,7 @@ def _env_flag(name: str) -> bool:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     env = os.environ.get
-    parser.add_argument(
-        "--db",
-        default=env("TINYMEMORY_DB"),
-        help="SQLite file (default: $TINYMEMORY_DB, else $TINYMEMORY_HOME/memory.db, else the user data dir)",
-    )
+    add_db_flag(parser)
     parser.add_argument(
         "--place",
         default=env("TINYMEMORY_PLACE", ""),
