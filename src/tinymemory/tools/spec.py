@@ -59,64 +59,21 @@ class ToolSpec:
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
 
 
-def _recall() -> ToolSpec:
-    return ToolSpec(
-        MEMORY_RECALL,
-        "Answer a question from memory. Returns a short answer and the memories it cites. " + LONG_TEXTS,
-        args.RECALL.schema(),
-    )
-
-
-def _fetch(modes: tuple[FetchMode, ...]) -> ToolSpec:
-    return ToolSpec(
-        MEMORY_FETCH,
-        "Search memory and return the best matching memories, ranked, with a cursor for more. " + LONG_TEXTS,
-        args.fetch(modes).schema(),
-    )
-
-
-def _list() -> ToolSpec:
-    return ToolSpec(
-        MEMORY_LIST,
-        "Browse memory, newest first, with a cursor for more. " + LONG_TEXTS,
-        args.LIST.schema(),
-    )
-
-
-def _get() -> ToolSpec:
-    return ToolSpec(
-        MEMORY_GET,
-        "Read memories by id, with their whole text. Ids that cannot be read come back in missing. "
-        "Ids that did not fit in this result come back in next_ids: call memory_get again with them. "
-        "A text too long for any single result comes back cut, with truncated: true and its full size "
-        "in bytes.",
-        args.GET.schema(),
-    )
-
-
-def _explore() -> ToolSpec:
-    return ToolSpec(
-        MEMORY_EXPLORE,
-        "Count memory by one facet (kind, source, tag, file...) to see what is remembered.",
-        args.EXPLORE.schema(),
-    )
-
-
-def _store() -> ToolSpec:
-    return ToolSpec(
-        MEMORY_STORE,
-        "Remember something. Give exactly one of learning, document or conversation. "
-        "Storing the same memory again is a replay, not a duplicate.",
-        args.STORE.schema(),
-    )
-
-
-def _forget() -> ToolSpec:
-    return ToolSpec(
-        MEMORY_FORGET,
-        "Forget memories, by ids or by a filter that sets at least one field (not both).",
-        args.FORGET.schema(),
-    )
+DESCRIPTIONS: dict[str, str] = {
+    MEMORY_RECALL: "Answer a question from memory. Returns a short answer and the memories it cites. "
+    + LONG_TEXTS,
+    MEMORY_FETCH: "Search memory and return the best matching memories, ranked, with a cursor for more. "
+    + LONG_TEXTS,
+    MEMORY_LIST: "Browse memory, newest first, with a cursor for more. " + LONG_TEXTS,
+    MEMORY_GET: "Read memories by id, with their whole text. Ids that cannot be read come back in missing. "
+    "Ids that did not fit in this result come back in next_ids: call memory_get again with them. "
+    "A text too long for any single result comes back cut, with truncated: true and its full size "
+    "in bytes.",
+    MEMORY_EXPLORE: "Count memory by one facet (kind, source, tag, file...) to see what is remembered.",
+    MEMORY_STORE: "Remember something. Give exactly one of learning, document or conversation. "
+    "Storing the same memory again is a replay, not a duplicate.",
+    MEMORY_FORGET: "Forget memories, by ids or by a filter that sets at least one field (not both).",
+}
 
 
 def shapes(modes: tuple[FetchMode, ...]) -> dict[str, Shape]:
@@ -136,11 +93,8 @@ def shapes(modes: tuple[FetchMode, ...]) -> dict[str, Shape]:
 
 def build_specs(fetch_modes: Iterable[FetchMode], *, writes: bool) -> list[ToolSpec]:
     """The tools offered for an engine serving `fetch_modes`; no memory_fetch when it serves none."""
-    modes = tuple(fetch_modes)
-    specs = [_recall()]
-    if modes:
-        specs.append(_fetch(modes))
-    specs += [_list(), _get(), _explore()]
-    if writes:
-        specs += [_store(), _forget()]
-    return specs
+    return [
+        ToolSpec(name, DESCRIPTIONS[name], shape.schema())
+        for name, shape in shapes(tuple(fetch_modes)).items()
+        if writes or name not in WRITE_TOOLS
+    ]
