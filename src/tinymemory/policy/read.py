@@ -120,16 +120,14 @@ async def list_memories(session: PolicySession, raw: Obj) -> dict[str, Any]:
     listed = await session.engine.list(
         ListRequest(filter=flt, limit=values[a.limit] or DEFAULT_LIMIT, cursor=values[a.cursor])
     )
-    shell: dict[str, Any] = {}
+    shell: dict[str, Any] = {"memories": []}  # the memories first, then next_cursor
     if listed.next_cursor is not None:
         shell["next_cursor"] = listed.next_cursor
-    rows = [Row(item) for item in listed.items]
-    out = render.memories(
-        rows,
+    return render.memories(
+        [Row(item) for item in listed.items],
         tiers,
         previews=session.previews,
         threshold=session.policy.inline_threshold_bytes,
         bounds=session.bounds,
         shell=shell,
     )
-    return {"memories": out["memories"], **shell}
