@@ -384,7 +384,7 @@ class SqliteEngine:
                 req.query,
                 self.analyzer,
                 derived,
-                stats,
+                stats=stats,
             )
             page = ranked[offset : offset + req.limit]
             items = reads.items_by_rowid(conn, [r for r, _ in page])

@@ -382,10 +382,12 @@ def combine(
     query: str = "",
     analyzer: Analyzer | None = None,
     derived: TimeHint | None = None,
-    stats: lexstats.Stats | None = None,
+    *,
+    stats: lexstats.Stats,
 ) -> Ranked:
     """The final order: one list or their fusion, the coverage reranker, a derived time boost, then an
-    explicit time hint's partition. Each stage is a pure function from tinymemory.retrieval."""
+    explicit time hint's partition. Each stage is a pure function from tinymemory.retrieval; `stats` are
+    the read's own scope's (the reranker weighs terms by them)."""
     rerank = cfg.rerank.coverage and cfg.rerank.strength > 0 and analyzer is not None
     light: dict[int, Light] = {}
     if mode is FetchMode.HYBRID or hint is not None or derived is not None or rerank:
@@ -396,8 +398,7 @@ def combine(
         ranked = lex if mode is FetchMode.LEXICAL else sem
     if rerank and analyzer is not None and ranked:
         terms = analyzer.query_terms(query)
-        scope = stats if stats is not None else lexstats.stats(conn, None, terms)
-        weights = term_weights(terms, scope)
+        weights = term_weights(terms, stats)
         cache: dict[int, set[str]] = {}
 
         def terms_of(rowid: int) -> set[str]:
