@@ -89,6 +89,10 @@ class TypeDecl(_Model):
         return value
 
 
+# The built-in types as declarations, built once (a declaration is immutable).
+BUILTIN_DECLS: tuple[TypeDecl, ...] = tuple(TypeDecl(name=n) for n in BUILTIN_TYPES)
+
+
 class RelationDecl(_Model):
     name: Name
     description: Text | None = None
@@ -259,7 +263,7 @@ class MemoryPolicy:
         """Every declared type, or the built-in set (writable to every tier)."""
         if self._spec.schema_ is not None and self._spec.schema_.types:
             return self._spec.schema_.types
-        return tuple(TypeDecl(name=n) for n in BUILTIN_TYPES)
+        return BUILTIN_DECLS
 
     def type_names(self) -> tuple[str, ...]:
         return tuple(t.name for t in self.types)
