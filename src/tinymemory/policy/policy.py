@@ -33,7 +33,7 @@ from pydantic.alias_generators import to_camel
 from tinymemory.api import LEARNING_KINDS, InvalidRequest
 from tinymemory.api.echo import echo
 from tinymemory.api.relations import RELATION_TYPE
-from tinymemory.policy.identity import Tier
+from tinymemory.policy.identity import PERSONAL_TIERS, Tier
 from tinymemory.tools.spec import MIN_PREVIEW_BYTES, PREVIEW_BYTES
 
 # A type or relation name: what engines store and what enums show (the api's relation-type grammar).
@@ -268,7 +268,7 @@ class MemoryPolicy:
     def type_names(self) -> tuple[str, ...]:
         return tuple(t.name for t in self.types)
 
-    def writable_types(self, tiers: tuple[Tier, ...] = (Tier.USER, Tier.USER_FOR_AGENT)) -> tuple[str, ...]:
+    def writable_types(self, tiers: tuple[Tier, ...] = PERSONAL_TIERS) -> tuple[str, ...]:
         """The types a write to any of `tiers` accepts (remember's type enum)."""
         return tuple(t.name for t in self.types if set(t.tiers) & set(tiers))
 
