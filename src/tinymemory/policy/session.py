@@ -21,15 +21,12 @@ class PolicySession:
     tool: str
     engine: MemoryEngine
     identity: Identity
+    tiers: Tiers  # the identity's tiers, computed once per PolicyTools
     policy: MemoryPolicy
     args: PolicyArgs
     previews: bool  # memory__open is offered, so recall and list may answer with previews
     bounds: ResultBounds
     media_probe: MediaProbe | None = None
-
-    @property
-    def tiers(self) -> Tiers:
-        return self.identity.tiers
 
     async def current(self, memory_id: str) -> MemoryItem | None:
         """The current version of the memory `memory_id` names, if this conversation can see it.

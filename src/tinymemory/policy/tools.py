@@ -91,6 +91,7 @@ class PolicyTools:
         "_policy",
         "_probe",
         "_registration",
+        "_tiers",
     )
 
     def __init__(
@@ -105,6 +106,7 @@ class PolicyTools:
     ) -> None:
         self._engine = engine
         self._identity = identity
+        self._tiers = identity.tiers
         self._policy = policy
         self._args = PolicyArgs.declare(policy)
         self._registration = registration
@@ -185,7 +187,7 @@ class PolicyTools:
         switched off or the conversation has no verified user. Independent of the tools switch."""
         if not self._registration.retrieval or not self._identity.is_verified_user:
             return None
-        return self._identity.tiers.read_reach
+        return self._tiers.read_reach
 
     def names(self) -> list[str]:
         return list(self._offered)
@@ -217,6 +219,7 @@ class PolicyTools:
             tool=name,
             engine=self._engine,
             identity=self._identity,
+            tiers=self._tiers,
             policy=self._policy,
             args=self._args,
             previews=self.previews,
