@@ -73,16 +73,15 @@ class Deltas:
 
 def index(
     conn: sqlite3.Connection, deltas: Deltas, rowid: int, ns: str, title: str, body: str, context: str
-) -> int:
-    """Index one row (analysed column texts), count it in its namespace; return its length in tokens
-    (the caller stores it in `items.lex_len`)."""
+) -> None:
+    """Index one row (analysed column texts) and count it in its namespace (the caller writes the same
+    length, `len(terms(...))`, into `items.lex_len` with the row)."""
     words = terms(title, body, context)
     conn.execute(
         "INSERT INTO items_fts (rowid, title, body, context) VALUES (?, ?, ?, ?)",
         (rowid, title, body, context),
     )
     deltas.count(ns, words, 1, 1, len(words))
-    return len(words)
 
 
 def _indexed(conn: sqlite3.Connection, rowid: int) -> tuple[str, str, str, str] | None:
@@ -138,10 +137,6 @@ class Stats:
     docs: int
     tokens: int
     df: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def avgdl(self) -> float:
-        return self.tokens / self.docs if self.docs else 0.0
 
 
 def scope_of(flt: MetaFilter) -> Reach | None:
