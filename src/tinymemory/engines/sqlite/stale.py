@@ -29,7 +29,7 @@ class Stale:
 
 
 def embed_text(title: str | None, text: str) -> str:
-    """The text a store embeds for an item (store.embed_text does the same from a NewItem)."""
+    """The text embedded for an item: its title, if any, over its text (store.embed_text uses it)."""
     return f"{title}\n{text}" if title else text
 
 

@@ -16,7 +16,7 @@ from tinymemory.api.items import NewItem
 from tinymemory.api.namespace import Namespace, Reach
 from tinymemory.api.requests import StoreResult
 from tinymemory.api.timeutil import utcnow
-from tinymemory.engines.sqlite import lexstats, threads
+from tinymemory.engines.sqlite import lexstats, stale, threads
 from tinymemory.engines.sqlite import relations as edges
 from tinymemory.engines.sqlite.rows import item_values, to_us
 from tinymemory.engines.sqlite.vectors import Floats, to_blob
@@ -43,8 +43,8 @@ class VectorSpace:
 
 
 def embed_text(item: NewItem) -> str:
-    title = item.meta.title
-    return f"{title}\n{item.text}" if title else item.text
+    """The text embedded for an item (one rule with `stale`, which re-embeds stored rows)."""
+    return stale.embed_text(item.meta.title, item.text)
 
 
 def active_keys(conn: sqlite3.Connection, keys: Sequence[str]) -> set[str]:
