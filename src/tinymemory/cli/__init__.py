@@ -16,6 +16,9 @@ COMMAND_MODULES = (
     "tinymemory.cli.mcp_cmd",
     "tinymemory.cli.ingest_cmd",
     "tinymemory.cli.embedder_cmd",
+    "tinymemory.cli.serve_cmd",
+    "tinymemory.cli.token_cmd",
+    "tinymemory.cli.agents_cmd",
 )
 
 

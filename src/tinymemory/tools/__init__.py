@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -107,7 +108,7 @@ class MemoryTools:
 
     def read_only(self) -> MemoryTools:
         """Offer no write tools; a write call is then Unsupported."""
-        return self._rescoped(ToolScope(self._scope.place, self._scope.reach, False))
+        return self._rescoped(replace(self._scope, writes=False))
 
     def in_zone(self, zone: tzinfo | str) -> MemoryTools:
         """Read refers_to dates in `zone` (a tzinfo or an IANA name such as `Europe/Paris`)."""

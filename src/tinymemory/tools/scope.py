@@ -12,11 +12,13 @@ from tinymemory.tools.preview import ResultBounds
 @dataclass(frozen=True, slots=True)
 class ToolScope:
     """`place` receives every write; `reach` confines every read and forget (None: every namespace);
-    `writes` says whether memory_store and memory_forget are offered."""
+    `writes` says whether memory_store and memory_forget are offered. `forget_reach`, when set, narrows
+    forgets further than reads (a user who reads the workspace's shared tiers forgets only their own)."""
 
     place: Namespace = field(default_factory=Namespace.root)
     reach: Reach | None = None
     writes: bool = True
+    forget_reach: Reach | None = None  # None: forgets follow `reach`
 
     def __post_init__(self) -> None:
         if not isinstance(self.place, Namespace):
@@ -25,6 +27,13 @@ class ToolScope:
             raise TypeError("tool scope: `reach` must be a Reach or None")
         if not isinstance(self.writes, bool):
             raise TypeError("tool scope: `writes` must be a bool")
+        if self.forget_reach is not None and not isinstance(self.forget_reach, Reach):
+            raise TypeError("tool scope: `forget_reach` must be a Reach or None")
+
+    @property
+    def forgets(self) -> Reach | None:
+        """What memory_forget may touch."""
+        return self.forget_reach if self.forget_reach is not None else self.reach
 
     @property
     def source(self) -> Source:

@@ -22,7 +22,6 @@ from tinymemory.tools import args as arguments
 from tinymemory.tools import render
 from tinymemory.tools.args import Obj, fail
 from tinymemory.tools.fields import Values
-from tinymemory.tools.read import scoped
 from tinymemory.tools.scope import Session
 
 
@@ -88,7 +87,7 @@ async def forget(session: Session, args: Obj) -> dict[str, Any]:
     has_filter = obj.get(arguments.FILTER.name) is not None
     if ids is not None and has_filter:
         raise InvalidRequest(f"{tool}: give either `ids` or `filter`, not both")
-    reach = session.scope.reach
+    reach = session.scope.forgets
     if ids is not None:
         found = await session.engine.get(GetRequest(ids=ids, reach=reach))
         visible = {it.id for it in found.items}
@@ -105,5 +104,7 @@ async def forget(session: Session, args: Obj) -> dict[str, Any]:
         raise fail(
             tool, "filter", "must set at least one field (an empty filter would forget everything in reach)"
         )
-    result = await session.engine.forget(ForgetRequest(filter=scoped(session, flt), reach=reach))
+    result = await session.engine.forget(
+        ForgetRequest(filter=replace(flt, namespace=None, reach=reach), reach=reach)
+    )
     return render.forget_result(result, [])

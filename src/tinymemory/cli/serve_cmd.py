@@ -1,0 +1,103 @@
+"""`tinymemory serve`: the memory service (HTTP API, MCP gateway at /mcp, inspector at /)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from tinymemory.cli.common import add_db_flag
+
+TRUTHY = frozenset({"1", "true", "yes", "on"})
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    env = os.environ.get
+    parser = subparsers.add_parser(
+        "serve",
+        help="run the memory service: the HTTP memory API, the MCP gateway and the inspector page",
+        description="Run the memory service on one store. Memory routes need a bearer token: a JWT "
+        "(HS256 with --jwt-secret-file or $TINYMEMORY_JWT_SECRET, RS256 with --jwt-public-key), or an "
+        "opaque token listed in --token-file. --dev makes a development secret and prints an admin "
+        "token. Every flag has a TINYMEMORY_* variable.",
+    )
+    add_db_flag(parser)
+    parser.add_argument("--host", default=env("TINYMEMORY_HOST", "127.0.0.1"), help="default: 127.0.0.1")
+    parser.add_argument("--port", default=env("TINYMEMORY_PORT", "8765"), help="default: 8765; 0 picks one")
+    parser.add_argument(
+        "--policy",
+        default=env("TINYMEMORY_POLICY"),
+        help="a MemoryPolicy file for every workspace, or a folder of <workspace>.yaml files "
+        "(_default.yaml for the rest) (default: $TINYMEMORY_POLICY, else the built-in policy)",
+    )
+    parser.add_argument(
+        "--jwt-secret-file",
+        default=env("TINYMEMORY_JWT_SECRET_FILE"),
+        help="file holding the HS256 secret (or set $TINYMEMORY_JWT_SECRET)",
+    )
+    parser.add_argument(
+        "--jwt-public-key",
+        default=env("TINYMEMORY_JWT_PUBLIC_KEY_FILE"),
+        help="PEM file of the RS256 public key tokens are verified with",
+    )
+    parser.add_argument("--jwt-issuer", default=env("TINYMEMORY_JWT_ISSUER"), help="required `iss` claim")
+    parser.add_argument("--jwt-audience", default=env("TINYMEMORY_JWT_AUDIENCE"), help="required `aud`")
+    parser.add_argument(
+        "--token-file",
+        default=env("TINYMEMORY_TOKEN_FILE"),
+        help="YAML/JSON file of opaque tokens (their SHA-256), see `tinymemory token issue --token-file`",
+    )
+    parser.add_argument(
+        "--dev",
+        action="store_true",
+        default=env("TINYMEMORY_DEV", "").strip().lower() in TRUTHY,
+        help="development mode: a secret kept beside the store and an admin token printed at start",
+    )
+    parser.add_argument(
+        "--no-embedder",
+        action="store_true",
+        default=env("TINYMEMORY_NO_EMBEDDER", "").strip().lower() in TRUTHY,
+        help="lexical only: do not load the embedding model",
+    )
+    parser.set_defaults(func=run)
+
+
+def settings_of(args: argparse.Namespace) -> Any:
+    from tinymemory.api import InvalidRequest
+    from tinymemory.engines.paths import default_db_path
+    from tinymemory.service.settings import ServiceSettings, read_secret_file, secret_from
+
+    try:
+        port = int(args.port)
+    except ValueError:
+        raise InvalidRequest(f"serve: `--port` must be an integer, got {str(args.port)[:40]!r}") from None
+    return ServiceSettings(
+        db=args.db or str(default_db_path()),
+        policy=Path(args.policy) if args.policy else None,
+        host=args.host,
+        port=port,
+        jwt_secret=secret_from(secret_file=args.jwt_secret_file),
+        jwt_public_key=read_secret_file(args.jwt_public_key, "RS256 public key")
+        if args.jwt_public_key
+        else None,
+        jwt_issuer=args.jwt_issuer or None,
+        jwt_audience=args.jwt_audience or None,
+        token_file=Path(args.token_file) if args.token_file else None,
+        embedder=None if args.no_embedder else "default",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from tinymemory.service.server import serve
+
+    settings = settings_of(args)
+    if not settings.verifies_tokens and not args.dev:
+        import sys
+
+        sys.stderr.write(
+            "tinymemory serve: no way to verify tokens is configured, so every memory route answers "
+            "401; set $TINYMEMORY_JWT_SECRET, --jwt-public-key or --token-file, or use --dev\n"
+        )
+    serve(settings, dev=args.dev)
+    return 0

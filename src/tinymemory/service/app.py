@@ -1,0 +1,133 @@
+"""create_app: the FastAPI application of `tinymemory serve`.
+
+The app owns one engine for its lifetime (opened at start-up, closed after the last in-flight request),
+shares it between the HTTP routes, the MCP gateway and the inspector, and answers every error with one
+body shape.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from tinymemory import __version__
+from tinymemory.api import MemoryEngine, TinyMemoryError
+from tinymemory.service.auth import Authenticator
+from tinymemory.service.edge import Edge
+from tinymemory.service.errors import status_of
+from tinymemory.service.metrics import ServiceMetrics
+from tinymemory.service.policies import PolicyBook
+from tinymemory.service.registry import AgentRegistry
+from tinymemory.service.routes import agents, context, guidance, health, ingest, memory, tools
+from tinymemory.service.settings import ServiceSettings
+from tinymemory.service.state import ServiceState
+
+log = logging.getLogger("tinymemory.service")
+
+HTTP_KINDS = {401: "unauthorized", 403: "forbidden", 404: "not_found", 413: "too_large"}
+
+
+def error_response(request: Request, status: int, kind: str, message: str) -> JSONResponse:
+    request_id = getattr(request.state, "request_id", "")
+    body = {"error": {"kind": kind, "message": message}, "request_id": request_id}
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _validation_message(exc: RequestValidationError, request: Request) -> str:
+    """Pydantic's first complaint, led by the route and naming the field."""
+    op = request.url.path.rsplit("/", 1)[-1] or "request"
+    first = exc.errors()[0] if exc.errors() else {}
+    loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
+    field = ".".join(loc) or "body"
+    return f"{op}: `{field}` {str(first.get('msg', 'is not valid')).lower()}"
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(TinyMemoryError)
+    async def contract_error(request: Request, exc: TinyMemoryError) -> JSONResponse:
+        return error_response(request, status_of(exc), exc.kind, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return error_response(request, 400, "invalid_request", _validation_message(exc, request))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        kind = HTTP_KINDS.get(exc.status_code, "invalid_request")
+        return error_response(request, exc.status_code, kind, f"{request.url.path[:120]}: {exc.detail}")
+
+    @app.exception_handler(Exception)
+    async def internal(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("internal error on %s %s", request.method, request.url.path)
+        message = "internal error; the service logged it with this request id"
+        return error_response(request, 500, "internal", message)
+
+
+def open_engine(settings: ServiceSettings) -> MemoryEngine:
+    from tinymemory.engines.sqlite import SqliteEngine
+
+    return SqliteEngine(settings.db, embedder=settings.embedder)
+
+
+def create_app(settings: ServiceSettings, engine: MemoryEngine | None = None) -> FastAPI:
+    """The service over `engine` (opened from `settings.db` when None, and then closed on shutdown)."""
+    policies = PolicyBook.load(settings.policy)  # a broken policy fails here, before serving
+    auth = Authenticator(settings)
+    metrics = ServiceMetrics(settings.db)
+    owned = engine is None
+    the_engine = open_engine(settings) if engine is None else engine
+    state = ServiceState(settings, the_engine, auth, policies, AgentRegistry(the_engine))
+    extra_lifespans: list[Any] = []
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            for enter in extra_lifespans:
+                await stack.enter_async_context(enter())
+            state.ready = True
+            try:
+                yield
+            finally:
+                state.ready = False
+                if owned:
+                    await the_engine.close()
+
+    app = FastAPI(
+        title="tinymemory",
+        version=__version__,
+        summary="Memory for LLM agents: the memory API, the MCP gateway and the inspector.",
+        lifespan=lifespan,
+    )
+    app.state.service = state
+    app.state.metrics = metrics
+    app.state.lifespans = extra_lifespans
+    install_error_handlers(app)
+    for module in (health, guidance, memory, tools, context, ingest, agents):
+        app.include_router(module.router)
+    mount_optional(app, state)
+    app.add_middleware(Edge, metrics=metrics, max_body_bytes=settings.max_body_bytes)
+    return app
+
+
+def mount_optional(app: FastAPI, state: ServiceState) -> None:
+    """The MCP gateway and the inspector page, when their modules are present."""
+    try:
+        from tinymemory.service.gateway import mount_gateway
+    except ImportError:
+        pass
+    else:
+        mount_gateway(app, state)
+    try:
+        from tinymemory.service.inspector import mount_inspector
+    except ImportError:
+        pass
+    else:
+        mount_inspector(app, state)

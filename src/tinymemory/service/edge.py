@@ -1,0 +1,83 @@
+"""The ASGI edge every request crosses: a request id, the body size limit, and the route metrics.
+
+A plain ASGI middleware rather than Starlette's BaseHTTPMiddleware, so the MCP gateway's streamed
+responses pass through untouched.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from tinymemory.service.errors import TooLarge
+from tinymemory.service.metrics import ServiceMetrics
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+REQUEST_ID_HEADER = b"x-request-id"
+_SAFE_ID = re.compile(rb"[A-Za-z0-9._:-]{1,64}")
+
+
+def route_label(scope: Scope) -> str:
+    """The route template (`/api/v1/agents/{name}`), never the raw path: labels stay few."""
+    route = scope.get("route")
+    path = getattr(route, "path_format", None) or getattr(route, "path", None)
+    if isinstance(path, str):
+        return path
+    raw = scope.get("path", "")
+    if isinstance(raw, str) and raw.startswith("/mcp"):
+        return "/mcp"
+    return "unmatched"
+
+
+class Edge:
+    def __init__(self, app: ASGIApp, metrics: ServiceMetrics, max_body_bytes: int) -> None:
+        self.app = app
+        self.metrics = metrics
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        given = headers.get(REQUEST_ID_HEADER, b"")
+        request_id = given.decode() if _SAFE_ID.fullmatch(given) else uuid.uuid4().hex
+        scope.setdefault("state", {})["request_id"] = request_id
+        status = {"code": 500}
+        started = time.perf_counter()
+        limit = self.max_body_bytes
+        seen = {"bytes": 0}
+        declared = headers.get(b"content-length")
+        too_large = declared is not None and declared.isdigit() and int(declared) > limit
+
+        async def limited_receive() -> Message:
+            if too_large:
+                raise TooLarge(f"the request body is larger than {limit} bytes")
+            message = await receive()
+            if message["type"] == "http.request":
+                seen["bytes"] += len(message.get("body", b""))
+                if seen["bytes"] > limit:
+                    raise TooLarge(f"the request body is larger than {limit} bytes")
+            return message
+
+        async def tagged_send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (REQUEST_ID_HEADER, request_id.encode())]
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tagged_send)
+        finally:
+            self.metrics.observe(
+                route_label(scope), scope.get("method", "GET"), status["code"], time.perf_counter() - started
+            )

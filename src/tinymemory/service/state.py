@@ -1,0 +1,84 @@
+"""ServiceState: the one engine, the verifier, the policies and the registry a service process shares,
+and the tool sets it builds for each verified caller."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tinymemory.api import MemoryEngine
+from tinymemory.lifecycle.layout import MemoryLayout
+from tinymemory.policy import Identity, PolicyTools, Registration, render_guidance
+from tinymemory.service.auth import Authenticator, Caller
+from tinymemory.service.errors import Forbidden
+from tinymemory.service.policies import PolicyBook
+from tinymemory.service.registry import AgentRecord, AgentRegistry
+from tinymemory.service.settings import ServiceSettings
+from tinymemory.tools import MemoryTools, ToolScope
+
+
+@dataclass(slots=True)
+class ServiceState:
+    settings: ServiceSettings
+    engine: MemoryEngine
+    auth: Authenticator
+    policies: PolicyBook
+    registry: AgentRegistry
+    ready: bool = False
+
+    async def agent_of(self, caller: Caller) -> AgentRecord | None:
+        """The registry record of the agent the caller's token names (None: none named, or unregistered,
+        which runs with the default switches and no notes)."""
+        if caller.workspace is None or caller.agent is None:
+            return None
+        return await self.registry.get(caller.workspace, caller.agent)
+
+    async def guidance(self, caller: Caller, *, gateway: bool = False) -> dict[str, Any]:
+        """The tool guidance of the caller's workspace, with its agent's notes unless `gateway` (the
+        MCP gateway serves no particular agent, so it shows the workspace notes only)."""
+        workspace = caller.need_workspace("tool-guidance")
+        agent = None if gateway else await self.agent_of(caller)
+        return render_guidance(self.policies.bound(workspace), None, agent.notes if agent else None)
+
+    async def policy_tools(self, caller: Caller, *, gateway: bool = False) -> PolicyTools:
+        """The memory__ tools of a verified user (403 for an API key, 401 for anonymous)."""
+        identity = caller.need_user("memory")
+        if gateway:
+            identity = caller.identity(agent=False)
+        agent = None if gateway else await self.agent_of(caller)
+        policy = self.policies.bound(identity.workspace)
+        registration = agent.registration() if agent is not None else Registration()
+        return PolicyTools.for_identity(
+            self.engine,
+            identity,
+            policy,
+            agent.notes if agent is not None else None,
+            registration=registration,
+        )
+
+    def core_tools(self, caller: Caller) -> MemoryTools:
+        """Seed 000's seven tools for a verified user: writes land in the user's tier, reads see every
+        tier the identity has, forgets touch only the user's own tiers."""
+        identity: Identity = caller.need_user("memory")
+        tiers = identity.tiers
+        place = tiers.write_place
+        if place is None:  # a verified user always has a user tier
+            raise Forbidden("memory: this token names no user")
+        scope = ToolScope(place, tiers.read_reach, writes=True, forget_reach=tiers.own_reach)
+        return MemoryTools.with_scope(self.engine, scope)
+
+    def institutional_layout(self, workspace: str) -> MemoryLayout:
+        return InstitutionalLayout.for_workspace(workspace)
+
+
+@dataclass(frozen=True, slots=True)
+class InstitutionalLayout(MemoryLayout):
+    """Ingested documents land in the institutional tier itself (`workspace:W`), which every user of the
+    workspace reads; a document's source is kept in its metadata rather than in a node below."""
+
+    @classmethod
+    def for_workspace(cls, workspace: str) -> InstitutionalLayout:
+        return cls(Identity(workspace).tiers.institutional)
+
+    def brain(self, source: str) -> Any:
+        return self.root
