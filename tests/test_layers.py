@@ -59,6 +59,16 @@ def test_imports_point_down(path: Path) -> None:
     assert not upward, f"{path.relative_to(PACKAGE)} ({layer}) imports {sorted(upward)}"
 
 
+def test_nothing_below_the_entry_points_imports_the_service() -> None:
+    """The service is an entry point over the library: only the CLI (and the service itself) import it."""
+    importers = [
+        p.relative_to(PACKAGE)
+        for p in PACKAGE.rglob("*.py")
+        if "service" in imported_layers(p) and layer_of(p) not in ("service", "cli")
+    ]
+    assert importers == []
+
+
 def test_the_check_sees_imports() -> None:
     """Guard against a check that passes vacuously."""
     assert imported_layers(PACKAGE / "engines" / "sqlite" / "engine.py") >= {"api"}

@@ -12,10 +12,9 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
-
 from tests.service.conftest import RunningService
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "service_agent.py"
@@ -44,7 +43,7 @@ def test_scripted_model_remembers_then_recalls(service: RunningService) -> None:
 class Provider(BaseHTTPRequestHandler):
     """Turn 1: ask for memory__recall. Turn 2: answer with the tool result the host sent back."""
 
-    bodies: list[dict[str, Any]] = []
+    bodies: ClassVar[list[dict[str, Any]]] = []
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
