@@ -39,7 +39,9 @@ def clean_env(home: Path) -> dict[str, str]:
 
 
 def test_the_readme_has_snippets_of_every_kind() -> None:
-    assert {kind for kind, _, _ in BLOCKS} == {"python", "sh", "json"}
+    # `text` blocks show output or commands that need a running service; they are not run here (the
+    # service's own tests drive those routes).
+    assert {kind for kind, _, _ in BLOCKS} == {"python", "sh", "json", "text"}
 
 
 @pytest.mark.parametrize("code", blocks("python"))
@@ -106,6 +108,9 @@ def test_shell_blocks_run_in_order_as_a_reader_would(tmp_path: Path) -> None:
 def test_json_block_parses_and_its_mcp_arguments_are_accepted(text: str) -> None:
     config = json.loads(text)
     for server in config["mcpServers"].values():
+        if "url" in server:  # the service's gateway, over streamable HTTP
+            assert server["url"].endswith("/mcp") and server["headers"]["Authorization"].startswith("Bearer ")
+            continue
         assert server["command"] == "tinymemory"
         args = build_parser().parse_args(server["args"])
         assert args.command == "mcp"
