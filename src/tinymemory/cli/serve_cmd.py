@@ -49,6 +49,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="YAML/JSON file of opaque tokens (their SHA-256), see `tinymemory token issue --token-file`",
     )
     parser.add_argument(
+        "--max-body-bytes",
+        default=env("TINYMEMORY_MAX_BODY_BYTES", "4194304"),
+        help="largest request body accepted, in bytes (default: 4 MiB)",
+    )
+    parser.add_argument(
         "--dev",
         action="store_true",
         default=env("TINYMEMORY_DEV", "").strip().lower() in TRUTHY,
@@ -68,10 +73,13 @@ def settings_of(args: argparse.Namespace) -> Any:
     from tinymemory.engines.paths import default_db_path
     from tinymemory.service.settings import ServiceSettings, read_secret_file, secret_from
 
-    try:
-        port = int(args.port)
-    except ValueError:
-        raise InvalidRequest(f"serve: `--port` must be an integer, got {str(args.port)[:40]!r}") from None
+    def integer(flag: str, value: str) -> int:
+        try:
+            return int(value)
+        except ValueError:
+            raise InvalidRequest(f"serve: `--{flag}` must be an integer, got {str(value)[:40]!r}") from None
+
+    port = integer("port", args.port)
     return ServiceSettings(
         db=args.db or str(default_db_path()),
         policy=Path(args.policy) if args.policy else None,
@@ -85,6 +93,7 @@ def settings_of(args: argparse.Namespace) -> Any:
         jwt_audience=args.jwt_audience or None,
         token_file=Path(args.token_file) if args.token_file else None,
         embedder=None if args.no_embedder else "default",
+        max_body_bytes=integer("max-body-bytes", args.max_body_bytes),
     )
 
 

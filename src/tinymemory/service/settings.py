@@ -1,4 +1,5 @@
-"""ServiceSettings: everything `tinymemory serve` is configured with, from flags or TINYMEMORY_* variables.
+"""ServiceSettings: everything `tinymemory serve` is configured with (the CLI reads flags and TINYMEMORY_*
+variables into it).
 
 Secrets (the HS256 secret, the token file) are read from files or the environment, never from flags
 that would show in a process list.
@@ -18,21 +19,8 @@ DEFAULT_PORT = 8765
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 DEFAULT_GRACE_SECONDS = 10.0
 
-ENV = {
-    "db": "TINYMEMORY_DB",
-    "policy": "TINYMEMORY_POLICY",
-    "host": "TINYMEMORY_HOST",
-    "port": "TINYMEMORY_PORT",
-    "jwt_secret": "TINYMEMORY_JWT_SECRET",
-    "jwt_secret_file": "TINYMEMORY_JWT_SECRET_FILE",
-    "jwt_public_key_file": "TINYMEMORY_JWT_PUBLIC_KEY_FILE",
-    "jwt_issuer": "TINYMEMORY_JWT_ISSUER",
-    "jwt_audience": "TINYMEMORY_JWT_AUDIENCE",
-    "token_file": "TINYMEMORY_TOKEN_FILE",
-    "max_body_bytes": "TINYMEMORY_MAX_BODY_BYTES",
-    "no_embedder": "TINYMEMORY_NO_EMBEDDER",
-}
-TRUTHY = frozenset({"1", "true", "yes", "on"})
+SECRET_ENV = "TINYMEMORY_JWT_SECRET"
+SECRET_FILE_ENV = "TINYMEMORY_JWT_SECRET_FILE"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,20 +62,10 @@ def read_secret_file(path: str, what: str) -> str:
         raise InvalidRequest(f"serve: cannot read the {what} `{path}`: {exc.strerror or exc}") from exc
 
 
-def env_int(env: Mapping[str, str], name: str, default: int) -> int:
-    raw = env.get(name)
-    if raw is None or not raw.strip():
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise InvalidRequest(f"serve: ${name} must be an integer, got {raw[:40]!r}") from None
-
-
 def secret_from(env: Mapping[str, str] | None = None, secret_file: str | None = None) -> str | None:
     """The HS256 secret: a file named by flag or $TINYMEMORY_JWT_SECRET_FILE, else $TINYMEMORY_JWT_SECRET."""
     e = os.environ if env is None else env
-    path = secret_file or e.get(ENV["jwt_secret_file"])
+    path = secret_file or e.get(SECRET_FILE_ENV)
     if path:
         return read_secret_file(path, "HS256 secret file")
-    return e.get(ENV["jwt_secret"]) or None
+    return e.get(SECRET_ENV) or None
