@@ -1,0 +1,227 @@
+"""The inspector's routes: sign-in, the tier browser, search, an item with its history, and forget.
+
+Everything a page shows is computed from the verified caller: the `tier` parameter can only choose among
+the caller's own tiers, and search and forget go through the caller's memory__ tools, so the inspector
+sees and changes exactly what the caller's agents could. Errors are pages, never JSON or a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import HTMLResponse, RedirectResponse
+
+from tinymemory.api import InvalidRequest, TinyMemoryError, parse_rfc3339
+from tinymemory.policy import MEMORY_FORGET, MEMORY_RECALL, Tier, Tiers
+from tinymemory.service import deps
+from tinymemory.service.errors import Unauthorized, status_of
+from tinymemory.service.inspector import history, pages
+from tinymemory.service.inspector.markup import EMPTY, Html
+from tinymemory.service.inspector.session import (
+    MAX_COOKIE_TOKEN_CHARS,
+    CsrfKey,
+    Session,
+    clear_session,
+    form,
+    same_origin,
+    set_session,
+    signed_in,
+)
+
+router = APIRouter(include_in_schema=False)
+SEARCH_LIMIT = 20
+NOTICES = {"forgotten": "Forgotten: the memory and its earlier versions are gone from recall."}
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'none'; "
+        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+Page = Callable[[Request, Session], Awaitable[Response]]
+
+
+def page(content: Html, status: int = 200) -> HTMLResponse:
+    return HTMLResponse(content, status_code=status, headers=SECURITY_HEADERS)
+
+
+def redirect(to: str) -> RedirectResponse:
+    return RedirectResponse(to, status_code=303, headers=SECURITY_HEADERS)
+
+
+def csrf_key(request: Request) -> CsrfKey:
+    key: CsrfKey = request.app.state.inspector_csrf
+    return key
+
+
+def signed_out(request: Request, message: str, status: int = 401) -> HTMLResponse:
+    """The sign-in form with `message`, and the cookie cleared (its token no longer verifies)."""
+    response = page(pages.signin(message), status)
+    clear_session(response, request)
+    return response
+
+
+def nav_of(request: Request, session: Session) -> Html:
+    return pages.nav(session.caller, csrf_key(request).token_for(session))
+
+
+def problem(request: Request, session: Session | None, exc: TinyMemoryError) -> HTMLResponse:
+    status = status_of(exc)
+    nav = nav_of(request, session) if session is not None and session.caller.is_user else EMPTY
+    title = {400: "Bad request", 403: "Not allowed", 413: "Too large"}.get(status, "Cannot do that")
+    return page(pages.problem(title, exc.message, nav), status)
+
+
+def not_found(request: Request, session: Session) -> HTMLResponse:
+    return page(pages.not_found(nav_of(request, session)), 404)
+
+
+async def guarded(request: Request, handler: Page, *, anonymous: Response | None = None) -> Response:
+    """Run `handler` for a signed-in user: sign-in otherwise (the form on `/`, a redirect elsewhere),
+    a page explaining an API key, and every contract error as a page with its status."""
+    try:
+        session = signed_in(request)
+    except Unauthorized as exc:
+        return signed_out(request, f"You were signed out: {exc.message}.")
+    if session is None:
+        return anonymous if anonymous is not None else redirect("/")
+    if not session.caller.is_user:
+        return page(pages.no_user(session.caller, csrf_key(request).token_for(session)), 403)
+    try:
+        return await handler(request, session)
+    except TinyMemoryError as exc:
+        return problem(request, session, exc)
+
+
+def chosen_tier(request: Request, tiers: Tiers) -> Tier:
+    """The `tier` parameter, which may only name one of the caller's own tiers (the nearest without)."""
+    present = tiers.present()
+    given = request.query_params.get("tier")
+    if given is None or given == "":
+        return present[0]
+    for tier in present:
+        if tier.value == given:
+            return tier
+    have = ", ".join(t.value for t in present)
+    raise InvalidRequest(f"inspector: `tier` must be one of your tiers ({have})")
+
+
+@router.get("/")
+async def home(request: Request) -> Response:
+    async def run(request: Request, session: Session) -> Response:
+        state = deps.service(request)
+        tiers = session.caller.identity().tiers
+        tier = chosen_tier(request, tiers)
+        listed = await history.newest(state.engine, tiers, tier, request.query_params.get("cursor") or None)
+        counts = await history.counts(state.engine, tiers)
+        notice = NOTICES.get(request.query_params.get("notice", ""))
+        csrf = csrf_key(request).token_for(session)
+        body = pages.home(session.caller, csrf, tiers, counts, tier, listed.items, listed.next_cursor, notice)
+        return page(body)
+
+    return await guarded(request, run, anonymous=page(pages.signin()))
+
+
+@router.get("/search")
+async def search(request: Request) -> Response:
+    async def run(request: Request, session: Session) -> Response:
+        q = request.query_params.get("q", "").strip()
+        found = []
+        if q:
+            tools = await deps.service(request).policy_tools(session.caller)
+            result = await tools.call(MEMORY_RECALL, {"query": q, "limit": SEARCH_LIMIT})
+            found = result["memories"]
+        return page(pages.search(session.caller, csrf_key(request).token_for(session), q, found))
+
+    return await guarded(request, run)
+
+
+def as_of_of(request: Request) -> datetime | None:
+    given = request.query_params.get("as_of")
+    if given is None or not given.strip():
+        return None
+    return parse_rfc3339(given.strip(), field="as_of", op="inspector")
+
+
+@router.get("/items/{memory_id}")
+async def item(request: Request, memory_id: str) -> Response:
+    async def run(request: Request, session: Session) -> Response:
+        as_of = as_of_of(request)
+        tiers = session.caller.identity().tiers
+        found = await history.versions(deps.service(request).engine, tiers, memory_id)
+        if found is None:
+            return not_found(request, session)
+        own = tiers.own_reach
+        forgettable = own is not None and found.item.namespace in own
+        csrf = csrf_key(request).token_for(session)
+        return page(pages.item(session.caller, csrf, tiers, found, as_of, forgettable))
+
+    return await guarded(request, run)
+
+
+@router.post("/items/{memory_id}/forget")
+async def forget(request: Request, memory_id: str) -> Response:
+    async def run(request: Request, session: Session) -> Response:
+        fields = await form(request, "forget")
+        if not same_origin(request) or not csrf_key(request).verify(session, fields.get("csrf")):
+            title, message = (
+                "Not allowed",
+                "This form is out of date or came from another site; reload and retry.",
+            )
+            return page(pages.problem(title, message, nav_of(request, session)), 403)
+        tools = await deps.service(request).policy_tools(session.caller)
+        result = await tools.call(MEMORY_FORGET, {"memory_id": memory_id})
+        status = result.get("status")
+        if status == "forgotten":
+            return redirect("/?notice=forgotten")
+        if status == "not_allowed":
+            return page(
+                pages.problem("Not yours", str(result.get("message", "")), nav_of(request, session)), 403
+            )
+        return not_found(request, session)
+
+    return await guarded(request, run)
+
+
+@router.get("/signin")
+async def signin_page(request: Request) -> Response:
+    return redirect("/")
+
+
+@router.post("/signin")
+async def signin(request: Request) -> Response:
+    try:
+        fields = await form(request, "signin")
+    except TinyMemoryError as exc:
+        return page(pages.signin(exc.message), status_of(exc))
+    if not same_origin(request):
+        return page(pages.signin("Sign-in must come from this site's own form."), 403)
+    token = fields.get("token", "").strip()
+    if not token:
+        return page(pages.signin("Enter a token."), 401)
+    if len(token) > MAX_COOKIE_TOKEN_CHARS:
+        return page(pages.signin(f"The token is longer than {MAX_COOKIE_TOKEN_CHARS} characters."), 401)
+    try:
+        deps.service(request).auth.caller("Bearer " + token)
+    except Unauthorized as exc:
+        return page(pages.signin(f"Sign-in failed: {exc.message}."), 401)
+    response = redirect("/")
+    set_session(response, request, token)
+    return response
+
+
+@router.post("/signout")
+async def signout(request: Request) -> Response:
+    """Clears the cookie. It needs no CSRF token (a forged sign-out only signs a browser out), but a
+    cross-site post is still refused."""
+    if not same_origin(request):
+        return page(pages.problem("Not allowed", "Sign-out must come from this site's own form."), 403)
+    response = redirect("/")
+    clear_session(response, request)
+    return response
