@@ -3,7 +3,7 @@ token, and the one error body shape."""
 
 from __future__ import annotations
 
-from tests.service.conftest import RunningService
+from .conftest import RunningService
 
 
 def test_health_and_ready(service: RunningService) -> None:
