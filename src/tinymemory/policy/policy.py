@@ -130,6 +130,8 @@ class GateAccept(_Model):
 
 
 class GateSpec(_Model):
+    # Off by default: without a gate a share is accepted and the memory stays private.
+    enabled: StrictBool = False
     min_distinct_subjects: StrictInt = Field(default=2, ge=2, le=1_000_000)
     window: timedelta = DEFAULT_WINDOW
     accept: GateAccept = GateAccept()

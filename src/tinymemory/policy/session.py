@@ -27,6 +27,9 @@ class PolicySession:
     previews: bool  # memory__open is offered, so recall and list may answer with previews
     bounds: ResultBounds
     media_probe: MediaProbe | None = None
+    # The agent a share is proposed to when the host names one apart from the scope (the MCP gateway,
+    # which serves no agent of its own); None: the conversation's own agent.
+    share_agent: str | None = None
 
     async def current(self, memory_id: str) -> MemoryItem | None:
         """The current version of the memory `memory_id` names, if this conversation can see it.

@@ -200,10 +200,15 @@ class PolicyTools:
             for name in self._offered
         ]
 
-    async def call(self, name: str, arguments: object = None) -> dict[str, Any]:
+    async def call(
+        self, name: str, arguments: object = None, *, share_agent: str | None = None
+    ) -> dict[str, Any]:
         """Run one call. Raises InvalidRequest (bad name or arguments), Unsupported (a tool this
         conversation is not offered) and engine errors led by the tool's name; nothing is written on
-        an error."""
+        an error. `share_agent` is host input, never the model's: the agent of the workspace a share
+        is proposed to when the conversation has none of its own (the MCP gateway)."""
+        if share_agent is not None:
+            Identity(self._identity.workspace, None, share_agent)  # the namespace grammar
         if not isinstance(name, str) or name not in dispatch:
             offered = ", ".join(self._offered) or "none"
             raise InvalidRequest(f"`{clip(name, 40)}` is not a memory tool (offered: {offered})")
@@ -225,6 +230,7 @@ class PolicyTools:
             previews=self.previews,
             bounds=self._bounds,
             media_probe=self._probe,
+            share_agent=share_agent,
         )
         try:
             return await dispatch[name](session, args)

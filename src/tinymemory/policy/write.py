@@ -20,8 +20,9 @@ from tinymemory.policy import render
 from tinymemory.policy.session import MAX_VERSIONS, PolicySession
 from tinymemory.tools.args import Obj
 
-# What a share answers while no shared-write gate is configured (or users' shares are switched off).
+# What a share answers: queued for the gate, or accepted and kept private (with the reason).
 KEPT_PRIVATE = "kept_private"
+QUEUED = "queued"
 NOT_OWN_MESSAGE = (
     "this memory is shared with other users (agent or institutional tier); only your own can be forgotten"
 )
@@ -67,16 +68,48 @@ async def remember(session: PolicySession, raw: Obj) -> dict[str, Any]:
         ),
         confidence=DEFAULT_CONFIDENCE if confidence is None else confidence,
     )
+    target, private_because = share_target(session, item.text) if values[a.share] else (None, None)
     stored = await session.engine.store(item)
+    if target is not None:
+        from tinymemory.policy.gate.queue import candidate_item, queue_marker
+
+        # After the user's copy: the candidate cites it. Should this write fail, the user's copy is
+        # kept and a retry (a replay of it) queues the candidate again.
+        await session.engine.store_many(
+            [
+                candidate_item(
+                    session.identity, target, stored.id, item.text, kind, item.confidence or 0.0, utcnow()
+                ),
+                queue_marker(session.identity.workspace, target),
+            ]
+        )
     status = "unchanged" if stored.replayed else "updated" if stored.superseded else "created"
     out: dict[str, Any] = {"id": stored.id, "status": status, "tier": tier.value}
     if stored.superseded:
         out["supersedes"] = list(stored.superseded)
     if values[a.share]:
-        # No shared-write gate runs in the library: the share is accepted, the memory stays private,
-        # and the share request itself is stored nowhere.
-        out["share"] = KEPT_PRIVATE
+        out["share"] = QUEUED if target is not None else KEPT_PRIVATE
+        if private_because is not None:
+            out["share_reason"] = private_because
     return out
+
+
+def share_target(session: PolicySession, text: str) -> tuple[str | None, str | None]:
+    """The agent a share is queued for, or None and why it stays private. A personal fact is never
+    queued: the gate would not publish it, so it is not kept anywhere but the user's own tier."""
+    gate = session.policy.gate
+    agent = session.share_agent or session.identity.agent
+    if not gate.enabled:
+        return None, "no_gate"
+    if not gate.accept.user_shares:
+        return None, "user_shares_off"
+    if agent is None:
+        return None, "no_agent"
+    from tinymemory.policy.gate.deid import is_personal
+
+    if is_personal(text):
+        return None, "personal"
+    return agent, None
 
 
 async def forget(session: PolicySession, raw: Obj) -> dict[str, Any]:

@@ -7,6 +7,8 @@ body shape.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -25,7 +27,7 @@ from tinymemory.service.errors import status_of
 from tinymemory.service.metrics import ServiceMetrics
 from tinymemory.service.policies import PolicyBook
 from tinymemory.service.registry import AgentRegistry
-from tinymemory.service.routes import agents, context, guidance, health, ingest, memory, tools
+from tinymemory.service.routes import agents, context, gate, guidance, health, ingest, memory, tools
 from tinymemory.service.settings import ServiceSettings
 from tinymemory.service.state import ServiceState
 
@@ -71,6 +73,31 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(request, 500, "internal", message)
 
 
+@asynccontextmanager
+async def gate_loop(state: ServiceState, seconds: float) -> AsyncIterator[None]:
+    """The shared-write gate in the background, every `seconds`, until shutdown. A failed run is logged
+    and retried on the next tick: the job is idempotent and resumes where a run stopped."""
+
+    async def loop() -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            try:
+                report = await state.gate_job().run()
+            except Exception:
+                log.exception("the shared-write gate failed; it will run again in %s s", seconds)
+            else:
+                if report.published or report.merged or report.rejected or report.withdrawn:
+                    log.info("gate: %s", report.to_dict())
+
+    task = asyncio.create_task(loop())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
 def open_engine(settings: ServiceSettings) -> MemoryEngine:
     from tinymemory.engines.sqlite import SqliteEngine
 
@@ -92,6 +119,8 @@ def create_app(settings: ServiceSettings, engine: MemoryEngine | None = None) ->
         async with AsyncExitStack() as stack:
             for enter in extra_lifespans:
                 await stack.enter_async_context(enter())
+            if settings.gate_seconds > 0:
+                await stack.enter_async_context(gate_loop(state, settings.gate_seconds))
             state.ready = True
             try:
                 yield
@@ -110,7 +139,7 @@ def create_app(settings: ServiceSettings, engine: MemoryEngine | None = None) ->
     app.state.metrics = metrics
     app.state.lifespans = extra_lifespans
     install_error_handlers(app)
-    for module in (health, guidance, memory, tools, context, ingest, agents):
+    for module in (health, guidance, memory, tools, context, ingest, agents, gate):
         app.include_router(module.router)
     mount_optional(app, state)
     app.add_middleware(Edge, metrics=metrics, max_body_bytes=settings.max_body_bytes)

@@ -18,6 +18,7 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 DEFAULT_GRACE_SECONDS = 10.0
+DEFAULT_GATE_SECONDS = 60.0
 
 SECRET_ENV = "TINYMEMORY_JWT_SECRET"
 SECRET_FILE_ENV = "TINYMEMORY_JWT_SECRET_FILE"
@@ -41,12 +42,15 @@ class ServiceSettings:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     embedder: str | None = "default"
     grace_seconds: float = DEFAULT_GRACE_SECONDS
+    gate_seconds: float = DEFAULT_GATE_SECONDS  # how often the shared-write gate runs; 0: never
 
     def __post_init__(self) -> None:
         if not isinstance(self.port, int) or not 0 <= self.port <= 65535:
             raise InvalidRequest(f"serve: `port` must be 0..65535, got {self.port!r}")
         if not isinstance(self.max_body_bytes, int) or self.max_body_bytes < 1024:
             raise InvalidRequest("serve: `max_body_bytes` must be an integer of at least 1024")
+        if not isinstance(self.gate_seconds, int | float) or self.gate_seconds < 0:
+            raise InvalidRequest("serve: `gate_seconds` must be a number of seconds, 0 or more")
         if self.jwt_secret is not None and len(self.jwt_secret.encode()) < 32:
             raise InvalidRequest("serve: the HS256 secret must be at least 32 bytes")
 

@@ -3,8 +3,8 @@ and the tool sets it builds for each verified caller."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from tinymemory.api import MemoryEngine
 from tinymemory.lifecycle.layout import MemoryLayout
@@ -16,6 +16,9 @@ from tinymemory.service.registry import AgentRecord, AgentRegistry
 from tinymemory.service.settings import ServiceSettings
 from tinymemory.tools import MemoryTools, ToolScope
 
+if TYPE_CHECKING:  # the gate loads its embedder on first use
+    from tinymemory.policy.gate import FactMatcher, GateJob
+
 
 @dataclass(slots=True)
 class ServiceState:
@@ -25,6 +28,7 @@ class ServiceState:
     policies: PolicyBook
     registry: AgentRegistry
     ready: bool = False
+    _matcher: FactMatcher | None = field(default=None, repr=False)
 
     async def agent_of(self, caller: Caller) -> AgentRecord | None:
         """The registry record of the agent the caller's token names (None: none named, or unregistered,
@@ -66,6 +70,18 @@ class ServiceState:
             raise Forbidden("memory: this token names no user")
         scope = ToolScope(place, tiers.read_reach, writes=True, forget_reach=tiers.own_reach)
         return MemoryTools.with_scope(self.engine, scope)
+
+    def gate_matcher(self) -> FactMatcher:
+        if self._matcher is None:
+            from tinymemory.policy.gate import gate_matcher
+
+            self._matcher = gate_matcher()
+        return self._matcher
+
+    def gate_job(self) -> GateJob:
+        from tinymemory.policy.gate import GateJob
+
+        return GateJob(self.engine, self.policies.effective, self.gate_matcher())
 
     def institutional_layout(self, workspace: str) -> MemoryLayout:
         return InstitutionalLayout.for_workspace(workspace)

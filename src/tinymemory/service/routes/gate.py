@@ -1,0 +1,35 @@
+"""/api/v1/gate: the shared-write gate of the caller's workspace, for its admins (an API key or an admin
+token): what it holds, what it decided, and a run on demand. The service also runs it in the background
+every `gate_seconds`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from tinymemory.service import deps
+from tinymemory.service.models import errors
+
+router = APIRouter(prefix="/api/v1/gate", tags=["gate"])
+
+
+@router.get("", responses=errors(401, 403))
+async def status(request: Request) -> dict[str, Any]:
+    """Candidates grouped by fact, distinct sharers against the threshold, expiry, recent decisions."""
+    state, caller = deps.service(request), deps.caller(request)
+    workspace = caller.need_institutional("gate status")
+    from tinymemory.policy.gate import gate_status
+
+    return await gate_status(
+        state.engine, workspace, state.policies.effective(workspace), state.gate_matcher()
+    )
+
+
+@router.post("/run", responses=errors(401, 403))
+async def run(request: Request) -> dict[str, Any]:
+    """Run the gate for this workspace now (idempotent; safe beside the background run)."""
+    state, caller = deps.service(request), deps.caller(request)
+    workspace = caller.need_institutional("gate run")
+    report = await state.gate_job().run(workspace)
+    return report.to_dict()
