@@ -141,22 +141,16 @@ def create_app(settings: ServiceSettings, engine: MemoryEngine | None = None) ->
     install_error_handlers(app)
     for module in (health, guidance, memory, tools, context, ingest, agents, gate):
         app.include_router(module.router)
-    mount_optional(app, state)
+    mount_surfaces(app, state)
     app.add_middleware(Edge, metrics=metrics, max_body_bytes=settings.max_body_bytes)
     return app
 
 
-def mount_optional(app: FastAPI, state: ServiceState) -> None:
-    """The MCP gateway and the inspector page, when their modules are present."""
-    try:
-        from tinymemory.service.gateway import mount_gateway
-    except ImportError:
-        pass
-    else:
-        mount_gateway(app, state)
-    try:
-        from tinymemory.service.inspector import mount_inspector
-    except ImportError:
-        pass
-    else:
-        mount_inspector(app, state)
+def mount_surfaces(app: FastAPI, state: ServiceState) -> None:
+    """The MCP gateway and the inspector page (they import this module's error shape, so they load
+    after it)."""
+    from tinymemory.service.gateway import mount_gateway
+    from tinymemory.service.inspector import mount_inspector
+
+    mount_gateway(app, state)
+    mount_inspector(app, state)
