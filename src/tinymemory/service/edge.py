@@ -37,6 +37,12 @@ def route_label(scope: Scope) -> str:
     return "unmatched"
 
 
+def _too_large(scope: Scope, limit: int) -> TooLarge:
+    """Names the operation (the matched route's name) reading the body; nothing past the limit is read."""
+    op = getattr(scope.get("route"), "name", None) or route_label(scope)
+    return TooLarge(f"{op}: the request body is larger than the service's limit of {limit} bytes")
+
+
 class Edge:
     def __init__(self, app: ASGIApp, metrics: ServiceMetrics, max_body_bytes: int) -> None:
         self.app = app
@@ -60,12 +66,12 @@ class Edge:
 
         async def limited_receive() -> Message:
             if too_large:
-                raise TooLarge(f"the request body is larger than {limit} bytes")
+                raise _too_large(scope, limit)
             message = await receive()
             if message["type"] == "http.request":
                 seen["bytes"] += len(message.get("body", b""))
                 if seen["bytes"] > limit:
-                    raise TooLarge(f"the request body is larger than {limit} bytes")
+                    raise _too_large(scope, limit)
             return message
 
         async def tagged_send(message: Message) -> None:

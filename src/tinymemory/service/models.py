@@ -1,18 +1,31 @@
-"""Pydantic models at the HTTP edge: the error body, and the shapes of the service's own routes.
+"""Pydantic models at the HTTP edge: the error body, request bodies, and the shape of every answer.
 
 The memory routes' request bodies are the tools' own JSON Schemas (one declaration per field, in
-tinymemory.tools.fields), so the OpenAPI document and the validation can never drift apart.
+tinymemory.tools.fields), so the OpenAPI document and the validation can never drift apart. Their answers
+are the tools' result dicts, returned as they are; the models below only document them, and forbid
+undeclared keys, so a test that checks answers against the document catches any drift.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tinymemory.api import Facet, ItemKind
+from tinymemory.policy import Tier
 from tinymemory.service.errors import ERROR_KINDS
+from tinymemory.service.registry import MAX_NOTES_CHARS
 
 ErrorKind = Literal[ERROR_KINDS]  # type: ignore[valid-type]
+if TYPE_CHECKING:  # enums built from the code's own, so the document follows them
+    TierName: TypeAlias = str
+    KindName: TypeAlias = str
+    FacetName: TypeAlias = str
+else:
+    TierName = Literal[(*Tier.values(), "other")]
+    KindName = Literal[ItemKind.values()]
+    FacetName = Literal[tuple(f.value for f in Facet)]
 
 
 class ErrorDetail(BaseModel):
@@ -27,21 +40,196 @@ class ErrorBody(BaseModel):
     request_id: str
 
 
+ERROR_DESCRIPTIONS = {
+    400: "Malformed request: a missing, mistyped, unknown or out-of-range value. Nothing was written.",
+    401: "No bearer token, or one the service cannot verify.",
+    403: "A verified caller this route is not for (an API key on a memory route, say).",
+    404: "The named thing does not exist, or the caller cannot see it.",
+    413: "The request body is over the service's limit.",
+    503: "A dependency could not serve the request; retrying may help.",
+}
+
+
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """The documented error responses of a route."""
-    described = {
-        400: "Malformed request: a missing, mistyped, unknown or out-of-range value. Nothing was written.",
-        401: "No bearer token, or one the service cannot verify.",
-        403: "A verified caller this route is not for (an API key on a memory route, say).",
-        404: "The named thing does not exist, or the caller cannot see it.",
-        413: "The request body is over the service's limit.",
-        503: "A dependency could not serve the request; retrying may help.",
-    }
-    return {s: {"model": ErrorBody, "description": described[s]} for s in statuses}
+    return {s: {"model": ErrorBody, "description": ERROR_DESCRIPTIONS[s]} for s in statuses}
+
+
+def answer(model: Any, description: str, *statuses: int) -> dict[int | str, dict[str, Any]]:
+    """A route's documented 200 (a tool result returned as is) and its error responses."""
+    return {200: {"model": model, "description": description}, **errors(*statuses)}
+
+
+def _absent_not_null(schema: dict[str, Any]) -> None:
+    """An optional field is left out of the answer, never sent as null: document it that way."""
+    required = set(schema.get("required", ()))
+    for name, prop in schema.get("properties", {}).items():
+        if name in required or "anyOf" not in prop:
+            continue
+        kept = [s for s in prop["anyOf"] if s.get("type") != "null"]
+        if len(kept) == 1:
+            del prop["anyOf"]
+            prop.update(kept[0])
+        prop.pop("default", None)
 
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class Answer(BaseModel):
+    """Documents a result dict: undeclared keys are errors, optional keys are absent rather than null."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_absent_not_null)
+
+
+# --- the memory__ tools' results ---------------------------------------------------------------
+
+
+class MemoryMetadata(Answer):
+    tier: TierName = Field(description="the tier the memory lives in")
+    score: float | None = Field(None, description="its rank score (recall)")
+    hop: int | None = Field(None, description="graph hops from seed_name (recall with seed_name)")
+    via: str | None = Field(None, description="the relation that reached it")
+    title: str | None = None
+    summary: str | None = None
+    category: str | None = None
+    purpose: str | None = None
+    parent_title: str | None = Field(None, description="the document an ingested chunk belongs to")
+    about_kind: str | None = None
+    about_key: str | None = None
+    observed_at: str | None = Field(None, description="RFC 3339, when it was recorded")
+    content_preview: str | None = Field(None, description="the body's opening when content is a preview")
+    has_full_body: bool | None = Field(None, description="true when memory__open has the whole body")
+    truncated: bool | None = Field(None, description="the content was cut to fit the result")
+    bytes: int | None = Field(None, description="the whole body's size when truncated")
+
+
+class Memory(Answer):
+    id: str
+    type: str = Field(description="the memory's type, or the item kind of a document or chunk")
+    content: str = Field(description="the body; empty for a preview (see metadata.content_preview)")
+    confidence: float | None = None
+    metadata: MemoryMetadata
+
+
+class Remembered(Answer):
+    id: str
+    status: Literal["created", "updated", "unchanged"]
+    tier: TierName
+    supersedes: list[str] | None = Field(None, description="the ids this version replaced")
+    share: Literal["kept_private"] | None = Field(None, description="what became of a share request")
+
+
+class Memories(Answer):
+    memories: list[Memory]
+    next_cursor: str | None = Field(None, description="pass back as `cursor` for the next page (list)")
+
+
+class MediaRef(Answer):
+    kind: str
+    ref: str
+    media_type: str | None = None
+    sha256: str | None = None
+    status: Literal["available", "unavailable"]
+    url: str | None = None
+
+
+class Opened(Answer):
+    status: Literal["opened"]
+    id: str
+    type: str
+    title: str | None = None
+    content: str
+    parent_title: str | None = None
+    refs: list[MediaRef] | None = None
+    truncated: bool | None = None
+    bytes: int | None = None
+
+
+class NotFoundResult(Answer):
+    """The same answer for an unknown id, another tenant's id, a forgotten one, or not an id at all."""
+
+    status: Literal["not_found"]
+    id: str
+    message: str
+
+
+class NotAllowed(Answer):
+    status: Literal["not_allowed"]
+    id: str
+    message: str
+
+
+class Forgotten(Answer):
+    status: Literal["forgotten"]
+    id: str
+    versions: int = Field(description="how many versions of the memory were forgotten")
+
+
+OpenResult = Annotated[Opened | NotFoundResult, Field(discriminator="status")]
+ForgetResult = Annotated[Forgotten | NotFoundResult | NotAllowed, Field(discriminator="status")]
+
+
+# --- seed 000's operations' results ------------------------------------------------------------
+
+
+class ItemSource(Answer):
+    kind: str
+    id: str | None = None
+
+
+class ItemMetaModel(Answer):
+    source: ItemSource | None = None
+    file_path: str | None = None
+    url: str | None = None
+    thread_id: str | None = None
+    tags: list[str] | None = None
+    observed_at: str | None = None
+
+
+class Item(Answer):
+    id: str
+    kind: KindName
+    text: str
+    truncated: bool | None = None
+    bytes: int | None = None
+    score: float | None = None
+    confidence: float | None = None
+    meta: ItemMetaModel
+
+
+class Stored(Answer):
+    id: str
+    replayed: bool = Field(description="true when the same item was already stored (same id)")
+
+
+class Fetched(Answer):
+    hits: list[Item]
+    next_cursor: str | None = None
+
+
+class Got(Answer):
+    items: list[Item]
+    missing: list[str] = Field(description="ids not found, or not visible to the caller")
+    next_ids: list[str] | None = Field(None, description="ids that did not fit; ask for them again")
+
+
+class BucketModel(Answer):
+    value: str
+    count: int
+
+
+class Explored(Answer):
+    facet: FacetName
+    buckets: list[BucketModel]
+    total: int
+    missing: int
+    more_buckets: bool
+    truncated: bool
+
+
+# --- the service's own routes ------------------------------------------------------------------
 
 
 class ToolCallBody(Strict):
@@ -54,8 +242,8 @@ class ToolOutputModel(BaseModel):
 
     text: str
     is_error: bool
-    value: dict[str, Any] | None = None
-    error_kind: str | None = None
+    value: dict[str, Any] | None
+    error_kind: str | None
 
 
 class ToolSpecModel(BaseModel):
@@ -68,8 +256,32 @@ class ToolList(BaseModel):
     tools: list[ToolSpecModel]
 
 
+class GuidanceNotes(BaseModel):
+    workspace: str | None
+    agent: str | None
+
+
+class Guidance(BaseModel):
+    """The memory__ tools as the caller's workspace policy describes them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int
+    source: Literal["policy", "default", "fallback"]
+    policy: str | None
+    types: list[str] | None
+    kinds: list[str] | None
+    relation_types: list[str] | None
+    require_about_for: list[str]
+    inline_threshold_bytes: int | None
+    notes: GuidanceNotes
+    tools: list[ToolSpecModel]
+
+
 class AgentBody(Strict):
-    notes: str | None = Field(default=None, description="tool notes shown to this agent's model")
+    notes: str | None = Field(
+        default=None, max_length=MAX_NOTES_CHARS, description="tool notes shown to this agent's model"
+    )
     tools: bool = Field(default=True, description="offer the memory__ tools to this agent's users")
     retrieval: bool = Field(default=True, description="ambient retrieval (context.md) for this agent")
 
@@ -88,18 +300,27 @@ class AgentList(BaseModel):
 
 
 class IngestBody(Strict):
-    name: str = Field(description="the document's stable name (a path); re-ingesting it replaces it")
-    text: str = Field(description="the document's text")
+    name: str = Field(
+        min_length=1,
+        max_length=512,
+        description="the document's stable name (a path); re-ingesting it replaces it",
+    )
+    text: str = Field(min_length=1, max_length=2_000_000, description="the document's text")
     media_type: Literal["text/markdown", "text/plain", "text/html"] = "text/markdown"
-    title: str | None = None
-    source: str = Field(default="api", description="where the document comes from")
+    title: str | None = Field(default=None, max_length=512)
+    source: str = Field(default="api", min_length=1, max_length=256, description="where it comes from")
+
+
+class IngestFailure(BaseModel):
+    name: str
+    message: str
 
 
 class IngestReportModel(BaseModel):
     stored: list[str]
     replaced: list[str]
     unchanged: list[str]
-    failed: list[dict[str, str]]
+    failed: list[IngestFailure]
     chunks: int
 
 

@@ -69,7 +69,8 @@ class AgentRecord:
         }
 
 
-def check_agent_fields(op: str, name: object, notes: object, tools: object, retrieval: object) -> None:
+def check_agent_name(op: str, name: object) -> str:
+    """An agent's name follows the identity grammar (it becomes a namespace segment)."""
     if not isinstance(name, str):
         raise fail(op, "name", "must be a string")
     try:
@@ -78,6 +79,11 @@ def check_agent_fields(op: str, name: object, notes: object, tools: object, retr
         raise fail(
             op, "name", "is not a valid agent name (letters, digits and ._@+=~-, at most 128)"
         ) from None
+    return name
+
+
+def check_agent_fields(op: str, name: object, notes: object, tools: object, retrieval: object) -> None:
+    check_agent_name(op, name)
     if notes is not None:
         if not isinstance(notes, str):
             raise fail(op, "notes", "must be a string or null")

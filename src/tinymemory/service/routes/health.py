@@ -12,12 +12,12 @@ from tinymemory.service.models import Health, errors
 router = APIRouter(tags=["health"])
 
 
-@router.get("/healthz", response_model=Health)
+@router.get("/healthz", operation_id="healthz", response_model=Health)
 async def healthz() -> Health:
     return Health(status="ok")
 
 
-@router.get("/readyz", response_model=Health, responses=errors(503))
+@router.get("/readyz", operation_id="readyz", response_model=Health, responses=errors(503))
 async def readyz(request: Request) -> Health:
     state = deps.service(request)
     if not state.ready:
@@ -29,6 +29,11 @@ async def readyz(request: Request) -> Health:
     return Health(status="ready")
 
 
-@router.get("/metrics", response_class=Response, responses={200: {"content": {CONTENT_TYPE: {}}}})
+@router.get(
+    "/metrics",
+    operation_id="metrics",
+    response_class=Response,
+    responses={200: {"description": "Prometheus text format", "content": {CONTENT_TYPE: {}}}},
+)
 async def metrics(request: Request) -> Response:
     return Response(request.app.state.metrics.render(), media_type=CONTENT_TYPE)

@@ -2,14 +2,12 @@
 runs its own model loop (OpenAI function calling, Anthropic tool use) against a remote service.
 
 A call answers like MCP does: a contract error is tool output the model reads (`is_error`), not an HTTP
-error; only the caller's credentials decide the HTTP status.
+error; only the caller's credentials and a malformed body decide the HTTP status.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Request
 
 from tinymemory.adapters.output import ToolSet, call_tool
 from tinymemory.service import deps
@@ -17,8 +15,11 @@ from tinymemory.service.auth import Caller
 from tinymemory.service.models import ToolCallBody, ToolList, ToolOutputModel, ToolSpecModel, errors
 from tinymemory.service.state import ServiceState
 
-router = APIRouter(prefix="/api/v1/memory", tags=["tools"])
+router = APIRouter(prefix="/api/v1/memory", tags=["tools"], dependencies=[Depends(deps.bearer)])
 POLICY_PREFIX = "memory__"
+SETS = ("policy", "memory")
+LIST_OP = "tools"
+CALL_OP = "tools call"
 
 
 async def _tool_set(state: ServiceState, caller: Caller, which: str) -> ToolSet:
@@ -27,17 +28,30 @@ async def _tool_set(state: ServiceState, caller: Caller, which: str) -> ToolSet:
     return state.core_tools(caller)
 
 
-@router.get("/tools", response_model=ToolList, responses=errors(400, 401))
-async def list_tools(
-    request: Request, set: Literal["policy", "memory"] = Query("policy", description="which tool set")
-) -> ToolList:
-    """The tools the caller is offered: the memory__ set (policy) or seed 000's seven (memory). An API key
-    is offered none."""
+@router.get(
+    "/tools",
+    name=LIST_OP,
+    operation_id="tools_list",
+    response_model=ToolList,
+    responses=errors(400, 401),
+    openapi_extra={
+        "parameters": [
+            deps.query_parameter(
+                "set",
+                {"type": "string", "enum": list(SETS), "default": SETS[0]},
+                "which tool set: the memory__ tools (policy) or seed 000's seven (memory)",
+            )
+        ]
+    },
+)
+async def list_tools(request: Request) -> ToolList:
+    """The tools the caller is offered. An API key is offered none."""
     state, caller = deps.service(request), deps.caller(request)
-    caller.need_workspace("tools")
+    caller.need_workspace(LIST_OP)
+    which = deps.query_choice(request, LIST_OP, "set", SETS)
     if not caller.is_user:
         return ToolList(tools=[])
-    tools = await _tool_set(state, caller, set)
+    tools = await _tool_set(state, caller, which)
     return ToolList(
         tools=[
             ToolSpecModel(name=s.name, description=s.description, parameters=s.parameters)
@@ -46,10 +60,19 @@ async def list_tools(
     )
 
 
-@router.post("/tools/call", response_model=ToolOutputModel, responses=errors(400, 401, 403, 413))
-async def call(request: Request, body: ToolCallBody) -> ToolOutputModel:
+@router.post(
+    "/tools/call",
+    name=CALL_OP,
+    operation_id="tools_call",
+    response_model=ToolOutputModel,
+    responses=errors(400, 401, 403, 413),
+    openapi_extra=deps.json_request_body(ToolCallBody.model_json_schema()),
+)
+async def call(request: Request) -> ToolOutputModel:
     """Run one tool for the caller's scope; the set follows the name (memory__x: policy, else seed 000)."""
     state, caller = deps.service(request), deps.caller(request)
+    caller.need_user(CALL_OP)
+    body = await deps.model_body(request, ToolCallBody, CALL_OP)
     which = "policy" if body.tool.startswith(POLICY_PREFIX) else "memory"
     tools = await _tool_set(state, caller, which)
     out = await call_tool(tools, body.tool, body.arguments)
