@@ -220,7 +220,7 @@ def item(
     if forgettable:
         action = fill(
             """<form method="post" action="$action" class="forget"
-data-confirm="Forget this memory and its earlier versions? It will no longer be recalled.">
+data-confirm="Forget this memory and all its versions? It will no longer be recalled.">
 <input type="hidden" name="csrf" value="$csrf"><button type="submit" class="danger">Forget</button></form>""",
             action=item_url(it.id) + "/forget",
             csrf=csrf,

@@ -32,7 +32,7 @@ from tinymemory.service.inspector.session import (
 
 router = APIRouter(include_in_schema=False)
 SEARCH_LIMIT = 20
-NOTICES = {"forgotten": "Forgotten: the memory and its earlier versions are gone from recall."}
+NOTICES = {"forgotten": "Forgotten: the memory and all its versions are gone from recall."}
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'none'; "
@@ -40,7 +40,7 @@ SECURITY_HEADERS = {
     ),
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",  # a same-site form post keeps its Origin; no id leaves the site
     "Cache-Control": "no-store",
 }
 

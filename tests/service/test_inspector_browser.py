@@ -1,0 +1,141 @@
+"""The inspector in a real headless Chromium: sign in, search, open an item with its two versions, forget
+it (through the bundled script's confirmation), and see it gone from search.
+
+The browser is the system's Chromium; nothing is downloaded. Without it the test is skipped, unless the
+CI variable is set, where a missing browser is a failure. A screenshot of the item page is saved as an
+artifact (under $TINYMEMORY_ARTIFACTS, else pytest's temporary folder).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.service.conftest import RunningService
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+TIMEOUT_MS = 30_000
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI is set, so the browser test must run)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    if not CHROMIUM.exists() and shutil.which("chromium") is None:
+        _unavailable(f"no Chromium at {CHROMIUM}: install the distribution's chromium package")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the playwright package is not installed (pip install -e '.[dev]')")
+    executable = str(CHROMIUM) if CHROMIUM.exists() else shutil.which("chromium")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, headless=True, args=ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def artifacts(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("TINYMEMORY_ARTIFACTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def remember(service: RunningService, token: str, content: str) -> dict[str, Any]:
+    with service.client(token) as api:
+        got = api.post(
+            "/api/v1/memory/remember",
+            json={"content": content, "about_kind": "preference", "about_key": "seat"},
+        )
+    assert got.status_code == 200, got.text
+    out: dict[str, Any] = got.json()
+    return out
+
+
+def test_sign_in_search_history_forget(service: RunningService, chromium: Any, artifacts: Path) -> None:
+    token = service.token("acme", "greta")
+    first = remember(service, token, "Greta prefers the window seat on long flights")
+    second = remember(service, token, "Greta now prefers the aisle seat on long flights")
+    assert second["status"] == "updated" and second["supersedes"] == [first["id"]]
+
+    context = chromium.new_context()
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    requested: list[str] = []
+    console: list[str] = []
+    dialogs: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
+    try:
+        page.goto(service.url + "/")
+        page.fill("#token", token)
+        page.click("button[type=submit]")
+        page.wait_for_selector("text=greta@acme")
+        assert page.locator(".tiers a[aria-current=page]").inner_text().startswith("user")
+        cookies = {c["name"]: c for c in context.cookies()}
+        assert cookies["tinymemory_inspector"]["httpOnly"] is True
+        assert cookies["tinymemory_inspector"]["sameSite"] == "Strict"
+        assert page.evaluate("document.cookie") == "", "the token is out of the script's reach"
+
+        page.locator("body").press("/")  # the bundled script focuses the search box
+        assert page.evaluate("document.activeElement.id") == "q"
+        page.keyboard.type("aisle seat flights")
+        page.keyboard.press("Enter")
+        page.wait_for_url("**/search?q=*")
+        hits = page.locator("ul.items li a")
+        assert hits.count() == 1
+        assert "aisle seat" in hits.first.inner_text()
+
+        hits.first.click()
+        page.wait_for_url(f"**/items/{second['id']}")
+        history = page.locator("details.history")
+        assert "History: 2 versions" in history.locator("summary").inner_text()
+        versions = history.locator("ol.versions li").all_inner_texts()
+        assert len(versions) == 2
+        assert "aisle seat" in versions[0] and "current" in versions[0]
+        assert "window seat" in versions[1]
+        shot = artifacts / "inspector-item.png"
+        page.screenshot(path=str(shot), full_page=True)
+        print(f"inspector screenshot: {shot}")
+        assert shot.stat().st_size > 0
+
+        page.once("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.click("form.forget button")
+        assert dialogs and "Forget this memory" in dialogs[0]
+        assert page.url.endswith(f"/items/{second['id']}"), "a dismissed confirmation forgets nothing"
+
+        page.once("dialog", lambda d: (dialogs.append(d.message), d.accept()))
+        page.click("form.forget button")
+        page.wait_for_selector("text=Forgotten")
+        assert len(dialogs) == 2
+
+        page.fill("#q", "seat flights")
+        page.keyboard.press("Enter")
+        page.wait_for_url("**/search?q=*")
+        assert page.locator("ul.items li.empty").inner_text() == "No memory matches."
+        page.goto(service.url + f"/items/{first['id']}")
+        assert page.locator("h1").inner_text() == "Not found"
+    finally:
+        context.close()
+
+    assert all(url.startswith(service.url) for url in requested), "the page fetches nothing from elsewhere"
+    assert not [m for m in console if "Content Security Policy" in m], console
