@@ -64,6 +64,11 @@ def alices_secret(service: RunningService, alice: str) -> str:
     return str(remember(service, alice, "Alice's locker code is zanzibar-4711")["id"])
 
 
+@pytest.fixture(scope="module")
+def bobs_note(service: RunningService, bob: str) -> str:
+    return str(remember(service, bob, "Bob waters the ferns on Mondays")["id"])
+
+
 @pytest.fixture
 def as_alice(service: RunningService, alice: str) -> Iterator[httpx.Client]:
     with browser(service, alice) as client:
@@ -155,8 +160,7 @@ def test_a_cookie_whose_token_expired_signs_the_browser_out(
 
 
 def test_sign_out_clears_the_cookie(service: RunningService, as_alice: httpx.Client) -> None:
-    page = as_alice.get("/").text
-    got = as_alice.post("/signout", data={"csrf": csrf_of(page)})
+    got = as_alice.post("/signout")
     assert got.status_code == 303
     assert as_alice.cookies.get(COOKIE) is None
     assert 'action="/signin"' in as_alice.get("/").text
@@ -246,8 +250,8 @@ def test_item_page_shows_versions_and_as_of(service: RunningService) -> None:
         assert "green tea" in page.text and "oolong" in page.text
     assert "A newer version replaced this one" in old.text
     assert "A newer version replaced this one" not in current.text
-    active = re.search(r'<li class="([^"]*)"><a href="/items/([^"]+)">', then.text.split("At ", 1)[1])
-    assert f'the active version was <a href="/items/{first["id"]}">' in then.text, active
+    assert f'the active version was <a href="/items/{first["id"]}">' in then.text
+    assert '<li class="active"><a href="/items/' + first["id"] in then.text
     assert "No version was active" in before.text
 
 
@@ -289,9 +293,9 @@ def test_bob_cannot_open_alices_item_and_learns_nothing(
 
 
 def test_bob_cannot_forget_alices_item(
-    service: RunningService, alice: str, as_bob: httpx.Client, alices_secret: str
+    service: RunningService, alice: str, as_bob: httpx.Client, alices_secret: str, bobs_note: str
 ) -> None:
-    csrf = csrf_of(as_bob.get("/").text)
+    csrf = csrf_of(as_bob.get(f"/items/{bobs_note}").text)
     got = as_bob.post(f"/items/{alices_secret}/forget", data={"csrf": csrf})
     assert got.status_code == 404
     assert got.text == as_bob.get("/items/m_" + "0" * 24).text
@@ -319,14 +323,14 @@ def test_the_agent_tier_is_offered_to_a_token_naming_an_agent(service: RunningSe
 # -- forget and CSRF ---------------------------------------------------------------------------------------
 
 
-def test_forget_needs_the_sessions_csrf_token(service: RunningService, bob: str) -> None:
+def test_forget_needs_the_sessions_csrf_token(service: RunningService, bob: str, bobs_note: str) -> None:
     token = service.token("acme", "frank")
     target = remember(service, token, "Frank's bike is blue")["id"]
     with browser(service, token) as client, browser(service, bob) as other:
         path = f"/items/{target}/forget"
         missing = client.post(path, data={})
         wrong = client.post(path, data={"csrf": "f" * 64})
-        bobs = client.post(path, data={"csrf": csrf_of(other.get("/").text)})
+        bobs = client.post(path, data={"csrf": csrf_of(other.get(f"/items/{bobs_note}").text)})
         csrf = csrf_of(client.get(f"/items/{target}").text)
         cross_site = client.post(path, data={"csrf": csrf}, headers={"Origin": "http://evil.example"})
         for refused in (missing, wrong, bobs, cross_site):
@@ -339,7 +343,9 @@ def test_forget_needs_the_sessions_csrf_token(service: RunningService, bob: str)
     assert opened(service, token, target)["status"] == "not_found"
 
 
-def test_shared_memory_is_not_yours_to_forget(service: RunningService, alice: str) -> None:
+def test_shared_memory_is_not_yours_to_forget(
+    service: RunningService, alice: str, alices_secret: str
+) -> None:
     with service.client(service.token("acme", None)) as api:
         ingested = api.post(
             "/api/v1/memory/ingest",
@@ -353,7 +359,9 @@ def test_shared_memory_is_not_yours_to_forget(service: RunningService, alice: st
         page = client.get(f"/items/{ids[0]}")
         assert page.status_code == 200 and "not yours to forget" in page.text
         assert "/forget" not in page.text
-        refused = client.post(f"/items/{ids[0]}/forget", data={"csrf": csrf_of(page.text)})
+        refused = client.post(
+            f"/items/{ids[0]}/forget", data={"csrf": csrf_of(client.get(f"/items/{alices_secret}").text)}
+        )
         assert refused.status_code == 403 and "only your own can be forgotten" in refused.text
         assert client.get(f"/items/{ids[0]}").status_code == 200
 
@@ -384,7 +392,12 @@ def test_bad_input_is_a_clean_html_4xx(
 def test_a_huge_query_string_is_refused_without_a_5xx(
     service: RunningService, as_alice: httpx.Client
 ) -> None:
-    got = as_alice.get("/search?q=" + "y" * 60_000)
+    """Past the HTTP server's request-line limit the server itself refuses (a 4xx, or it closes the
+    connection while the request is still being sent); it never reaches a page or answers 5xx."""
+    try:
+        got = as_alice.get("/search?q=" + "y" * 60_000)
+    except (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError):
+        return
     assert 400 <= got.status_code < 500
 
 

@@ -39,23 +39,25 @@ $body
 </html>
 """
 
-NAV = """
+SEARCH_BOX = """
 <form class="search" method="get" action="/search" role="search">
 <label for="q" class="hidden">Search memories</label>
 <input id="q" name="q" type="search" value="$q" placeholder="Search memories (press /)" maxlength="10000">
 <button type="submit">Search</button>
-</form>
+</form>"""
+SIGN_OUT = """
 <span class="who">$who</span>
-<form method="post" action="/signout"><input type="hidden" name="csrf" value="$csrf">
-<button type="submit" class="link">Sign out</button></form>"""
+<form method="post" action="/signout"><button type="submit" class="link">Sign out</button></form>"""
 
 
 def layout(title: str, body: Html, nav: Html = EMPTY) -> Html:
     return fill(LAYOUT, title=title, static=STATIC, nav=nav, body=body)
 
 
-def nav(caller: Caller, csrf: str, q: str = "") -> Html:
-    return fill(NAV, q=q, who=caller.label(), csrf=csrf)
+def nav(caller: Caller, q: str = "", *, search: bool = True) -> Html:
+    """The bar of a signed-in page: the search box (for a user) and who is signed in."""
+    box = fill(SEARCH_BOX, q=q) if search else EMPTY
+    return join((box, fill(SIGN_OUT, who=caller.label())))
 
 
 def when(value: datetime | None) -> str:
@@ -86,7 +88,7 @@ $error
     return layout("Sign in", body)
 
 
-def no_user(caller: Caller, csrf: str) -> Html:
+def no_user(caller: Caller) -> Html:
     """An API key names a workspace but no person: there is no personal memory to show, and the
     inspector does not browse the institutional tier for it either (ingest owns that tier)."""
     body = fill(
@@ -97,12 +99,7 @@ has none to browse. Sign out and sign in with a user's token to inspect their me
 </section>""",
         workspace=caller.workspace,
     )
-    return layout("No user", body, fill(NAV_SIGNOUT_ONLY, who=caller.label(), csrf=csrf))
-
-
-NAV_SIGNOUT_ONLY = """<span class="who">$who</span>
-<form method="post" action="/signout"><input type="hidden" name="csrf" value="$csrf">
-<button type="submit" class="link">Sign out</button></form>"""
+    return layout("No user", body, nav(caller, search=False))
 
 
 def _item_row(item: MemoryItem, tiers: Tiers) -> Html:
@@ -120,7 +117,6 @@ def _item_row(item: MemoryItem, tiers: Tiers) -> Html:
 
 def home(
     caller: Caller,
-    csrf: str,
     tiers: Tiers,
     counts: Mapping[Tier, int],
     chosen: Tier,
@@ -159,16 +155,16 @@ def home(
         rows=rows,
         more=more,
     )
-    return layout("Memory", body, nav(caller, csrf))
+    return layout("Memory", body, nav(caller))
 
 
-def search(caller: Caller, csrf: str, q: str, found: Sequence[Mapping[str, Any]]) -> Html:
+def search(caller: Caller, q: str, found: Sequence[Mapping[str, Any]]) -> Html:
     if not q:
         body = Html("<h1>Search</h1><p>Type what to look for in the search box.</p>")
-        return layout("Search", body, nav(caller, csrf))
+        return layout("Search", body, nav(caller))
     rows = join(_found_row(m) for m in found) or Html('<li class="empty">No memory matches.</li>')
     body = fill('<h1>Results for “$q”</h1><ul class="items">$rows</ul>', q=q, rows=rows)
-    return layout("Search", body, nav(caller, csrf, q))
+    return layout("Search", body, nav(caller, q))
 
 
 def _found_row(memory: Mapping[str, Any]) -> Html:
@@ -247,7 +243,7 @@ $action
         history=_history(found, as_of),
         action=action,
     )
-    return layout(m.title or "Memory", body, nav(caller, csrf))
+    return layout(m.title or "Memory", body, nav(caller))
 
 
 def _evidence(evidence: Sequence[str]) -> Html:

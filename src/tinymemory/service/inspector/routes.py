@@ -18,7 +18,7 @@ from tinymemory.policy import MEMORY_FORGET, MEMORY_RECALL, Tier, Tiers
 from tinymemory.service import deps
 from tinymemory.service.errors import Unauthorized, status_of
 from tinymemory.service.inspector import history, pages
-from tinymemory.service.inspector.markup import EMPTY, Html
+from tinymemory.service.inspector.markup import Html
 from tinymemory.service.inspector.session import (
     MAX_COOKIE_TOKEN_CHARS,
     CsrfKey,
@@ -67,19 +67,14 @@ def signed_out(request: Request, message: str, status: int = 401) -> HTMLRespons
     return response
 
 
-def nav_of(request: Request, session: Session) -> Html:
-    return pages.nav(session.caller, csrf_key(request).token_for(session))
-
-
-def problem(request: Request, session: Session | None, exc: TinyMemoryError) -> HTMLResponse:
+def problem(session: Session, exc: TinyMemoryError) -> HTMLResponse:
     status = status_of(exc)
-    nav = nav_of(request, session) if session is not None and session.caller.is_user else EMPTY
     title = {400: "Bad request", 403: "Not allowed", 413: "Too large"}.get(status, "Cannot do that")
-    return page(pages.problem(title, exc.message, nav), status)
+    return page(pages.problem(title, exc.message, pages.nav(session.caller)), status)
 
 
-def not_found(request: Request, session: Session) -> HTMLResponse:
-    return page(pages.not_found(nav_of(request, session)), 404)
+def not_found(session: Session) -> HTMLResponse:
+    return page(pages.not_found(pages.nav(session.caller)), 404)
 
 
 async def guarded(request: Request, handler: Page, *, anonymous: Response | None = None) -> Response:
@@ -92,11 +87,11 @@ async def guarded(request: Request, handler: Page, *, anonymous: Response | None
     if session is None:
         return anonymous if anonymous is not None else redirect("/")
     if not session.caller.is_user:
-        return page(pages.no_user(session.caller, csrf_key(request).token_for(session)), 403)
+        return page(pages.no_user(session.caller), 403)
     try:
         return await handler(request, session)
     except TinyMemoryError as exc:
-        return problem(request, session, exc)
+        return problem(session, exc)
 
 
 def chosen_tier(request: Request, tiers: Tiers) -> Tier:
@@ -121,8 +116,7 @@ async def home(request: Request) -> Response:
         listed = await history.newest(state.engine, tiers, tier, request.query_params.get("cursor") or None)
         counts = await history.counts(state.engine, tiers)
         notice = NOTICES.get(request.query_params.get("notice", ""))
-        csrf = csrf_key(request).token_for(session)
-        body = pages.home(session.caller, csrf, tiers, counts, tier, listed.items, listed.next_cursor, notice)
+        body = pages.home(session.caller, tiers, counts, tier, listed.items, listed.next_cursor, notice)
         return page(body)
 
     return await guarded(request, run, anonymous=page(pages.signin()))
@@ -137,7 +131,7 @@ async def search(request: Request) -> Response:
             tools = await deps.service(request).policy_tools(session.caller)
             result = await tools.call(MEMORY_RECALL, {"query": q, "limit": SEARCH_LIMIT})
             found = result["memories"]
-        return page(pages.search(session.caller, csrf_key(request).token_for(session), q, found))
+        return page(pages.search(session.caller, q, found))
 
     return await guarded(request, run)
 
@@ -156,7 +150,7 @@ async def item(request: Request, memory_id: str) -> Response:
         tiers = session.caller.identity().tiers
         found = await history.versions(deps.service(request).engine, tiers, memory_id)
         if found is None:
-            return not_found(request, session)
+            return not_found(session)
         own = tiers.own_reach
         forgettable = own is not None and found.item.namespace in own
         csrf = csrf_key(request).token_for(session)
@@ -174,7 +168,7 @@ async def forget(request: Request, memory_id: str) -> Response:
                 "Not allowed",
                 "This form is out of date or came from another site; reload and retry.",
             )
-            return page(pages.problem(title, message, nav_of(request, session)), 403)
+            return page(pages.problem(title, message, pages.nav(session.caller)), 403)
         tools = await deps.service(request).policy_tools(session.caller)
         result = await tools.call(MEMORY_FORGET, {"memory_id": memory_id})
         status = result.get("status")
@@ -182,9 +176,9 @@ async def forget(request: Request, memory_id: str) -> Response:
             return redirect("/?notice=forgotten")
         if status == "not_allowed":
             return page(
-                pages.problem("Not yours", str(result.get("message", "")), nav_of(request, session)), 403
+                pages.problem("Not yours", str(result.get("message", "")), pages.nav(session.caller)), 403
             )
-        return not_found(request, session)
+        return not_found(session)
 
     return await guarded(request, run)
 
