@@ -170,7 +170,10 @@ async def forget(request: Request, memory_id: str) -> Response:
             )
             return page(pages.problem(title, message, pages.nav(session.caller)), 403)
         tools = await deps.service(request).policy_tools(session.caller)
-        result = await tools.call(MEMORY_FORGET, {"memory_id": memory_id})
+        try:
+            result = await tools.call(MEMORY_FORGET, {"memory_id": memory_id})
+        except InvalidRequest:  # a malformed id: the same page as any id the caller cannot see
+            return not_found(session)
         status = result.get("status")
         if status == "forgotten":
             return redirect("/?notice=forgotten")
