@@ -1,0 +1,929 @@
+"""The memory service under concurrent load: `tinymemory serve` over a prefilled store, N verified users
+remembering and recalling at once over HTTP, on loopback; mem0's REST routes side by side when mem0 can
+run offline.
+
+    python bench/service_load.py [--levels 1,8,32] [--seconds 60] [--items 100000] [--mix 1:4]
+                                 [--mem0-python PY] [--mem0-items 10000] [--no-mem0] [--no-write]
+                                 [--with-nodelay-app]
+    python bench/service_load.py --quick          # smoke run: small stores, 5 s per level, writes nothing
+    python bench/service_load.py --from-json F    # redraw the section and chart from a saved run
+
+The server is a child process (`python -m tinymemory serve` on 127.0.0.1, a free port, HS256 tokens,
+the default embedder) over a fresh copy of a prefilled SQLite file; this process is the client (asyncio +
+httpx, one connection per client), so the load generator never runs on the server's event loop. Each
+client is a distinct verified user of one workspace, in a closed loop (the next request as soon as the
+previous one answers): 1 remember for every 4 recalls by default. Per level: throughput, p50/p95/p99 per
+route, errors, the server's resident memory (ready, after warm-up, at the end) and CPU, and the load
+average. Client and server share the machine's cores; the section says how many.
+
+The prefilled stores are built once and kept in bench/out/service_load/ (git-ignored): the tinymemory
+file through `store_many` with the default embedder (about a minute for 100k items), the mem0 store
+through its own `add` (slower: mem0 embeds one message at a time, hence the smaller default).
+
+mem0 runs from another Python when given one (`--mem0-python` or $TINYMEMORY_BENCH_MEM0_PYTHON; default:
+this one), see bench/service_load_mem0.py. When it cannot start, the section says why and tinymemory is
+measured alone.
+
+--with-nodelay-app adds a third system: the same app over the same store, served from a listening socket
+that gets TCP_NODELAY (see TinymemoryNodelay), to show what the socket `tinymemory serve` binds costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from report import machine_line, percentile, table, write_section
+from synthetic import sentences, vocabulary
+
+ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+LOCOMO = ROOT.parent / "shared" / "bench" / "locomo_dev.json"
+DATA_DIR = HERE / "out" / "service_load"
+CHART = ROOT / "docs" / "service_load.png"
+MEM0_SCRIPT = HERE / "service_load_mem0.py"
+
+WORKSPACE = "bench"
+USERS, AGENTS = 200, 4
+BATCH = 2_000
+STORE_SEED, REMEMBER_SEED = 17, 23
+START = datetime(2026, 1, 1, tzinfo=UTC)
+KINDS = ("general", "fact", "preference", "instruction", "event", "decision", "procedure")
+RECALL_LIMIT = 10
+TIMEOUT_S = 30.0
+WARMUP_RECALLS, WARMUP_REMEMBERS = 30, 5
+STARTUP_TIMEOUT_S = 300.0
+# The issue's targets: no errors, recall p95 under 50 ms at 8 clients on a 100k-item store, RSS stable
+# (here: the end of a level within 10% of its value after warm-up).
+TARGET_P95_MS, TARGET_CLIENTS, TARGET_ITEMS, RSS_DRIFT = 50.0, 8, 100_000, 0.10
+ROUTES = ("recall", "remember")
+
+
+# ---- the prefilled stores -----------------------------------------------------------------------------
+
+
+def owner(i: int) -> tuple[str, str | None, str | None]:
+    """Who item i belongs to: 2% the workspace, 8% one agent's shared tier, the rest one user's own tiers
+    (half `user`, half `user_for_agent` with the agent that user talks to). Returns (tier, user, agent)."""
+    roll = i % 50
+    if roll == 0:
+        return "institutional", None, None
+    if roll <= 4:
+        return "agent", None, f"a{i % AGENTS}"
+    user = (i * 7919) % USERS
+    return ("user_for_agent" if i % 2 else "user"), f"u{user}", f"a{user % AGENTS}"
+
+
+def namespace_of(tier: str, user: str | None, agent: str | None) -> str:
+    base = f"workspace:{WORKSPACE}"
+    if tier == "institutional":
+        return base
+    if tier == "agent":
+        return f"{base}/agent:{agent}"
+    if tier == "user":
+        return f"{base}/user:{user}"
+    return f"{base}/user:{user}/agent:{agent}"
+
+
+def store_texts(n: int, seed: int = STORE_SEED) -> list[str]:
+    words, p = vocabulary(LOCOMO)
+    return sentences(n, words, p, seed=seed)
+
+
+async def fill_tinymemory(path: Path, texts: list[str]) -> str:
+    from tinymemory.api import ItemKind, ItemMeta, Namespace, NewItem, Source
+    from tinymemory.engines.sqlite import SqliteEngine
+
+    async with SqliteEngine(str(path), embedder="default") as engine:
+        name = engine.embedder.name if engine.embedder is not None else "none"
+        for at in range(0, len(texts), BATCH):
+            batch = []
+            for i in range(at, min(at + BATCH, len(texts))):
+                tier, user, agent = owner(i)
+                meta = ItemMeta(
+                    namespace=Namespace.parse(namespace_of(tier, user, agent)),
+                    source=Source("agent", agent) if tier != "institutional" else Source("import"),
+                    agent_id=agent,
+                    learning_kind=KINDS[i % len(KINDS)],
+                    observed_at=START + timedelta(minutes=i),
+                )
+                batch.append(NewItem(ItemKind.LEARNING, texts[i], meta))
+            await engine.store_many(batch)
+            if (at // BATCH) % 10 == 9:
+                print(f"  tinymemory store: {at + BATCH:,} items", file=sys.stderr, flush=True)
+    return str(name)
+
+
+def tinymemory_store(items: int) -> tuple[Path, dict[str, Any]]:
+    """The cached prefilled file (built on first use), and what was recorded about its build."""
+    path = DATA_DIR / f"tinymemory-{items}.db"
+    info_path = path.with_suffix(".json")
+    if path.exists() and info_path.exists():
+        return path, json.loads(info_path.read_text())
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    print(f"building the tinymemory store ({items:,} items) ...", file=sys.stderr, flush=True)
+    tmp = path.with_suffix(".building.db")
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(tmp) + suffix).unlink(missing_ok=True)
+    started = time.perf_counter()
+    embedder = asyncio.run(fill_tinymemory(tmp, store_texts(items)))
+    info = {"items": items, "seconds": time.perf_counter() - started, "embedder": embedder}
+    os.replace(tmp, path)
+    info_path.write_text(json.dumps(info))
+    print(f"  built in {info['seconds']:.0f} s", file=sys.stderr, flush=True)
+    return path, info
+
+
+def mem0_store(python: str, items: int) -> tuple[Path, dict[str, Any]]:
+    """The cached mem0 data folder: the same texts, each memory under the user_id of its owner (mem0 has
+    no tiers; items of the shared tiers go to users round-robin)."""
+    folder = DATA_DIR / f"mem0-{items}"
+    info_path = folder / "built.json"
+    if info_path.exists():
+        return folder, json.loads(info_path.read_text())
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    print(f"building the mem0 store ({items:,} items) ...", file=sys.stderr, flush=True)
+    tmp = folder.with_name(folder.name + ".building")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    lines = tmp / "items.jsonl"
+    with lines.open("w") as out:
+        for i, text in enumerate(store_texts(items)):
+            _, user, _ = owner(i)
+            out.write(json.dumps({"user": user or f"u{i % USERS}", "text": text}) + "\n")
+    done = subprocess.run(
+        [python, str(MEM0_SCRIPT), "build", "--data", str(tmp), "--items", str(lines)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"mem0 build failed: {last_line(done.stderr)}")
+    info = json.loads(done.stdout.strip().splitlines()[-1])
+    lines.unlink()
+    (tmp / "built.json").write_text(json.dumps(info))
+    shutil.rmtree(folder, ignore_errors=True)
+    os.replace(tmp, folder)
+    return folder, info
+
+
+def last_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1][:300] if lines else "no output"
+
+
+# ---- the servers ----------------------------------------------------------------------------------------
+
+
+def proc_status(pid: int, key: str) -> float:
+    """A /proc/<pid>/status figure in MB (VmRSS, VmHWM)."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def proc_cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def loadavg() -> tuple[float, float, float]:
+    one, five, fifteen = Path("/proc/loadavg").read_text().split()[:3]
+    return float(one), float(five), float(fifteen)
+
+
+@dataclass
+class Server:
+    proc: subprocess.Popen[bytes]
+    url: str
+    log: Path
+    notes: list[str] = field(default_factory=list)
+    log_tail: list[str] = field(default_factory=list)
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def rss(self) -> float:
+        return proc_status(self.pid, "VmRSS")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def launch(cmd: list[str], env: dict[str, str], workdir: Path, ready_path: str) -> Server:
+    """Start a server whose stdout says `listening on <url>` (stdout and stderr go to files, so a chatty
+    server never blocks on a full pipe), then wait until `ready_path` answers 200."""
+    out, log = workdir / "stdout.txt", workdir / "stderr.txt"
+    with out.open("wb") as o, log.open("wb") as e:
+        proc = subprocess.Popen(cmd, stdout=o, stderr=e, env=env, cwd=workdir)
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    url, notes = None, []
+    while time.monotonic() < deadline and proc.poll() is None:
+        for line in out.read_text(errors="replace").splitlines():
+            if "listening on " in line:
+                url = line.split("listening on ", 1)[1].split()[0]
+            elif line.startswith("embedder "):
+                notes.append(line)
+        if url is not None:
+            try:
+                if httpx.get(url + ready_path, timeout=5).status_code == 200:
+                    return Server(proc, url, log, notes)
+            except httpx.HTTPError:
+                pass
+        time.sleep(0.2)
+    server = Server(proc, url or "", log, notes)
+    server.stop()
+    raise RuntimeError(f"{cmd[2] if len(cmd) > 2 else cmd[0]} did not start: {last_line(log.read_text())}")
+
+
+# ---- the two systems ------------------------------------------------------------------------------------
+
+
+class Target:
+    """One system under load: how to start it over a fresh copy of its store, and its two requests."""
+
+    label = ""
+    items = 0
+    embedder = ""
+
+    def start(self, workdir: Path) -> Server:
+        raise NotImplementedError
+
+    def headers(self, client: int) -> dict[str, str]:
+        return {}
+
+    def remember(self, client: int, text: str) -> tuple[str, dict[str, Any]]:
+        raise NotImplementedError
+
+    def recall(self, client: int, query: str) -> tuple[str, dict[str, Any]]:
+        raise NotImplementedError
+
+    def answered(self, route: str, body: Any) -> bool:
+        raise NotImplementedError
+
+
+class Tinymemory(Target):
+    label = "tinymemory"
+
+    def __init__(self, store: Path, info: dict[str, Any]) -> None:
+        from tinymemory.service.tokens import issue_jwt
+
+        self.store, self.items, self.embedder = store, int(info["items"]), str(info["embedder"])
+        self.secret = os.urandom(32).hex()
+        self._issue = issue_jwt
+
+    def start(self, workdir: Path) -> Server:
+        db = workdir / "memory.db"
+        shutil.copyfile(self.store, db)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TINYMEMORY_")}
+        env["TINYMEMORY_JWT_SECRET"] = self.secret
+        if "TINYMEMORY_HOME" in os.environ:
+            env["TINYMEMORY_HOME"] = os.environ["TINYMEMORY_HOME"]
+        cmd = [sys.executable, "-m", "tinymemory", "serve", "--db", str(db), "--port", "0"]
+        return launch(cmd, env, workdir, "/readyz")
+
+    def headers(self, client: int) -> dict[str, str]:
+        token = self._issue(
+            self.secret, WORKSPACE, f"u{client}", f"a{client % AGENTS}", ttl=timedelta(hours=2)
+        )
+        return {"Authorization": f"Bearer {token}"}
+
+    def remember(self, client: int, text: str) -> tuple[str, dict[str, Any]]:
+        return "/api/v1/memory/remember", {"content": text, "type": "fact"}
+
+    def recall(self, client: int, query: str) -> tuple[str, dict[str, Any]]:
+        return "/api/v1/memory/recall", {"query": query, "limit": RECALL_LIMIT}
+
+    def answered(self, route: str, body: Any) -> bool:
+        if route == "remember":
+            return isinstance(body, dict) and body.get("status") == "created"
+        return isinstance(body, dict) and isinstance(body.get("memories"), list)
+
+
+class TinymemoryNodelay(Tinymemory):
+    """The same app and store, served from a listening socket made with IPPROTO_TCP, so that asyncio sets
+    TCP_NODELAY on every accepted connection (it skips sockets whose proto is 0, which is what
+    `tinymemory serve`'s bind makes). Measured beside the command as it is when --with-nodelay-app."""
+
+    label = "tinymemory, TCP_NODELAY socket"
+
+    def start(self, workdir: Path) -> Server:
+        db = workdir / "memory.db"
+        shutil.copyfile(self.store, db)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TINYMEMORY_")}
+        env["TINYMEMORY_JWT_SECRET"] = self.secret
+        return launch(
+            [sys.executable, str(Path(__file__).resolve()), "--child-app", str(db)], env, workdir, "/readyz"
+        )
+
+
+def child_app(db: str) -> int:
+    """Serve create_app over `db` as `tinymemory serve` does, from a socket made with IPPROTO_TCP."""
+    import socket
+
+    import uvicorn
+
+    from tinymemory.service.app import create_app
+    from tinymemory.service.settings import ServiceSettings
+
+    settings = ServiceSettings(db=db, jwt_secret=os.environ["TINYMEMORY_JWT_SECRET"])
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(2048)
+    config = uvicorn.Config(create_app(settings), log_level="warning", lifespan="on")
+    print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}", flush=True)
+    asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
+    return 0
+
+
+class Mem0(Target):
+    label = "mem0"
+
+    def __init__(self, python: str, store: Path, info: dict[str, Any]) -> None:
+        self.python, self.store = python, store
+        self.items, self.embedder = int(info["items"]), str(info["embedder"])
+
+    def start(self, workdir: Path) -> Server:
+        data = workdir / "mem0"
+        shutil.copytree(self.store, data)
+        env = dict(os.environ, MEM0_TELEMETRY="false")
+        env.pop("OPENAI_API_KEY", None)
+        cmd = [self.python, str(MEM0_SCRIPT), "serve", "--data", str(data)]
+        return launch(cmd, env, workdir, "/healthz")
+
+    def remember(self, client: int, text: str) -> tuple[str, dict[str, Any]]:
+        body = {"messages": [{"role": "user", "content": text}], "user_id": f"u{client}", "infer": False}
+        return "/memories", body
+
+    def recall(self, client: int, query: str) -> tuple[str, dict[str, Any]]:
+        body = {"query": query, "filters": {"user_id": f"u{client}"}, "top_k": RECALL_LIMIT, "threshold": 0.0}
+        return "/search", body
+
+    def answered(self, route: str, body: Any) -> bool:
+        if route == "remember":
+            return isinstance(body, dict) and len(body.get("results") or []) == 1
+        return isinstance(body, dict) and isinstance(body.get("results"), list)
+
+
+def mem0_python(args: argparse.Namespace) -> str:
+    return str(args.mem0_python or os.environ.get("TINYMEMORY_BENCH_MEM0_PYTHON") or sys.executable)
+
+
+def mem0_target(args: argparse.Namespace) -> tuple[Mem0 | None, str]:
+    """mem0 when it can run here, else None and why."""
+    if args.no_mem0:
+        return None, "mem0 was left out of this run (--no-mem0)"
+    python = mem0_python(args)
+    probe = subprocess.run(
+        [python, "-c", "import mem0, qdrant_client, fastapi, uvicorn; print(mem0.__version__)"],
+        capture_output=True,
+        text=True,
+    )
+    if probe.returncode != 0:
+        return None, f"mem0 could not be imported ({last_line(probe.stderr)})"
+    try:
+        store, info = mem0_store(python, args.mem0_items)
+    except (RuntimeError, OSError, ValueError) as exc:
+        return None, f"mem0's store could not be built: {exc}"
+    target = Mem0(python, store, info)
+    target.version = probe.stdout.strip()  # type: ignore[attr-defined]
+    return target, ""
+
+
+# ---- the load -------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Workload:
+    queries: list[str]
+    texts: list[str]
+    remember_every: int  # one remember in this many requests
+
+    def route(self, k: int) -> str:
+        return "remember" if k % self.remember_every == 0 else "recall"
+
+
+async def client_loop(
+    target: Target,
+    url: str,
+    client: int,
+    work: Workload,
+    deadline: float,
+    lat: dict[str, list[float]],
+    errors: Counter[str],
+    log_error: Callable[[str], None],
+) -> None:
+    rng = random.Random(client)
+    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+    async with httpx.AsyncClient(
+        base_url=url, headers=target.headers(client), timeout=TIMEOUT_S, limits=limits
+    ) as http:
+        k = client  # clients start at different points of the mix
+        while time.perf_counter() < deadline:
+            route = work.route(k)
+            if route == "remember":
+                text = f"{rng.choice(work.texts)} (client {client}, note {k})"
+                path, body = target.remember(client, text)
+            else:
+                path, body = target.recall(client, rng.choice(work.queries))
+            started = time.perf_counter()
+            try:
+                res = await http.post(path, json=body)
+                took = (time.perf_counter() - started) * 1000
+                ok = res.status_code == 200 and target.answered(route, res.json())
+                if not ok:
+                    errors[f"{route} {res.status_code}"] += 1
+                    log_error(f"{route} {res.status_code}: {res.text[:200]}")
+                else:
+                    lat[route].append(took)
+            except (httpx.HTTPError, ValueError) as exc:
+                errors[f"{route} {type(exc).__name__}"] += 1
+                log_error(f"{route}: {type(exc).__name__}: {str(exc)[:200]}")
+            k += 1
+
+
+async def warm_up(target: Target, url: str, work: Workload) -> None:
+    """Untimed: load the vector matrix, caches and connections before measuring."""
+    async with httpx.AsyncClient(base_url=url, headers=target.headers(0), timeout=TIMEOUT_S) as http:
+        for i in range(WARMUP_RECALLS):
+            path, body = target.recall(0, work.queries[i % len(work.queries)])
+            (await http.post(path, json=body)).raise_for_status()
+        for i in range(WARMUP_REMEMBERS):
+            path, body = target.remember(0, f"{work.texts[i]} (warm-up {i})")
+            (await http.post(path, json=body)).raise_for_status()
+
+
+async def measure(
+    target: Target, server: Server, clients: int, seconds: float, work: Workload
+) -> dict[str, Any]:
+    lat: dict[str, list[float]] = {r: [] for r in ROUTES}
+    errors: Counter[str] = Counter()
+    samples: list[str] = []
+
+    def log_error(msg: str) -> None:
+        if len(samples) < 5:
+            samples.append(msg)
+
+    await warm_up(target, server.url, work)
+    rss_warm = server.rss()
+    load0 = loadavg()
+    cpu0, usage0 = proc_cpu_seconds(server.pid), resource.getrusage(resource.RUSAGE_SELF)
+    started = time.perf_counter()
+    deadline = started + seconds
+    await asyncio.gather(
+        *(client_loop(target, server.url, c, work, deadline, lat, errors, log_error) for c in range(clients))
+    )
+    wall = time.perf_counter() - started
+    cpu1, usage1 = proc_cpu_seconds(server.pid), resource.getrusage(resource.RUSAGE_SELF)
+    client_cpu = (usage1.ru_utime + usage1.ru_stime) - (usage0.ru_utime + usage0.ru_stime)
+    done = sum(len(v) for v in lat.values())
+    row: dict[str, Any] = {
+        "system": target.label,
+        "clients": clients,
+        "items": target.items,
+        "seconds": wall,
+        "requests": done,
+        "rps": done / wall,
+        "errors": sum(errors.values()),
+        "error_kinds": dict(errors),
+        "error_samples": samples,
+        "rss_warm": rss_warm,
+        "rss_end": server.rss(),
+        "rss_peak": proc_status(server.pid, "VmHWM"),
+        "server_cpu": (cpu1 - cpu0) / wall,
+        "client_cpu": client_cpu / wall,
+        "load_before": load0,
+        "load_after": loadavg(),
+    }
+    for route in ROUTES:
+        values = lat[route]
+        row[route] = {
+            "n": len(values),
+            "p50": percentile(values, 50),
+            "p95": percentile(values, 95),
+            "p99": percentile(values, 99),
+        }
+    return row
+
+
+def run_level(target: Target, clients: int, seconds: float, work: Workload) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="tinymemory-load-") as tmp:
+        started = time.perf_counter()
+        server = target.start(Path(tmp))
+        ready_s = time.perf_counter() - started
+        try:
+            rss_ready = server.rss()
+            row = asyncio.run(measure(target, server, clients, seconds, work))
+        finally:
+            server.stop()
+            server.log_tail = [ln[:300] for ln in server.log.read_text(errors="replace").splitlines()[-6:]]
+    row["rss_ready"], row["ready_s"], row["notes"] = rss_ready, ready_s, server.notes
+    if row["errors"]:
+        row["server_log_tail"] = server.log_tail
+    return row
+
+
+# ---- the report -----------------------------------------------------------------------------------------
+
+
+def ms3(r: dict[str, Any]) -> str:
+    if not r["n"]:
+        return "n/a"
+    return f"{r['p50']:.1f} / {r['p95']:.1f} / {r['p99']:.1f}"
+
+
+def render(run: dict[str, Any]) -> str:
+    rows, cfg = run["rows"], run["config"]
+    tm_items = next((r["items"] for r in rows if r["system"] == "tinymemory"), cfg["items"])
+    headers = [
+        "system",
+        "clients",
+        "items",
+        "req/s",
+        "recall p50 / p95 / p99 ms",
+        "remember p50 / p95 / p99 ms",
+        "errors",
+        "server RSS MB: ready / warm / end",
+        "server CPU",
+        "client CPU",
+        "1-min load before / after",
+    ]
+    body = [
+        [
+            r["system"],
+            str(r["clients"]),
+            f"{r['items']:,}",
+            f"{r['rps']:,.0f}",
+            ms3(r["recall"]),
+            ms3(r["remember"]),
+            str(r["errors"]),
+            f"{r['rss_ready']:,.0f} / {r['rss_warm']:,.0f} / {r['rss_end']:,.0f}",
+            f"{r['server_cpu']:.0%}",
+            f"{r['client_cpu']:.0%}",
+            f"{r['load_before'][0]:.2f} / {r['load_after'][0]:.2f}",
+        ]
+        for r in rows
+    ]
+    every = cfg["remember_every"]
+    out = [
+        "## Service under load (`bench/service_load.py`)",
+        "",
+        f"Machine: {cfg['machine']}; 1-min load average before and after the "
+        f"whole run: {cfg['load_start'][0]:.2f} and {cfg['load_end'][0]:.2f}. **Client and server share "
+        f"these {os.cpu_count()} cores**, and other jobs ran on the machine at the same time, so the load "
+        "column (which counts the bench's own two processes) says how busy it was.",
+        "",
+        f"The server is `tinymemory serve` in a child process (uvicorn's event loop, one SQLite worker "
+        f"thread, one embedding thread; default embedder `{cfg['tm_embedder']}`, HS256 tokens) over a fresh "
+        f"copy of a prefilled SQLite file of {tm_items:,} memories for every level. The prefilled store is "
+        f"one workspace: {USERS} users' own tiers (96%, half `user`, half `user_for_agent`), {AGENTS} "
+        "agents' shared tiers (2% each) and the institutional tier (2%); texts are synthetic sentences of "
+        "8 to 28 words drawn from the word distribution of the LoCoMo chat turns. The client is this "
+        "script's process, apart from the server: asyncio with one httpx connection per client, each client "
+        f"a distinct verified user (its own JWT) in a closed loop for {cfg['seconds']:.0f} s per level after "
+        f"an untimed warm-up, 1 `POST /api/v1/memory/remember` for every {every - 1} "
+        f"`POST /api/v1/memory/recall` (top {RECALL_LIMIT}, queries drawn from the LoCoMo questions). "
+        "Latency is measured by the client, so it includes the HTTP round trip and any wait for the "
+        "server; req/s counts answered requests. RSS is the server's VmRSS when ready, after warm-up and "
+        "at the end of the level; CPU is the share of one core each process used during the level.",
+        "",
+        table(headers, body),
+        "",
+        "![throughput and recall latency against concurrent clients](service_load.png)",
+        "",
+        *targets_lines(rows),
+        "",
+        *mem0_lines(run),
+    ]
+    errors = [r for r in rows if r["errors"]]
+    if errors:
+        out += ["", "Errors seen (first few per level):", ""]
+        for r in errors:
+            kinds = ", ".join(f"{k}: {v}" for k, v in r["error_kinds"].items())
+            out.append(f"- {r['system']}, {r['clients']} clients: {kinds}; e.g. `{r['error_samples'][0]}`")
+    return "\n".join(out)
+
+
+TM_SYSTEMS = ("tinymemory", "tinymemory, TCP_NODELAY socket")
+SYSTEM_COLORS = {
+    "tinymemory": "tab:blue",
+    "tinymemory, TCP_NODELAY socket": "tab:green",
+    "mem0": "tab:orange",
+}
+
+
+def targets_lines(rows: list[dict[str, Any]]) -> list[str]:
+    lines: list[str] = []
+    for system in TM_SYSTEMS:
+        tm = [r for r in rows if r["system"] == system]
+        if tm:
+            lines += [f"Targets, {system}:", "", *system_targets(tm), ""]
+    return lines + stall_lines(rows)
+
+
+def system_targets(tm: list[dict[str, Any]]) -> list[str]:
+    errors = sum(r["errors"] for r in tm)
+    lines = [
+        f"- No errors: {errors} errors in {sum(r['requests'] + r['errors'] for r in tm):,} requests "
+        f"({'met' if errors == 0 else 'not met'})."
+    ]
+    at = [r for r in tm if r["clients"] == TARGET_CLIENTS]
+    if at:
+        r = at[0]
+        p95 = r["recall"]["p95"]
+        if r["items"] < TARGET_ITEMS:
+            size_note, verdict = f" on {r['items']:,} items, not {TARGET_ITEMS:,}", "not shown"
+        else:
+            size_note, verdict = "", "met" if p95 < TARGET_P95_MS else "not met"
+        lines.append(
+            f"- Recall p95 under {TARGET_P95_MS:.0f} ms at {TARGET_CLIENTS} clients on a "
+            f"{TARGET_ITEMS:,}-item store: {p95:.1f} ms{size_note} ({verdict})."
+        )
+    drift = [(r["clients"], (r["rss_end"] - r["rss_warm"]) / r["rss_warm"]) for r in tm]
+    worst = max(d for _, d in drift)
+    cells = ", ".join(f"{c} clients {d:+.1%}" for c, d in drift)
+    lines.append(
+        f"- RSS stable (end of a level within {RSS_DRIFT:.0%} of after warm-up): {cells} "
+        f"({'met' if worst <= RSS_DRIFT else 'not met'}). Every level adds memories (the remembers), so "
+        "some growth is data, not a leak."
+    )
+    return lines
+
+
+def stall_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """When both tinymemory launches ran: say what the socket difference costs, from the 1-client row."""
+    one = {r["system"]: r for r in rows if r["clients"] == 1 and r["system"] in TM_SYSTEMS}
+    if len(one) < 2 or not all(r["recall"]["n"] for r in one.values()):
+        return []
+    served, fixed = (one[s]["recall"]["p50"] for s in TM_SYSTEMS)
+    if served - fixed < 20:
+        return [
+            f"The two tinymemory launches agree at 1 client (recall p50 {served:.1f} vs {fixed:.1f} ms): "
+            "the listening socket does not matter here."
+        ]
+    return [
+        f"Why the two tinymemory rows differ: at 1 client a recall takes {served:.1f} ms (p50) from "
+        f"`tinymemory serve` and {fixed:.1f} ms from the same app behind a socket made with "
+        "`IPPROTO_TCP`. `tinymemory serve` binds its listening socket as `socket(family, SOCK_STREAM)`, "
+        "whose protocol number is 0; asyncio sets TCP_NODELAY only on TCP sockets whose protocol is "
+        "IPPROTO_TCP, so the connections it accepts keep Nagle's algorithm. A response goes out in more "
+        "than one write, and on a kept-alive connection the later write waits for the client's delayed "
+        "acknowledgement (about 40 ms on Linux). A new connection per request (curl) does not show it, "
+        "a pooled client (httpx, any SDK) does. The fix is one argument in `service/server.py`'s "
+        "`bind`: `socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)`.",
+    ]
+
+
+def mem0_lines(run: dict[str, Any]) -> list[str]:
+    rows, cfg = run["rows"], run["config"]
+    if cfg.get("mem0_skipped"):
+        return [f"mem0: not measured in this run: {cfg['mem0_skipped']}."]
+    m0 = {r["clients"]: r for r in rows if r["system"] == "mem0"}
+    if not m0:
+        return []
+    first = next(iter(m0.values()))
+    tm_items = max((r["items"] for r in rows if r["system"] in TM_SYSTEMS), default=0)
+    out = [
+        f"mem0 ({cfg.get('mem0_version', '?')}), side by side in the same run, each level right after "
+        "tinymemory's: mem0's own `Memory` class behind a FastAPI app with the two routes of mem0's REST "
+        "server that the load uses (`POST /memories` with `infer: false`, so no LLM is called, and "
+        f"`POST /search` filtered by `user_id`, top {RECALL_LIMIT}, threshold 0), plain `def` handlers in "
+        "FastAPI's thread pool over one shared `Memory`, as mem0's server has them; vectors in local "
+        f"Qdrant (a folder, no Qdrant server); the same embedder, `{cfg.get('mem0_embedder')}`. The same "
+        "clients, mix, queries and texts; each mem0 client is one `user_id`. A mem0 search reads that "
+        "user's memories only, where a tinymemory recall reads four tiers (the user's two, the agent's "
+        "and the workspace's).",
+    ]
+    if first["items"] < tm_items:
+        out += [
+            "",
+            f"mem0's store holds **{first['items']:,} memories, not {tm_items:,}**: mem0 adds one memory "
+            "at a time, embedding each on its own, and its local Qdrant filters by scanning, so a 100k "
+            "store would take long to fill and longer to search. The comparison is therefore of serving "
+            "cost, with mem0 on the smaller store.",
+        ]
+    for system in TM_SYSTEMS:
+        tm = {r["clients"]: r for r in rows if r["system"] == system}
+        ratios = [
+            f"{c} clients {tm[c]['rps'] / m0[c]['rps']:.1f}x"
+            for c in sorted(set(m0) & set(tm))
+            if m0[c]["rps"] > 0
+        ]
+        if ratios:
+            out += ["", f"Throughput, {system} over mem0: " + ", ".join(ratios) + "."]
+    clues = " ".join(" ".join(r["error_samples"] + r.get("server_log_tail", [])) for r in m0.values())
+    if "qdrant_client/local" in clues or "could not be broadcast" in clues:
+        out += [
+            "",
+            "mem0's errors (listed below) come from local Qdrant under concurrent threads (its server log "
+            "shows the payload filter indexing past arrays that an add was growing): the in-process store "
+            "is not safe for a search running while an add changes it. mem0's own server defaults to "
+            "pgvector in Postgres, which this offline machine cannot run.",
+        ]
+    return out
+
+
+def chart(run: dict[str, Any], out: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not installed (the `bench` extra): no chart", file=sys.stderr)
+        return False
+    rows = run["rows"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for system, color in SYSTEM_COLORS.items():
+        mine = sorted((r for r in rows if r["system"] == system), key=lambda r: r["clients"])
+        if not mine:
+            continue
+        xs = [r["clients"] for r in mine]
+        label = f"{system} ({mine[0]['items']:,} items)"
+        left.plot(xs, [r["rps"] for r in mine], marker="o", color=color, label=label)
+        right.plot(xs, [r["recall"]["p50"] for r in mine], marker="o", color=color, label=f"{system} p50")
+        right.plot(
+            xs, [r["recall"]["p95"] for r in mine], marker="s", ls="--", color=color, label=f"{system} p95"
+        )
+    right.axhline(
+        TARGET_P95_MS,
+        color="grey",
+        ls=":",
+        lw=1,
+        label=f"target: p95 < {TARGET_P95_MS:.0f} ms at {TARGET_CLIENTS}",
+    )
+    left.set(xscale="log", xlabel="concurrent clients", ylabel="answered requests / s")
+    left.set_ylim(bottom=0)
+    left.set_title("throughput (1 remember : 4 recalls)", fontsize=10)
+    right.set(
+        xscale="log", yscale="log", xlabel="concurrent clients", ylabel="recall latency ms (client side)"
+    )
+    right.set_title("recall latency over HTTP", fontsize=10)
+    for ax in (left, right):
+        ax.set_xticks(sorted({r["clients"] for r in rows}))
+        ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.get_xaxis().set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
+
+
+# ---- main -----------------------------------------------------------------------------------------------
+
+
+def parse_mix(text: str) -> int:
+    """ "1:4" (remembers : recalls) -> one remember in every 5 requests."""
+    try:
+        a, b = (int(x) for x in text.split(":"))
+    except ValueError:
+        raise SystemExit(f"--mix must look like 1:4, got {text!r}") from None
+    if a != 1 or b < 0:
+        raise SystemExit("--mix: the first number must be 1 (one remember per N recalls)")
+    return b + 1
+
+
+def workload(remember_every: int) -> Workload:
+    questions = [q["question"] for s in json.loads(LOCOMO.read_text()) for q in s["qa"]]
+    return Workload(questions, store_texts(5_000, seed=REMEMBER_SEED), remember_every)
+
+
+def summary_line(r: dict[str, Any]) -> str:
+    return (
+        f"  {r['system']:>10} {r['clients']:>3} clients: {r['rps']:7.1f} req/s, "
+        f"recall {ms3(r['recall'])} ms, remember {ms3(r['remember'])} ms, errors {r['errors']}, "
+        f"RSS {r['rss_warm']:.0f} -> {r['rss_end']:.0f} MB, load {r['load_after'][0]:.2f}"
+    )
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    load_start = loadavg()
+    levels = [int(x) for x in args.levels.split(",") if x.strip()]
+    work = workload(parse_mix(args.mix))
+    store, info = tinymemory_store(args.items)
+    targets: list[Target] = [Tinymemory(store, info)]
+    if args.with_nodelay_app:
+        targets.append(TinymemoryNodelay(store, info))
+    m0, skipped = mem0_target(args)
+    config: dict[str, Any] = {
+        "items": args.items,
+        "seconds": args.seconds,
+        "levels": levels,
+        "remember_every": work.remember_every,
+        "tm_embedder": info["embedder"],
+        "tm_build_s": info["seconds"],
+        "load_start": load_start,
+        "machine": machine_line(),
+        "mem0_skipped": skipped,
+    }
+    if m0 is not None:
+        targets.append(m0)
+        config.update(
+            mem0_version=getattr(m0, "version", "?"), mem0_embedder=m0.embedder, mem0_items=m0.items
+        )
+    rows = []
+    for clients in levels:
+        for target in targets:
+            print(f"{target.label}: {clients} clients, {args.seconds:.0f} s ...", file=sys.stderr, flush=True)
+            try:
+                rows.append(run_level(target, clients, args.seconds, work))
+            except RuntimeError as exc:
+                if target.label != "mem0":
+                    raise
+                config["mem0_skipped"] = str(exc)
+                targets.remove(target)
+                rows = [r for r in rows if r["system"] != "mem0"]
+                print(f"  mem0 dropped: {exc}", file=sys.stderr, flush=True)
+                break
+            print(summary_line(rows[-1]), file=sys.stderr, flush=True)
+    config["load_end"] = loadavg()
+    return {"config": config, "rows": rows}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--levels", default="1,8,32", help="concurrent clients per level (default 1,8,32)")
+    parser.add_argument("--seconds", type=float, default=60.0, help="measured seconds per level (default 60)")
+    parser.add_argument("--items", type=int, default=TARGET_ITEMS, help="memories in the tinymemory store")
+    parser.add_argument("--mix", default="1:4", help="remembers : recalls (default 1:4)")
+    parser.add_argument("--mem0-python", help="a Python with mem0ai (default: $TINYMEMORY_BENCH_MEM0_PYTHON)")
+    parser.add_argument("--mem0-items", type=int, default=10_000, help="memories in the mem0 store")
+    parser.add_argument("--no-mem0", action="store_true", help="measure tinymemory alone")
+    parser.add_argument(
+        "--with-nodelay-app",
+        action="store_true",
+        help="also measure the same app from a socket with TCP_NODELAY (see TinymemoryNodelay)",
+    )
+    parser.add_argument("--child-app", metavar="DB", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke run: 1,8 clients, 5 s, small stores, no write"
+    )
+    parser.add_argument("--no-write", action="store_true", help="print the section, leave docs/ alone")
+    parser.add_argument("--from-json", type=Path, help="re-render the section and chart from a saved run")
+    args = parser.parse_args()
+    if args.child_app:
+        return child_app(args.child_app)
+    if args.quick:
+        args.levels, args.seconds, args.items, args.mem0_items, args.no_write = (
+            "1,8",
+            5.0,
+            10_000,
+            2_000,
+            True,
+        )
+    if args.from_json is not None:
+        result = json.loads(args.from_json.read_text())
+    else:
+        result = run(args)
+        saved = DATA_DIR / ("last-quick.json" if args.quick else "last.json")
+        saved.write_text(json.dumps(result, indent=1))
+        print(f"raw figures: {saved}", file=sys.stderr)
+    md = render(result)
+    print(md)
+    if not args.no_write:
+        chart(result, CHART)
+        write_section("service-load", md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
