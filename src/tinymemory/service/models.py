@@ -74,7 +74,9 @@ def _absent_not_null(schema: dict[str, Any]) -> None:
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """A request body: unknown keys are errors and values are never coerced (`"yes"` is not true)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class Answer(BaseModel):
