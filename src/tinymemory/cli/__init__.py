@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "tinymemory.cli.serve_cmd",
     "tinymemory.cli.token_cmd",
     "tinymemory.cli.agents_cmd",
+    "tinymemory.cli.gate_cmd",
 )
 
 

@@ -17,6 +17,8 @@ from tinymemory.api import (
     utcnow,
 )
 from tinymemory.policy import render
+from tinymemory.policy.gate.deid import is_personal
+from tinymemory.policy.gate.queue import candidate_item, queue_marker
 from tinymemory.policy.session import MAX_VERSIONS, PolicySession
 from tinymemory.tools.args import Obj
 
@@ -71,8 +73,6 @@ async def remember(session: PolicySession, raw: Obj) -> dict[str, Any]:
     target, private_because = share_target(session, item.text) if values[a.share] else (None, None)
     stored = await session.engine.store(item)
     if target is not None:
-        from tinymemory.policy.gate.queue import candidate_item, queue_marker
-
         # After the user's copy: the candidate cites it. Should this write fail, the user's copy is
         # kept and a retry (a replay of it) queues the candidate again.
         await session.engine.store_many(
@@ -105,8 +105,6 @@ def share_target(session: PolicySession, text: str) -> tuple[str | None, str | N
         return None, "user_shares_off"
     if agent is None:
         return None, "no_agent"
-    from tinymemory.policy.gate.deid import is_personal
-
     if is_personal(text):
         return None, "personal"
     return agent, None

@@ -68,9 +68,10 @@ NO_TOOLS_MESSAGE = (
 class GatewayTools:
     """One caller's memory__ tools as the gateway serves them: memory__remember also takes `agent`.
 
-    A share names its target agent here because the gateway has none of its own. The agent's id is
-    the share's target, kept out of the save itself: the memory goes to the user's tier like any other
-    remember, and no shared-write gate exists yet, so the share is answered `kept_private`."""
+    A share names its target agent here because the gateway has none of its own. The agent is the
+    share's target, kept apart from the save itself: the memory goes to the user's tier like any other
+    remember, and the workspace's gate (when its policy enables one) receives a candidate for that
+    agent's shared tier; without a gate the share is answered `kept_private`."""
 
     def __init__(self, tools: PolicyTools, registry: AgentRegistry, workspace: str) -> None:
         self._tools = tools
@@ -96,7 +97,7 @@ class GatewayTools:
         if not share:
             raise fail(name, AGENT.name, "is only used with share: true")
         agent_id = await self._agent_id(name, agent_name)
-        out = await self._tools.call(name, raw)
+        out = await self._tools.call(name, raw, share_agent=agent_name)
         out["share_agent_id"] = agent_id
         return out
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from tinymemory.policy.gate import gate_status
 from tinymemory.service import deps
 from tinymemory.service.models import errors
 
@@ -19,8 +20,6 @@ async def status(request: Request) -> dict[str, Any]:
     """Candidates grouped by fact, distinct sharers against the threshold, expiry, recent decisions."""
     state, caller = deps.service(request), deps.caller(request)
     workspace = caller.need_institutional("gate status")
-    from tinymemory.policy.gate import gate_status
-
     return await gate_status(
         state.engine, workspace, state.policies.effective(workspace), state.gate_matcher()
     )

@@ -1,0 +1,116 @@
+"""Queueing a share: the candidate the gate will weigh, kept apart from every tier a user reads.
+
+A candidate lives in `workspace:W/gate:A` (A: the agent it is proposed to), one per user and fact: the
+same user sharing the same fact again refreshes their candidate rather than adding a second voice. It
+holds the fact already de-identified of its sharer, a one-way digest of the sharer (enough to count
+distinct users, not to name one) and the id of the user's own copy (so a fact its sharer forgot is
+withdrawn). A marker in the root node `gate:queue` tells the job which (workspace, agent) pairs have
+candidates; nothing a user's reach covers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+
+from tinymemory.api import About, ItemKind, ItemMeta, MemoryItem, Namespace, NewItem, Source
+from tinymemory.policy.gate.deid import deidentify
+from tinymemory.policy.gate.match import normalise
+from tinymemory.policy.identity import Identity
+
+GATE_SOURCE = "gate"
+CANDIDATE_ABOUT = "gate-candidate"
+QUEUE_ABOUT = "gate-queue"
+SUBJECT_KEY = "gate_subject"
+SOURCE_KEY = "gate_source"
+USER_KEY = "gate_user"  # the sharer, kept in the gate's own records only, to scrub them from a publication
+QUEUE_NODE = Namespace.of(("gate", "queue"))
+
+
+def candidate_node(workspace: str, agent: str) -> Namespace:
+    return Namespace.of(("workspace", workspace), ("gate", agent))
+
+
+def decision_node(workspace: str, agent: str) -> Namespace:
+    return candidate_node(workspace, agent).child("log", "decisions")
+
+
+def agent_tier(workspace: str, agent: str) -> Namespace:
+    return Namespace.of(("workspace", workspace), ("agent", agent))
+
+
+def subject_of(identity: Identity) -> str:
+    """A digest that tells two sharers apart without naming either."""
+    return hashlib.sha256(f"{identity.workspace}\x00{identity.user}".encode()).hexdigest()[:32]
+
+
+def fact_key(text: str) -> str:
+    return hashlib.sha256(normalise(text).encode()).hexdigest()[:24]
+
+
+def candidate_item(
+    identity: Identity,
+    agent: str,
+    source_id: str,
+    text: str,
+    kind: str,
+    confidence: float,
+    now: datetime,
+) -> NewItem:
+    subject = subject_of(identity)
+    clean = deidentify(text, [identity.user] if identity.user else [])
+    return NewItem(
+        ItemKind.LEARNING,
+        clean,
+        ItemMeta(
+            namespace=candidate_node(identity.workspace, agent),
+            source=Source(GATE_SOURCE, None),
+            agent_id=agent,
+            learning_kind=kind,
+            observed_at=now,
+            about=About(CANDIDATE_ABOUT, f"{subject}.{fact_key(clean)}"),
+            extra=((SUBJECT_KEY, subject), (SOURCE_KEY, source_id), (USER_KEY, identity.user or "")),
+        ),
+        confidence=confidence,
+    )
+
+
+def queue_marker(workspace: str, agent: str) -> NewItem:
+    pair = f"{workspace}/{agent}"
+    return NewItem(
+        ItemKind.DOCUMENT,
+        pair,
+        ItemMeta(namespace=QUEUE_NODE, source=Source(GATE_SOURCE, None), about=About(QUEUE_ABOUT, pair)),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A queued share as the job reads it."""
+
+    item: MemoryItem
+    subject: str
+    source_id: str
+    user: str
+
+    @classmethod
+    def of(cls, item: MemoryItem) -> Candidate | None:
+        extra = dict(item.meta.extra)
+        subject, source = extra.get(SUBJECT_KEY), extra.get(SOURCE_KEY)
+        if not subject or not source:
+            return None
+        return cls(item, subject, source, extra.get(USER_KEY, ""))
+
+    @property
+    def id(self) -> str:
+        return self.item.id
+
+    @property
+    def text(self) -> str:
+        return self.item.text
+
+    @property
+    def shared_at(self) -> datetime:
+        assert self.item.meta.observed_at is not None  # engines fill it
+        return self.item.meta.observed_at
