@@ -170,6 +170,15 @@ async def test_the_published_copy_names_no_sharer(engine: SqliteEngine) -> None:
     assert copy.meta.source is not None and copy.meta.source.id is None
 
 
+async def test_an_organisations_address_is_the_fact_and_stays(engine: SqliteEngine) -> None:
+    world = World(engine, policy())
+    await world.share("alice", "Refund requests go to refunds@example.com within 30 days.")
+    await world.share("bob", "Within 30 days, refund requests go to refunds@example.com.")
+    assert (await world.run()).published == 1
+    [copy] = await world.shared()
+    assert "refunds@example.com" in copy.text
+
+
 async def test_status_shows_groups_subjects_and_decisions(engine: SqliteEngine) -> None:
     world = World(engine, policy())
     await world.share("alice", FACT)

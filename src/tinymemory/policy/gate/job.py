@@ -218,8 +218,8 @@ class GateJob:
     ) -> list[Decision]:
         first = members[0]  # the earliest share: a fixed choice, so two jobs publish the same text
         sharers = [m.user for m in members if m.user]
-        text = deidentify(first.text, sharers)
-        if is_personal(text) or contains_identifier(text, sharers):
+        text = deidentify(first.text, sharers, keep_organisational=True)
+        if is_personal(text) or contains_identifier(text, sharers, keep_organisational=True):
             return [Decision(m.id, PERSONAL, None, m.subject) for m in members]
         existing = next((s for s in shared if self.matcher.same(s.text, text)), None)
         if existing is not None:

@@ -59,7 +59,8 @@ def candidate_item(
     now: datetime,
 ) -> NewItem:
     subject = subject_of(identity)
-    clean = deidentify(text, [identity.user] if identity.user else [])
+    # An organisation's role address or hotline is the fact itself ("write to support@..."): it stays.
+    clean = deidentify(text, [identity.user] if identity.user else [], keep_organisational=True)
     return NewItem(
         ItemKind.LEARNING,
         clean,
