@@ -4,7 +4,7 @@ run offline.
 
     python bench/service_load.py [--levels 1,8,32] [--seconds 60] [--items 100000] [--mix 1:4]
                                  [--mem0-python PY] [--mem0-items 10000] [--no-mem0] [--no-write]
-                                 [--with-nodelay-app]
+                                 [--systems serve,serve-blas1,nodelay-blas1,mem0]
     python bench/service_load.py --quick          # smoke run: small stores, 5 s per level, writes nothing
     python bench/service_load.py --from-json F    # redraw the section and chart from a saved run
 
@@ -24,8 +24,9 @@ mem0 runs from another Python when given one (`--mem0-python` or $TINYMEMORY_BEN
 this one), see bench/service_load_mem0.py. When it cannot start, the section says why and tinymemory is
 measured alone.
 
---with-nodelay-app adds a third system: the same app over the same store, served from a listening socket
-that gets TCP_NODELAY (see TinymemoryNodelay), to show what the socket `tinymemory serve` binds costs.
+--systems adds variants of the server beside the command as committed: the same command with BLAS on one
+thread, and the same app served from a listening socket that gets TCP_NODELAY (see TinymemoryNodelay), to
+show what each of the two costs.
 """
 
 from __future__ import annotations
@@ -269,15 +270,30 @@ def launch(cmd: list[str], env: dict[str, str], workdir: Path, ready_path: str) 
     raise RuntimeError(f"{cmd[2] if len(cmd) > 2 else cmd[0]} did not start: {last_line(log.read_text())}")
 
 
-# ---- the two systems ------------------------------------------------------------------------------------
+# ---- the systems ----------------------------------------------------------------------------------------
+
+BLAS_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def server_env(blas_threads: int | None) -> dict[str, str]:
+    """This process's environment for a server, less TINYMEMORY_* (so the store, embedder and secret are
+    the bench's), with BLAS pinned to `blas_threads` when given (None: as inherited)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TINYMEMORY_")}
+    if "TINYMEMORY_HOME" in os.environ:
+        env["TINYMEMORY_HOME"] = os.environ["TINYMEMORY_HOME"]
+    if blas_threads is not None:
+        env.update({var: str(blas_threads) for var in BLAS_VARS})
+    return env
 
 
 class Target:
     """One system under load: how to start it over a fresh copy of its store, and its two requests."""
 
+    key = ""
     label = ""
     items = 0
     embedder = ""
+    blas_threads: int | None = None
 
     def start(self, workdir: Path) -> Server:
         raise NotImplementedError
@@ -296,22 +312,27 @@ class Target:
 
 
 class Tinymemory(Target):
-    label = "tinymemory"
+    """`python -m tinymemory serve` as committed (key `serve`), or with BLAS on one thread (`serve-blas1`)."""
 
-    def __init__(self, store: Path, info: dict[str, Any]) -> None:
+    def __init__(self, store: Path, info: dict[str, Any], blas_threads: int | None = None) -> None:
         from tinymemory.service.tokens import issue_jwt
 
         self.store, self.items, self.embedder = store, int(info["items"]), str(info["embedder"])
+        self.blas_threads = blas_threads
+        self.key = "serve" if blas_threads is None else f"serve-blas{blas_threads}"
+        self.label = "tinymemory serve" + ("" if blas_threads is None else f", BLAS {blas_threads} thread")
         self.secret = os.urandom(32).hex()
         self._issue = issue_jwt
 
-    def start(self, workdir: Path) -> Server:
+    def copy_store(self, workdir: Path) -> tuple[Path, dict[str, str]]:
         db = workdir / "memory.db"
         shutil.copyfile(self.store, db)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("TINYMEMORY_")}
+        env = server_env(self.blas_threads)
         env["TINYMEMORY_JWT_SECRET"] = self.secret
-        if "TINYMEMORY_HOME" in os.environ:
-            env["TINYMEMORY_HOME"] = os.environ["TINYMEMORY_HOME"]
+        return db, env
+
+    def start(self, workdir: Path) -> Server:
+        db, env = self.copy_store(workdir)
         cmd = [sys.executable, "-m", "tinymemory", "serve", "--db", str(db), "--port", "0"]
         return launch(cmd, env, workdir, "/readyz")
 
@@ -336,15 +357,14 @@ class Tinymemory(Target):
 class TinymemoryNodelay(Tinymemory):
     """The same app and store, served from a listening socket made with IPPROTO_TCP, so that asyncio sets
     TCP_NODELAY on every accepted connection (it skips sockets whose proto is 0, which is what
-    `tinymemory serve`'s bind makes). Measured beside the command as it is when --with-nodelay-app."""
+    `tinymemory serve`'s bind makes). Key `nodelay-blas1`: BLAS on one thread too."""
 
-    label = "tinymemory, TCP_NODELAY socket"
+    def __init__(self, store: Path, info: dict[str, Any]) -> None:
+        super().__init__(store, info, blas_threads=1)
+        self.key, self.label = "nodelay-blas1", "same app, TCP_NODELAY socket, BLAS 1 thread"
 
     def start(self, workdir: Path) -> Server:
-        db = workdir / "memory.db"
-        shutil.copyfile(self.store, db)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("TINYMEMORY_")}
-        env["TINYMEMORY_JWT_SECRET"] = self.secret
+        db, env = self.copy_store(workdir)
         return launch(
             [sys.executable, str(Path(__file__).resolve()), "--child-app", str(db)], env, workdir, "/readyz"
         )
@@ -371,7 +391,10 @@ def child_app(db: str) -> int:
 
 
 class Mem0(Target):
-    label = "mem0"
+    """mem0 behind bench/service_load_mem0.py, BLAS on one thread (its local Qdrant scores with numpy)."""
+
+    key = label = "mem0"
+    blas_threads = 1
 
     def __init__(self, python: str, store: Path, info: dict[str, Any]) -> None:
         self.python, self.store = python, store
@@ -380,7 +403,7 @@ class Mem0(Target):
     def start(self, workdir: Path) -> Server:
         data = workdir / "mem0"
         shutil.copytree(self.store, data)
-        env = dict(os.environ, MEM0_TELEMETRY="false")
+        env = dict(server_env(self.blas_threads), MEM0_TELEMETRY="false")
         env.pop("OPENAI_API_KEY", None)
         cmd = [self.python, str(MEM0_SCRIPT), "serve", "--data", str(data)]
         return launch(cmd, env, workdir, "/healthz")
@@ -405,8 +428,6 @@ def mem0_python(args: argparse.Namespace) -> str:
 
 def mem0_target(args: argparse.Namespace) -> tuple[Mem0 | None, str]:
     """mem0 when it can run here, else None and why."""
-    if args.no_mem0:
-        return None, "mem0 was left out of this run (--no-mem0)"
     python = mem0_python(args)
     probe = subprocess.run(
         [python, "-c", "import mem0, qdrant_client, fastapi, uvicorn; print(mem0.__version__)"],
@@ -513,6 +534,8 @@ async def measure(
     done = sum(len(v) for v in lat.values())
     row: dict[str, Any] = {
         "system": target.label,
+        "key": target.key,
+        "blas_threads": target.blas_threads,
         "clients": clients,
         "items": target.items,
         "seconds": wall,
@@ -566,9 +589,22 @@ def ms3(r: dict[str, Any]) -> str:
     return f"{r['p50']:.1f} / {r['p95']:.1f} / {r['p99']:.1f}"
 
 
+SYSTEM_KEYS = ("serve", "serve-blas1", "nodelay-blas1", "mem0")
+SYSTEM_COLORS = {
+    "serve": "tab:blue",
+    "serve-blas1": "tab:purple",
+    "nodelay-blas1": "tab:green",
+    "mem0": "tab:orange",
+}
+
+
+def tinymemory_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in rows if r["key"] != "mem0"]
+
+
 def render(run: dict[str, Any]) -> str:
     rows, cfg = run["rows"], run["config"]
-    tm_items = next((r["items"] for r in rows if r["system"] == "tinymemory"), cfg["items"])
+    tm_items = max((r["items"] for r in tinymemory_rows(rows)), default=cfg["items"])
     headers = [
         "system",
         "clients",
@@ -578,7 +614,7 @@ def render(run: dict[str, Any]) -> str:
         "remember p50 / p95 / p99 ms",
         "errors",
         "server RSS MB: ready / warm / end",
-        "server CPU",
+        "server CPU (ms / request)",
         "client CPU",
         "1-min load before / after",
     ]
@@ -587,12 +623,12 @@ def render(run: dict[str, Any]) -> str:
             r["system"],
             str(r["clients"]),
             f"{r['items']:,}",
-            f"{r['rps']:,.0f}",
+            f"{r['rps']:,.1f}",
             ms3(r["recall"]),
             ms3(r["remember"]),
             str(r["errors"]),
             f"{r['rss_ready']:,.0f} / {r['rss_warm']:,.0f} / {r['rss_end']:,.0f}",
-            f"{r['server_cpu']:.0%}",
+            f"{r['server_cpu']:.0%} ({1000 * r['server_cpu'] / r['rps']:,.0f})" if r["rps"] else "-",
             f"{r['client_cpu']:.0%}",
             f"{r['load_before'][0]:.2f} / {r['load_after'][0]:.2f}",
         ]
@@ -602,57 +638,53 @@ def render(run: dict[str, Any]) -> str:
     out = [
         "## Service under load (`bench/service_load.py`)",
         "",
-        f"Machine: {cfg['machine']}; 1-min load average before and after the "
-        f"whole run: {cfg['load_start'][0]:.2f} and {cfg['load_end'][0]:.2f}. **Client and server share "
-        f"these {os.cpu_count()} cores**, and other jobs ran on the machine at the same time, so the load "
-        "column (which counts the bench's own two processes) says how busy it was.",
+        f"Machine: {cfg['machine']} (the client's; it does no BLAS work); 1-min load average before and "
+        f"after the whole run: {cfg['load_start'][0]:.2f} and {cfg['load_end'][0]:.2f}. **Client and "
+        f"server share these {os.cpu_count()} cores**, and other jobs ran on the machine at the same time: "
+        "the load column (which counts the bench's own processes) says how busy it was at each level.",
         "",
-        f"The server is `tinymemory serve` in a child process (uvicorn's event loop, one SQLite worker "
-        f"thread, one embedding thread; default embedder `{cfg['tm_embedder']}`, HS256 tokens) over a fresh "
-        f"copy of a prefilled SQLite file of {tm_items:,} memories for every level. The prefilled store is "
+        "The server is `tinymemory serve` in a child process (uvicorn's event loop, the engine's SQLite "
+        f"worker thread and its embedding thread; default embedder `{cfg['tm_embedder']}`, HS256 tokens) "
+        f"over a fresh copy of a prefilled SQLite file of {tm_items:,} memories at every level. The store is "
         f"one workspace: {USERS} users' own tiers (96%, half `user`, half `user_for_agent`), {AGENTS} "
-        "agents' shared tiers (2% each) and the institutional tier (2%); texts are synthetic sentences of "
-        "8 to 28 words drawn from the word distribution of the LoCoMo chat turns. The client is this "
-        "script's process, apart from the server: asyncio with one httpx connection per client, each client "
-        f"a distinct verified user (its own JWT) in a closed loop for {cfg['seconds']:.0f} s per level after "
-        f"an untimed warm-up, 1 `POST /api/v1/memory/remember` for every {every - 1} "
-        f"`POST /api/v1/memory/recall` (top {RECALL_LIMIT}, queries drawn from the LoCoMo questions). "
-        "Latency is measured by the client, so it includes the HTTP round trip and any wait for the "
-        "server; req/s counts answered requests. RSS is the server's VmRSS when ready, after warm-up and "
-        "at the end of the level; CPU is the share of one core each process used during the level.",
+        "agents' shared tiers (2% each) and the institutional tier (2%), so one user's recall reads about "
+        f"{(0.96 / USERS + 0.02 / AGENTS + 0.02):.1%} of the store; texts are synthetic sentences of 8 to 28 "
+        "words drawn from the word distribution of the LoCoMo chat turns. The client is this script's "
+        "process: asyncio with one httpx connection per client, each client a distinct verified user (its "
+        f"own JWT) in a closed loop for {cfg['seconds']:.0f} s per level after an untimed warm-up, "
+        f"1 `POST /api/v1/memory/remember` for every {every - 1} `POST /api/v1/memory/recall` (top "
+        f"{RECALL_LIMIT}, queries drawn from the LoCoMo questions). Latency is measured by the client, so "
+        "it includes the HTTP round trip and any wait for the server; req/s counts answered requests. RSS "
+        "is the server's VmRSS when ready, after warm-up and at the end of the level; CPU is the share of "
+        "one core each process used during the level (above 100%: more than one thread busy), and for the "
+        "server also per answered request. BLAS threads: `tinymemory serve` runs with the environment as "
+        "it is (OpenBLAS then starts a thread per core); systems marked 'BLAS 1 thread' get "
+        f"{', '.join(BLAS_VARS)} = 1.",
         "",
         table(headers, body),
         "",
         "![throughput and recall latency against concurrent clients](service_load.png)",
         "",
         *targets_lines(rows),
-        "",
+        *variant_lines(rows),
         *mem0_lines(run),
     ]
     errors = [r for r in rows if r["errors"]]
     if errors:
-        out += ["", "Errors seen (first few per level):", ""]
+        out += ["", "Errors seen (kinds and counts, and the first one):", ""]
         for r in errors:
             kinds = ", ".join(f"{k}: {v}" for k, v in r["error_kinds"].items())
-            out.append(f"- {r['system']}, {r['clients']} clients: {kinds}; e.g. `{r['error_samples'][0]}`")
+            out.append(f"- {r['system']}, {n_clients(r['clients'])}: {kinds}; e.g. `{r['error_samples'][0]}`")
     return "\n".join(out)
-
-
-TM_SYSTEMS = ("tinymemory", "tinymemory, TCP_NODELAY socket")
-SYSTEM_COLORS = {
-    "tinymemory": "tab:blue",
-    "tinymemory, TCP_NODELAY socket": "tab:green",
-    "mem0": "tab:orange",
-}
 
 
 def targets_lines(rows: list[dict[str, Any]]) -> list[str]:
     lines: list[str] = []
-    for system in TM_SYSTEMS:
-        tm = [r for r in rows if r["system"] == system]
+    for key in SYSTEM_KEYS:
+        tm = [r for r in tinymemory_rows(rows) if r["key"] == key]
         if tm:
-            lines += [f"Targets, {system}:", "", *system_targets(tm), ""]
-    return lines + stall_lines(rows)
+            lines += [f"Targets, {tm[0]['system']}:", "", *system_targets(tm), ""]
+    return lines
 
 
 def system_targets(tm: list[dict[str, Any]]) -> list[str]:
@@ -668,65 +700,113 @@ def system_targets(tm: list[dict[str, Any]]) -> list[str]:
         if r["items"] < TARGET_ITEMS:
             size_note, verdict = f" on {r['items']:,} items, not {TARGET_ITEMS:,}", "not shown"
         else:
-            size_note, verdict = "", "met" if p95 < TARGET_P95_MS else "not met"
+            size_note, verdict = "", "met" if p95 < TARGET_P95_MS else "**not met**"
         lines.append(
             f"- Recall p95 under {TARGET_P95_MS:.0f} ms at {TARGET_CLIENTS} clients on a "
-            f"{TARGET_ITEMS:,}-item store: {p95:.1f} ms{size_note} ({verdict})."
+            f"{TARGET_ITEMS:,}-item store: {p95:,.1f} ms{size_note} ({verdict})."
         )
     drift = [(r["clients"], (r["rss_end"] - r["rss_warm"]) / r["rss_warm"]) for r in tm]
     worst = max(d for _, d in drift)
-    cells = ", ".join(f"{c} clients {d:+.1%}" for c, d in drift)
+    cells = ", ".join(f"{n_clients(c)} {d:+.1%}" for c, d in drift)
     lines.append(
-        f"- RSS stable (end of a level within {RSS_DRIFT:.0%} of after warm-up): {cells} "
-        f"({'met' if worst <= RSS_DRIFT else 'not met'}). Every level adds memories (the remembers), so "
-        "some growth is data, not a leak."
+        f"- RSS stable (the end of a level within {RSS_DRIFT:.0%} of its value after warm-up): {cells} "
+        f"({'met' if worst <= RSS_DRIFT else 'not met'}); the remembers add memories, so some growth is data."
     )
     return lines
 
 
-def stall_lines(rows: list[dict[str, Any]]) -> list[str]:
-    """When both tinymemory launches ran: say what the socket difference costs, from the 1-client row."""
-    one = {r["system"]: r for r in rows if r["clients"] == 1 and r["system"] in TM_SYSTEMS}
-    if len(one) < 2 or not all(r["recall"]["n"] for r in one.values()):
-        return []
-    served, fixed = (one[s]["recall"]["p50"] for s in TM_SYSTEMS)
-    if served - fixed < 20:
-        return [
-            f"The two tinymemory launches agree at 1 client (recall p50 {served:.1f} vs {fixed:.1f} ms): "
-            "the listening socket does not matter here."
+def n_clients(n: int) -> str:
+    return f"{n} client" if n == 1 else f"{n} clients"
+
+
+def by_key(rows: list[dict[str, Any]], key: str) -> dict[int, dict[str, Any]]:
+    return {r["clients"]: r for r in rows if r["key"] == key}
+
+
+def variant_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """What each variant of the server changes, read from the rows (nothing when a pair did not run)."""
+    out: list[str] = []
+    serve, blas1, nodelay = by_key(rows, "serve"), by_key(rows, "serve-blas1"), by_key(rows, "nodelay-blas1")
+    both = sorted(set(serve) & set(blas1))
+    if both:
+        cells = ", ".join(
+            f"{n_clients(c)} {serve[c]['rps']:,.1f} against {blas1[c]['rps']:,.1f} req/s (recall p95 "
+            f"{serve[c]['recall']['p95']:,.0f} against {blas1[c]['recall']['p95']:,.0f} ms)"
+            for c in both
+        )
+        gains = [blas1[c]["rps"] / serve[c]["rps"] for c in both if serve[c]["rps"]]
+        if gains and max(gains) >= 1.3:
+            why = (
+                "The recall path scores the query against the stored vectors with numpy; with OpenBLAS's "
+                "default of one thread per core its threads busy-wait for each other, and on two cores "
+                "shared with the client and other jobs that waiting is what the server spends its CPU on "
+                "(compare the CPU per request). The engine keeps small embedding calls on one BLAS thread; "
+                "the rest of the request path is not limited."
+            )
+        else:
+            why = "In this run the BLAS threads made no large difference."
+        out += [
+            f"BLAS threads. `tinymemory serve` as it is, then with BLAS on one thread: {cells}. {why}",
+            "",
         ]
-    return [
-        f"Why the two tinymemory rows differ: at 1 client a recall takes {served:.1f} ms (p50) from "
-        f"`tinymemory serve` and {fixed:.1f} ms from the same app behind a socket made with "
-        "`IPPROTO_TCP`. `tinymemory serve` binds its listening socket as `socket(family, SOCK_STREAM)`, "
-        "whose protocol number is 0; asyncio sets TCP_NODELAY only on TCP sockets whose protocol is "
-        "IPPROTO_TCP, so the connections it accepts keep Nagle's algorithm. A response goes out in more "
-        "than one write, and on a kept-alive connection the later write waits for the client's delayed "
-        "acknowledgement (about 40 ms on Linux). A new connection per request (curl) does not show it, "
-        "a pooled client (httpx, any SDK) does. The fix is one argument in `service/server.py`'s "
-        "`bind`: `socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)`.",
-    ]
+    if 1 in blas1 and 1 in nodelay and blas1[1]["recall"]["n"] and nodelay[1]["recall"]["n"]:
+        served, fixed = blas1[1]["recall"]["p50"], nodelay[1]["recall"]["p50"]
+        remembered, fixed_rem = blas1[1]["remember"]["p50"], nodelay[1]["remember"]["p50"]
+        if served - fixed >= 20:
+            out += [
+                f"The listening socket. At 1 client, a recall takes {served:.1f} ms (p50) and a remember "
+                f"{remembered:.1f} ms from `tinymemory serve`, against {fixed:.1f} and {fixed_rem:.1f} ms "
+                "from the same app behind a socket made with `IPPROTO_TCP`. `tinymemory serve` binds "
+                "`socket(family, SOCK_STREAM)`, whose protocol number is 0, and asyncio sets TCP_NODELAY "
+                "only on sockets whose protocol is IPPROTO_TCP, so the connections it accepts keep Nagle's "
+                "algorithm: a response goes out in more than one write, and on a kept-alive connection the "
+                "later write waits for the client's delayed acknowledgement (about 40 ms on Linux). A new "
+                "connection per request (curl) does not meet it; a client that keeps its connection alive "
+                "(httpx here) meets it on every request after the first. The fix is one argument in `bind` "
+                "(service/server.py): `socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)`.",
+                "",
+            ]
+        else:
+            out += [
+                f"The listening socket makes no difference here: at 1 client a recall takes {served:.1f} ms "
+                f"(p50) from `tinymemory serve` and {fixed:.1f} ms from the same app behind a socket made "
+                "with `IPPROTO_TCP`.",
+                "",
+            ]
+    best = [r for r in tinymemory_rows(rows) if r["clients"] == 1 and r["rps"] and r["key"] != "serve"]
+    if best:
+        r = best[-1]
+        per_request = 1000 * r["server_cpu"] / r["rps"]
+        out += [
+            f"Where the time goes: at 1 client ({r['system']}) the server spends {per_request:.0f} ms of CPU "
+            "per answered request and serves requests largely one at a time (one SQLite thread, and the "
+            f"GIL), so it cannot answer much more than {1000 / per_request:,.0f} requests per second; past "
+            f"that, each added client adds waiting: at {TARGET_CLIENTS} clients a request queues behind "
+            f"about {TARGET_CLIENTS - 1} others.",
+            "",
+        ]
+    return out
 
 
 def mem0_lines(run: dict[str, Any]) -> list[str]:
     rows, cfg = run["rows"], run["config"]
     if cfg.get("mem0_skipped"):
         return [f"mem0: not measured in this run: {cfg['mem0_skipped']}."]
-    m0 = {r["clients"]: r for r in rows if r["system"] == "mem0"}
+    m0 = by_key(rows, "mem0")
     if not m0:
         return []
     first = next(iter(m0.values()))
-    tm_items = max((r["items"] for r in rows if r["system"] in TM_SYSTEMS), default=0)
+    tm_items = max((r["items"] for r in tinymemory_rows(rows)), default=0)
     out = [
         f"mem0 ({cfg.get('mem0_version', '?')}), side by side in the same run, each level right after "
         "tinymemory's: mem0's own `Memory` class behind a FastAPI app with the two routes of mem0's REST "
         "server that the load uses (`POST /memories` with `infer: false`, so no LLM is called, and "
         f"`POST /search` filtered by `user_id`, top {RECALL_LIMIT}, threshold 0), plain `def` handlers in "
         "FastAPI's thread pool over one shared `Memory`, as mem0's server has them; vectors in local "
-        f"Qdrant (a folder, no Qdrant server); the same embedder, `{cfg.get('mem0_embedder')}`. The same "
-        "clients, mix, queries and texts; each mem0 client is one `user_id`. A mem0 search reads that "
-        "user's memories only, where a tinymemory recall reads four tiers (the user's two, the agent's "
-        "and the workspace's).",
+        f"Qdrant (a folder, no Qdrant server); the same embedder, `{cfg.get('mem0_embedder')}`; BLAS on one "
+        "thread. The same clients, mix, queries and texts; each mem0 client is one `user_id`. A mem0 "
+        "search reads that user's memories only, where a tinymemory recall reads four tiers (the user's "
+        "two, the agent's and the workspace's).",
     ]
     if first["items"] < tm_items:
         out += [
@@ -736,15 +816,20 @@ def mem0_lines(run: dict[str, Any]) -> list[str]:
             "store would take long to fill and longer to search. The comparison is therefore of serving "
             "cost, with mem0 on the smaller store.",
         ]
-    for system in TM_SYSTEMS:
-        tm = {r["clients"]: r for r in rows if r["system"] == system}
+    for key in SYSTEM_KEYS[:-1]:
+        tm = by_key(rows, key)
         ratios = [
-            f"{c} clients {tm[c]['rps'] / m0[c]['rps']:.1f}x"
+            f"{n_clients(c)} {tm[c]['rps'] / m0[c]['rps']:.1f}x"
             for c in sorted(set(m0) & set(tm))
             if m0[c]["rps"] > 0
         ]
         if ratios:
-            out += ["", f"Throughput, {system} over mem0: " + ", ".join(ratios) + "."]
+            out += [
+                "",
+                f"Answered requests per second, {tm[min(tm)]['system']} over mem0: "
+                + ", ".join(ratios)
+                + ".",
+            ]
     clues = " ".join(" ".join(r["error_samples"] + r.get("server_log_tail", [])) for r in m0.values())
     if "qdrant_client/local" in clues or "could not be broadcast" in clues:
         out += [
@@ -768,10 +853,11 @@ def chart(run: dict[str, Any], out: Path) -> bool:
         return False
     rows = run["rows"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for system, color in SYSTEM_COLORS.items():
-        mine = sorted((r for r in rows if r["system"] == system), key=lambda r: r["clients"])
+    for key, color in SYSTEM_COLORS.items():
+        mine = sorted((r for r in rows if r["key"] == key), key=lambda r: r["clients"])
         if not mine:
             continue
+        system = mine[0]["system"]
         xs = [r["clients"] for r in mine]
         label = f"{system} ({mine[0]['items']:,} items)"
         left.plot(xs, [r["rps"] for r in mine], marker="o", color=color, label=label)
@@ -837,11 +923,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     load_start = loadavg()
     levels = [int(x) for x in args.levels.split(",") if x.strip()]
     work = workload(parse_mix(args.mix))
+    keys = [k.strip() for k in args.systems.split(",") if k.strip()]
+    unknown = sorted(set(keys) - set(SYSTEM_KEYS))
+    if unknown:
+        raise SystemExit(f"--systems: unknown {', '.join(unknown)} (known: {', '.join(SYSTEM_KEYS)})")
     store, info = tinymemory_store(args.items)
-    targets: list[Target] = [Tinymemory(store, info)]
-    if args.with_nodelay_app:
-        targets.append(TinymemoryNodelay(store, info))
-    m0, skipped = mem0_target(args)
+    makers: dict[str, Callable[[], Target]] = {
+        "serve": lambda: Tinymemory(store, info),
+        "serve-blas1": lambda: Tinymemory(store, info, blas_threads=1),
+        "nodelay-blas1": lambda: TinymemoryNodelay(store, info),
+    }
+    targets = [makers[k]() for k in keys if k != "mem0"]
+    m0, skipped = mem0_target(args) if "mem0" in keys else (None, "mem0 was left out of this run")
     config: dict[str, Any] = {
         "items": args.items,
         "seconds": args.seconds,
@@ -851,6 +944,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "tm_build_s": info["seconds"],
         "load_start": load_start,
         "machine": machine_line(),
+        "systems": keys,
         "mem0_skipped": skipped,
     }
     if m0 is not None:
@@ -865,11 +959,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             try:
                 rows.append(run_level(target, clients, args.seconds, work))
             except RuntimeError as exc:
-                if target.label != "mem0":
+                if target.key != "mem0":
                     raise
                 config["mem0_skipped"] = str(exc)
                 targets.remove(target)
-                rows = [r for r in rows if r["system"] != "mem0"]
+                rows = [r for r in rows if r["key"] != "mem0"]
                 print(f"  mem0 dropped: {exc}", file=sys.stderr, flush=True)
                 break
             print(summary_line(rows[-1]), file=sys.stderr, flush=True)
@@ -887,12 +981,14 @@ def main() -> int:
     parser.add_argument("--mix", default="1:4", help="remembers : recalls (default 1:4)")
     parser.add_argument("--mem0-python", help="a Python with mem0ai (default: $TINYMEMORY_BENCH_MEM0_PYTHON)")
     parser.add_argument("--mem0-items", type=int, default=10_000, help="memories in the mem0 store")
-    parser.add_argument("--no-mem0", action="store_true", help="measure tinymemory alone")
     parser.add_argument(
-        "--with-nodelay-app",
-        action="store_true",
-        help="also measure the same app from a socket with TCP_NODELAY (see TinymemoryNodelay)",
+        "--systems",
+        default="serve,mem0",
+        help="what to load, in this order at each level: serve (tinymemory serve as committed), "
+        "serve-blas1 (the same, BLAS on one thread), nodelay-blas1 (the same app from a TCP_NODELAY "
+        "socket, BLAS on one thread), mem0 (default: serve,mem0)",
     )
+    parser.add_argument("--no-mem0", action="store_true", help="drop mem0 from --systems")
     parser.add_argument("--child-app", metavar="DB", help=argparse.SUPPRESS)
     parser.add_argument(
         "--quick", action="store_true", help="smoke run: 1,8 clients, 5 s, small stores, no write"
@@ -902,6 +998,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.child_app:
         return child_app(args.child_app)
+    if args.no_mem0:
+        args.systems = ",".join(k for k in args.systems.split(",") if k.strip() != "mem0")
     if args.quick:
         args.levels, args.seconds, args.items, args.mem0_items, args.no_write = (
             "1,8",
