@@ -205,8 +205,16 @@ def test_normalise_forms(text: str, expected: str) -> None:
     assert normalise(text) == expected
 
 
-@given(st.text())
+# Pieces that exercise the rewrites (times, numbers, currency, units, contractions, fillers) together.
+_PIECES = [*"0123456789 :.-,$€£%apmhAPMH'’@/#¼", "twenty", "one", "hundred", "eur ", "usd ", "per ", "a ",
+           "every ", "day", "noon", "o'clock", "can't", "non", "note that ", "min", "sat", "mon"]  # fmt: skip
+tricky_text = st.lists(st.sampled_from(_PIECES), max_size=30).map("".join)
+
+
+@given(st.one_of(st.text(), tricky_text))
 @example("note that note that fyi x")
+@example("$¼")
+@example("1:PM")
 @example("18:00 pm 6 o'clock ٣ pm")
 @example("\x00")
 @settings(max_examples=400, deadline=None)

@@ -22,6 +22,7 @@ and reported in docs/benchmarks.md. Embedding similarity alone cannot do this jo
 from __future__ import annotations
 
 import difflib
+import functools
 import itertools
 import re
 import unicodedata
@@ -82,8 +83,8 @@ _CONTRACTIONS = [
 ]
 _CURRENCY_SIGN = {"€": "eur", "$": "usd", "£": "gbp", "¥": "jpy"}
 _CURRENCY_BEFORE = re.compile(r"([€$£¥])\s*(\d+(?:\.\d+)?)")
-_CODE_BEFORE = re.compile(r"\b(eur|usd|gbp|chf)\s*(\d+(?:\.\d+)?)\b")
-_CURRENCY_AFTER = re.compile(r"(\d+(?:\.\d+)?)\s*([€$£¥])")
+_CODE_BEFORE = re.compile(r"(?<![0-9] )\b(eur|usd|gbp|chf)\s*(\d+(?:\.\d+)?)\b")
+_CURRENCY_AFTER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([€$£¥])")
 _THOUSANDS = re.compile(r"\b\d{1,3}(?:,\d{3})+\b")
 _CENTS = re.compile(r"\b(\d+)\.00\b")
 _TIME_12H = re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?\s?m\b\.?|p\.?\s?m\b\.?)")
@@ -113,7 +114,7 @@ _FREE_PHRASE = re.compile(
     r"for free)\b"
 )
 _EMAIL_OR_DOMAIN = re.compile(
-    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|de|io|eu|co|uk)\b"
+    r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|de|io|eu|co|uk)\b"
 )
 _NON_WORD = re.compile(r"[^\w\s:.@\x00]|_")
 _STRAY_DOT_COLON = re.compile(r"(?<!\d)[:.]|[:.](?!\d)")
@@ -209,6 +210,16 @@ def normalise(text: str) -> str:
     times as 24-hour HH:MM ("6pm", "6 p.m.", "18:00" -> "18:00"), currency signs as codes, thousands
     separators and punctuation gone (e-mails and domains kept whole), a few filler words dropped, units
     and day names in one form, blanks collapsed. Idempotent; never raises."""
+    out = _normalise_once(text)
+    for _ in range(4):  # a rewrite can expose another ("1:PM" -> "1 pm" -> "13:00"): settle
+        again = _normalise_once(out)
+        if again == out:
+            break
+        out = again
+    return out
+
+
+def _normalise_once(text: str) -> str:
     s = unicodedata.normalize("NFKC", text).casefold()
     s = s.translate(_QUOTES_DASHES)
     s = unicodedata.normalize("NFKC", s)  # casefold may leave a non-NFKC form (e.g. "ΐ")
@@ -461,6 +472,11 @@ def _stem(word: str) -> str:
             return word
 
 
+@functools.lru_cache(maxsize=4096)
+def _normalised_word(word: str) -> tuple[str, ...]:
+    return tuple(normalise(word).split())
+
+
 def _entities(text: str) -> frozenset[str]:
     """Capitalised words that are not a sentence's first word, and all-caps or mixed-case words anywhere
     ("Berlin", "ACME", "iPhone"); none in a text written mostly in capitals."""
@@ -475,7 +491,7 @@ def _entities(text: str) -> frozenset[str]:
             inner_caps = any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)
             all_caps = len(word) > 1 and word.isupper() and any(c.isalpha() for c in word)
             if (word[0].isupper() and not start) or inner_caps or all_caps:
-                for piece in normalise(word).split():
+                for piece in _normalised_word(word):
                     if (
                         piece not in _NOT_ENTITY
                         and piece not in _ENUM_WORDS
