@@ -49,7 +49,7 @@ def world(service: RunningService) -> World:
         w.post(alice, "/remember", {"content": f"Alice's cat is called {SECRET}", **about})["id"]
     )
     stored = w.post(
-        alice, "/store", {"learning": {"text": f"Alice grows {SECRET} in the garden"}, "tags": ["x"]}
+        alice, "/store", {"learning": {"text": f"Alice grows {SECRET} in the garden"}, "tags": [SECRET]}
     )
     w.alice_ids.append(stored["id"])
     doc = {"document": {"title": f"{SECRET} notes", "text": f"The {SECRET} harvest is in June."}}
@@ -79,7 +79,7 @@ def every_read(w: World, token: str) -> dict[str, Any]:
         ("memory__open", {"memory_id": ids[0]}),
         ("memory_recall", {"question": f"what about {SECRET}?"}),
         ("memory_fetch", {"query": SECRET}),
-        ("memory_fetch", {"query": SECRET, "filter": {"workspace": "acme", "tags_any": ["x"]}}),
+        ("memory_fetch", {"query": SECRET, "filter": {"workspace": "acme", "tags_any": [SECRET]}}),
         ("memory_list", {}),
         ("memory_get", {"ids": ids}),
         ("memory_explore", {"facet": "tag"}),
@@ -162,7 +162,7 @@ def test_forget_and_store_cannot_touch_another_tenants_memory(world: World, who:
     assert everything["is_error"] is False, everything["text"]
     # the same content and the same about key, written by the other tenant, are theirs alone
     same = world.post(
-        token, "/store", {"learning": {"text": f"Alice grows {SECRET} in the garden"}, "tags": ["x"]}
+        token, "/store", {"learning": {"text": f"Alice grows {SECRET} in the garden"}, "tags": [SECRET]}
     )
     assert same["replayed"] is False and same["id"] not in world.alice_ids
     about = {"about_kind": "pet", "about_key": "alice-pet"}
@@ -232,3 +232,16 @@ def test_another_tenants_writes_never_move_a_users_scores_or_order(service: Runn
                 assert http.post(f"{MEMORY}/remember", json={"content": text}).status_code == 200
     after = ranked()
     assert after == before
+
+
+def test_counts_never_include_another_tenants_items(world: World) -> None:
+    """explore's counts are reads too: a new user of the workspace counts only what the workspace shares."""
+    zed = world.service.token("acme", "zed")
+    shared = {"document": 1, "chunk": 1}  # the ingested page
+    for facet, expected in (("kind", shared), ("tag", {})):
+        got = world.post(zed, "/explore", {"facet": facet})
+        assert {b["value"]: b["count"] for b in got["buckets"]} == expected
+    assert world.post(zed, "/explore", {"facet": "kind"})["total"] == 2
+    alice = world.service.token("acme", "alice")
+    alices = world.post(alice, "/explore", {"facet": "kind"})
+    assert alices["total"] == 2 + len(world.alice_ids)  # the control: her own count does include them
