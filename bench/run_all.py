@@ -15,6 +15,9 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("scale.py", ["--sizes", "10000,100000,1000000"]),
     ("context_compile.py", []),
     ("peers.py", []),
+    ("privacy.py", []),
+    ("gate_match.py", []),
+    ("service_load.py", []),
 ]
 
 

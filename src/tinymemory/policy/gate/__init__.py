@@ -9,7 +9,7 @@ flow.
 
 from tinymemory.policy.gate.deid import contains_identifier, deidentify, is_personal, personal_reason
 from tinymemory.policy.gate.job import GateJob, GateReport, queued_pairs
-from tinymemory.policy.gate.match import FactMatcher, normalise
+from tinymemory.policy.gate.match import FactMatcher, normalise, threshold_for
 from tinymemory.policy.gate.status import gate_status
 from tinymemory.retrieval.embedders import StaticMiniLMEmbedder, shipped_table
 
@@ -17,7 +17,8 @@ from tinymemory.retrieval.embedders import StaticMiniLMEmbedder, shipped_table
 def gate_matcher() -> FactMatcher:
     """The matcher the thresholds were measured with: the static table shipped in the package (whatever
     embedder the store searches with), or the lexical rule when the table is missing."""
-    return FactMatcher(StaticMiniLMEmbedder() if shipped_table() is not None else None)
+    embedder = StaticMiniLMEmbedder() if shipped_table() is not None else None
+    return FactMatcher(embedder, threshold_for(embedder))
 
 
 __all__ = [
