@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.service.conftest import RunningService
+
+from .conftest import RunningService
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [

@@ -10,7 +10,8 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.service.conftest import RunningService
+
+from .conftest import RunningService
 
 COOKIE = "tinymemory_inspector"
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}

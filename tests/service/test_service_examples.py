@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+
 from .conftest import RunningService
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "service_agent.py"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
@@ -36,16 +36,20 @@ log = logging.getLogger("tinymemory.service")
 HTTP_KINDS = {401: "unauthorized", 403: "forbidden", 404: "not_found", 413: "too_large"}
 
 
-def error_response(request: Request, status: int, kind: str, message: str) -> JSONResponse:
+def error_response(
+    request: Request, status: int, kind: str, message: str, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
     request_id = getattr(request.state, "request_id", "")
     body = {"error": {"kind": kind, "message": message}, "request_id": request_id}
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    return JSONResponse(body, status_code=status, headers=headers)
+    sent = dict(headers or {})
+    if status == 401:
+        sent["WWW-Authenticate"] = "Bearer"
+    return JSONResponse(body, status_code=status, headers=sent or None)
 
 
 def _validation_message(exc: RequestValidationError, request: Request) -> str:
-    """Pydantic's first complaint, led by the route and naming the field."""
-    op = request.url.path.rsplit("/", 1)[-1] or "request"
+    """Pydantic's first complaint, led by the route's name and naming the field."""
+    op = getattr(request.scope.get("route"), "name", None) or "request"
     first = exc.errors()[0] if exc.errors() else {}
     loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
     field = ".".join(loc) or "body"
@@ -64,7 +68,8 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         kind = HTTP_KINDS.get(exc.status_code, "invalid_request")
-        return error_response(request, exc.status_code, kind, f"{request.url.path[:120]}: {exc.detail}")
+        path = request.url.path[:120].encode("ascii", "backslashreplace").decode()
+        return error_response(request, exc.status_code, kind, f"{path}: {exc.detail}", exc.headers)
 
     @app.exception_handler(Exception)
     async def internal(request: Request, exc: Exception) -> JSONResponse:

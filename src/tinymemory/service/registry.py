@@ -8,8 +8,8 @@ and no identity's tiers reach that node, so they never show up in a user's recal
 
 from __future__ import annotations
 
+import hashlib
 import json
-import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -38,6 +38,11 @@ ABOUT_KIND = "agent"
 MAX_NOTES_CHARS = 4_000
 MAX_AGENTS = 500  # per workspace: the registry is read whole
 ID_PREFIX = "agt_"
+
+
+def agent_id_of(workspace: str, name: str) -> str:
+    """Derived from the name, so two creations racing each other mint the same id."""
+    return ID_PREFIX + hashlib.sha256(f"{workspace}\x00{name}".encode()).hexdigest()[:16]
 
 
 def registry_node(workspace: str) -> Namespace:
@@ -148,7 +153,7 @@ class AgentRegistry:
         previous = await self.get(workspace, name)
         if previous is None and len(await self.list(workspace)) >= MAX_AGENTS:
             raise fail(op, "name", f"this workspace already has {MAX_AGENTS} agents")
-        agent_id = previous.id if previous is not None else ID_PREFIX + secrets.token_hex(8)
+        agent_id = previous.id if previous is not None else agent_id_of(workspace, name)
         body = {"id": agent_id, "notes": notes, "tools": tools, "retrieval": retrieval}
         await self._engine.store(
             NewItem(
