@@ -335,3 +335,55 @@ class ContextModel(BaseModel):
 
 class Health(BaseModel):
     status: str
+
+
+class GateGroup(BaseModel):
+    """Candidates the gate holds as one fact; sharers appear only as a count."""
+
+    text: str
+    candidates: list[str]
+    distinct_subjects: int
+    needed: int
+    first_shared_at: str
+    expires_at: str
+    expired: bool
+
+
+class GateDecision(BaseModel):
+    candidate: str
+    decision: Literal["published", "merged", "rejected", "withdrawn", "personal"]
+    fact: str | None
+    at: str | None
+
+
+class GatePublished(BaseModel):
+    id: str
+    text: str
+    purpose: str | None
+
+
+class GateAgent(BaseModel):
+    agent: str
+    held: list[GateGroup]
+    decisions: list[GateDecision]
+    published: list[GatePublished]
+
+
+class GateStatus(BaseModel):
+    workspace: str
+    enabled: bool
+    accept_user_shares: bool
+    min_distinct_subjects: int
+    window_seconds: int
+    agents: list[GateAgent]
+
+
+class GateRunReport(BaseModel):
+    pairs: int
+    published: int
+    merged: int
+    held: int
+    rejected: int
+    withdrawn: int
+    personal: int
+    shared_ids: list[str]

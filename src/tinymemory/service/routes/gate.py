@@ -4,31 +4,30 @@ every `gate_seconds`."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
 
 from tinymemory.policy.gate import gate_status
 from tinymemory.service import deps
-from tinymemory.service.models import errors
+from tinymemory.service.models import GateRunReport, GateStatus, errors
 
 router = APIRouter(prefix="/api/v1/gate", tags=["gate"])
 
 
-@router.get("", responses=errors(401, 403))
-async def status(request: Request) -> dict[str, Any]:
+@router.get("", response_model=GateStatus, responses=errors(401, 403))
+async def status(request: Request) -> GateStatus:
     """Candidates grouped by fact, distinct sharers against the threshold, expiry, recent decisions."""
     state, caller = deps.service(request), deps.caller(request)
     workspace = caller.need_institutional("gate status")
-    return await gate_status(
+    found = await gate_status(
         state.engine, workspace, state.policies.effective(workspace), state.gate_matcher()
     )
+    return GateStatus.model_validate(found)
 
 
-@router.post("/run", responses=errors(401, 403))
-async def run(request: Request) -> dict[str, Any]:
+@router.post("/run", response_model=GateRunReport, responses=errors(401, 403))
+async def run(request: Request) -> GateRunReport:
     """Run the gate for this workspace now (idempotent; safe beside the background run)."""
     state, caller = deps.service(request), deps.caller(request)
     workspace = caller.need_institutional("gate run")
     report = await state.gate_job().run(workspace)
-    return report.to_dict()
+    return GateRunReport.model_validate(report.to_dict())
