@@ -222,7 +222,7 @@ def test_ingest_reaches_every_user_of_the_workspace_only(service: RunningService
         found = ok(http.post(f"{MEMORY}/recall", json={"query": "train tickets approval"}))["memories"]
         assert {m["metadata"]["tier"] for m in found} == {"institutional"}
         chunks = [m for m in found if m["type"] == "chunk"]
-        assert len(chunks) == 1 and "200 euros" in chunks[0]["content"]
+        assert len(found) == len(chunks) == 1 and "200 euros" in chunks[0]["content"]  # not the document too
         assert chunks[0]["metadata"]["parent_title"] == "Travel"
     with service.client(service.token("globex", "ivan")) as other:
         assert ok(other.post(f"{MEMORY}/recall", json={"query": "train tickets approval"})) == {

@@ -8,6 +8,7 @@ from tinymemory.api import (
     ExpandRequest,
     FetchRequest,
     InvalidRequest,
+    ItemKind,
     ListRequest,
     MetaFilter,
     Unsupported,
@@ -20,6 +21,9 @@ from tinymemory.tools.args import Obj
 from tinymemory.tools.spec import DEFAULT_LIMIT
 
 GRAPH_ONLY = ("relation_types", "max_hops")
+# An ingested document is recalled through its chunks (each with parent_title); the whole document
+# beside them would repeat the best chunk's text.
+RECALLED_KINDS = tuple(k for k in ItemKind if k is not ItemKind.DOCUMENT)
 
 
 async def recall(session: PolicySession, raw: Obj) -> dict[str, Any]:
@@ -34,6 +38,7 @@ async def recall(session: PolicySession, raw: Obj) -> dict[str, Any]:
     limit = values[a.limit] or DEFAULT_LIMIT
     flt = MetaFilter(
         reach=session.tiers.read_reach,
+        kinds=RECALLED_KINDS,
         learning_kinds=types,
         min_confidence=values[a.min_confidence],
         as_of=values[a.as_of],
