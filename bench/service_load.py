@@ -4,7 +4,7 @@ run offline.
 
     python bench/service_load.py [--levels 1,8,32] [--seconds 60] [--items 100000] [--mix 1:4]
                                  [--mem0-python PY] [--mem0-items 10000] [--no-mem0] [--no-write]
-                                 [--systems serve,serve-blas1,nodelay-blas1,mem0]
+                                 [--systems serve,serve-blas1,mem0]
     python bench/service_load.py --quick          # smoke run: small stores, 5 s per level, writes nothing
     python bench/service_load.py --from-json F    # redraw the section and chart from a saved run
 
@@ -24,9 +24,8 @@ mem0 runs from another Python when given one (`--mem0-python` or $TINYMEMORY_BEN
 this one), see bench/service_load_mem0.py. When it cannot start, the section says why and tinymemory is
 measured alone.
 
---systems adds variants of the server beside the command as committed: the same command with BLAS on one
-thread, and the same app served from a listening socket that gets TCP_NODELAY (see TinymemoryNodelay), to
-show what each of the two costs.
+--systems can add `serve-blas1` beside the command as committed: the same command with BLAS on one thread,
+to show what OpenBLAS's threads cost a server that shares its cores.
 """
 
 from __future__ import annotations
@@ -354,42 +353,6 @@ class Tinymemory(Target):
         return isinstance(body, dict) and isinstance(body.get("memories"), list)
 
 
-class TinymemoryNodelay(Tinymemory):
-    """The same app and store, served from a listening socket made with IPPROTO_TCP, so that asyncio sets
-    TCP_NODELAY on every accepted connection (it skips sockets whose proto is 0, which is what
-    `tinymemory serve`'s bind makes). Key `nodelay-blas1`: BLAS on one thread too."""
-
-    def __init__(self, store: Path, info: dict[str, Any]) -> None:
-        super().__init__(store, info, blas_threads=1)
-        self.key, self.label = "nodelay-blas1", "same app, TCP_NODELAY socket, BLAS 1 thread"
-
-    def start(self, workdir: Path) -> Server:
-        db, env = self.copy_store(workdir)
-        return launch(
-            [sys.executable, str(Path(__file__).resolve()), "--child-app", str(db)], env, workdir, "/readyz"
-        )
-
-
-def child_app(db: str) -> int:
-    """Serve create_app over `db` as `tinymemory serve` does, from a socket made with IPPROTO_TCP."""
-    import socket
-
-    import uvicorn
-
-    from tinymemory.service.app import create_app
-    from tinymemory.service.settings import ServiceSettings
-
-    settings = ServiceSettings(db=db, jwt_secret=os.environ["TINYMEMORY_JWT_SECRET"])
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(2048)
-    config = uvicorn.Config(create_app(settings), log_level="warning", lifespan="on")
-    print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}", flush=True)
-    asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
-    return 0
-
-
 class Mem0(Target):
     """mem0 behind bench/service_load_mem0.py, BLAS on one thread (its local Qdrant scores with numpy)."""
 
@@ -589,13 +552,8 @@ def ms3(r: dict[str, Any]) -> str:
     return f"{r['p50']:.1f} / {r['p95']:.1f} / {r['p99']:.1f}"
 
 
-SYSTEM_KEYS = ("serve", "serve-blas1", "nodelay-blas1", "mem0")
-SYSTEM_COLORS = {
-    "serve": "tab:blue",
-    "serve-blas1": "tab:purple",
-    "nodelay-blas1": "tab:green",
-    "mem0": "tab:orange",
-}
+SYSTEM_KEYS = ("serve", "serve-blas1", "mem0")
+SYSTEM_COLORS = {"serve": "tab:blue", "serve-blas1": "tab:green", "mem0": "tab:orange"}
 
 
 def tinymemory_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -730,7 +688,7 @@ def by_key(rows: list[dict[str, Any]], key: str) -> dict[int, dict[str, Any]]:
 def variant_lines(rows: list[dict[str, Any]]) -> list[str]:
     """What each variant of the server changes, read from the rows (nothing when a pair did not run)."""
     out: list[str] = []
-    serve, blas1, nodelay = by_key(rows, "serve"), by_key(rows, "serve-blas1"), by_key(rows, "nodelay-blas1")
+    serve, blas1 = by_key(rows, "serve"), by_key(rows, "serve-blas1")
     both = sorted(set(serve) & set(blas1))
     if both:
         cells = ", ".join(
@@ -753,33 +711,9 @@ def variant_lines(rows: list[dict[str, Any]]) -> list[str]:
             f"BLAS threads. `tinymemory serve` as it is, then with BLAS on one thread: {cells}. {why}",
             "",
         ]
-    if 1 in blas1 and 1 in nodelay and blas1[1]["recall"]["n"] and nodelay[1]["recall"]["n"]:
-        served, fixed = blas1[1]["recall"]["p50"], nodelay[1]["recall"]["p50"]
-        remembered, fixed_rem = blas1[1]["remember"]["p50"], nodelay[1]["remember"]["p50"]
-        if served - fixed >= 20:
-            out += [
-                f"The listening socket. At 1 client, a recall takes {served:.1f} ms (p50) and a remember "
-                f"{remembered:.1f} ms from `tinymemory serve`, against {fixed:.1f} and {fixed_rem:.1f} ms "
-                "from the same app behind a socket made with `IPPROTO_TCP`. `tinymemory serve` binds "
-                "`socket(family, SOCK_STREAM)`, whose protocol number is 0, and asyncio sets TCP_NODELAY "
-                "only on sockets whose protocol is IPPROTO_TCP, so the connections it accepts keep Nagle's "
-                "algorithm: a response goes out in more than one write, and on a kept-alive connection the "
-                "later write waits for the client's delayed acknowledgement (about 40 ms on Linux). A new "
-                "connection per request (curl) does not meet it; a client that keeps its connection alive "
-                "(httpx here) meets it on every request after the first. The fix is one argument in `bind` "
-                "(service/server.py): `socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)`.",
-                "",
-            ]
-        else:
-            out += [
-                f"The listening socket makes no difference here: at 1 client a recall takes {served:.1f} ms "
-                f"(p50) from `tinymemory serve` and {fixed:.1f} ms from the same app behind a socket made "
-                "with `IPPROTO_TCP`.",
-                "",
-            ]
-    best = [r for r in tinymemory_rows(rows) if r["clients"] == 1 and r["rps"] and r["key"] != "serve"]
-    if best:
-        r = best[-1]
+    best = [r for key in ("serve-blas1", "serve") for r in by_key(rows, key).values() if r["clients"] == 1]
+    if best and best[0]["rps"]:
+        r = best[0]
         per_request = 1000 * r["server_cpu"] / r["rps"]
         out += [
             f"Where the time goes: at 1 client ({r['system']}) the server spends {per_request:.0f} ms of CPU "
@@ -842,8 +776,8 @@ def mem0_lines(run: dict[str, Any]) -> list[str]:
     if failed:
         out += [
             "",
-            "Only answered requests count in mem0's req/s and percentiles, and many of its recalls failed: "
-            f"answered recalls, {', '.join(failed)}. Its recall percentiles there rest on those few.",
+            "Only answered requests count in mem0's req/s and percentiles; its answered recalls were "
+            f"{', '.join(failed)}.",
         ]
     clues = " ".join(" ".join(r["error_samples"] + r.get("server_log_tail", [])) for r in m0.values())
     if "qdrant_client/local" in clues or "could not be broadcast" in clues:
@@ -947,7 +881,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     makers: dict[str, Callable[[], Target]] = {
         "serve": lambda: Tinymemory(store, info),
         "serve-blas1": lambda: Tinymemory(store, info, blas_threads=1),
-        "nodelay-blas1": lambda: TinymemoryNodelay(store, info),
     }
     targets = [makers[k]() for k in keys if k != "mem0"]
     m0, skipped = mem0_target(args) if "mem0" in keys else (None, "mem0 was left out of this run")
@@ -1001,19 +934,15 @@ def main() -> int:
         "--systems",
         default="serve,mem0",
         help="what to load, in this order at each level: serve (tinymemory serve as committed), "
-        "serve-blas1 (the same, BLAS on one thread), nodelay-blas1 (the same app from a TCP_NODELAY "
-        "socket, BLAS on one thread), mem0 (default: serve,mem0)",
+        "serve-blas1 (the same, BLAS on one thread), mem0 (default: serve,mem0)",
     )
     parser.add_argument("--no-mem0", action="store_true", help="drop mem0 from --systems")
-    parser.add_argument("--child-app", metavar="DB", help=argparse.SUPPRESS)
     parser.add_argument(
         "--quick", action="store_true", help="smoke run: 1,8 clients, 5 s, small stores, no write"
     )
     parser.add_argument("--no-write", action="store_true", help="print the section, leave docs/ alone")
     parser.add_argument("--from-json", type=Path, help="re-render the section and chart from a saved run")
     args = parser.parse_args()
-    if args.child_app:
-        return child_app(args.child_app)
     if args.no_mem0:
         args.systems = ",".join(k for k in args.systems.split(",") if k.strip() != "mem0")
     if args.quick:
