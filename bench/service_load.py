@@ -706,7 +706,21 @@ def variant_lines(rows: list[dict[str, Any]]) -> list[str]:
                 "the rest of the request path is not limited."
             )
         else:
-            why = "In this run the BLAS threads made no large difference."
+            cpu = [
+                (serve[c]["server_cpu"] / serve[c]["rps"], blas1[c]["server_cpu"] / blas1[c]["rps"])
+                for c in both
+                if serve[c]["rps"] and blas1[c]["rps"]
+            ]
+            if cpu and all(a >= 1.4 * b for a, b in cpu):
+                cells_cpu = ", ".join(f"{1000 * a:.0f} against {1000 * b:.0f}" for a, b in cpu)
+                why = (
+                    "In this run throughput was close, but the server as it is spent more CPU per request "
+                    f"({cells_cpu} ms at the levels above): OpenBLAS's extra thread kept most of the second "
+                    "core busy, the core the client and other jobs share, for a throughput within "
+                    f"{max(abs(g - 1) for g in gains):.0%} of one thread's."
+                )
+            else:
+                why = "In this run the BLAS threads made no large difference."
         out += [
             f"BLAS threads. `tinymemory serve` as it is, then with BLAS on one thread: {cells}. {why}",
             "",
