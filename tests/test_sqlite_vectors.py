@@ -95,7 +95,7 @@ async def test_plan_choice_follows_filter_selectivity_with_equal_results(tmp_pat
         assert engine.last_semantic_plan is Plan.SCAN  # 1176 candidates > the cap of 500
         assert len(broad.hits) == 10 and all(h.item.meta.repo == "common" for h in broad.hits)
         # the scan plan must find the same rare items when the filter is not selective enough to pre-filter
-        assert filter_first_cap(1200) == 500 and filter_first_cap(100_000) == 1000
+        assert filter_first_cap(1200) == 500 and filter_first_cap(100_000) == 10_000
 
 
 async def test_scan_plan_keeps_going_when_the_best_rows_are_filtered_out(tmp_path: Path) -> None:

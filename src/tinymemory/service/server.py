@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 import uvicorn
+from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 from tinymemory.service.app import create_app
 from tinymemory.service.settings import ServiceSettings
@@ -108,4 +109,7 @@ def serve(settings: ServiceSettings, *, dev: bool = False, out: TextIO = sys.std
     )
     server = uvicorn.Server(config)
     announce(out, base_url(sock, settings.host), settings, creds)
-    asyncio.run(server.serve(sockets=[sock]))
+    # Many requests at once, on few cores: one BLAS thread each. OpenBLAS's default of a thread per
+    # core made every vector scan wait on the others' spinning threads (docs/benchmarks.md, service).
+    with threadpool_limits(limits=1, user_api="blas"):
+        asyncio.run(server.serve(sockets=[sock]))

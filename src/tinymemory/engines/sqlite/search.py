@@ -55,7 +55,7 @@ class Plan(StrEnum):
 
 def filter_first_cap(matrix_rows: int) -> int:
     """Largest candidate set worth scoring row by row; beyond it one full scan is cheaper."""
-    return max(500, matrix_rows // 100)
+    return max(500, matrix_rows // 10)
 
 
 def prune(terms: list[str], doc_freq: dict[str, int], budget: int) -> list[str]:
