@@ -615,8 +615,8 @@ def render(run: dict[str, Any]) -> str:
         "it includes the HTTP round trip and any wait for the server; req/s counts answered requests. RSS "
         "is the server's VmRSS when ready, after warm-up and at the end of the level; CPU is the share of "
         "one core each process used during the level (above 100%: more than one thread busy), and for the "
-        "server also per answered request. BLAS threads: `tinymemory serve` runs with the environment as "
-        "it is (OpenBLAS then starts a thread per core); systems marked 'BLAS 1 thread' get "
+        "server also per answered request. BLAS threads: `tinymemory serve` limits BLAS to one thread "
+        "itself (threadpoolctl); systems marked 'BLAS 1 thread' also get "
         f"{', '.join(BLAS_VARS)} = 1.",
         "",
         table(headers, body),
