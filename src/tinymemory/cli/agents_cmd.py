@@ -20,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     ):
         p = sub.add_parser(action, help=help_text)
         add_db_flag(p)
-        p.add_argument("--workspace", required=True)
+        p.add_argument("--workspace", required=True, help="the workspace whose registry this is")
         if action != "list":
             p.add_argument("name", help="the agent's name")
         if action == "put":
