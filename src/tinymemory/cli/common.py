@@ -26,6 +26,19 @@ def add_db_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_hs256_flags(parser: argparse.ArgumentParser) -> None:
+    """The HS256 secret and the claims a service demands: `serve` verifies with them, `token issue`
+    signs with them, so both read the same flags and variables."""
+    env = os.environ.get
+    parser.add_argument(
+        "--jwt-secret-file",
+        default=env("TINYMEMORY_JWT_SECRET_FILE"),
+        help="file holding the HS256 secret (or set $TINYMEMORY_JWT_SECRET)",
+    )
+    parser.add_argument("--jwt-issuer", default=env("TINYMEMORY_JWT_ISSUER"), help="the `iss` claim")
+    parser.add_argument("--jwt-audience", default=env("TINYMEMORY_JWT_AUDIENCE"), help="the `aud` claim")
+
+
 def add_store_flags(parser: argparse.ArgumentParser) -> None:
     add_db_flag(parser)
     parser.add_argument(

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tinymemory.cli.common import add_db_flag
+from tinymemory.cli.common import add_db_flag, add_hs256_flags
 
 TRUTHY = frozenset({"1", "true", "yes", "on"})
 
@@ -31,18 +31,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="a MemoryPolicy file for every workspace, or a folder of <workspace>.yaml files "
         "(_default.yaml for the rest) (default: $TINYMEMORY_POLICY, else the built-in policy)",
     )
-    parser.add_argument(
-        "--jwt-secret-file",
-        default=env("TINYMEMORY_JWT_SECRET_FILE"),
-        help="file holding the HS256 secret (or set $TINYMEMORY_JWT_SECRET)",
-    )
+    add_hs256_flags(parser)
     parser.add_argument(
         "--jwt-public-key",
         default=env("TINYMEMORY_JWT_PUBLIC_KEY_FILE"),
         help="PEM file of the RS256 public key tokens are verified with",
     )
-    parser.add_argument("--jwt-issuer", default=env("TINYMEMORY_JWT_ISSUER"), help="required `iss` claim")
-    parser.add_argument("--jwt-audience", default=env("TINYMEMORY_JWT_AUDIENCE"), help="required `aud`")
     parser.add_argument(
         "--token-file",
         default=env("TINYMEMORY_TOKEN_FILE"),

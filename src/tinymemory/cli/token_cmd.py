@@ -7,7 +7,6 @@ appended to the token file. Without --user the token is an API key for the works
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 from datetime import timedelta
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tinymemory.api import InvalidRequest
+from tinymemory.cli.common import add_hs256_flags
 
 _TTL = re.compile(r"(\d{1,6})([smhd])")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
@@ -28,7 +28,6 @@ def parse_ttl(text: str) -> timedelta:
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    env = os.environ.get
     parser = subparsers.add_parser("token", help="issue bearer tokens for `tinymemory serve`")
     sub = parser.add_subparsers(dest="token_command", metavar="ACTION", required=True)
     issue = sub.add_parser(
@@ -40,13 +39,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     issue.add_argument("--agent", help="the agent the user talks to (their tier for it, its notes)")
     issue.add_argument("--admin", action="store_true", help="may ingest and manage the agent registry")
     issue.add_argument("--ttl", default="30d", help="lifetime, e.g. 30d, 12h (default: 30d)")
-    issue.add_argument(
-        "--jwt-secret-file",
-        default=env("TINYMEMORY_JWT_SECRET_FILE"),
-        help="the HS256 secret's file (or $TINYMEMORY_JWT_SECRET)",
-    )
-    issue.add_argument("--jwt-issuer", default=env("TINYMEMORY_JWT_ISSUER"), help="`iss` claim")
-    issue.add_argument("--jwt-audience", default=env("TINYMEMORY_JWT_AUDIENCE"), help="`aud` claim")
+    add_hs256_flags(issue)
     issue.add_argument(
         "--token-file",
         help="instead of a JWT: append an opaque token's hash to this YAML/JSON token file",
