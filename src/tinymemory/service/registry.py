@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -37,6 +39,7 @@ REGISTRY_NAME = "agents"
 ABOUT_KIND = "agent"
 MAX_NOTES_CHARS = 4_000
 MAX_AGENTS = 500  # per workspace: the registry is read whole
+MAX_CACHED = 10_000  # cached lookups before the copy starts over
 ID_PREFIX = "agt_"
 
 
@@ -118,10 +121,30 @@ def _record(item: MemoryItem) -> AgentRecord | None:
 
 
 class AgentRegistry:
-    """Reads and writes agent records through the engine."""
+    """Reads and writes agent records through the engine.
 
-    def __init__(self, engine: MemoryEngine) -> None:
+    `cached` answers from a short-lived copy: every request of a token that names an agent looks its
+    record up, and a registry changes rarely. This process's own writes clear the copy at once; another
+    process's (a replica, the CLI) show within `CACHE_SECONDS`."""
+
+    CACHE_SECONDS = 5.0
+
+    def __init__(self, engine: MemoryEngine, *, clock: Callable[[], float] = time.monotonic) -> None:
         self._engine = engine
+        self._clock = clock
+        self._cache: dict[tuple[str, str], tuple[float, AgentRecord | None]] = {}
+
+    async def cached(self, workspace: str, name: str) -> AgentRecord | None:
+        key = (workspace, name)
+        now = self._clock()
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        record = await self.get(workspace, name)
+        if len(self._cache) >= MAX_CACHED:
+            self._cache.clear()
+        self._cache[key] = (now + self.CACHE_SECONDS, record)
+        return record
 
     async def list(self, workspace: str) -> list[AgentRecord]:
         node = registry_node(workspace)
@@ -167,6 +190,7 @@ class AgentRegistry:
                 ),
             )
         )
+        self._cache.pop((workspace, name), None)
         stored = await self.get(workspace, name)
         assert stored is not None  # just written, in the same engine
         return stored, previous is None
@@ -181,4 +205,5 @@ class AgentRegistry:
                 filter=MetaFilter(namespace=node, about=About(ABOUT_KIND, name)), reach=Reach.exact(node)
             )
         )
+        self._cache.pop((workspace, name), None)
         return record

@@ -35,7 +35,7 @@ class ServiceState:
         which runs with the default switches and no notes)."""
         if caller.workspace is None or caller.agent is None:
             return None
-        return await self.registry.get(caller.workspace, caller.agent)
+        return await self.registry.cached(caller.workspace, caller.agent)
 
     async def guidance(self, caller: Caller, *, gateway: bool = False) -> dict[str, Any]:
         """The tool guidance of the caller's workspace, with its agent's notes unless `gateway` (the

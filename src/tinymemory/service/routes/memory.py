@@ -2,9 +2,10 @@
 /api/v1/memory/{store,fetch,get,explore} (seed 000's operations), for a verified user.
 
 Each route runs the tool of the same name for the caller's scope, so the body is the tool's arguments
-and the answer is its result. The request schemas in the OpenAPI document are the tools' own; the
-answers are documented by the models in service.models. An empty body is the tool called without
-arguments.
+and the answer is its result, sent as it is: the tools already return plain JSON values, and passing
+them through FastAPI's encoder cost more than the rest of the HTTP layer. The request schemas in the
+OpenAPI document are the tools' own; the answers are documented by the models in service.models. An
+empty body is the tool called without arguments.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse
 
 from tinymemory.api import FetchMode
 from tinymemory.policy import POLICY_TOOL_NAMES, fallback_guidance
@@ -55,24 +57,24 @@ ANSWERS: dict[str, tuple[Any, str]] = {
     MEMORY_EXPLORE: (Explored, "Counts of the caller's items by the facet's values."),
 }
 
-Handler = Callable[[Request], Awaitable[dict[str, Any]]]
+Handler = Callable[[Request], Awaitable[JSONResponse]]
 
 
 def _policy_route(name: str) -> Handler:
-    async def handler(request: Request) -> dict[str, Any]:
+    async def handler(request: Request) -> JSONResponse:
         state, caller = deps.service(request), deps.caller(request)
         caller.need_user(name)
         tools = await state.policy_tools(caller)
-        return await tools.call(name, await deps.json_body(request, name))
+        return JSONResponse(await tools.call(name, await deps.json_body(request, name)))
 
     return handler
 
 
 def _core_route(name: str) -> Handler:
-    async def handler(request: Request) -> dict[str, Any]:
+    async def handler(request: Request) -> JSONResponse:
         state, caller = deps.service(request), deps.caller(request)
         caller.need_user(name)
-        return await state.core_tools(caller).call(name, await deps.json_body(request, name))
+        return JSONResponse(await state.core_tools(caller).call(name, await deps.json_body(request, name)))
 
     return handler
 
