@@ -70,3 +70,27 @@ def test_two_concurrent_jobs_publish_each_fact_once(tmp_path: Path) -> None:
     assert again.returncode == 0, err
     assert json.loads(out)["published"] == 0
     assert asyncio.run(published(db)) == texts
+    status = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tinymemory",
+            "gate",
+            "status",
+            "--db",
+            str(db),
+            "--policy",
+            str(policy),
+            "--workspace",
+            "acme",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert status.returncode == 0, status.stderr
+    [agent] = json.loads(status.stdout)["agents"]
+    assert agent["agent"] == "support" and agent["held"] == []
+    assert sorted(p["text"] for p in agent["published"]) == texts
+    assert {d["decision"] for d in agent["decisions"]} == {"published"}
