@@ -6,10 +6,11 @@ model in the provider's format, and runs each tool call the model makes through 
 token decides whose memory it is; the model never names a user, an agent or a tier.
 
     python examples/service_agent.py URL TOKEN                       # a scripted model, no LLM needed
-    OPENAI_API_KEY=... python examples/service_agent.py URL TOKEN --provider openai
-    ANTHROPIC_API_KEY=... python examples/service_agent.py URL TOKEN --provider anthropic
+    OPENAI_API_KEY=... OPENAI_MODEL=... python examples/service_agent.py URL TOKEN --provider openai
+    ANTHROPIC_API_KEY=... ANTHROPIC_MODEL=... python examples/service_agent.py URL TOKEN --provider anthropic
 
-OPENAI_BASE_URL / ANTHROPIC_BASE_URL and OPENAI_MODEL / ANTHROPIC_MODEL point it elsewhere.
+The provider runs need OPENAI_MODEL or ANTHROPIC_MODEL (the model to ask); OPENAI_BASE_URL or
+ANTHROPIC_BASE_URL point them at another endpoint.
 """
 
 from __future__ import annotations
@@ -52,6 +53,13 @@ class MemoryService:
         return text
 
 
+def model(variable: str) -> str:
+    name = os.environ.get(variable, "").strip()
+    if not name:
+        raise SystemExit(f"service_agent: set ${variable} to the model to ask")
+    return name
+
+
 def scripted(memory: MemoryService, question: str) -> str:
     """Stands in for an LLM: remembers what it is told to, recalls for a question."""
     if question.lower().startswith("please remember"):
@@ -68,7 +76,7 @@ def with_openai(memory: MemoryService, question: str) -> str:
     tools = [openai_tool(spec) for spec in memory.tools()]
     messages: list[dict[str, Any]] = [{"role": "user", "content": question}]
     for _ in range(MAX_STEPS):
-        body = {"model": os.environ.get("OPENAI_MODEL", "gpt-4o-mini"), "messages": messages, "tools": tools}
+        body = {"model": model("OPENAI_MODEL"), "messages": messages, "tools": tools}
         r = httpx.post(f"{base}/chat/completions", json=body, headers=headers, timeout=120)
         r.raise_for_status()
         message = r.json()["choices"][0]["message"]
@@ -90,7 +98,7 @@ def with_anthropic(memory: MemoryService, question: str) -> str:
     messages: list[dict[str, Any]] = [{"role": "user", "content": question}]
     for _ in range(MAX_STEPS):
         body = {
-            "model": os.environ.get("ANTHROPIC_MODEL", "claude-sonnet-4-5"),
+            "model": model("ANTHROPIC_MODEL"),
             "max_tokens": 1024,
             "messages": messages,
             "tools": tools,

@@ -107,6 +107,8 @@ def test_provider_loops_run_memory_tools_through_the_service(
     with service.client(token) as http:
         http.post("/api/v1/memory/remember", json={"content": "Dave drinks his coffee with oat milk"})
     env = {
+        "OPENAI_MODEL": "stand-in",
+        "ANTHROPIC_MODEL": "stand-in",
         "OPENAI_BASE_URL": provider,
         "OPENAI_API_KEY": "k",
         "ANTHROPIC_BASE_URL": provider,
