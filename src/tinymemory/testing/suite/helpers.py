@@ -69,5 +69,10 @@ async def fetch_ids(
     return [h.item.id for h in result.hits]
 
 
+def ill_typed(value: object) -> Any:
+    """`value` with its type erased, so a test can hand the engine a wrong type on purpose."""
+    return value
+
+
 def ids(items: Iterable[MemoryItem]) -> list[str]:
     return [i.id for i in items]

