@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tinymemory.api import ListRequest, MetaFilter, Namespace, Reach, utcnow
+from tinymemory.api import GetRequest, ListRequest, MetaFilter, Namespace, Reach, utcnow
 from tinymemory.engines.sqlite import SqliteEngine
 from tinymemory.policy import Identity, MemoryPolicy, PolicyTools
 from tinymemory.policy.gate import GateJob, gate_matcher, gate_status, queued_pairs
@@ -148,10 +148,28 @@ async def test_a_personal_fact_is_never_queued_nor_published(engine: SqliteEngin
     assert (await world.run()).published == 0
 
 
-async def test_a_forgotten_share_is_withdrawn(engine: SqliteEngine) -> None:
+async def test_a_forgotten_share_leaves_the_gate_at_once(engine: SqliteEngine) -> None:
     world = World(engine, policy())
     mine = await world.share("alice", FACT)
+    await world.share("bob", PARAPHRASE)
+    [before] = (await gate_status(engine, WS, world.policy, gate_matcher()))["agents"][0]["held"]
+    assert before["distinct_subjects"] == 2
     await world.tools("alice").call("memory__forget", {"memory_id": mine["id"]})
+    [after] = (await gate_status(engine, WS, world.policy, gate_matcher()))["agents"][0]["held"]
+    assert after["distinct_subjects"] == 1  # before any run: alice's candidate is gone
+    [hers] = set(before["candidates"]) - set(after["candidates"])
+    got = await engine.get(GetRequest(ids=(hers,)))
+    assert got.items == () and got.forgotten == ()  # purged, not merely hidden
+    report = await world.run()
+    assert report.published == 0 and await world.shared() == []
+
+
+async def test_a_corrected_share_is_withdrawn_by_the_job(engine: SqliteEngine) -> None:
+    world = World(engine, policy())
+    about = {"about_kind": "office", "about_key": "berlin-hours"}
+    tools = world.tools("alice")
+    await tools.call("memory__remember", {"content": FACT, "share": True, **about})
+    await tools.call("memory__remember", {"content": "The Berlin office closes at 5 pm on Fridays.", **about})
     await world.share("bob", PARAPHRASE)
     report = await world.run()
     assert (report.withdrawn, report.published) == (1, 0)

@@ -18,7 +18,7 @@ from tinymemory.api import (
 )
 from tinymemory.policy import render
 from tinymemory.policy.gate.deid import is_personal
-from tinymemory.policy.gate.queue import candidate_item, queue_marker
+from tinymemory.policy.gate.queue import candidate_item, queue_marker, withdraw
 from tinymemory.policy.session import MAX_VERSIONS, PolicySession
 from tinymemory.tools.args import Obj
 
@@ -122,14 +122,17 @@ async def forget(session: PolicySession, raw: Obj) -> dict[str, Any]:
     if own is None or current.namespace not in own:
         return {"status": "not_allowed", "id": current.id, "message": NOT_OWN_MESSAGE}
     versions = [current.id]
+    texts = [current.text]
     previous = current.supersedes
     while previous is not None and len(versions) < MAX_VERSIONS and previous not in versions:
         got = await session.engine.get(GetRequest(ids=(previous,), reach=own))
         if not got.items:
             break
         versions.append(got.items[0].id)
+        texts.append(got.items[0].text)
         previous = got.items[0].supersedes
     result = await session.engine.forget(ForgetRequest(ids=tuple(versions), reach=own))
+    await withdraw(session.engine, session.identity, texts)
     return {
         "status": "forgotten",
         "id": current.id,

@@ -14,7 +14,21 @@ import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
-from tinymemory.api import About, ItemKind, ItemMeta, MemoryItem, Namespace, NewItem, Source
+from tinymemory.api import (
+    About,
+    ForgetRequest,
+    ItemKind,
+    ItemMeta,
+    ListRequest,
+    MemoryEngine,
+    MemoryItem,
+    MetaFilter,
+    Namespace,
+    NewItem,
+    PurgeRequest,
+    Reach,
+    Source,
+)
 from tinymemory.policy.gate.deid import deidentify
 from tinymemory.policy.gate.match import normalise
 from tinymemory.policy.identity import Identity
@@ -49,6 +63,34 @@ def fact_key(text: str) -> str:
     return hashlib.sha256(normalise(text).encode()).hexdigest()[:24]
 
 
+def candidate_key(identity: Identity, text: str) -> str:
+    """The about key of `identity`'s candidate for `text`: one per user and fact."""
+    clean = deidentify(text, [identity.user] if identity.user else [], keep_organisational=True)
+    return _key(subject_of(identity), clean)
+
+
+def _key(subject: str, clean: str) -> str:
+    return f"{subject}.{fact_key(clean)}"
+
+
+async def withdraw(engine: MemoryEngine, identity: Identity, texts: list[str]) -> int:
+    """Take `identity`'s queued shares of `texts` out of the gate at once, bytes and all: what a user
+    forgets is not kept for the gate to weigh. Other users' candidates never match (the key holds the
+    sharer's digest). Returns how many were withdrawn."""
+    workspace = Reach.subtree(Namespace.of(("workspace", identity.workspace)))
+    withdrawn = 0
+    for key in sorted({candidate_key(identity, t) for t in texts}):
+        flt = MetaFilter(reach=workspace, sources=(GATE_SOURCE,), about=About(CANDIDATE_ABOUT, key))
+        found = (await engine.list(ListRequest(filter=flt, limit=100))).items
+        if not found:
+            continue
+        await engine.forget(ForgetRequest(ids=tuple(i.id for i in found), reach=workspace))
+        for node in sorted({i.namespace for i in found}, key=str):
+            await engine.purge(PurgeRequest(reach=Reach.exact(node)))
+        withdrawn += len(found)
+    return withdrawn
+
+
 def candidate_item(
     identity: Identity,
     agent: str,
@@ -70,7 +112,7 @@ def candidate_item(
             agent_id=agent,
             learning_kind=kind,
             observed_at=now,
-            about=About(CANDIDATE_ABOUT, f"{subject}.{fact_key(clean)}"),
+            about=About(CANDIDATE_ABOUT, _key(subject, clean)),
             extra=((SUBJECT_KEY, subject), (SOURCE_KEY, source_id), (USER_KEY, identity.user or "")),
         ),
         confidence=confidence,
