@@ -40,7 +40,10 @@ def dev_secret(db: str) -> str:
     if path.exists():
         return path.read_text(encoding="utf-8").strip()
     secret = os.urandom(32).hex()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another `serve --dev` on this store made it first: use theirs
+        return path.read_text(encoding="utf-8").strip()
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(secret + "\n")
     return secret

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tinymemory.api import MemoryEngine
+from tinymemory.api import MemoryEngine, Namespace
 from tinymemory.lifecycle.layout import MemoryLayout
 from tinymemory.policy import Identity, PolicyTools, Registration, render_guidance
 from tinymemory.service.auth import Authenticator, Caller
@@ -96,5 +96,5 @@ class InstitutionalLayout(MemoryLayout):
     def for_workspace(cls, workspace: str) -> InstitutionalLayout:
         return cls(Identity(workspace).tiers.institutional)
 
-    def brain(self, source: str) -> Any:
+    def brain(self, source: str) -> Namespace:
         return self.root
