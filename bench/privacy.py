@@ -65,7 +65,7 @@ def ms(values: list[float]) -> str:
 def rank_side_by_side(conn: sqlite3.Connection, queries: list[str]) -> dict[str, dict[str, list[float]]]:
     analyzer = default_analyzer()
     snapshot = search.max_rowid(conn)
-    want = 50  # one fetch pool (engine.pool_size for a limit of 10)
+    want = 50  # one fetch pool (pipeline.pool_size for a limit of 10)
     out: dict[str, dict[str, list[float]]] = {}
     for label, flt in SCOPES.items():
         lat: dict[str, list[float]] = {"fts5 (leaks)": [], "scoped": [], "whole file": []}

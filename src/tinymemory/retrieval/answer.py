@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from tinymemory.api.requests import Hit
+from tinymemory.api.errors import TinyMemoryError, Unavailable
+from tinymemory.api.requests import Citation, Hit, RecallResult
 from tinymemory.retrieval.text import Analyzer, default_analyzer
 
 DEFAULT_BUDGET_CHARS = 600
@@ -113,3 +114,23 @@ class ExtractiveAnswerer:
 
     async def answer(self, question: str, hits: Sequence[Hit], instructions: str | None) -> str:
         return self.extract(question, hits).answer
+
+
+async def answer_recall(
+    answerer: Answerer, question: str, hits: Sequence[Hit], instructions: str | None
+) -> RecallResult:
+    """Recall's answer over a fetch's hits, the same for every engine: the extractive answerer cites the
+    hits it quoted; any other answerer cites every hit it was given. An answerer's own failure is
+    Unavailable (a TinyMemoryError it raises passes through)."""
+    if isinstance(answerer, ExtractiveAnswerer):
+        ext = answerer.extract(question, hits)
+        used = set(ext.used)
+        cited = [h for h in hits if h.item.id in used]
+        return RecallResult(ext.answer, tuple(Citation(h.item.id, h.score, h.item) for h in cited))
+    try:
+        answer = await answerer.answer(question, hits, instructions)
+    except TinyMemoryError:
+        raise
+    except Exception as exc:
+        raise Unavailable(f"recall: the answerer failed ({exc})") from exc
+    return RecallResult(answer, tuple(Citation(h.item.id, h.score, h.item) for h in hits))

@@ -35,7 +35,7 @@ _TAG = 16
 _AAD = b"tinymemory cursor v1 "
 
 MAX_OFFSET = 10_000  # fetch pages stop here: deeper positions are refused, and no cursor points past it
-MAX_POOL = 3 * MAX_LIMIT  # the largest fused pool a fetch makes (engine.pool_size at the largest limit)
+MAX_POOL = 3 * MAX_LIMIT  # the largest fused pool a fetch makes (retrieval.pipeline.pool_size at the largest limit)
 MAX_ROWID = 2**63 - 1  # SQLite's INTEGER range
 MIN_US = to_us(datetime.min.replace(tzinfo=UTC))
 MAX_US = to_us(datetime.max.replace(tzinfo=UTC))

@@ -28,7 +28,6 @@ from tinymemory.api.ids import content_key
 from tinymemory.api.items import NewItem
 from tinymemory.api.relations import ExpandRequest, ExpandResult
 from tinymemory.api.requests import (
-    Citation,
     ExploreRequest,
     ExploreResult,
     FetchRequest,
@@ -48,30 +47,22 @@ from tinymemory.api.requests import (
 )
 from tinymemory.api.timeutil import ensure_utc
 from tinymemory.engines.paths import default_db_path
-from tinymemory.engines.sqlite import db, graph, lexstats, reads, search, store
+from tinymemory.engines.sqlite import db, graph, reads, search, store
 from tinymemory.engines.sqlite.cursors import CursorCodec, FetchCursor, ListCursor, fingerprint, load_key
 from tinymemory.engines.sqlite.reembed import Progress, ReembedResult, reembed_items
 from tinymemory.engines.sqlite.rows import to_us
 from tinymemory.engines.sqlite.schema import SCHEMA_VERSION
 from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix
 from tinymemory.engines.sqlite.where import is_selective
-from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer
+from tinymemory.retrieval import pipeline
+from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer, answer_recall
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
-from tinymemory.retrieval.dates import mentions_time
 from tinymemory.retrieval.embedders.base import Embedder
 from tinymemory.retrieval.temporal import with_event_range
 from tinymemory.retrieval.text import Analyzer, analyzer_for
 
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
-
-MIN_POOL = 50
-
-
-def pool_size(limit: int) -> int:
-    """Candidates per ranker for hybrid or hinted fetches (fixed per cursor so pages agree)."""
-    return max(MIN_POOL, 3 * limit)
-
 
 _warned_lexical = False
 
@@ -325,16 +316,15 @@ class SqliteEngine:
         fp = fingerprint("fetch", req.query, mode.value, req.filter, req.time_hint)
         cur = FetchCursor.decode(await self._cursors(op), op, req.cursor, fp) if req.cursor else None
         cfg = self.retrieval
-        # every stage that re-orders needs a fixed pool, so that later pages come from the same order
-        pooled = (
-            mode is FetchMode.HYBRID
-            or req.time_hint is not None
-            or cfg.rerank.coverage
-            or (cfg.temporal.query_hints and mentions_time(req.query))
+        plan = pipeline.FetchPlan.make(
+            mode,
+            req.query,
+            req.limit,
+            req.time_hint,
+            cfg,
+            cursor_pool=cur.pool if cur is not None else None,
+            cursor_offset=cur.offset if cur is not None else 0,
         )
-        pool = cur.pool if cur is not None else (pool_size(req.limit) if pooled else 0)
-        offset = cur.offset if cur is not None else 0
-        want = pool if pooled else offset + req.limit + 1
         # Only the query is embedded on read; the embedding runs while FTS5 ranks (phase one).
         # A whole-store scan also starts on the helper thread, so the two rankers use both cores.
         embedding: asyncio.Future[tuple[Floats, EarlyScores | None]] | None = None
@@ -342,18 +332,25 @@ class SqliteEngine:
             scan_early = not is_selective(req.filter)
             embedding = asyncio.ensure_future(self._embed_query(op, req.query, scan_early))
 
-        def lexical_phase(conn: sqlite3.Connection) -> tuple[int, search.Ranked, lexstats.Stats]:
+        def lexical_phase(conn: sqlite3.Connection) -> tuple[int, pipeline.Ranked, pipeline.ScopeStats]:
             snapshot = cur.snapshot if cur is not None else search.max_rowid(conn)
             # every score and weight below comes from the read's own reach (the first privacy rule)
             stats = search.scope_stats(conn, self.analyzer, req.query, req.filter)
             if mode is FetchMode.SEMANTIC:
                 return snapshot, [], stats
-            budget = search.HYBRID_POSTINGS_BUDGET if mode is FetchMode.HYBRID else search.POSTINGS_BUDGET
             lex = search.lexical(
-                conn, self.analyzer, req.query, req.filter, snapshot, want, budget, cfg.context.weight, stats
+                conn,
+                self.analyzer,
+                req.query,
+                req.filter,
+                snapshot,
+                plan.want,
+                plan.postings_budget(),
+                cfg.context.weight,
+                stats,
             )
             if not lex and mode is FetchMode.LEXICAL and not self.analyzer.has_content_words(req.query):
-                lex = search.recent(conn, req.filter, snapshot, want)
+                lex = search.recent(conn, req.filter, snapshot, plan.want)
             return snapshot, lex, stats
 
         try:
@@ -365,36 +362,31 @@ class SqliteEngine:
             raise
 
         def rank_phase(conn: sqlite3.Connection) -> tuple[list[Hit], bool]:
-            sem: search.Ranked = []
+            sem: pipeline.Ranked = []
             if qvec is not None:
                 assert self._matrix is not None
-                outcome = search.semantic(conn, self._matrix, qvec, req.filter, snapshot, want, early)
+                outcome = search.semantic(conn, self._matrix, qvec, req.filter, snapshot, plan.want, early)
                 self.last_semantic_plan = outcome.plan
                 sem = outcome.ranked
-            derived = None
-            if req.time_hint is None:
-                derived = search.derived_hint(conn, req.query, req.filter, snapshot, cfg)
-            ranked = search.combine(
-                conn,
+            ranked = pipeline.rank_candidates(
                 mode,
                 search.still_visible(conn, lex, req.filter, snapshot),
                 sem,
-                req.time_hint,
-                cfg,
-                req.query,
-                self.analyzer,
-                derived,
+                lambda rowids, with_text: search.light_rows(conn, rowids, with_text),
                 stats=stats,
+                cfg=cfg,
+                query=req.query,
+                analyzer=self.analyzer,
+                hint=req.time_hint,
+                anchor=lambda: search.latest_observed(conn, req.filter, snapshot),
             )
-            page = ranked[offset : offset + req.limit]
+            page, more = pipeline.page(ranked, plan.offset, req.limit)
             items = reads.items_by_rowid(conn, [r for r, _ in page])
-            return [Hit(items[r], round(s, 6)) for r, s in page if r in items], len(
-                ranked
-            ) > offset + req.limit
+            return [Hit(items[r], round(s, 6)) for r, s in page if r in items], more
 
         hits, more = await self._run(op, lambda c: db.in_read(c, rank_phase))
         nxt = (
-            FetchCursor(snapshot, offset + req.limit, pool).encode(await self._cursors(op), fp)
+            FetchCursor(snapshot, plan.offset + req.limit, plan.pool).encode(await self._cursors(op), fp)
             if more
             else None
         )
@@ -427,20 +419,7 @@ class SqliteEngine:
                 query=req.question, mode=req.mode, filter=req.filter, limit=req.limit, time_hint=req.time_hint
             ),
         )
-        hits = fetched.hits
-        if isinstance(self.answerer, ExtractiveAnswerer):
-            ext = self.answerer.extract(req.question, hits)
-            answer, used = ext.answer, set(ext.used)
-            cited = [h for h in hits if h.item.id in used]
-        else:
-            try:
-                answer = await self.answerer.answer(req.question, hits, req.instructions)
-            except TinyMemoryError:
-                raise
-            except Exception as exc:
-                raise Unavailable(f"recall: the answerer failed ({exc})") from exc
-            cited = list(hits)
-        return RecallResult(answer, tuple(Citation(h.item.id, h.score, h.item) for h in cited))
+        return await answer_recall(self.answerer, req.question, fetched.hits, req.instructions)
 
     # -- re-embedding (engines/sqlite/reembed.py) -----------------------------------------------------
 

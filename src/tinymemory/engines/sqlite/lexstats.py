@@ -15,11 +15,11 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 from tinymemory.api.filters import MetaFilter
 from tinymemory.api.namespace import Reach
 from tinymemory.engines.sqlite.where import Params, reach_sql
+from tinymemory.retrieval.pipeline import ScopeStats
 
 
 def terms(*columns: str) -> list[str]:
@@ -130,15 +130,6 @@ def set_context(conn: sqlite3.Connection, deltas: Deltas, rowid: int, change: Ca
 # -- reads ----------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Stats:
-    """Corpus statistics for one read: rows, tokens and per-term row counts, all inside its scope."""
-
-    docs: int
-    tokens: int
-    df: dict[str, int] = field(default_factory=dict)
-
-
 def scope_of(flt: MetaFilter) -> Reach | None:
     """The namespaces whose rows a read may rank: its namespace when set, else its reach.
 
@@ -152,7 +143,7 @@ def scope_of(flt: MetaFilter) -> Reach | None:
     return flt.reach
 
 
-def stats(conn: sqlite3.Connection, scope: Reach | None, query_terms: list[str]) -> Stats:
+def stats(conn: sqlite3.Connection, scope: Reach | None, query_terms: list[str]) -> ScopeStats:
     """Statistics over the scope: summed from the per-namespace tables (FTS5's vocabulary for all)."""
     params: Params = []
     where = reach_sql(scope, params, column="ns")
@@ -173,7 +164,7 @@ def stats(conn: sqlite3.Connection, scope: Reach | None, query_terms: list[str])
                 tparams,
             )
         df = {str(t): int(d) for t, d in rows}
-    return Stats(int(docs), int(tokens), df)
+    return ScopeStats(int(docs), int(tokens), df)
 
 
 def rebuild(conn: sqlite3.Connection) -> None:

@@ -1,7 +1,8 @@
-"""Ranking for fetch: lexical (FTS5 bm25), semantic (the vector matrix) and hybrid (rank fusion).
+"""Candidates for fetch: lexical (bm25 over FTS5 postings) and semantic (the vector matrix).
 
 Each ranker returns (rowid, score) best first, scores in [0, 1], restricted to the filter and to rows
-at or below the cursor's snapshot rowid.
+at or below the cursor's snapshot rowid, with the reach's statistics and the light columns that
+`tinymemory.retrieval.pipeline` ranks them with. Fusion, reranking and time live there, not here.
 """
 
 from __future__ import annotations
@@ -14,32 +15,24 @@ from enum import StrEnum
 
 import numpy as np
 
-from tinymemory.api.filters import FetchMode, MetaFilter, TimeHint
-from tinymemory.api.timeutil import utcnow
+from tinymemory.api.filters import MetaFilter
 from tinymemory.engines.sqlite import lexstats
 from tinymemory.engines.sqlite.rows import from_us
 from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, top_order
 from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective
 from tinymemory.retrieval.bm25 import bm25
-from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
-from tinymemory.retrieval.dates import mentions_time
-from tinymemory.retrieval.fusion import confidence_prior, convex, rrf
-from tinymemory.retrieval.rerank import idf, rerank_by_coverage
-from tinymemory.retrieval.temporal import (
-    boost_by_hint,
-    hint_from_query,
-    partition_by_hint,
-    span_matches,
-    span_of,
+from tinymemory.retrieval.pipeline import (
+    POSTINGS_BUDGET,
+    Light,
+    Ranked,
+    ScopeStats,
+    prune,
+    unit_cosine,
+    unit_score,
 )
 from tinymemory.retrieval.text import Analyzer, fts_match_expression
 
-Ranked = list[tuple[int, float]]
-
 TITLE_WEIGHT = 2.0
-POSTINGS_BUDGET = 10_000
-# Hybrid prunes harder: the semantic side finds what the dropped common terms would have.
-HYBRID_POSTINGS_BUDGET = 4_000
 # A read confined to a reach counts only the reach's postings when it prunes (privacy), while FTS5 still
 # reads every tenant's postings of each kept term; a fifth of the budget bounds that (1M items, one
 # team's reach: p50 162 -> 54 ms) and leaves LoCoMo recall unchanged at every k (measured at 1, 0.2, 0.1).
@@ -58,26 +51,12 @@ def filter_first_cap(matrix_rows: int) -> int:
     return max(500, matrix_rows // 10)
 
 
-def prune(terms: list[str], doc_freq: dict[str, int], budget: int) -> list[str]:
-    """Leave out the most common terms while the query's postings exceed `budget` (keeping at least the
-    rarest term). bm25 weighs common terms little, and scoring every row they match is what makes
-    lexical search slow on large files. `doc_freq` must be the read's own scope's counts."""
-    if len(terms) <= 1:
-        return terms
-    rarest_first = sorted(terms, key=lambda t: doc_freq.get(t, 0))
-    total = sum(doc_freq.get(t, 0) for t in terms)
-    while len(rarest_first) > 1 and total > budget:
-        total -= doc_freq.get(rarest_first.pop(), 0)
-    kept = set(rarest_first)
-    return [t for t in terms if t in kept]
-
-
 def prune_terms(conn: sqlite3.Connection, terms: list[str], budget: int = POSTINGS_BUDGET) -> list[str]:
     """`prune` by the whole file's counts (FTS5's vocabulary)."""
     return prune(terms, lexstats.stats(conn, None, terms).df, budget)
 
 
-def scope_stats(conn: sqlite3.Connection, analyzer: Analyzer, query: str, flt: MetaFilter) -> lexstats.Stats:
+def scope_stats(conn: sqlite3.Connection, analyzer: Analyzer, query: str, flt: MetaFilter) -> ScopeStats:
     """The statistics a read ranks with: over its reach, or the whole file when it reaches everything."""
     return lexstats.stats(conn, lexstats.scope_of(flt), analyzer.query_terms(query))
 
@@ -91,7 +70,7 @@ def lexical(
     n: int,
     budget: int = POSTINGS_BUDGET,
     context_weight: float = 0.0,
-    stats: lexstats.Stats | None = None,
+    stats: ScopeStats | None = None,
 ) -> Ranked:
     """bm25 over the query's terms (common ones pruned), ranked with the statistics of the read's own
     reach. A read confined to part of the tree is scored by `lexical_scoped`; one that reaches every
@@ -135,7 +114,7 @@ def _lexical_fts(
             " ORDER BY r, items_fts.rowid LIMIT ?",
             params,
         ).fetchall()
-        return [(int(rowid), _unit_score(-rank)) for rowid, rank in rows if rank < 0]
+        return [(int(rowid), unit_score(-rank)) for rowid, rank in rows if rank < 0]
     k = 2 * n + 32
     while True:
         rows = conn.execute(
@@ -144,7 +123,7 @@ def _lexical_fts(
             (match, snapshot, k),
         ).fetchall()
         ok = _visible(conn, [int(r[0]) for r in rows], flt, snapshot)
-        ranked = [(int(rowid), _unit_score(-rank)) for rowid, rank in rows if rank < 0 and int(rowid) in ok]
+        ranked = [(int(rowid), unit_score(-rank)) for rowid, rank in rows if rank < 0 and int(rowid) in ok]
         if len(ranked) >= n or len(rows) < k:
             return ranked[:n]
         k *= 4
@@ -160,7 +139,7 @@ def lexical_scoped(
     flt: MetaFilter,
     snapshot: int,
     n: int,
-    stats: lexstats.Stats,
+    stats: ScopeStats,
     budget: int = POSTINGS_BUDGET,
     context_weight: float = 0.0,
 ) -> Ranked:
@@ -182,13 +161,7 @@ def lexical_scoped(
     ).fetchall()
     rowids, scores = bm25(rows, stats.docs, stats.tokens, stats.df)
     order = np.lexsort((rowids, -scores))[:n]
-    return [(int(rowids[i]), _unit_score(float(scores[i]))) for i in order]
-
-
-def _unit_score(score: float) -> float:
-    """A bm25 score (higher is better; FTS5's `bm25()` is its negative) mapped into [0, 1)."""
-    s = max(0.0, float(score))
-    return s / (1.0 + s)
+    return [(int(rowids[i]), unit_score(float(scores[i]))) for i in order]
 
 
 def recent(conn: sqlite3.Connection, flt: MetaFilter, snapshot: int, n: int) -> Ranked:
@@ -249,7 +222,7 @@ def semantic(
             rowids, scores = matrix.scores_for(qvec, np.sort(np.asarray(cand, dtype=np.int64)))
             order = top_order(scores, n)
             return SemanticOutcome(
-                [(int(rowids[i]), _unit(float(scores[i]))) for i in order], Plan.FILTER_FIRST
+                [(int(rowids[i]), unit_cosine(float(scores[i]))) for i in order], Plan.FILTER_FIRST
             )
     scores = matrix.scores(qvec, snapshot, early)
     all_rowids = matrix.rowids
@@ -260,29 +233,15 @@ def semantic(
         order = order[np.isfinite(scores[order])]
         picked = [int(all_rowids[i]) for i in order]
         ok = _visible(conn, picked, flt, snapshot)
-        ranked = [(r, _unit(float(scores[i]))) for r, i in zip(picked, order, strict=True) if r in ok]
+        ranked = [(r, unit_cosine(float(scores[i]))) for r, i in zip(picked, order, strict=True) if r in ok]
         if len(ranked) >= n or k >= total:
             return SemanticOutcome(ranked[:n], Plan.SCAN)
         # widen by the observed pass rate (at least 4x) so a narrow filter needs few rounds
         k = min(total, k * max(4, int(1.5 * n / max(len(ranked), 1)) + 1))
 
 
-def _unit(cosine: float) -> float:
-    return min(1.0, max(0.0, cosine))
-
-
-@dataclass(frozen=True, slots=True)
-class Light:
-    """The few columns ranking needs beyond the score (priors, time hints, coverage), without decoding."""
-
-    confidence: float | None
-    observed_at: int
-    event_from: int | None
-    event_to: int | None
-    text: str | None = None
-
-
 def light_rows(conn: sqlite3.Connection, rowids: list[int], with_text: bool = False) -> dict[int, Light]:
+    """The light columns of candidate rows (for fusion priors, time spans and the coverage reranker)."""
     text = "i.text" if with_text else "NULL"
     rows = conn.execute(
         f"SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to, {text}"
@@ -290,43 +249,6 @@ def light_rows(conn: sqlite3.Connection, rowids: list[int], with_text: bool = Fa
         (json.dumps(rowids),),
     )
     return {int(r[0]): Light(r[1], int(r[2]), r[3], r[4], r[5]) for r in rows}
-
-
-def fuse(lex: Ranked, sem: Ranked, light: dict[int, Light], cfg: RetrievalConfig) -> Ranked:
-    """Hybrid: the configured fusion of the two lists, times the confidence prior."""
-    strength = cfg.priors.confidence_strength
-    priors = (
-        {rowid: confidence_prior(light[rowid].confidence, strength=strength) for rowid in light}
-        if strength > 0
-        else None
-    )
-    w = cfg.fusion.lexical_weight
-    if cfg.fusion.method == "convex":
-        fused = convex([lex, sem], [w, 1.0 - w], priors=priors)
-    else:
-        fused = rrf(
-            [[r for r, _ in lex], [r for r, _ in sem]],
-            k=cfg.fusion.rrf_k,
-            weights=[w, 1.0 - w],
-            priors=priors,
-        )
-    return [(int(r), s) for r, s in fused]
-
-
-def in_hint(lt: Light, hint: TimeHint) -> bool:
-    span = span_of(
-        None if lt.event_from is None else from_us(lt.event_from),
-        None if lt.event_to is None else from_us(lt.event_to),
-        from_us(lt.observed_at),
-    )
-    return span is not None and span_matches(span[0], span[1], hint)
-
-
-def apply_hint(ranked: Ranked, light: dict[int, Light], hint: TimeHint | None) -> Ranked:
-    """Stable partition: rows about the hinted days first; nothing dropped."""
-    if hint is None:
-        return ranked
-    return partition_by_hint(ranked, hint, lambda r: r[0] in light and in_hint(light[r[0]], hint))
 
 
 def max_rowid(conn: sqlite3.Connection) -> int:
@@ -355,60 +277,3 @@ def latest_observed(conn: sqlite3.Connection, flt: MetaFilter, snapshot: int) ->
     # walks the observed_at index from the newest row and stops at the first match
     row = conn.execute(LATEST_OBSERVED_SQL.format(where=where), params).fetchone()
     return None if row is None else from_us(int(row[0]))
-
-
-def derived_hint(
-    conn: sqlite3.Connection, query: str, flt: MetaFilter, snapshot: int, cfg: RetrievalConfig
-) -> TimeHint | None:
-    """A TimeHint read from the query's own time expressions (None when it names no time)."""
-    if not cfg.temporal.query_hints or cfg.temporal.boost <= 0 or not mentions_time(query):
-        return None
-    anchor = latest_observed(conn, flt, snapshot) or utcnow()
-    return hint_from_query(query, anchor)
-
-
-def term_weights(terms: list[str], stats: lexstats.Stats) -> dict[str, float]:
-    """idf of each query term over the read's scope (row counts over every column)."""
-    return {t: idf(stats.df.get(t, 0), stats.docs) for t in terms}
-
-
-def combine(
-    conn: sqlite3.Connection,
-    mode: FetchMode,
-    lex: Ranked,
-    sem: Ranked,
-    hint: TimeHint | None,
-    cfg: RetrievalConfig = DEFAULT_CONFIG,
-    query: str = "",
-    analyzer: Analyzer | None = None,
-    derived: TimeHint | None = None,
-    *,
-    stats: lexstats.Stats,
-) -> Ranked:
-    """The final order: one list or their fusion, the coverage reranker, a derived time boost, then an
-    explicit time hint's partition. Each stage is a pure function from tinymemory.retrieval; `stats` are
-    the read's own scope's (the reranker weighs terms by them)."""
-    rerank = cfg.rerank.coverage and cfg.rerank.strength > 0 and analyzer is not None
-    light: dict[int, Light] = {}
-    if mode is FetchMode.HYBRID or hint is not None or derived is not None or rerank:
-        light = light_rows(conn, list({r for r, _ in lex} | {r for r, _ in sem}), with_text=rerank)
-    if mode is FetchMode.HYBRID:
-        ranked = fuse(lex, sem, light, cfg)
-    else:
-        ranked = lex if mode is FetchMode.LEXICAL else sem
-    if rerank and analyzer is not None and ranked:
-        terms = analyzer.query_terms(query)
-        weights = term_weights(terms, stats)
-        cache: dict[int, set[str]] = {}
-
-        def terms_of(rowid: int) -> set[str]:
-            if rowid not in cache:
-                text = light[rowid].text if rowid in light else None
-                cache[rowid] = set(analyzer.index_terms(text or ""))
-            return cache[rowid]
-
-        ranked = rerank_by_coverage(ranked, terms, terms_of, weights, cfg.rerank.strength)
-    if derived is not None and hint is None:
-        hinted = derived
-        ranked = boost_by_hint(ranked, lambda r: r in light and in_hint(light[r], hinted), cfg.temporal.boost)
-    return apply_hint(ranked, light, hint)

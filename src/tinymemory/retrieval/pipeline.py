@@ -1,0 +1,292 @@
+"""The ranking pipeline every engine shares: from scoped candidates to the final order of a fetch.
+
+An engine stores, filters and generates candidates: a lexical list and a semantic list (row key and a
+score in [0, 1], best first), the reach's lexical statistics, and a few light columns of each candidate.
+Everything after that (rank fusion, the confidence prior, the coverage reranker, time boosts and hint
+partitions, paging) is here, as pure functions, so that every engine ranks the same way and a ranking
+change is made once. Row keys are the engine's own integer row ids; they also break score ties, so an
+engine's row ids should grow with write order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from tinymemory.api.filters import FetchMode, TimeHint
+from tinymemory.api.timeutil import utcnow
+from tinymemory.retrieval.config import RetrievalConfig
+from tinymemory.retrieval.dates import mentions_time
+from tinymemory.retrieval.fusion import confidence_prior, convex, rrf
+from tinymemory.retrieval.rerank import idf, rerank_by_coverage
+from tinymemory.retrieval.temporal import (
+    boost_by_hint,
+    hint_from_query,
+    partition_by_hint,
+    span_matches,
+    span_of,
+)
+from tinymemory.retrieval.text import Analyzer
+
+Ranked = list[tuple[int, float]]
+
+MIN_POOL = 50
+POSTINGS_BUDGET = 10_000
+# Hybrid prunes harder: the semantic side finds what the dropped common terms would have.
+HYBRID_POSTINGS_BUDGET = 4_000
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def pool_size(limit: int) -> int:
+    """Candidates per ranker for hybrid or re-ordered fetches (fixed per cursor so pages agree)."""
+    return max(MIN_POOL, 3 * limit)
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeStats:
+    """Lexical corpus statistics of one read, all inside its reach: rows, tokens, per-term row counts."""
+
+    docs: int
+    tokens: int
+    df: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Light:
+    """The few columns ranking needs beyond a score (prior, time spans, coverage), times in microseconds
+    since the epoch (UTC)."""
+
+    confidence: float | None
+    observed_at: int
+    event_from: int | None
+    event_to: int | None
+    text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FetchPlan:
+    """How many candidates a fetch asks each ranker for, and where its page starts.
+
+    Every stage that re-orders (fusion, rerank, time) needs a fixed pool, so that later pages come
+    from the same order; a plain lexical or semantic read only needs the rows up to its page's end.
+    """
+
+    mode: FetchMode
+    pooled: bool
+    pool: int
+    offset: int
+    want: int
+
+    @classmethod
+    def make(
+        cls,
+        mode: FetchMode,
+        query: str,
+        limit: int,
+        hint: TimeHint | None,
+        cfg: RetrievalConfig,
+        *,
+        cursor_pool: int | None = None,
+        cursor_offset: int = 0,
+    ) -> FetchPlan:
+        pooled = (
+            mode is FetchMode.HYBRID
+            or hint is not None
+            or cfg.rerank.coverage
+            or (cfg.temporal.query_hints and mentions_time(query))
+        )
+        pool = cursor_pool if cursor_pool is not None else (pool_size(limit) if pooled else 0)
+        want = pool if pooled else cursor_offset + limit + 1
+        return cls(mode, pooled, pool, cursor_offset, want)
+
+    def postings_budget(self) -> int:
+        return HYBRID_POSTINGS_BUDGET if self.mode is FetchMode.HYBRID else POSTINGS_BUDGET
+
+
+def prune(terms: list[str], doc_freq: Mapping[str, int], budget: int) -> list[str]:
+    """Leave out the most common terms while the query's postings exceed `budget` (keeping at least the
+    rarest term). bm25 weighs common terms little, and scoring every row they match is what makes
+    lexical search slow on large stores. `doc_freq` must be the read's own reach's counts."""
+    if len(terms) <= 1:
+        return terms
+    rarest_first = sorted(terms, key=lambda t: doc_freq.get(t, 0))
+    total = sum(doc_freq.get(t, 0) for t in terms)
+    while len(rarest_first) > 1 and total > budget:
+        total -= doc_freq.get(rarest_first.pop(), 0)
+    kept = set(rarest_first)
+    return [t for t in terms if t in kept]
+
+
+def unit_score(score: float) -> float:
+    """A bm25 score (higher is better) mapped into [0, 1)."""
+    s = max(0.0, float(score))
+    return s / (1.0 + s)
+
+
+def unit_cosine(cosine: float) -> float:
+    """A cosine similarity clipped into [0, 1]."""
+    return min(1.0, max(0.0, cosine))
+
+
+def needs_light(
+    mode: FetchMode, hint: TimeHint | None, derived: TimeHint | None, cfg: RetrievalConfig
+) -> bool:
+    """Whether `rank` reads the candidates' light columns (fusion priors, time spans, coverage text)."""
+    return mode is FetchMode.HYBRID or hint is not None or derived is not None or reranks(cfg)
+
+
+def reranks(cfg: RetrievalConfig) -> bool:
+    """Whether the coverage reranker runs (it needs each candidate's text)."""
+    return cfg.rerank.coverage and cfg.rerank.strength > 0
+
+
+def wants_anchor(query: str, hint: TimeHint | None, cfg: RetrievalConfig) -> bool:
+    """Whether a derived time hint is possible, so the engine should look up the reach's newest time."""
+    return hint is None and cfg.temporal.query_hints and cfg.temporal.boost > 0 and mentions_time(query)
+
+
+def derived_hint(query: str, anchor: datetime | None, cfg: RetrievalConfig) -> TimeHint | None:
+    """A TimeHint read from the query's own time expressions, relative to `anchor` (the newest memory
+    the read sees; now when it sees none). None when the query names no time."""
+    if not cfg.temporal.query_hints or cfg.temporal.boost <= 0 or not mentions_time(query):
+        return None
+    return hint_from_query(query, anchor or utcnow())
+
+
+def from_us(value: int) -> datetime:
+    return _EPOCH + timedelta(microseconds=value)
+
+
+def in_hint(lt: Light, hint: TimeHint) -> bool:
+    span = span_of(
+        None if lt.event_from is None else from_us(lt.event_from),
+        None if lt.event_to is None else from_us(lt.event_to),
+        from_us(lt.observed_at),
+    )
+    return span is not None and span_matches(span[0], span[1], hint)
+
+
+def apply_hint(ranked: Ranked, light: Mapping[int, Light], hint: TimeHint | None) -> Ranked:
+    """Stable partition: rows about the hinted days first; nothing dropped."""
+    if hint is None:
+        return ranked
+    return partition_by_hint(ranked, hint, lambda r: r[0] in light and in_hint(light[r[0]], hint))
+
+
+def fuse(lex: Ranked, sem: Ranked, light: Mapping[int, Light], cfg: RetrievalConfig) -> Ranked:
+    """Hybrid: the configured fusion of the two lists, times the confidence prior."""
+    strength = cfg.priors.confidence_strength
+    priors = (
+        {rowid: confidence_prior(light[rowid].confidence, strength=strength) for rowid in light}
+        if strength > 0
+        else None
+    )
+    w = cfg.fusion.lexical_weight
+    if cfg.fusion.method == "convex":
+        fused = convex([lex, sem], [w, 1.0 - w], priors=priors)
+    else:
+        fused = rrf(
+            [[r for r, _ in lex], [r for r, _ in sem]],
+            k=cfg.fusion.rrf_k,
+            weights=[w, 1.0 - w],
+            priors=priors,
+        )
+    return [(int(r), s) for r, s in fused]
+
+
+def term_weights(terms: list[str], stats: ScopeStats) -> dict[str, float]:
+    """idf of each query term over the read's reach (row counts over every field)."""
+    return {t: idf(stats.df.get(t, 0), stats.docs) for t in terms}
+
+
+def rank(
+    mode: FetchMode,
+    lex: Ranked,
+    sem: Ranked,
+    light: Mapping[int, Light],
+    *,
+    stats: ScopeStats,
+    cfg: RetrievalConfig,
+    query: str = "",
+    analyzer: Analyzer | None = None,
+    hint: TimeHint | None = None,
+    derived: TimeHint | None = None,
+) -> Ranked:
+    """The final order: one list or their fusion, the coverage reranker, a derived time boost, then an
+    explicit hint's partition. `stats` are the read's own reach's (the reranker weighs terms by them);
+    `light` holds every candidate when `needs_light` says so."""
+    if mode is FetchMode.HYBRID:
+        ranked = fuse(lex, sem, light, cfg)
+    else:
+        ranked = lex if mode is FetchMode.LEXICAL else sem
+    if reranks(cfg) and analyzer is not None and ranked:
+        ranked = _rerank(ranked, light, stats, cfg, query, analyzer)
+    if derived is not None and hint is None:
+        hinted = derived
+        ranked = boost_by_hint(ranked, lambda r: r in light and in_hint(light[r], hinted), cfg.temporal.boost)
+    return apply_hint(ranked, light, hint)
+
+
+def _rerank(
+    ranked: Ranked,
+    light: Mapping[int, Light],
+    stats: ScopeStats,
+    cfg: RetrievalConfig,
+    query: str,
+    analyzer: Analyzer,
+) -> Ranked:
+    terms = analyzer.query_terms(query)
+    weights = term_weights(terms, stats)
+    cache: dict[int, set[str]] = {}
+
+    def terms_of(rowid: int) -> set[str]:
+        if rowid not in cache:
+            text = light[rowid].text if rowid in light else None
+            cache[rowid] = set(analyzer.index_terms(text or ""))
+        return cache[rowid]
+
+    return rerank_by_coverage(ranked, terms, terms_of, weights, cfg.rerank.strength)
+
+
+def page(ranked: Ranked, offset: int, limit: int) -> tuple[Ranked, bool]:
+    """One page of the final order and whether more follow."""
+    return ranked[offset : offset + limit], len(ranked) > offset + limit
+
+
+LoadLight = Callable[[list[int], bool], Mapping[int, Light]]
+
+
+def rank_candidates(
+    mode: FetchMode,
+    lex: Ranked,
+    sem: Ranked,
+    load_light: LoadLight,
+    *,
+    stats: ScopeStats,
+    cfg: RetrievalConfig,
+    query: str,
+    analyzer: Analyzer,
+    hint: TimeHint | None,
+    anchor: Callable[[], datetime | None],
+) -> Ranked:
+    """`rank` with its inputs fetched on demand: the reach's newest time only when the query names a
+    time, the light columns only when a stage reads them (`load_light(rowids, with_text)`)."""
+    derived = derived_hint(query, anchor(), cfg) if wants_anchor(query, hint, cfg) else None
+    light: Mapping[int, Light] = {}
+    if needs_light(mode, hint, derived, cfg):
+        rowids = list({r for r, _ in lex} | {r for r, _ in sem})
+        light = load_light(rowids, reranks(cfg))
+    return rank(
+        mode,
+        lex,
+        sem,
+        light,
+        stats=stats,
+        cfg=cfg,
+        query=query,
+        analyzer=analyzer,
+        hint=hint,
+        derived=derived,
+    )
