@@ -8,7 +8,6 @@ held briefly.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -46,6 +45,7 @@ from tinymemory.api.requests import (
     StoreResult,
 )
 from tinymemory.api.timeutil import ensure_utc
+from tinymemory.engines.embedder_choice import resolve_embedder
 from tinymemory.engines.paths import default_db_path
 from tinymemory.engines.sqlite import db, graph, reads, search, store
 from tinymemory.engines.sqlite.cursors import CursorCodec, FetchCursor, ListCursor, fingerprint, load_key
@@ -63,46 +63,6 @@ from tinymemory.retrieval.text import Analyzer, analyzer_for
 
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
-
-_warned_lexical = False
-
-
-def _warn_lexical_only(reason: str) -> None:
-    """Once per process: a host that expected semantic search must hear that it is not getting it."""
-    global _warned_lexical
-    if not _warned_lexical:
-        _warned_lexical = True
-        _log.warning("tinymemory: %s", reason)
-
-
-def _resolve_embedder(embedder: Embedder | str | None) -> Embedder | None:
-    if embedder is None:
-        return None
-    if embedder == "default":
-        # Imported lazily and by name: without the embedders package or its weights, lexical only.
-        # A misconfiguration the embedders report on purpose (TinyMemoryError) is raised, not hidden;
-        # a fallback to lexical-only that nobody asked for is logged once, with the fix.
-        try:
-            module = importlib.import_module("tinymemory.retrieval.embedders")
-        except ImportError as exc:
-            _warn_lexical_only(f"the embedders cannot be imported ({exc}); search is lexical only")
-            return None
-        try:
-            found = module.default_embedder()
-        except TinyMemoryError:
-            raise
-        except Exception as exc:
-            _warn_lexical_only(f"the default embedder is unavailable ({exc}); search is lexical only")
-            return None
-        if found is None:
-            reason = module.lexical_only_reason()
-            if reason:
-                _warn_lexical_only(reason)
-            return None
-        return found if isinstance(found, Embedder) else None
-    if isinstance(embedder, str):
-        raise TypeError(f"sqlite: `embedder` must be an Embedder, None or 'default', got {embedder!r}")
-    return embedder
 
 
 class SqliteEngine:
@@ -122,7 +82,7 @@ class SqliteEngine:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self.embedder = _resolve_embedder(embedder)
+        self.embedder = resolve_embedder(embedder, "sqlite")
         self.answerer: Answerer = answerer or ExtractiveAnswerer()
         self.retrieval = retrieval or DEFAULT_CONFIG
         self.analyzer = analyzer or analyzer_for(self.retrieval.analyzer)
