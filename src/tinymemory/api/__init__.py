@@ -28,6 +28,18 @@ from tinymemory.api.items import (
 )
 from tinymemory.api.jsonable import to_jsonable
 from tinymemory.api.namespace import Namespace, Reach, ReachMode, ReachTerm, Segment
+from tinymemory.api.records import (
+    FORMAT_VERSION,
+    ImportResult,
+    PortableEngine,
+    StoredRecord,
+    StoredVector,
+    decode_header,
+    decode_record,
+    encode_header,
+    encode_record,
+    tombstone,
+)
 from tinymemory.api.relations import (
     MAX_HOPS,
     ExpandRequest,
@@ -125,3 +137,5 @@ __all__ = [
 
 __all__ += ["to_jsonable"]
 __all__ += ["MAX_HOPS", "ExpandRequest", "ExpandResult", "GraphHit", "Relation", "entity_key"]
+__all__ += ["FORMAT_VERSION", "ImportResult", "PortableEngine", "StoredRecord", "StoredVector"]
+__all__ += ["decode_header", "decode_record", "encode_header", "encode_record", "tombstone"]
