@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
@@ -25,6 +25,7 @@ from tinymemory.api.errors import TinyMemoryError, Unavailable
 from tinymemory.api.filters import FetchMode
 from tinymemory.api.ids import content_key
 from tinymemory.api.items import NewItem
+from tinymemory.api.records import ImportResult, StoredRecord, check_record
 from tinymemory.api.relations import ExpandRequest, ExpandResult
 from tinymemory.api.requests import (
     ExploreRequest,
@@ -47,7 +48,7 @@ from tinymemory.api.requests import (
 from tinymemory.api.timeutil import ensure_utc
 from tinymemory.engines.embedder_choice import resolve_embedder
 from tinymemory.engines.paths import default_db_path
-from tinymemory.engines.sqlite import db, graph, reads, search, store
+from tinymemory.engines.sqlite import db, graph, portable, reads, search, store
 from tinymemory.engines.sqlite.cursors import CursorCodec, FetchCursor, ListCursor, fingerprint, load_key
 from tinymemory.engines.sqlite.reembed import Progress, ReembedResult, reembed_items
 from tinymemory.engines.sqlite.rows import to_us
@@ -398,3 +399,30 @@ class SqliteEngine:
         """Walk the relations of the memories the filter sees, from `seed_name`, up to `max_hops`."""
         req = validate.check_expand(request)
         return await self._run("expand", lambda c: db.in_read(c, lambda r: graph.expand(r, req)))
+
+    # -- export and import (engines/sqlite/portable.py; api.records.PortableEngine) ---------------------
+
+    async def export_records(self, *, vectors: bool) -> AsyncIterator[StoredRecord]:
+        """Every version in the order written, forgotten ones as tombstones, from one snapshot; with
+        `vectors`, each carries the vector it has."""
+        if self._closed:
+            raise Unavailable("export: the engine is closed")
+        if self.path == ":memory:":
+            for record in await self._run("export", lambda c: portable.read_all(c, vectors)):
+                yield record
+            return
+        async for record in portable.export_file(self.path, vectors):
+            yield record
+
+    async def import_records(self, records: Sequence[StoredRecord]) -> ImportResult:
+        """Write the versions exactly, in one transaction, rebuilding what derives from them; a version
+        whose id is present is skipped. Vectors of another embedder are dropped (reembed fills them)."""
+        checked = [check_record("import", r, f"records[{i}]") for i, r in enumerate(records)]
+        if not checked:
+            return ImportResult(0, 0)
+        analyzer, context = self.analyzer, self.retrieval.context.enabled
+        space = (self._space.name, self._space.dim) if self._space is not None else None
+        return await self._run(
+            "import",
+            lambda c: db.in_write(c, lambda w: portable.import_batch(w, checked, analyzer, space, context)),
+        )
