@@ -20,6 +20,8 @@ COMMAND_MODULES = (
     "tinymemory.cli.token_cmd",
     "tinymemory.cli.agents_cmd",
     "tinymemory.cli.gate_cmd",
+    "tinymemory.cli.export_cmd",
+    "tinymemory.cli.import_cmd",
 )
 
 
