@@ -201,9 +201,9 @@ class Memory:
             )
         self.reach = reach if reach is not None else Reach.of(self.namespace)
         if engine is None:
-            from tinymemory.engines.sqlite import SqliteEngine
+            from tinymemory.engines import open_engine
 
-            engine = SqliteEngine(None if path is None else str(path), embedder=embedder)
+            engine = open_engine(path, embedder=embedder)
         self.engine: MemoryEngine = engine
         self._loop = LoopThread()
 
