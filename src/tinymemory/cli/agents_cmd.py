@@ -7,7 +7,7 @@ import argparse
 import asyncio
 from typing import Any
 
-from tinymemory.cli.common import add_db_flag, emit
+from tinymemory.cli.common import add_db_flag, emit, open_store
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -31,15 +31,13 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tinymemory.engines.paths import default_db_path
-    from tinymemory.engines.sqlite import SqliteEngine
     from tinymemory.policy import Identity
     from tinymemory.service.registry import AgentRegistry
 
     Identity(args.workspace)  # the name follows the namespace grammar
 
     async def go() -> Any:
-        engine = SqliteEngine(args.db or str(default_db_path()), embedder=None)
+        engine = open_store(args, embedder=None)
         try:
             registry = AgentRegistry(engine)
             if args.action == "list":

@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Any
 
-from tinymemory.api import Namespace, Reach, parse_rfc3339, to_jsonable
+from tinymemory.api import MemoryEngine, Namespace, Reach, parse_rfc3339, to_jsonable
 
 ALL_REACH = "all"
 EVERYTHING = Reach.subtree(Namespace.root())  # the root and every node below it
@@ -22,8 +22,24 @@ def add_db_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db",
         default=os.environ.get("TINYMEMORY_DB"),
-        help="SQLite file (default: $TINYMEMORY_DB, else $TINYMEMORY_HOME/memory.db, else the user data dir)",
+        metavar="TARGET",
+        help="the store: a SQLite file, or a postgresql:// URL (keep its password in $PGPASSWORD or "
+        "~/.pgpass) (default: $TINYMEMORY_DB, else $TINYMEMORY_HOME/memory.db, else the user data dir)",
     )
+
+
+def db_target(args: argparse.Namespace) -> str | None:
+    """`--db` as `open_engine` reads it; an empty value (an empty $TINYMEMORY_DB) means the default."""
+    value = getattr(args, "db", None)
+    return value or None
+
+
+def open_store(args: argparse.Namespace, embedder: Any = "default") -> MemoryEngine:
+    """The engine `--db` names (SQLite file or postgresql:// URL), through the one rule every entry
+    point shares."""
+    from tinymemory.engines import open_engine
+
+    return open_engine(db_target(args), embedder=embedder)
 
 
 def add_hs256_flags(parser: argparse.ArgumentParser) -> None:

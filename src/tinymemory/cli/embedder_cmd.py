@@ -8,7 +8,7 @@ import asyncio
 import os
 from typing import Any
 
-from tinymemory.cli.common import add_db_flag, emit
+from tinymemory.cli.common import add_db_flag, emit, open_store
 
 
 def _weights_match(manifest_weights: str) -> bool | None:
@@ -75,26 +75,33 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _reembed(args: argparse.Namespace) -> int:
-    from tinymemory.engines.sqlite import SqliteEngine
+    from tinymemory.api import Unsupported
     from tinymemory.retrieval.embedders.progress import progress_bar
 
     async def run() -> Any:
-        async with SqliteEngine(args.db, embedder="default") as engine:
-            name = engine.embedder.name if engine.embedder is not None else "no embedder"
+        engine = open_store(args, embedder="default")
+        try:
+            # Not part of the engine contract: an engine offers it or says so.
+            reembed = getattr(engine, "reembed", None)
+            if reembed is None:
+                raise Unsupported(f"embedder reembed: the {engine.descriptor.name} engine cannot re-embed")
+            name = engine.descriptor.embedder or "no embedder"
             with progress_bar(True) as bar:
                 task = bar.add_task(f"tinymemory: re-embedding with {name}", total=None)
 
                 def report(done: int, total: int) -> None:
                     bar.update(task, completed=done, total=total)
 
-                return await engine.reembed(batch=args.batch, progress=report)
+                return await reembed(batch=args.batch, progress=report)
+        finally:
+            await engine.close()
 
     return emit(asyncio.run(run()))
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "embedder", help="show the embedder in use; build a static table; re-embed a file after a switch"
+        "embedder", help="show the embedder in use; build a static table; re-embed a store after a switch"
     )
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     info = actions.add_parser("info", help="which embedder is selected and whether its files are present")

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tinymemory.cli.common import add_db_flag, emit
+from tinymemory.cli.common import add_db_flag, emit, open_store
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -42,8 +42,6 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tinymemory.engines.paths import default_db_path
-    from tinymemory.engines.sqlite import SqliteEngine
     from tinymemory.policy import Identity
     from tinymemory.policy.gate import GateJob, gate_matcher, gate_status
     from tinymemory.service.policies import PolicyBook
@@ -54,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
     async def go() -> Any:
         # The store's own embedder, so a published copy is searchable by meaning like any memory.
-        engine = SqliteEngine(args.db or str(default_db_path()))
+        engine = open_store(args)
         try:
             matcher = gate_matcher()
             if args.action == "status":

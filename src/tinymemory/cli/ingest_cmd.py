@@ -6,21 +6,22 @@ import argparse
 import asyncio
 from pathlib import Path
 
-from tinymemory.cli.common import add_store_flags, emit, namespace_of
+from tinymemory.cli.common import add_store_flags, emit, namespace_of, open_store
 from tinymemory.lifecycle import Brain, IngestReport, MemoryLayout
 
 
 def _run(args: argparse.Namespace) -> int:
-    from tinymemory.engines.sqlite import SqliteEngine
-
     layout = MemoryLayout(namespace_of(args))
     layout.brain(args.source)  # refuses a bad source name before anything is opened
 
     async def main() -> IngestReport:
         embedder = None if args.no_embedder else "default"
-        async with SqliteEngine(args.db, embedder=embedder) as engine:
+        engine = open_store(args, embedder=embedder)
+        try:
             brain = Brain(engine, layout)
             return await brain.ingest(Path(args.path), source=args.source, progress=not args.quiet)
+        finally:
+            await engine.close()
 
     report = asyncio.run(main())
     emit(

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tinymemory.api import InvalidRequest, Namespace
-from tinymemory.cli.common import add_db_flag, scope_reach
+from tinymemory.cli.common import add_db_flag, open_store, scope_reach
 from tinymemory.cli.edge import run_guarded
 
 if TYPE_CHECKING:  # the policy layer (and pydantic) load only when `--tools policy` is served
@@ -128,15 +128,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 def run(args: argparse.Namespace) -> int:
     from tinymemory.adapters import ToolSet
     from tinymemory.adapters.mcp import INSTRUCTIONS, POLICY_INSTRUCTIONS, serve_stdio
-    from tinymemory.engines.paths import default_db_path
-    from tinymemory.engines.sqlite import SqliteEngine
     from tinymemory.tools import MemoryTools, ToolScope
 
     place = Namespace.parse(args.place or "", field="--place")
     scope = ToolScope(place, scope_reach(place, args.reach), writes=not args.read_only)
     served = policy_identity(args) if args.tools == "policy" else None
-    db = args.db or str(default_db_path())
-    engine = SqliteEngine(db, embedder=None if args.no_embedder else "default")
+    engine = open_store(args, embedder=None if args.no_embedder else "default")
     tools: ToolSet
     instructions = INSTRUCTIONS
     if served is not None:

@@ -6,14 +6,22 @@ import argparse
 from typing import Any
 
 from tinymemory.api import LEARNING_KINDS, Facet, FetchMode, InvalidRequest, ItemKind
-from tinymemory.cli.common import add_store_flags, emit, namespace_of, reach_label, reach_of, time_arg
+from tinymemory.cli.common import (
+    add_store_flags,
+    db_target,
+    emit,
+    namespace_of,
+    reach_label,
+    reach_of,
+    time_arg,
+)
 from tinymemory.cli.edge import read_stdin
 from tinymemory.memory import Memory
 
 
 def open_memory(args: argparse.Namespace) -> Memory:
     return Memory(
-        args.db,
+        db_target(args),
         namespace=namespace_of(args),
         reach=reach_of(args),
         embedder=None if args.no_embedder else "default",
