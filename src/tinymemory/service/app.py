@@ -104,18 +104,19 @@ async def gate_loop(state: ServiceState, seconds: float) -> AsyncIterator[None]:
 
 
 def open_engine(settings: ServiceSettings) -> MemoryEngine:
-    from tinymemory.engines.sqlite import SqliteEngine
+    """The store `settings.db` names: a SQLite file or a postgresql:// URL (engines.open_engine)."""
+    from tinymemory.engines import open_engine as open_target
 
-    return SqliteEngine(settings.db, embedder=settings.embedder)
+    return open_target(settings.db, embedder=settings.embedder)
 
 
 def create_app(settings: ServiceSettings, engine: MemoryEngine | None = None) -> FastAPI:
     """The service over `engine` (opened from `settings.db` when None, and then closed on shutdown)."""
     policies = PolicyBook.load(settings.policy)  # a broken policy fails here, before serving
     auth = Authenticator(settings)
-    metrics = ServiceMetrics(settings.db)
     owned = engine is None
     the_engine = open_engine(settings) if engine is None else engine
+    metrics = ServiceMetrics(settings.db, the_engine)
     state = ServiceState(settings, the_engine, auth, policies, AgentRegistry(the_engine))
     extra_lifespans: list[Any] = []
 

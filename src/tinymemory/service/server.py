@@ -7,6 +7,7 @@ the grace period, then the app's lifespan closes the engine, so an acknowledged 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import socket
 import sys
@@ -18,6 +19,8 @@ from typing import TextIO
 import uvicorn
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
+from tinymemory.engines import is_postgres_url, redact
+from tinymemory.engines.paths import default_db_path
 from tinymemory.service.app import create_app
 from tinymemory.service.settings import ServiceSettings
 from tinymemory.service.tokens import issue_jwt
@@ -34,9 +37,19 @@ class DevCredentials:
     token: str
 
 
+def dev_secret_path(db: str) -> Path:
+    """Beside a SQLite file; for a postgresql:// store, in tinymemory's home folder, named after a hash
+    of the URL without its password (so changing the password keeps the secret, and the name reveals
+    nothing)."""
+    if not is_postgres_url(db):
+        return Path(db + SECRET_SUFFIX)
+    digest = hashlib.sha256(redact(db).encode("utf-8")).hexdigest()[:16]
+    return default_db_path().parent / f"postgres-{digest}{SECRET_SUFFIX}"
+
+
 def dev_secret(db: str) -> str:
     """A per-store HS256 secret kept beside the store (owner-only), so dev tokens survive restarts."""
-    path = Path(db + SECRET_SUFFIX)
+    path = dev_secret_path(db)
     if path.exists():
         return path.read_text(encoding="utf-8").strip()
     secret = os.urandom(32).hex()
@@ -83,7 +96,7 @@ def base_url(sock: socket.socket, host: str) -> str:
 
 def announce(out: TextIO, url: str, settings: ServiceSettings, dev: DevCredentials | None) -> None:
     lines = [
-        f"tinymemory serve: listening on {url} (store: {settings.db})",
+        f"tinymemory serve: listening on {url} (store: {redact(settings.db)})",
         f"  inspector  {url}/",
         f"  MCP        {url}/mcp",
         f"  OpenAPI    {url}/docs",

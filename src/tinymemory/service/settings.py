@@ -26,11 +26,12 @@ SECRET_FILE_ENV = "TINYMEMORY_JWT_SECRET_FILE"
 
 @dataclass(frozen=True, slots=True)
 class ServiceSettings:
-    """`db` is a SQLite file; `policy` a MemoryPolicy file (every workspace) or a folder of
+    """`db` is the store: a SQLite file or a postgresql:// URL (see engines.open_engine; kept out of the
+    repr, as a URL may hold a password); `policy` a MemoryPolicy file (every workspace) or a folder of
     `<workspace>.yaml|.yml|.json` files (`_default.*` for the others). At least one way to verify tokens
     (an HS256 secret, an RS256 public key, or a token file) must be set, or every memory route is 401."""
 
-    db: str
+    db: str = field(repr=False)
     policy: Path | None = None
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT

@@ -36,4 +36,4 @@ async def readyz(request: Request) -> Health:
     responses={200: {"description": "Prometheus text format", "content": {CONTENT_TYPE: {}}}},
 )
 async def metrics(request: Request) -> Response:
-    return Response(request.app.state.metrics.render(), media_type=CONTENT_TYPE)
+    return Response(await request.app.state.metrics.scrape(), media_type=CONTENT_TYPE)
