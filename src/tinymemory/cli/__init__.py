@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "tinymemory.cli.gate_cmd",
     "tinymemory.cli.export_cmd",
     "tinymemory.cli.import_cmd",
+    "tinymemory.cli.db_cmd",
 )
 
 

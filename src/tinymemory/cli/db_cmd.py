@@ -1,0 +1,188 @@
+"""`tinymemory db upgrade|status`: a store's schema, brought up to date or shown.
+
+Engines migrate on open, so `upgrade` exists for deployments that open with migrations off (several
+service replicas over one PostgreSQL database) and for operators who want to see the step happen:
+run it once before starting a new version. `status` only reads: it never migrates, and counts the
+items only when the schema is current.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sqlite3
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tinymemory.api import (
+    ExploreRequest,
+    Facet,
+    MemoryEngine,
+    MetaFilter,
+    NotFound,
+    TinyMemoryError,
+    Unavailable,
+    Unsupported,
+)
+from tinymemory.cli.common import add_db_flag, db_target, emit
+
+
+@dataclass(frozen=True, slots=True)
+class Upgrade:
+    store: str
+    engine: str
+    before: int
+    after: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "store": self.store,
+            "engine": self.engine,
+            "schema_before": self.before,
+            "schema_after": self.after,
+            "summary": f"schema {self.before} -> {self.after}",
+        }
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    parser = subparsers.add_parser("db", help="upgrade a store's schema, or show its engine and schema")
+    sub = parser.add_subparsers(dest="db_command", metavar="ACTION", required=True)
+    for action, help_text in (
+        ("upgrade", "apply the schema migrations this tinymemory knows (safe to run again)"),
+        ("status", "the store's engine, schema version and item count (reads only; never migrates)"),
+    ):
+        p = sub.add_parser(action, help=help_text)
+        add_db_flag(p)
+        p.set_defaults(func=run, action=action)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tinymemory.engines import is_postgres_url, open_engine, redact
+
+    target = db_target(args)
+    # embedder None: the schema is the same whatever the embedder, and loading one is slow.
+    if is_postgres_url(target):
+        engine = open_engine(target, embedder=None, migrate=False)
+    else:
+        engine = open_engine(target, embedder=None)
+    op = f"db {args.action}"
+    store = redact(_sqlite_path(engine) or target)
+
+    async def go() -> dict[str, Any]:
+        try:
+            if args.action == "upgrade":
+                done = await _upgrade(op, engine, store)
+                sys.stderr.write(f"tinymemory {op}: {done.to_dict()['summary']}\n")
+                return done.to_dict()
+            return await _status(op, engine, store)
+        finally:
+            await engine.close()
+
+    return emit(asyncio.run(go()))
+
+
+# -- SQLite: the schema version is the file's user_version --------------------------------------------
+
+
+def _sqlite_path(engine: MemoryEngine) -> str | None:
+    path = getattr(engine, "path", None) if engine.descriptor.name == "sqlite" else None
+    return path if isinstance(path, str) else None
+
+
+def _sqlite_version(op: str, path: str) -> int | None:
+    """The file's schema version, None when there is no file; reading it writes nothing."""
+    if path == ":memory:" or not Path(path).is_file():
+        return None
+    try:
+        conn = sqlite3.connect(path)
+        try:
+            return int(conn.execute("PRAGMA user_version").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise Unavailable(f"{op}: database error ({exc})") from None
+
+
+def _sqlite_upgrade(op: str, path: str) -> tuple[int, int]:
+    """Open the file as the engine does (which migrates it); the version before and after."""
+    from tinymemory.engines.sqlite import db
+    from tinymemory.engines.sqlite.schema import user_version
+
+    before = _sqlite_version(op, path) or 0
+    try:
+        conn = db.connect(path)
+        try:
+            return before, user_version(conn)
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise Unavailable(f"{op}: database error ({exc})") from None
+
+
+def _code_version(engine: MemoryEngine) -> int | None:
+    """The schema version this tinymemory writes for the engine (from its descriptor's version)."""
+    _, _, tail = engine.descriptor.version.partition("+schema.")
+    return int(tail) if tail.isdigit() else None
+
+
+# -- the two commands ---------------------------------------------------------------------------------
+
+
+async def _upgrade(op: str, engine: MemoryEngine, store: str) -> Upgrade:
+    name = engine.descriptor.name
+    path = _sqlite_path(engine)
+    if path is not None:
+        before, after = await asyncio.to_thread(_sqlite_upgrade, op, path)
+        return Upgrade(store, name, before, after)
+    upgrade = getattr(engine, "upgrade", None)
+    if upgrade is None:
+        raise Unsupported(f"{op}: the {name} engine has no schema migrations to apply")
+    before, after = await upgrade()
+    return Upgrade(store, name, int(before), int(after))
+
+
+async def _schema_version(op: str, engine: MemoryEngine) -> int:
+    path = _sqlite_path(engine)
+    if path is not None:
+        found = await asyncio.to_thread(_sqlite_version, op, path)
+        if found is None:
+            raise NotFound(f"{op}: no store at `{path}` (any command that writes creates it)")
+        return found
+    read = getattr(engine, "schema_version", None)
+    if read is None:
+        raise Unsupported(f"{op}: the {engine.descriptor.name} engine does not report its schema version")
+    return int(await read())
+
+
+def _state(version: int, current: int | None) -> str:
+    """`behind`: `db upgrade` brings it up; `ahead`: written by a newer tinymemory, which this one
+    refuses to open; `unknown` when the engine does not say which version it writes."""
+    if current is None:
+        return "unknown"
+    return "current" if version == current else ("behind" if version < current else "ahead")
+
+
+async def _status(op: str, engine: MemoryEngine, store: str) -> dict[str, Any]:
+    version = await _schema_version(op, engine)
+    current = _code_version(engine)
+    out: dict[str, Any] = {
+        "store": store,
+        "engine": engine.descriptor.name,
+        "engine_version": engine.descriptor.version,
+        "schema_version": version,
+        "schema_current": current,
+        "schema_state": _state(version, current),
+        "items": None,
+    }
+    if current is None or version == current:
+        # Every active item, from one facet count; an engine that cannot answer leaves it null.
+        try:
+            counted = await engine.explore(ExploreRequest(Facet.KIND, MetaFilter(), limit=1))
+        except TinyMemoryError as exc:
+            out["items_error"] = exc.message
+        else:
+            out["items"] = counted.total
+            out["items_capped"] = counted.truncated
+    return out
