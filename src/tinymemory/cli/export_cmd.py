@@ -23,7 +23,7 @@ from tinymemory.api.records import (
     encode_record,
     encode_trailer,
 )
-from tinymemory.cli.common import add_db_flag, emit
+from tinymemory.cli.common import add_db_flag, db_target, emit
 
 PROGRESS_EVERY = 5_000  # records between two progress lines on stderr
 _OP = "export"
@@ -82,7 +82,7 @@ def _to_file(path: Path, write: Any) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     subtree = None if args.namespace is None else Namespace.parse(args.namespace, field="--namespace")
-    target = args.db or None
+    target = db_target(args)
     _require_store(target)
 
     def write(out: IO[bytes]) -> int:

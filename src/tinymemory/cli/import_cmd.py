@@ -25,7 +25,7 @@ from tinymemory.api.records import (
     decode_header,
     decode_line,
 )
-from tinymemory.cli.common import add_db_flag, emit
+from tinymemory.cli.common import add_db_flag, db_target, emit
 
 BATCH = 500  # records per transaction
 PROGRESS_EVERY = 5_000  # records between two progress lines on stderr
@@ -138,7 +138,7 @@ def _import(args: argparse.Namespace) -> int:
     with _source(args.path) as fh:
         total = check_file(fh)
         fh.seek(0)
-        result = asyncio.run(_load(args.db or None, fh, total))
+        result = asyncio.run(_load(db_target(args), fh, total))
     print(
         f"{_OP}: {total} records: {result.imported} imported, {result.skipped} skipped (already present)",
         file=sys.stderr,
