@@ -9,6 +9,7 @@ import asyncio
 import hashlib
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -639,3 +640,37 @@ def test_the_cli_keeps_whole_batches_when_a_later_one_fails(tmp_path: Path) -> N
 def test_the_cli_refuses_a_missing_store(tmp_path: Path) -> None:
     err = error_of(cli("export", "--db", str(tmp_path / "missing.db"), ok=False))
     assert err["error"] == "not_found" and "does not exist" in err["message"]
+
+
+def test_an_interrupted_import_keeps_whole_batches_and_says_how_many(tmp_path: Path) -> None:
+    """Ctrl-C after the first progress line: the batch in flight ends whole, the count said is the count
+    stored, and running the import again finishes it."""
+    total = 20_000
+    path = tmp_path / "big.jsonl"
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write(encode_header() + "\n")
+        for n in range(total):
+            fh.write(encode_record(synthetic(n)) + "\n")
+        fh.write(encode_trailer(total) + "\n")
+    target = tmp_path / "m.db"
+    env = {**os.environ, "TINYMEMORY_EMBEDDER": "none"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tinymemory", "import", "--db", str(target), str(path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        # a shell may start background jobs with SIGINT ignored; the child must take it as a user would
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert proc.stderr is not None
+    first = proc.stderr.readline().decode()
+    assert first.startswith("import: 5000 of 20000 records"), first
+    proc.send_signal(signal.SIGINT)
+    rest = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 130, rest
+    said = int(rest.split("interrupted; ")[1].split(" records")[0])
+    with sqlite3.connect(target) as conn:
+        stored = conn.execute("SELECT count(*) FROM items").fetchone()[0]
+    assert stored == said and said % 500 == 0 and 5000 <= said < total
+    done = json.loads(cli("import", "--db", str(target), str(path)).stdout)
+    assert (done["imported"], done["skipped"]) == (total - said, said)

@@ -95,6 +95,16 @@ def _batches(fh: IO[bytes]) -> Iterator[tuple[int, list[StoredRecord]]]:
         yield first, batch
 
 
+async def _finish(engine: PortableEngine, batch: list[StoredRecord]) -> tuple[ImportResult, bool]:
+    """Import one batch; an interrupt (Ctrl-C) waits for it to end, committed whole or rolled back, so
+    the count said afterwards is exact. True when interrupted: the caller stops after counting it."""
+    task = asyncio.ensure_future(engine.import_records(batch))
+    try:
+        return await asyncio.shield(task), False
+    except asyncio.CancelledError:
+        return await task, True
+
+
 async def _load(target: str | None, fh: IO[bytes], total: int) -> ImportResult:
     # open_engine: the one rule (SQLite path or postgresql:// URL) every entry point shares
     from tinymemory.engines import open_engine
@@ -105,8 +115,9 @@ async def _load(target: str | None, fh: IO[bytes], total: int) -> ImportResult:
         if not isinstance(engine, PortableEngine):
             raise Unsupported(f"{_OP}: the {engine.descriptor.name} engine cannot import yet")
         for first, batch in _batches(fh):
+            interrupted = False
             try:
-                done = await engine.import_records(batch)
+                done, interrupted = await _finish(engine, batch)
             except TinyMemoryError as exc:
                 raise type(exc)(
                     f"{exc.message} (lines {first}-{first + len(batch) - 1}; the {imported + skipped}"
@@ -114,6 +125,8 @@ async def _load(target: str | None, fh: IO[bytes], total: int) -> ImportResult:
                 ) from None
             before = imported + skipped
             imported, skipped = imported + done.imported, skipped + done.skipped
+            if interrupted:
+                raise asyncio.CancelledError
             if (imported + skipped) // PROGRESS_EVERY > before // PROGRESS_EVERY:
                 done_so_far = imported + skipped
                 print(
@@ -130,7 +143,7 @@ async def _load(target: str | None, fh: IO[bytes], total: int) -> ImportResult:
         )
         raise
     finally:
-        await engine.close()  # waits for a batch in flight: it commits whole or not at all
+        await engine.close()
     return ImportResult(imported, skipped)
 
 
