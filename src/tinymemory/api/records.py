@@ -20,8 +20,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
-import numpy as np
-
 from tinymemory.api.echo import echo
 from tinymemory.api.errors import InvalidRequest, Unsupported
 from tinymemory.api.ids import item_id
@@ -171,6 +169,8 @@ def _time(value: datetime | None) -> str | None:
 
 def _float32_text(values: tuple[float, ...], what: str) -> str:
     """Each value as the shortest decimal that reads back to the same float32 (numpy's float32 str)."""
+    import numpy as np  # here, not at the top: the contract's import stays light
+
     block = np.asarray(values, dtype=np.float32)
     if not np.isfinite(block).all():
         raise InvalidRequest(f"export: the vector of {what} holds a value that is not finite")
@@ -447,6 +447,8 @@ def _decode_vector(check: _Line, value: object) -> StoredVector:
     for i, v in enumerate(raw):
         if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
             raise check.fail(f"vector.values[{i}]", f"must be a finite number, got {echo(v)}")
+    import numpy as np
+
     block = np.asarray(raw, dtype=np.float64).astype(np.float32)
     if not np.isfinite(block).all():
         raise check.fail("vector.values", "holds a number outside the float32 range")
