@@ -1,0 +1,77 @@
+"""Graph expansion over the `relations` table: one or two hops from a named entity (the SQLite port).
+
+Every edge read joins its item and applies the read's whole filter, so an edge is followed exactly when
+the memory asserting it is visible to the read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tinymemory.api.items import Relation
+from tinymemory.api.relations import ExpandRequest, ExpandResult, GraphHit, entity_key
+from tinymemory.engines.postgres.db import Conn
+from tinymemory.engines.postgres.reads import items_by_rowid
+from tinymemory.engines.postgres.where import Params, filter_sql
+from tinymemory.engines.sqlite.graph import Edge, _step
+
+
+async def _edges(conn: Conn, keys: Iterable[str], req: ExpandRequest, used: Iterable[int] = ()) -> list[Edge]:
+    """Visible edges with an end in `keys` (optionally of the request's types), best memory first."""
+    keyset = sorted(set(keys))
+    params: Params = [keyset, keyset]
+    conds = ["(r.subject_key = ANY(%s::text[]) OR r.object_key = ANY(%s::text[]))"]
+    used_ids = sorted(set(used))
+    if used_ids:
+        conds.append("r.rowid <> ALL(%s::bigint[])")
+        params.append(used_ids)
+    if req.relation_types:
+        conds.append("r.type = ANY(%s::text[])")
+        params.append(list(req.relation_types))
+    conds.append(filter_sql(req.filter, params))
+    cur = await conn.execute(
+        "SELECT r.rowid, r.item_rowid, r.subject, r.type, r.object, r.subject_key, r.object_key"
+        " FROM relations r JOIN items i ON i.rowid = r.item_rowid"
+        f" WHERE {' AND '.join(conds)}"
+        " ORDER BY i.confidence IS NULL, i.confidence DESC, i.observed_at DESC, i.id ASC, r.rowid ASC",
+        params,
+    )
+    return [
+        Edge(int(r[0]), int(r[1]), Relation(str(r[2]), str(r[3]), str(r[4])), str(r[5]), str(r[6]))
+        for r in await cur.fetchall()
+    ]
+
+
+async def expand(conn: Conn, req: ExpandRequest) -> ExpandResult:
+    seed = entity_key(req.seed_name)
+    first = await _edges(conn, [seed], req)
+    # hop-1 path to each entity reached (the best edge reaching it wins, as hits are ordered)
+    reached: dict[str, str] = {}
+    ranked: list[tuple[int, int, str, Relation]] = []  # (hop, item rowid, via, relation)
+    for e in first:
+        start, rest, far = _step(e, seed)
+        via = f"{start} {rest}"
+        ranked.append((1, e.item, via, e.relation))
+        if far != seed:
+            reached.setdefault(far, via)
+    if req.max_hops >= 2 and reached:
+        rank = {key: n for n, key in enumerate(reached)}
+        for e in await _edges(conn, reached, req, used=(f.edge for f in first)):
+            # from the end hop 1 reached first (an edge between two reached entities walks from the
+            # better-ranked one)
+            start_key = min((k for k in (e.subject_key, e.object_key) if k in rank), key=rank.__getitem__)
+            _, rest, far = _step(e, start_key)
+            if far == seed:
+                continue  # back to the seed: that edge was hop 1's to report
+            ranked.append((2, e.item, f"{reached[start_key]} {rest}", e.relation))
+    seen: set[int] = set()
+    chosen: list[tuple[int, int, str, Relation]] = []
+    for hit in ranked:
+        if hit[1] in seen:
+            continue
+        seen.add(hit[1])
+        chosen.append(hit)
+        if len(chosen) == req.limit:
+            break
+    items = await items_by_rowid(conn, [c[1] for c in chosen])
+    return ExpandResult(tuple(GraphHit(items[r], hop, via, rel) for hop, r, via, rel in chosen))

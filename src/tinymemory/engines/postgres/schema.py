@@ -1,0 +1,325 @@
+"""The Postgres schema, versioned in `schema_version`, and the migrations that reach it.
+
+Migrations run on open (`migrate=True`) or from `PostgresEngine.upgrade()`, under a session advisory
+lock, so replicas starting together apply each step once; each step is one transaction that re-reads
+the version first. A database newer than this code is a Conflict and is never touched.
+
+The tables mirror the SQLite engine's (times are BIGINT microseconds since the epoch, UTC), plus:
+- `tenant` on every tenant-owned table: the first namespace segment, the row-level security key (and
+  the column to distribute on, should the tables ever be sharded);
+- `items.tsv`, the lexical index: a tsvector built from our own analyzer's terms (weights A title,
+  B body, C neighbouring turns), with the analysed column texts beside it so forget and the thread
+  relink can take exact counts out of the statistics;
+- `vectors.vec`, a pgvector column without a fixed size; an HNSW index per (embedder, dim) is created
+  when an engine with that embedder opens (`ensure_vector_index`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+
+import psycopg
+from psycopg import sql
+
+from tinymemory.api.errors import Conflict, Unavailable
+
+SCHEMA_VERSION = 1
+
+# advisory lock classes (the two-key form keeps them apart from any other user of advisory locks)
+LOCK_CLASS_MIGRATE = 0x746D0001
+LOCK_CLASS_TENANT = 0x746D0002
+LOCK_CLASS_GLOBAL = 0x746D0003
+
+HNSW_MAX_DIM = 2000  # pgvector's limit for an HNSW index over `vector`
+
+_log = logging.getLogger(__name__)
+
+_BASE = """
+CREATE TABLE IF NOT EXISTS schema_version (
+    one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
+    version INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS engine_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)
+"""
+
+_TENANT_TABLES = ("items", "item_tags", "item_evidence", "relations", "vectors", "lex_ns", "lex_df")
+
+_V1 = """
+CREATE FUNCTION tinymemory_tenant_ok(t text) RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+    SELECT CASE coalesce(current_setting('tinymemory.tenants', true), '')
+        WHEN '' THEN false
+        WHEN '*' THEN true
+        ELSE t = ANY (string_to_array(current_setting('tinymemory.tenants', true), ','))
+    END
+$$;
+CREATE TABLE items (
+    rowid BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    tenant TEXT COLLATE "C" NOT NULL,
+    id TEXT COLLATE "C" NOT NULL UNIQUE,
+    ckey TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL,
+    confidence DOUBLE PRECISION,
+    ns TEXT COLLATE "C" NOT NULL,
+    source_kind TEXT,
+    source_id TEXT,
+    workspace TEXT,
+    folder TEXT,
+    file_path TEXT,
+    language TEXT,
+    repo TEXT,
+    url TEXT,
+    thread_id TEXT,
+    agent_id TEXT,
+    tool_call TEXT,
+    learning_kind TEXT,
+    title TEXT,
+    summary TEXT,
+    purpose TEXT,
+    category TEXT,
+    about_kind TEXT,
+    about_key TEXT,
+    parent TEXT,
+    parent_title TEXT,
+    observed_at BIGINT NOT NULL,
+    event_from BIGINT,
+    event_to BIGINT,
+    valid_from BIGINT NOT NULL,
+    valid_to BIGINT,
+    forgotten_at BIGINT,
+    superseded_by TEXT,
+    supersedes TEXT,
+    extra TEXT NOT NULL DEFAULT '{}',
+    lex_len INTEGER NOT NULL DEFAULT 0,
+    lex_title TEXT,
+    lex_body TEXT,
+    lex_context TEXT,
+    tsv tsvector
+);
+CREATE INDEX items_ckey ON items (ckey);
+CREATE INDEX items_observed ON items (observed_at DESC, id DESC);
+CREATE INDEX items_ns_observed ON items (ns, observed_at DESC, id DESC);
+CREATE INDEX items_about ON items (about_kind, about_key, ns);
+CREATE INDEX items_parent ON items (parent);
+CREATE INDEX items_thread ON items (thread_id, ns, rowid);
+CREATE INDEX items_ns_active ON items (ns, kind) WHERE valid_to IS NULL AND forgotten_at IS NULL;
+CREATE INDEX items_forgotten ON items (forgotten_at) WHERE forgotten_at IS NOT NULL;
+CREATE INDEX items_tsv ON items USING gin (tsv);
+CREATE TABLE item_tags (
+    tenant TEXT COLLATE "C" NOT NULL,
+    tag TEXT NOT NULL,
+    item_rowid BIGINT NOT NULL,
+    PRIMARY KEY (tag, item_rowid)
+);
+CREATE INDEX item_tags_item ON item_tags (item_rowid);
+CREATE TABLE item_evidence (
+    tenant TEXT COLLATE "C" NOT NULL,
+    cites TEXT NOT NULL,
+    item_rowid BIGINT NOT NULL,
+    PRIMARY KEY (cites, item_rowid)
+);
+CREATE INDEX item_evidence_item ON item_evidence (item_rowid);
+CREATE TABLE relations (
+    rowid BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    tenant TEXT COLLATE "C" NOT NULL,
+    item_rowid BIGINT NOT NULL,
+    subject TEXT NOT NULL,
+    subject_key TEXT NOT NULL,
+    type TEXT NOT NULL,
+    object TEXT NOT NULL,
+    object_key TEXT NOT NULL
+);
+CREATE INDEX relations_subject ON relations (subject_key, type);
+CREATE INDEX relations_object ON relations (object_key, type);
+CREATE INDEX relations_item ON relations (item_rowid);
+CREATE TABLE vectors (
+    item_rowid BIGINT PRIMARY KEY,
+    tenant TEXT COLLATE "C" NOT NULL,
+    embedder TEXT NOT NULL,
+    dim INTEGER NOT NULL,
+    vec vector NOT NULL
+);
+CREATE INDEX vectors_embedder ON vectors (embedder, dim, item_rowid);
+CREATE TABLE lex_ns (
+    ns TEXT COLLATE "C" PRIMARY KEY,
+    tenant TEXT COLLATE "C" NOT NULL,
+    docs BIGINT NOT NULL,
+    tokens BIGINT NOT NULL
+);
+CREATE TABLE lex_df (
+    term TEXT NOT NULL,
+    ns TEXT COLLATE "C" NOT NULL,
+    tenant TEXT COLLATE "C" NOT NULL,
+    df BIGINT NOT NULL,
+    PRIMARY KEY (term, ns)
+)
+"""
+
+
+def _policies() -> str:
+    """Row-level security on every tenant-owned table, forced so the owning role is bound by it too."""
+    out = []
+    for table in _TENANT_TABLES:
+        out.append(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
+        out.append(f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY")
+        out.append(
+            f"CREATE POLICY {table}_tenant ON {table}"
+            " USING (tinymemory_tenant_ok(tenant)) WITH CHECK (tinymemory_tenant_ok(tenant))"
+        )
+    return ";\n".join(out)
+
+
+def _statements(script: str) -> list[str]:
+    """Split on `;` at line ends (the function body's own semicolons sit inside `$$`)."""
+    out: list[str] = []
+    current: list[str] = []
+    quoted = False
+    for line in script.splitlines():
+        if line.count("$$") % 2:
+            quoted = not quoted
+        current.append(line)
+        if not quoted and line.rstrip().endswith(";"):
+            out.append("\n".join(current).rstrip().rstrip(";"))
+            current = []
+    tail = "\n".join(current).strip()
+    if tail:
+        out.append(tail)
+    return [s for s in out if s.strip()]
+
+
+# MIGRATIONS[n] takes a database at version n to version n + 1.
+MIGRATIONS: dict[int, list[str]] = {
+    0: _statements(_V1) + _statements(_policies() + ";"),
+}
+
+
+async def _version(conn: psycopg.AsyncConnection[tuple[object, ...]]) -> int:
+    cur = await conn.execute("SELECT version FROM schema_version")
+    row = await cur.fetchone()
+    return 0 if row is None else int(str(row[0]))
+
+
+async def _ensure_extension(conn: psycopg.AsyncConnection[tuple[object, ...]]) -> None:
+    """pgvector must be installed; create it when this role may, else say who must."""
+    cur = await conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'")
+    if await cur.fetchone() is not None:
+        return
+    try:
+        async with conn.transaction():
+            await conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    except psycopg.Error as exc:
+        raise Unavailable(
+            "open: the database lacks the pgvector extension and this role cannot create it"
+            f" ({str(exc).strip()}); run `CREATE EXTENSION vector;` in this database as a superuser"
+        ) from None
+
+
+async def schema_version(conn: psycopg.AsyncConnection[tuple[object, ...]]) -> int:
+    """The database's schema version (0: never migrated)."""
+    cur = await conn.execute("SELECT to_regclass('schema_version') IS NOT NULL")
+    row = await cur.fetchone()
+    if row is None or not row[0]:
+        return 0
+    return await _version(conn)
+
+
+def _too_new(found: int, target: int) -> Conflict:
+    return Conflict(f"open: database schema version {found} is newer than this tinymemory ({target})")
+
+
+async def migrate(conn: psycopg.AsyncConnection[tuple[object, ...]], target: int = SCHEMA_VERSION) -> int:
+    """Bring the database up to `target`, one transaction per step; return the version found.
+
+    `conn` is in autocommit mode; the whole run holds a session advisory lock, so concurrent openers
+    wait and then find the work done.
+    """
+    await conn.execute("SELECT pg_advisory_lock(%s, 0)", (LOCK_CLASS_MIGRATE,))
+    try:
+        start = await schema_version(conn)
+        if start > target:
+            raise _too_new(start, target)
+        if start == target:
+            return start
+        await _ensure_extension(conn)
+        async with conn.transaction():
+            for statement in _statements(_BASE + ";"):
+                await conn.execute(statement)
+        while True:
+            async with conn.transaction():
+                # the migrations touch rows of every tenant
+                await conn.execute("SELECT set_config('tinymemory.tenants', '*', true)")
+                current = await _version(conn)
+                if current >= target:
+                    return start
+                for statement in MIGRATIONS[current]:
+                    await conn.execute(statement)
+                await conn.execute(
+                    "INSERT INTO schema_version (one, version) VALUES (true, %s)"
+                    " ON CONFLICT (one) DO UPDATE SET version = excluded.version",
+                    (current + 1,),
+                )
+    finally:
+        await conn.execute("SELECT pg_advisory_unlock(%s, 0)", (LOCK_CLASS_MIGRATE,))
+
+
+async def check_version(
+    conn: psycopg.AsyncConnection[tuple[object, ...]], target: int = SCHEMA_VERSION
+) -> None:
+    """Without migrating: the database must be at exactly `target`."""
+    found = await schema_version(conn)
+    if found > target:
+        raise _too_new(found, target)
+    if found < target:
+        raise Conflict(
+            f"open: database schema version {found} is older than this tinymemory ({target});"
+            " run `tinymemory db upgrade` (or open with migrate=True)"
+        )
+
+
+def vector_index_name(embedder: str, dim: int) -> str:
+    digest = hashlib.sha256(f"{embedder}\x00{dim}".encode()).hexdigest()[:16]
+    return f"vectors_hnsw_{digest}"
+
+
+def vector_expression(dim: int) -> sql.Composed:
+    """`vec::vector(dim)`: the typed expression the per-embedder HNSW index is built on."""
+    return sql.SQL("vec::vector({})").format(sql.Literal(int(dim)))
+
+
+async def ensure_vector_index(
+    conn: psycopg.AsyncConnection[tuple[object, ...]], embedder: str, dim: int
+) -> bool:
+    """Create the HNSW index of one embedder's vectors if missing (under the migration lock); False when
+    the size is past what HNSW takes (search then stays exact) or this role may not create it."""
+    if not 1 <= dim <= HNSW_MAX_DIM:
+        return False
+    name = vector_index_name(embedder, dim)
+    await conn.execute("SELECT pg_advisory_lock(%s, 0)", (LOCK_CLASS_MIGRATE,))
+    try:
+        cur = await conn.execute("SELECT to_regclass(%s) IS NOT NULL", (name,))
+        row = await cur.fetchone()
+        if row is not None and row[0]:
+            return True
+        statement = sql.SQL(
+            "CREATE INDEX IF NOT EXISTS {name} ON vectors USING hnsw (({expr}) vector_cosine_ops)"
+            " WHERE embedder = {embedder} AND dim = {dim}"
+        ).format(
+            name=sql.Identifier(name),
+            expr=vector_expression(dim),
+            embedder=sql.Literal(embedder),
+            dim=sql.Literal(int(dim)),
+        )
+        try:
+            async with conn.transaction():
+                await conn.execute(statement)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            _log.warning(
+                "postgres: cannot create the vector index %s (%s); semantic search stays exact", name, exc
+            )
+            return False
+        return True
+    finally:
+        await conn.execute("SELECT pg_advisory_unlock(%s, 0)", (LOCK_CLASS_MIGRATE,))

@@ -1,0 +1,139 @@
+"""Lexical candidates for fetch, and the helpers the ranking pipeline asks for (light rows, newest time).
+
+bm25 is computed by `tinymemory.retrieval.bm25` over the read's own reach: term frequencies come from
+the `tsv` of the rows inside the filter (read back with `unnest`, weighted by field), statistics from
+`lex_ns`/`lex_df` summed over the reach. The same numbers as the SQLite engine's scoped path, so both
+engines score alike; fusion, reranking and time live in `tinymemory.retrieval.pipeline`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import numpy as np
+
+from tinymemory.api.filters import MetaFilter
+from tinymemory.engines.postgres import lexstats
+from tinymemory.engines.postgres.db import Conn
+from tinymemory.engines.postgres.where import Params, filter_sql
+from tinymemory.engines.sqlite.rows import from_us
+from tinymemory.engines.sqlite.search import SCOPED_BUDGET_SHARE, field_weights
+from tinymemory.retrieval.bm25 import bm25
+from tinymemory.retrieval.pipeline import POSTINGS_BUDGET, Light, Ranked, ScopeStats, prune, unit_score
+from tinymemory.retrieval.text import Analyzer
+
+
+async def scope_stats(conn: Conn, analyzer: Analyzer, query: str, flt: MetaFilter) -> ScopeStats:
+    """The statistics a read ranks with: over its reach (every namespace when it reaches everything)."""
+    return await lexstats.stats(conn, lexstats.scope_of(flt), analyzer.query_terms(query))
+
+
+def kept_terms(terms: list[str], flt: MetaFilter, stats: ScopeStats, budget: int) -> list[str]:
+    """The query terms scored: the most common are left out past the postings budget, counted in the
+    reach; a read confined to part of the tree gets the same share of the budget as in SQLite."""
+    if lexstats.scope_of(flt) is not None:
+        budget = max(1, int(budget * SCOPED_BUDGET_SHARE))
+    return prune(terms, stats.df, budget)
+
+
+async def lexical(
+    conn: Conn,
+    analyzer: Analyzer,
+    query: str,
+    flt: MetaFilter,
+    snapshot: int,
+    n: int,
+    stats: ScopeStats,
+    budget: int = POSTINGS_BUDGET,
+    context_weight: float = 0.0,
+) -> Ranked:
+    """bm25 over the query's kept terms for the rows inside the filter at or below `snapshot`, best
+    first (ties by rowid). A field of weight 0 adds nothing, and a row matched only there is left out."""
+    terms = analyzer.query_terms(query)
+    if not terms or n <= 0:
+        return []
+    kept = kept_terms(terms, flt, stats, budget)
+    weights = field_weights(context_weight)
+    params: Params = [
+        weights["title"],
+        weights["body"],
+        weights["context"],
+        lexstats.tsquery_text(kept),
+        kept,
+        snapshot,
+    ]
+    where = filter_sql(flt, params)
+    # one row per (row, term): the field-weighted frequency, from the positions' weights
+    cur = await conn.execute(
+        "SELECT i.rowid, u.lexeme, f.freq, i.lex_len FROM items i"
+        " CROSS JOIN LATERAL unnest(i.tsv) AS u"
+        " CROSS JOIN LATERAL (SELECT"
+        "   sum(CASE w WHEN 'A' THEN %s WHEN 'B' THEN %s WHEN 'C' THEN %s ELSE 0 END) AS freq"
+        "   FROM unnest(u.weights) AS w) AS f"
+        " WHERE i.tsv @@ %s::tsquery AND u.lexeme = ANY(%s::text[]) AND i.rowid <= %s"
+        f" AND {where} AND f.freq > 0",
+        params,
+    )
+    rows = [(int(r[0]), str(r[1]), float(r[2]), int(r[3])) for r in await cur.fetchall()]
+    rowids, scores = bm25(rows, stats.docs, stats.tokens, stats.df)
+    order = np.lexsort((rowids, -scores))[:n]
+    return [(int(rowids[i]), unit_score(float(scores[i]))) for i in order]
+
+
+async def recent(conn: Conn, flt: MetaFilter, snapshot: int, n: int) -> Ranked:
+    """The newest rows the filter reads, scored 0: what a lexical read returns for a query with no
+    content words ("what do you know about me?"), rather than nothing."""
+    params: Params = [snapshot]
+    where = filter_sql(flt, params)
+    params.append(n)
+    cur = await conn.execute(
+        f"SELECT i.rowid FROM items i WHERE i.rowid <= %s AND {where}"
+        " ORDER BY i.observed_at DESC, i.id DESC LIMIT %s",
+        params,
+    )
+    return [(int(r[0]), 0.0) for r in await cur.fetchall()]
+
+
+async def visible(conn: Conn, rowids: list[int], flt: MetaFilter, snapshot: int) -> set[int]:
+    """Which of `rowids` the filter reads at or below `snapshot`."""
+    if not rowids:
+        return set()
+    params: Params = [rowids, snapshot]
+    where = filter_sql(flt, params)
+    cur = await conn.execute(
+        f"SELECT i.rowid FROM items i WHERE i.rowid = ANY(%s::bigint[]) AND i.rowid <= %s AND {where}", params
+    )
+    return {int(r[0]) for r in await cur.fetchall()}
+
+
+async def light_rows(conn: Conn, rowids: list[int], with_text: bool = False) -> dict[int, Light]:
+    """The light columns of candidate rows (for fusion priors, time spans and the coverage reranker)."""
+    if not rowids:
+        return {}
+    text = "i.text" if with_text else "NULL"
+    cur = await conn.execute(
+        f"SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to, {text}"
+        " FROM items i WHERE i.rowid = ANY(%s::bigint[])",
+        (rowids,),
+    )
+    return {int(r[0]): Light(r[1], int(r[2]), r[3], r[4], r[5]) for r in await cur.fetchall()}
+
+
+async def max_rowid(conn: Conn) -> int:
+    """The snapshot a fetch (and every later page of it) reads up to."""
+    cur = await conn.execute("SELECT coalesce(max(rowid), 0) FROM items")
+    row = await cur.fetchone()
+    return 0 if row is None else int(row[0])
+
+
+async def latest_observed(conn: Conn, flt: MetaFilter, snapshot: int) -> datetime | None:
+    """The newest observed_at the filter reads: what "yesterday" in a question is relative to."""
+    params: Params = [snapshot]
+    where = filter_sql(flt, params)
+    cur = await conn.execute(
+        f"SELECT i.observed_at FROM items i WHERE i.rowid <= %s AND {where}"
+        " ORDER BY i.observed_at DESC LIMIT 1",
+        params,
+    )
+    row = await cur.fetchone()
+    return None if row is None else from_us(int(row[0]))

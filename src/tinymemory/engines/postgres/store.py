@@ -1,0 +1,302 @@
+"""Writes: store (replay, versions, supersession), forget and purge, each inside one write transaction.
+
+The port of the SQLite engine's store.py, rule for rule (the version rules themselves are imported
+from it, so both engines decide replays and corrections alike). The caller holds the tenants' write
+locks (db.Database.write), so the reads below see every earlier write to the same tenant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, cast
+
+import numpy as np
+from psycopg.rows import dict_row
+
+from tinymemory.api.filters import MetaFilter
+from tinymemory.api.ids import item_id
+from tinymemory.api.items import NewItem, Relation
+from tinymemory.api.namespace import Namespace, Reach
+from tinymemory.api.relations import entity_key
+from tinymemory.api.requests import StoreResult
+from tinymemory.api.timeutil import utcnow
+from tinymemory.engines.postgres import lexstats, threads
+from tinymemory.engines.postgres.db import Conn
+from tinymemory.engines.postgres.tenancy import tenant_of
+from tinymemory.engines.postgres.where import ACTIVE, Params, filter_sql, reach_sql
+from tinymemory.engines.sqlite.rows import item_values, to_us
+from tinymemory.engines.sqlite.store import (  # the version rules, shared with SQLite
+    CORRECTABLE,
+    Pending,
+    VectorSpace,
+    _carry_over,
+    _corrects,
+    embed_text,
+)
+from tinymemory.retrieval.text import Analyzer
+
+__all__ = ["Pending", "VectorSpace", "active_keys", "embed_text", "forget_filter", "forget_ids", "purge"]
+
+
+async def active_keys(conn: Conn, keys: Sequence[str]) -> set[str]:
+    """Content keys that already have an active item (those stores will be replays: no embedding)."""
+    cur = await conn.execute(
+        f"SELECT ckey FROM items WHERE ckey = ANY(%s::text[]) AND {ACTIVE}", (list(dict.fromkeys(keys)),)
+    )
+    return {str(r[0]) for r in await cur.fetchall()}
+
+
+async def write_items(
+    conn: Conn,
+    pending: Sequence[Pending],
+    analyzer: Analyzer,
+    space: VectorSpace | None,
+    context: bool = False,
+) -> list[StoreResult]:
+    """Store each item in order (a later duplicate in the same batch replays the earlier one).
+
+    With `context`, a turn of a thread indexes its neighbours' words in its context field.
+    """
+    now = utcnow()
+    deltas = lexstats.Deltas()
+    results: list[StoreResult] = []
+    for p in pending:
+        results.append(await _write_one(conn, p, analyzer, space, now, context, deltas))
+    await deltas.flush(conn)
+    return results
+
+
+async def _neighbour_context(conn: Conn, item: NewItem, analyzer: Analyzer, deltas: lexstats.Deltas) -> str:
+    """Link a turn about to be inserted with the previous active turn of its thread: each indexes the
+    other's words."""
+    meta = item.meta
+    if meta.thread_id is None:
+        return ""
+    cur = await conn.execute(
+        f"SELECT rowid, text FROM items WHERE thread_id = %s AND ns = %s AND {ACTIVE}"
+        " ORDER BY rowid DESC LIMIT 1",
+        (meta.thread_id, str(meta.namespace)),
+    )
+    prev = await cur.fetchone()
+    if prev is None:
+        return ""
+    mine = analyzer.index_text(item.text)
+    if mine:
+
+        async def joined(words: str) -> str:
+            return f"{words} {mine}".strip()
+
+        await lexstats.set_context(conn, deltas, int(prev[0]), joined)
+    return analyzer.index_text(str(prev[1]))
+
+
+async def _write_one(
+    conn: Conn,
+    p: Pending,
+    analyzer: Analyzer,
+    space: VectorSpace | None,
+    now: datetime,
+    context: bool,
+    deltas: lexstats.Deltas,
+) -> StoreResult:
+    item, meta = p.item, p.item.meta
+    async with conn.cursor(row_factory=dict_row) as cur:
+        await cur.execute(
+            f"SELECT rowid, id, valid_from, extra, {', '.join(CORRECTABLE)} FROM items"
+            f" WHERE ckey = %s AND {ACTIVE} LIMIT 1",
+            (p.ckey,),
+        )
+        active = await cur.fetchone()
+    corrected: list[tuple[int, str, int]] = []
+    if active is not None:
+        if not _corrects(cast(Any, active), item):
+            return StoreResult(id=str(active["id"]), replayed=True)
+        corrected = [(int(active["rowid"]), str(active["id"]), int(active["valid_from"]))]
+        item = _carry_over(item, cast(Any, active))
+        meta = item.meta
+    gen = await (
+        await conn.execute("SELECT max(generation) FROM items WHERE ckey = %s", (p.ckey,))
+    ).fetchone()
+    generation = 0 if gen is None or gen[0] is None else int(gen[0]) + 1
+    new_id = item_id(p.ckey, generation)
+    closing: list[tuple[int, str, int]] = list(corrected)
+    if meta.about is not None and item.supersede:
+        cur2 = await conn.execute(
+            f"SELECT rowid, id, valid_from FROM items WHERE about_kind = %s AND about_key = %s AND ns = %s"
+            f" AND {ACTIVE} ORDER BY valid_from DESC, rowid DESC",
+            (meta.about.kind, meta.about.key, str(meta.namespace)),
+        )
+        done = {c[0] for c in corrected}
+        closing += [(int(r[0]), str(r[1]), int(r[2])) for r in await cur2.fetchall() if int(r[0]) not in done]
+    values = item_values(
+        item,
+        item_id=new_id,
+        ckey=p.ckey,
+        generation=generation,
+        observed_at=meta.observed_at or now,
+    )
+    values["supersedes"] = closing[0][1] if closing else None
+    values["tenant"] = tenant_of(meta.namespace)
+    # the analysed fields (and the link with the thread's previous turn) before the row is inserted, so
+    # that its indexed length goes in with it
+    body = item.text if not meta.summary else f"{item.text}\n{meta.summary}"
+    ctx = await _neighbour_context(conn, item, analyzer, deltas) if context else ""
+    indexed = lexstats.index_values(analyzer.index_text(meta.title or ""), analyzer.index_text(body), ctx)
+    values.update(indexed)
+    cols = ", ".join(values)
+    marks = ", ".join("%s::tsvector" if c == "tsv" else "%s" for c in values)
+    row = await (
+        await conn.execute(
+            f"INSERT INTO items ({cols}) VALUES ({marks}) RETURNING rowid", tuple(values.values())
+        )
+    ).fetchone()
+    assert row is not None
+    rowid = int(row[0])
+    lexstats.count_new(deltas, str(meta.namespace), indexed)
+    if closing:
+        # the old version ends where the new one begins (never before its own start: a correction
+        # observed out of order still wins, and the old version's interval is then empty)
+        starts = values["valid_from"]
+        async with conn.cursor() as cur3:
+            await cur3.executemany(
+                "UPDATE items SET valid_to = %s, superseded_by = %s WHERE rowid = %s",
+                [(max(starts, began), new_id, r) for r, _, began in closing],
+            )
+    tenant = values["tenant"]
+    if meta.tags:
+        await conn.execute(
+            "INSERT INTO item_tags (tenant, tag, item_rowid) SELECT %s, t, %s FROM unnest(%s::text[]) t"
+            " ON CONFLICT DO NOTHING",
+            (tenant, rowid, list(meta.tags)),
+        )
+    if meta.evidence:
+        await conn.execute(
+            "INSERT INTO item_evidence (tenant, cites, item_rowid) SELECT %s, e, %s FROM unnest(%s::text[]) e"
+            " ON CONFLICT DO NOTHING",
+            (tenant, rowid, list(meta.evidence)),
+        )
+    await _write_relations(conn, tenant, rowid, meta.relations)
+    if space is not None:
+        vector = p.vector if p.vector is not None else space.embed([embed_text(item)])[0]
+        vec = np.asarray(vector, dtype=np.float32).reshape(-1)
+        await conn.execute(
+            "INSERT INTO vectors (item_rowid, tenant, embedder, dim, vec) VALUES (%s, %s, %s, %s, %s)",
+            (rowid, tenant, space.name, space.dim, vec),
+        )
+    return StoreResult(id=new_id, replayed=False, superseded=tuple(i for _, i, _ in closing))
+
+
+async def _write_relations(conn: Conn, tenant: str, rowid: int, relations: Sequence[Relation]) -> None:
+    """One row per edge, with the matching keys of both ends, in the order the memory lists them."""
+    if not relations:
+        return
+    async with conn.cursor() as cur:
+        await cur.executemany(
+            "INSERT INTO relations (tenant, item_rowid, subject, subject_key, type, object, object_key)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            [
+                (tenant, rowid, r.subject, entity_key(r.subject), r.type, r.object, entity_key(r.object))
+                for r in relations
+            ],
+        )
+
+
+async def forget_ids(conn: Conn, ids: Sequence[str], reach: Reach | None) -> tuple[list[str], list[str]]:
+    """Soft-delete the ids found (not yet forgotten) under `reach`, and what cites them; return
+    (forgotten, skipped): the asked ids first, then those forgotten with them."""
+    cur = await conn.execute(
+        "SELECT rowid, id, ns FROM items WHERE id = ANY(%s::text[]) AND forgotten_at IS NULL", (list(ids),)
+    )
+    rows = await cur.fetchall()
+    found = {
+        str(r[1]): int(r[0]) for r in rows if reach is None or reach.contains(Namespace.parse(str(r[2])))
+    }
+    asked = [i for i in ids if i in found]
+    derived = await _forget_rows(conn, [(found[i], i) for i in dict.fromkeys(asked)], reach)
+    return asked + derived, [i for i in ids if i not in found]
+
+
+async def forget_filter(conn: Conn, flt: MetaFilter, reach: Reach | None) -> list[str]:
+    """Soft-delete what the filter reads (active, or as of `as_of`), confined to `reach` as well, and
+    what cites it."""
+    params: Params = []
+    where = filter_sql(flt, params)
+    extra = reach_sql(reach, params)
+    if extra is not None:
+        where += f" AND {extra}"
+    cur = await conn.execute(
+        f"SELECT i.rowid, i.id FROM items i WHERE {where} ORDER BY i.observed_at DESC, i.id DESC", params
+    )
+    chosen = [(int(r[0]), str(r[1])) for r in await cur.fetchall()]
+    return [i for _, i in chosen] + await _forget_rows(conn, chosen, reach)
+
+
+async def _citing(conn: Conn, ids: list[str], reach: Reach | None) -> list[tuple[int, str]]:
+    """Active-or-superseded items under `reach` that cite any of `ids` as evidence."""
+    cur = await conn.execute(
+        "SELECT DISTINCT i.rowid, i.id, i.ns FROM item_evidence e JOIN items i ON i.rowid = e.item_rowid"
+        " WHERE e.cites = ANY(%s::text[]) AND i.forgotten_at IS NULL ORDER BY i.rowid",
+        (ids,),
+    )
+    return [
+        (int(r[0]), str(r[1]))
+        for r in await cur.fetchall()
+        if reach is None or reach.contains(Namespace.parse(str(r[2])))
+    ]
+
+
+async def _forget_rows(conn: Conn, rows: list[tuple[int, str]], reach: Reach | None) -> list[str]:
+    """Forget `rows` and, transitively, what cites them (a learning or a summary derived from a turn);
+    take each out of the lexical index and relink the turns beside it. Returns the derived ids."""
+    chosen = dict(rows)
+    derived: list[str] = []
+    frontier = [i for _, i in rows]
+    while frontier:
+        found = [(r, i) for r, i in await _citing(conn, frontier, reach) if r not in chosen]
+        for r, i in found:
+            chosen[r] = i
+            derived.append(i)
+        frontier = [i for _, i in found]
+    if not chosen:
+        return derived
+    await conn.execute(
+        "UPDATE items SET forgotten_at = %s WHERE rowid = ANY(%s::bigint[])", (to_us(utcnow()), list(chosen))
+    )
+    beside = await threads.neighbours_of(conn, chosen)
+    deltas = lexstats.Deltas()
+    for r in sorted(chosen):
+        await lexstats.unindex(conn, deltas, r)
+    await threads.relink(conn, deltas, beside)
+    await deltas.flush(conn)
+    return derived
+
+
+async def purge(conn: Conn, reach: Reach | None, forgotten_before: int | None) -> int:
+    """Hard-delete forgotten rows with their tags, evidence links, relations and vectors (their index
+    columns and statistics already left at forget)."""
+    params: Params = []
+    conds = ["i.forgotten_at IS NOT NULL"]
+    extra = reach_sql(reach, params)
+    if extra is not None:
+        conds.append(extra)
+    if forgotten_before is not None:
+        conds.append("i.forgotten_at < %s")
+        params.append(forgotten_before)
+    cur = await conn.execute(f"SELECT i.rowid FROM items i WHERE {' AND '.join(conds)}", params)
+    rowids = [int(r[0]) for r in await cur.fetchall()]
+    if not rowids:
+        return 0
+    deltas = lexstats.Deltas()
+    for r in rowids:
+        await lexstats.unindex(conn, deltas, r)  # a no-op unless a row was forgotten without it
+    await deltas.flush(conn)
+    for table, col in (
+        ("vectors", "item_rowid"),
+        ("item_tags", "item_rowid"),
+        ("item_evidence", "item_rowid"),
+        ("relations", "item_rowid"),
+        ("items", "rowid"),
+    ):
+        await conn.execute(f"DELETE FROM {table} WHERE {col} = ANY(%s::bigint[])", (rowids,))
+    return len(rowids)
