@@ -9,7 +9,7 @@ with every engine (`tinymemory.retrieval.pipeline`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from types import TracebackType
 
 import numpy as np
@@ -22,6 +22,7 @@ from tinymemory.api.errors import TinyMemoryError, Unavailable
 from tinymemory.api.filters import FetchMode
 from tinymemory.api.ids import content_key
 from tinymemory.api.items import NewItem
+from tinymemory.api.records import ImportResult, StoredRecord, check_record
 from tinymemory.api.relations import ExpandRequest, ExpandResult
 from tinymemory.api.requests import (
     ExploreRequest,
@@ -44,7 +45,17 @@ from tinymemory.api.requests import (
 from tinymemory.api.timeutil import ensure_utc
 from tinymemory.engines.cursors import CursorCodec, FetchCursor, ListCursor, fingerprint
 from tinymemory.engines.embedder_choice import resolve_embedder
-from tinymemory.engines.postgres import db, graph, reads, schema, search, semantic, store, tenancy
+from tinymemory.engines.postgres import (
+    db,
+    graph,
+    portable,
+    reads,
+    schema,
+    search,
+    semantic,
+    store,
+    tenancy,
+)
 from tinymemory.engines.postgres.db import Conn, Database
 from tinymemory.engines.sqlite.rows import to_us
 from tinymemory.engines.sqlite.vectors import Floats
@@ -415,4 +426,29 @@ class PostgresEngine:
         database = await self._ready("expand")
         return await database.read(
             "expand", tenancy.filter_tenants(req.filter), lambda c: graph.expand(c, req)
+        )
+
+    # -- export and import (engines/postgres/portable.py; api.records.PortableEngine) -------------------
+
+    async def export_records(self, *, vectors: bool) -> AsyncIterator[StoredRecord]:
+        """Every version in the order written, forgotten ones as tombstones, from one snapshot (on a
+        connection of its own, so writes go on meanwhile); with `vectors`, each carries the vector it has."""
+        await self._ready("export")
+        async for record in portable.export_records(self.dsn, vectors):
+            yield record
+
+    async def import_records(self, records: Sequence[StoredRecord]) -> ImportResult:
+        """Write the versions exactly, in one transaction holding the write locks of their tenants,
+        rebuilding what derives from them; a version whose id is present is skipped. Vectors of another
+        embedder are dropped (re-embedding fills them)."""
+        checked = [check_record("import", r, f"records[{i}]") for i, r in enumerate(records)]
+        if not checked:
+            return ImportResult(0, 0)
+        database = await self._ready("import")
+        analyzer, context = self.analyzer, self.retrieval.context.enabled
+        space = (self._space.name, self._space.dim) if self._space is not None else None
+        return await database.write(
+            "import",
+            portable.tenants_of(checked),
+            lambda c: portable.import_batch(c, checked, analyzer, space, context),
         )
