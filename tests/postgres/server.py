@@ -113,14 +113,16 @@ def available() -> bool:
     return True
 
 
-def fresh_database() -> str:
-    """Create an empty database (with pgvector) owned by the `tinymemory` role; return that role's DSN."""
+def fresh_database(*, with_vector: bool = True) -> str:
+    """Create an empty database owned by the `tinymemory` role, with pgvector unless told otherwise;
+    return that role's DSN."""
     import psycopg
 
     srv = server()
     name = f"tm_{uuid.uuid4().hex[:16]}"
+    template = "tm_template" if with_vector else "template0"
     with psycopg.connect(srv.dsn("postgres", "postgres"), autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name} OWNER {ROLE} TEMPLATE tm_template")
+        conn.execute(f"CREATE DATABASE {name} OWNER {ROLE} TEMPLATE {template}")
     return srv.dsn(name)
 
 
