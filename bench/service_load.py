@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -109,11 +110,12 @@ def store_texts(n: int, seed: int = STORE_SEED) -> list[str]:
     return sentences(n, words, p, seed=seed)
 
 
-async def fill_tinymemory(path: Path, texts: list[str]) -> str:
+async def fill_tinymemory(path: Path | str, texts: list[str]) -> str:
+    """Fill a store (a SQLite path or a postgresql:// URL) with `texts`; the embedder's name."""
     from tinymemory.api import ItemKind, ItemMeta, Namespace, NewItem, Source
-    from tinymemory.engines.sqlite import SqliteEngine
+    from tinymemory.engines import open_engine
 
-    async with SqliteEngine(str(path), embedder="default") as engine:
+    async with open_engine(str(path), embedder="default") as engine:
         name = engine.embedder.name if engine.embedder is not None else "none"
         for at in range(0, len(texts), BATCH):
             batch = []
@@ -225,15 +227,32 @@ class Server:
     log: Path
     notes: list[str] = field(default_factory=list)
     log_tail: list[str] = field(default_factory=list)
+    replicas: list[Server] = field(default_factory=list)  # further processes serving the same store
 
     @property
     def pid(self) -> int:
         return self.proc.pid
 
+    def all(self) -> list[Server]:
+        return [self, *self.replicas]
+
+    @property
+    def urls(self) -> list[str]:
+        return [s.url for s in self.all()]
+
     def rss(self) -> float:
-        return proc_status(self.pid, "VmRSS")
+        """Resident memory of every process serving (MB)."""
+        return sum(proc_status(s.pid, "VmRSS") for s in self.all())
+
+    def peak_rss(self) -> float:
+        return sum(proc_status(s.pid, "VmHWM") for s in self.all())
+
+    def cpu_seconds(self) -> float:
+        return sum(proc_cpu_seconds(s.pid) for s in self.all())
 
     def stop(self) -> None:
+        for replica in self.replicas:
+            replica.stop()
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -351,6 +370,53 @@ class Tinymemory(Target):
         if route == "remember":
             return isinstance(body, dict) and body.get("status") == "created"
         return isinstance(body, dict) and isinstance(body.get("memories"), list)
+
+
+class TinymemoryPostgres(Tinymemory):
+    """`tinymemory serve --db postgresql://...` as N processes over one Postgres database (key `serve-pg`).
+
+    The prefilled database is built once per run through `store_many` (the same texts, owners and times
+    as the SQLite file) and copied per level with `CREATE DATABASE ... TEMPLATE`; clients are spread over
+    the replicas round-robin, as a proxy in front of them would.
+    """
+
+    def __init__(self, pg: Any, info: dict[str, Any], replicas: int) -> None:
+        super().__init__(Path(), info, blas_threads=None)
+        self.pg, self.replicas = pg, replicas
+        self.key = "serve-pg"
+        self.label = f"tinymemory serve, Postgres, {replicas} replicas"
+        self.template = ""
+
+    def prefill(self, items: int) -> None:
+        url = self.pg.fresh()
+        print(f"building the Postgres store ({items:,} items) ...", file=sys.stderr, flush=True)
+        started = time.perf_counter()
+        asyncio.run(fill_tinymemory(url, store_texts(items)))
+        self.build_s = time.perf_counter() - started
+        print(f"  built in {self.build_s:.0f} s", file=sys.stderr, flush=True)
+        self.template = url.rsplit("/", 1)[1].split("?", 1)[0]
+
+    def start(self, workdir: Path) -> Server:
+        from pg import template_copy
+
+        url = template_copy(self.pg, self.template)
+        env = server_env(self.blas_threads)
+        env["TINYMEMORY_JWT_SECRET"] = self.secret
+        env["TINYMEMORY_DB"] = url  # through the environment: a URL on a command line shows in ps
+        servers: list[Server] = []
+        try:
+            for i in range(self.replicas):
+                home = workdir / f"replica{i}"
+                home.mkdir()
+                cmd = [sys.executable, "-m", "tinymemory", "serve", "--port", "0"]
+                servers.append(launch(cmd, env, home, "/readyz"))
+        except BaseException:
+            for server in servers:
+                server.stop()
+            raise
+        first = servers[0]
+        first.replicas = servers[1:]
+        return first
 
 
 class Mem0(Target):
@@ -482,17 +548,21 @@ async def measure(
         if len(samples) < 5:
             samples.append(msg)
 
-    await warm_up(target, server.url, work)
+    for url in server.urls:
+        await warm_up(target, url, work)
     rss_warm = server.rss()
     load0 = loadavg()
-    cpu0, usage0 = proc_cpu_seconds(server.pid), resource.getrusage(resource.RUSAGE_SELF)
+    cpu0, usage0 = server.cpu_seconds(), resource.getrusage(resource.RUSAGE_SELF)
     started = time.perf_counter()
     deadline = started + seconds
     await asyncio.gather(
-        *(client_loop(target, server.url, c, work, deadline, lat, errors, log_error) for c in range(clients))
+        *(
+            client_loop(target, server.urls[c % len(server.urls)], c, work, deadline, lat, errors, log_error)
+            for c in range(clients)
+        )
     )
     wall = time.perf_counter() - started
-    cpu1, usage1 = proc_cpu_seconds(server.pid), resource.getrusage(resource.RUSAGE_SELF)
+    cpu1, usage1 = server.cpu_seconds(), resource.getrusage(resource.RUSAGE_SELF)
     client_cpu = (usage1.ru_utime + usage1.ru_stime) - (usage0.ru_utime + usage0.ru_stime)
     done = sum(len(v) for v in lat.values())
     row: dict[str, Any] = {
@@ -509,7 +579,7 @@ async def measure(
         "error_samples": samples,
         "rss_warm": rss_warm,
         "rss_end": server.rss(),
-        "rss_peak": proc_status(server.pid, "VmHWM"),
+        "rss_peak": server.peak_rss(),
         "server_cpu": (cpu1 - cpu0) / wall,
         "client_cpu": client_cpu / wall,
         "load_before": load0,
@@ -552,8 +622,13 @@ def ms3(r: dict[str, Any]) -> str:
     return f"{r['p50']:.1f} / {r['p95']:.1f} / {r['p99']:.1f}"
 
 
-SYSTEM_KEYS = ("serve", "serve-blas1", "mem0")
-SYSTEM_COLORS = {"serve": "tab:blue", "serve-blas1": "tab:green", "mem0": "tab:orange"}
+SYSTEM_KEYS = ("serve", "serve-blas1", "serve-pg", "mem0")
+SYSTEM_COLORS = {
+    "serve": "tab:blue",
+    "serve-blas1": "tab:green",
+    "serve-pg": "tab:purple",
+    "mem0": "tab:orange",
+}
 
 
 def tinymemory_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -623,6 +698,7 @@ def render(run: dict[str, Any]) -> str:
         "",
         "![throughput and recall latency against concurrent clients](service_load.png)",
         "",
+        *postgres_lines(rows),
         *targets_lines(rows),
         *variant_lines(rows),
         *mem0_lines(run),
@@ -634,6 +710,32 @@ def render(run: dict[str, Any]) -> str:
             kinds = ", ".join(f"{k}: {v}" for k, v in r["error_kinds"].items())
             out.append(f"- {r['system']}, {n_clients(r['clients'])}: {kinds}; e.g. `{r['error_samples'][0]}`")
     return "\n".join(out)
+
+
+def postgres_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """What the Postgres rows measure, and how they compare with one process over SQLite."""
+    pg = [r for r in rows if r["key"] == "serve-pg"]
+    if not pg:
+        return []
+    out = [
+        f"`{pg[0]['system']}`: the same service as separate processes over one Postgres database (a "
+        "throwaway PostgreSQL 16 with pgvector on this machine, over a unix socket, sharing the same cores; "
+        "a plain role, so row-level security is on). Clients are spread over the replicas round-robin, as a "
+        "proxy would spread them; RSS and CPU are summed over the replicas, and Postgres's own processes "
+        "are not in those columns (they are in the load average). The database is prefilled through "
+        "`store_many` with the same memories as the SQLite file and copied per level.",
+        "",
+    ]
+    sqlite_rows = by_key(rows, "serve")
+    pairs = [(c, sqlite_rows[c], r) for r in pg for c in [r["clients"]] if c in sqlite_rows]
+    if pairs:
+        cells = ", ".join(
+            f"{n_clients(c)} {b['rps']:,.1f} against {a['rps']:,.1f} req/s"
+            f" (recall p95 {b['recall']['p95']:,.0f} against {a['recall']['p95']:,.0f} ms)"
+            for c, a, b in pairs
+        )
+        out += [f"Postgres replicas against one SQLite process, same run: {cells}.", ""]
+    return out
 
 
 def targets_lines(rows: list[dict[str, Any]]) -> list[str]:
@@ -896,6 +998,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "serve": lambda: Tinymemory(store, info),
         "serve-blas1": lambda: Tinymemory(store, info, blas_threads=1),
     }
+    pg_context = contextlib.ExitStack()
+    if "serve-pg" in keys:
+        from pg import postgres
+
+        pg = pg_context.enter_context(postgres(args.pg))
+        pg_target = TinymemoryPostgres(pg, info, args.replicas)
+        pg_target.prefill(args.items)
+        makers["serve-pg"] = lambda: pg_target
     targets = [makers[k]() for k in keys if k != "mem0"]
     m0, skipped = mem0_target(args) if "mem0" in keys else (None, "mem0 was left out of this run")
     config: dict[str, Any] = {
@@ -931,6 +1041,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 break
             print(summary_line(rows[-1]), file=sys.stderr, flush=True)
     config["load_end"] = loadavg()
+    pg_context.close()
     return {"config": config, "rows": rows}
 
 
@@ -948,9 +1059,14 @@ def main() -> int:
         "--systems",
         default="serve,mem0",
         help="what to load, in this order at each level: serve (tinymemory serve as committed), "
-        "serve-blas1 (the same, BLAS on one thread), mem0 (default: serve,mem0)",
+        "serve-blas1 (the same, BLAS on one thread), serve-pg (N replicas over Postgres), mem0 "
+        "(default: serve,mem0)",
     )
     parser.add_argument("--no-mem0", action="store_true", help="drop mem0 from --systems")
+    parser.add_argument("--replicas", type=int, default=2, help="service processes for serve-pg (default 2)")
+    parser.add_argument(
+        "--pg", help="serve-pg: administrator URL of a Postgres (default: a throwaway server)"
+    )
     parser.add_argument(
         "--quick", action="store_true", help="smoke run: 1,8 clients, 5 s, small stores, no write"
     )
