@@ -18,7 +18,6 @@ from typing import Any, cast
 
 import numpy as np
 import psycopg
-from pgvector.psycopg import register_vector_async
 from psycopg.rows import dict_row
 
 from tinymemory.api.errors import Conflict
@@ -38,7 +37,9 @@ IMPORT = "import"
 _SELECT = f"SELECT {ITEM_SELECT}, i.ckey, i.generation{{vec}} FROM items i{{join}}"
 _PAGE = " WHERE i.rowid > %s ORDER BY i.rowid LIMIT %s"
 _WITH_VECTORS = (
-    _SELECT.format(vec=", v.embedder, v.dim, v.vec", join=" LEFT JOIN vectors v ON v.item_rowid = i.rowid")
+    _SELECT.format(
+        vec=", v.embedder, v.dim, v.vec::real[] AS vec", join=" LEFT JOIN vectors v ON v.item_rowid = i.rowid"
+    )
     + _PAGE
 )
 _WITHOUT_VECTORS = _SELECT.format(vec="", join="") + _PAGE
@@ -55,7 +56,7 @@ def tenants_of(records: Iterable[StoredRecord]) -> frozenset[str]:
 def _record(row: dict[str, Any], vectors: bool) -> StoredRecord:
     vector = None
     if vectors and row["vec"] is not None:
-        values = np.asarray(row["vec"], dtype=np.float32).reshape(-1)
+        values = np.asarray(row["vec"], dtype=np.float32)  # real[]: exact float32 values, any driver
         vector = StoredVector(str(row["embedder"]), int(row["dim"]), tuple(values.tolist()))
     return tombstone(
         StoredRecord(decode_item(cast(Any, row)), str(row["ckey"]), int(row["generation"]), vector)
@@ -76,7 +77,6 @@ async def export_records(dsn: str, vectors: bool) -> AsyncIterator[StoredRecord]
     conn = await db.connect(EXPORT, dsn)
     try:
         try:
-            await register_vector_async(conn)
             async with conn.transaction():
                 await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                 await conn.execute(
