@@ -136,7 +136,7 @@ def render(run: dict[str, Any]) -> str:
         lines += [
             "LoCoMo evidence recall, each conversation in its own namespace (the same data and embedder):",
             "",
-            *table(locomo.HEADERS, rows),
+            table(locomo.HEADERS, rows),
             "",
             f"Largest difference between the engines over every k and category: {worst:.4f}.",
             "Store rate on LoCoMo turns (items/s, with the default embedder): "
@@ -156,7 +156,7 @@ def render(run: dict[str, Any]) -> str:
             ]
             for k in ENGINES
         ]
-        lines += [f"### {n:,} synthetic items", "", *table(headers, rows), ""]
+        lines += [f"### {n:,} synthetic items", "", table(headers, rows), ""]
         keys = [key for key in size["sqlite"] if "/" in key]
         fetch_rows = []
         for key in keys:
@@ -170,7 +170,7 @@ def render(run: dict[str, Any]) -> str:
             "Fetch latency, p50 / p95 ms, top 10 (`agent`: one agent's inherited reach;"
             " `team`: a team's subtree):",
             "",
-            *table(["mode/reach", "sqlite", "postgres", "p50 ratio"], fetch_rows),
+            table(["mode/reach", "sqlite", "postgres", "p50 ratio"], fetch_rows),
             "",
         ]
     return "\n".join(lines)
@@ -200,6 +200,9 @@ async def main_async(args: argparse.Namespace) -> int:
                     await scale_side_by_side(pg, Path(tmp), n, queries, query_embedder, words, p)
                 )
                 print(f"size {n:,}: {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+    out_dir = Path(__file__).resolve().parent / "out"
+    out_dir.mkdir(exist_ok=True)
+    (out_dir / "engines-last.json").write_text(json.dumps(run, indent=1, default=str))
     md = render(run)
     print(md)
     if not args.no_write:
