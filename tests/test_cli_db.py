@@ -1,4 +1,5 @@
-"""`tinymemory db upgrade|status` over real SQLite files: upgrade reports its step, status only reads."""
+"""`tinymemory db upgrade|status` over real stores (SQLite files, PostgreSQL databases): upgrade reports its
+step, status only reads."""
 
 from __future__ import annotations
 
@@ -9,9 +10,13 @@ from typing import Any
 
 import pytest
 
+from postgres.server import pg_dsn
 from tinymemory import Memory
 from tinymemory.cli import main
+from tinymemory.engines import redact
 from tinymemory.engines.sqlite.schema import SCHEMA_VERSION, migrate, user_version
+
+__all__ = ["pg_dsn"]  # the fixture: a fresh PostgreSQL database per test
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str, code: int = 0) -> tuple[Any, str]:
@@ -136,3 +141,52 @@ def test_bad_targets_are_refused_without_echoing_a_password(capsys: pytest.Captu
     assert error["error"] == "invalid_request" and "libpq" in error["message"]
     error, _ = run(capsys, "db", "upgrade", "--db", "mysql://root:s3cret@db.example/x", code=2)
     assert "scheme `mysql://`" in error["message"] and "s3cret" not in error["message"]
+
+
+# -- PostgreSQL (a throwaway server, a fresh database per test; see tests/postgres/server.py) -----------
+
+
+def with_password(dsn: str, password: str) -> str:
+    """The test role's URL with a password in it (the test server trusts local sockets, so it is
+    accepted and ignored): what a deployment's URL looks like, to check it is never shown."""
+    return dsn.replace("postgresql://tinymemory@", f"postgresql://tinymemory:{password}@", 1)
+
+
+def test_postgres_upgrade_then_status(pg_dsn: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from tinymemory.engines.postgres.schema import SCHEMA_VERSION as PG_VERSION
+
+    url = with_password(pg_dsn, "s3cret")
+    shown = redact(url)
+    assert "s3cret" not in shown and ":***@" in shown
+
+    fresh, err = run(capsys, "db", "status", "--db", url)
+    assert (fresh["engine"], fresh["store"], fresh["schema_version"]) == ("postgres", shown, 0)
+    assert fresh["schema_state"] == "behind" and fresh["items"] is None
+    done, err = run(capsys, "db", "upgrade", "--db", url)
+    assert done == {
+        "store": shown,
+        "engine": "postgres",
+        "schema_before": 0,
+        "schema_after": PG_VERSION,
+        "summary": f"schema 0 -> {PG_VERSION}",
+    }
+    assert f"schema 0 -> {PG_VERSION}" in err and "s3cret" not in err
+    again, _ = run(capsys, "db", "upgrade", "--db", url)
+    assert again["summary"] == f"schema {PG_VERSION} -> {PG_VERSION}"
+
+    with Memory(pg_dsn, namespace="team:acme", embedder=None) as mem:
+        mem.store("The release train leaves on Thursdays")
+        mem.store("Dana reviews the changelog")
+    status, err = run(capsys, "db", "status", "--db", url)
+    assert status["schema_version"] == PG_VERSION and status["schema_state"] == "current"
+    assert status["items"] == 2 and status["engine_version"].endswith(f"+schema.{PG_VERSION}")
+    assert "s3cret" not in json.dumps(status) + err
+
+
+def test_postgres_status_of_an_unreachable_server_hides_the_password(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    url = "postgresql://alice:s3cret@127.0.0.1:1/mem?connect_timeout=2"
+    error, err = run(capsys, "db", "status", "--db", url, code=2)
+    assert error["error"] == "unavailable" and error["message"].startswith("db status: ")
+    assert "s3cret" not in err

@@ -5,20 +5,30 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
+import re
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 
+from postgres.server import pg_dsn
 from tinymemory import Memory
-from tinymemory.api import InvalidRequest, ListRequest
+from tinymemory.api import InvalidRequest, ListRequest, Namespace, Reach, Unavailable, Unsupported
 from tinymemory.engines import is_postgres_url, open_engine, redact
 from tinymemory.engines.sqlite import SqliteEngine
 from tinymemory.retrieval.config import DEFAULT_CONFIG
 from tinymemory.service.metrics import ServiceMetrics
 from tinymemory.service.server import announce, dev_secret, dev_secret_path
 from tinymemory.service.settings import ServiceSettings
+from tinymemory.service.tokens import issue_jwt
+
+__all__ = ["pg_dsn"]  # the fixture: a fresh PostgreSQL database per test
 
 
 @pytest.mark.parametrize(
@@ -128,6 +138,27 @@ def test_sqlite_users_never_import_the_postgres_driver(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
 
 
+def test_a_url_without_the_driver_names_the_extra() -> None:
+    """psycopg made unimportable in a child process, as on an install without the extra."""
+    code = (
+        "import sys\n"
+        "sys.modules['psycopg'] = None\n"
+        "from tinymemory.api import Unsupported\n"
+        "from tinymemory.engines import open_engine\n"
+        "try:\n"
+        "    open_engine('postgresql://alice:s3cret@db.example/mem', embedder=None)\n"
+        "except Unsupported as exc:\n"
+        "    print(exc.message)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    message = proc.stdout.strip()
+    assert message.startswith("open: a postgresql:// store needs the PostgreSQL driver")
+    assert "psycopg is not installed" in message and 'pip install "tinymemory[postgres]"' in message
+    assert "s3cret" not in message
+    assert Unsupported.kind == "unsupported"
+
+
 # -- the service's SQLite-only corners, for a URL ----------------------------------------------------
 
 
@@ -171,3 +202,83 @@ async def test_store_bytes_metric(tmp_path: Path) -> None:
     remote = ServiceMetrics("postgresql://alice:s3cret@db.example/mem", None)
     text = (await remote.scrape()).decode()
     assert "tinymemory_store_bytes " not in text and "tinymemory_http_requests" in text
+
+
+# -- PostgreSQL (a throwaway server, a fresh database per test; see tests/postgres/server.py) -----------
+
+
+def test_a_url_opens_postgres_without_connecting() -> None:
+    from tinymemory.engines.postgres import PostgresEngine
+
+    engine = open_engine("postgres://alice:s3cret@127.0.0.1:1/mem", embedder=None, max_size=2)
+    assert isinstance(engine, PostgresEngine) and engine.descriptor.name == "postgres"
+
+
+async def test_an_unreachable_database_fails_on_use_without_its_password() -> None:
+    engine = open_engine("postgresql://alice:s3cret@127.0.0.1:1/mem?connect_timeout=2", embedder=None)
+    try:
+        with pytest.raises(Unavailable) as err:
+            await engine.list(ListRequest())
+    finally:
+        await engine.close()
+    assert err.value.message.startswith("list: ") and "s3cret" not in err.value.message
+
+
+def test_memory_round_trip_over_postgres(pg_dsn: str) -> None:
+    with Memory(pg_dsn, namespace="team:acme/agent:writer", embedder=None) as mem:
+        assert mem.descriptor.name == "postgres"
+        stored = mem.store("Dana prefers short paragraphs", tags=["preference"])
+        assert mem.store("Dana prefers short paragraphs").replayed
+        assert [h.item.id for h in mem.fetch("short paragraphs").hits] == [stored.id]
+    with Memory(pg_dsn, namespace="team:acme/agent:writer", embedder=None) as again:
+        got = again.get([stored.id]).items
+        assert [(i.id, i.text) for i in got] == [(stored.id, "Dana prefers short paragraphs")]
+
+
+SECRET = "targets-secret-" + "z" * 40
+URL_LINE = re.compile(r"listening on (http://127\.0\.0\.1:\d+) \(store: (.*)\)")
+
+
+def test_serve_over_postgres(pg_dsn: str, tmp_path: Path) -> None:
+    """`tinymemory serve --db postgresql://...` as an operator runs it: a real process, a real database."""
+    url = pg_dsn.replace("postgresql://tinymemory@", "postgresql://tinymemory:s3cret@", 1)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TINYMEMORY_")}
+    env.update(TINYMEMORY_HOME=str(tmp_path), TINYMEMORY_JWT_SECRET=SECRET)
+    argv = [sys.executable, "-m", "tinymemory", "serve", "--db", url, "--port", "0", "--no-embedder"]
+    proc = subprocess.Popen(
+        argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+    )
+    assert proc.stdout is not None
+    seen: list[str] = []
+    try:
+        found = None
+        while found is None:
+            line = proc.stdout.readline()
+            if not line:
+                pytest.fail("serve printed no URL:\n" + "".join(seen))
+            seen.append(line)
+            found = URL_LINE.search(line)
+        threading.Thread(target=proc.stdout.read, daemon=True).start()  # keep the pipe drained
+        base, store = found.group(1), found.group(2)
+        assert store == redact(url) and "s3cret" not in "".join(seen)
+        token = issue_jwt(SECRET, "acme", "alice")
+        with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+            deadline = time.monotonic() + 60
+            while (ready := http.get("/readyz")).status_code != 200:
+                assert time.monotonic() < deadline, ready.text
+                time.sleep(0.1)
+            assert ready.json() == {"status": "ready"}
+            saved = http.post("/api/v1/memory/remember", json={"content": "Rita's locker is number 42"})
+            assert saved.status_code == 200, saved.text
+            hits = http.post("/api/v1/memory/recall", json={"query": "locker number"}).json()["memories"]
+            assert [h["id"] for h in hits] == [saved.json()["id"]]
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    # the memory is in the database, for any other engine on it
+    with Memory(pg_dsn, reach=Reach.subtree(Namespace.root()), embedder=None) as mem:
+        assert mem.get([saved.json()["id"]]).items[0].text == "Rita's locker is number 42"

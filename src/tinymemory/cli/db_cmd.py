@@ -151,9 +151,28 @@ async def _schema_version(op: str, engine: MemoryEngine) -> int:
             raise NotFound(f"{op}: no store at `{path}` (any command that writes creates it)")
         return found
     read = getattr(engine, "schema_version", None)
-    if read is None:
-        raise Unsupported(f"{op}: the {engine.descriptor.name} engine does not report its schema version")
-    return int(await read())
+    if read is not None:
+        return int(await read())
+    dsn = getattr(engine, "dsn", None)
+    if engine.descriptor.name == "postgres" and isinstance(dsn, str):
+        return await _postgres_version(op, dsn)
+    raise Unsupported(f"{op}: the {engine.descriptor.name} engine does not report its schema version")
+
+
+async def _postgres_version(op: str, dsn: str) -> int:
+    """The database's schema version, read on a connection of its own (the engine, opened without
+    migrations, refuses to serve a database that is not current)."""
+    import psycopg
+
+    from tinymemory.engines.postgres import db, schema
+
+    conn = await db.connect(op, dsn)
+    try:
+        return await schema.schema_version(conn)
+    except psycopg.Error as exc:
+        raise db.database_error(op, exc) from None
+    finally:
+        await conn.close()
 
 
 def _state(version: int, current: int | None) -> str:
