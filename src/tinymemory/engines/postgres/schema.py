@@ -244,25 +244,38 @@ async def migrate(conn: psycopg.AsyncConnection[tuple[object, ...]], target: int
         if start == target:
             return start
         await _ensure_extension(conn)
-        async with conn.transaction():
-            for statement in _statements(_BASE + ";"):
-                await conn.execute(statement)
-        while True:
-            async with conn.transaction():
-                # the migrations touch rows of every tenant
-                await conn.execute("SELECT set_config('tinymemory.tenants', '*', true)")
-                current = await _version(conn)
-                if current >= target:
-                    return start
-                for statement in MIGRATIONS[current]:
-                    await conn.execute(statement)
-                await conn.execute(
-                    "INSERT INTO schema_version (one, version) VALUES (true, %s)"
-                    " ON CONFLICT (one) DO UPDATE SET version = excluded.version",
-                    (current + 1,),
-                )
+        try:
+            await _steps(conn, target)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise Unavailable(
+                f"open: the database schema is at version {start} and this tinymemory needs {target}, but"
+                f" this role may not change the schema ({str(exc).strip()}); run `tinymemory db upgrade`"
+                " as the database's owner"
+            ) from None
+        return start
     finally:
         await conn.execute("SELECT pg_advisory_unlock(%s, 0)", (LOCK_CLASS_MIGRATE,))
+
+
+async def _steps(conn: psycopg.AsyncConnection[tuple[object, ...]], target: int) -> None:
+    """The pending migration steps, one transaction each, each re-reading the version first."""
+    async with conn.transaction():
+        for statement in _statements(_BASE + ";"):
+            await conn.execute(statement)
+    while True:
+        async with conn.transaction():
+            # the migrations touch rows of every tenant
+            await conn.execute("SELECT set_config('tinymemory.tenants', '*', true)")
+            current = await _version(conn)
+            if current >= target:
+                return
+            for statement in MIGRATIONS[current]:
+                await conn.execute(statement)
+            await conn.execute(
+                "INSERT INTO schema_version (one, version) VALUES (true, %s)"
+                " ON CONFLICT (one) DO UPDATE SET version = excluded.version",
+                (current + 1,),
+            )
 
 
 async def check_version(
