@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from engines import skip_sqlite_only
+
 
 def minilm_weights_installed() -> bool:
     """True when the MiniLM weights package is importable (it ships the model files, so no download)."""
@@ -17,3 +19,8 @@ def minilm_weights_installed() -> bool:
 def db_path(tmp_path: Path) -> Path:
     """A fresh SQLite file path under the test's own temporary directory."""
     return tmp_path / "memory.db"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`@pytest.mark.sqlite_only` tests skip when TINYMEMORY_TEST_ENGINE=postgres (see engines.py)."""
+    skip_sqlite_only(items)

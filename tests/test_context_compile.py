@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from engines import make_engine
 from tinymemory.api import About, ItemKind, ItemMeta, MemoryEngine, NewItem, Reach, Source
 from tinymemory.context import (
     DEFAULT_BRIEFS,
@@ -35,7 +36,7 @@ def clock() -> datetime:
 
 @pytest.fixture
 async def engine(tmp_path: Path) -> AsyncIterator[SqliteEngine]:
-    eng = SqliteEngine(tmp_path / "m.db", embedder=None)
+    eng = make_engine(tmp_path / "m.db", embedder=None)
     yield eng
     await eng.close()
 
@@ -97,7 +98,7 @@ async def test_frontmatter_and_every_line_traces_to_a_ref(engine: SqliteEngine) 
     await populate(engine)
     pack = await compile(engine, ContextSpec(now=clock, reach=LAYOUT.agent_reach("a")))
     text = pack.markdown
-    assert text.startswith("---\ngenerated_at: 2026-03-01T12:00:00Z\nengine: sqlite ")
+    assert text.startswith(f"---\ngenerated_at: 2026-03-01T12:00:00Z\nengine: {engine.descriptor.name} ")
     head = text.split("---\n")[1]
     assert f"tokens: {estimate_tokens(text)}\n" in head
     refs = re.search(r"refs: \[(.*)\]", head)

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engines import make_engine
 from tinymemory.api import ItemKind, ItemMeta, MetaFilter, Namespace, NewItem, Reach
 from tinymemory.context import Scope, estimate_tokens, lineage_scopes, recall
 from tinymemory.engines.sqlite import SqliteEngine
@@ -22,7 +23,7 @@ SIBLING = Namespace.parse("team:acme/agent:spy")
 
 @pytest.fixture
 async def engine(tmp_path: Path) -> AsyncIterator[SqliteEngine]:
-    eng = SqliteEngine(tmp_path / "m.db", embedder=None)
+    eng = make_engine(tmp_path / "m.db", embedder=None)
     for ns, text, kind in [
         (AGENT, "The writer agent drafts the release notes for the parser.", ItemKind.LEARNING),
         (AGENT, "Release notes go out every Friday.", ItemKind.CONVERSATION),

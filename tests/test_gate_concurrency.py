@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from engines import make_engine, store_target
 from tinymemory.api import ListRequest, MetaFilter, Namespace, Reach
-from tinymemory.engines.sqlite import SqliteEngine
 from tinymemory.policy import Identity, MemoryPolicy, PolicyTools
 
 FACTS = (
@@ -24,7 +24,7 @@ POLICY = "gate:\n  enabled: true\n  minDistinctSubjects: 2\n  window: 7d\n"
 
 async def queue(db: Path) -> None:
     policy = MemoryPolicy.from_text(POLICY)
-    async with SqliteEngine(db) as engine:
+    async with make_engine(db) as engine:
         for first, second in FACTS:
             for user, text in (("alice", first), ("bob", second)):
                 tools = PolicyTools.for_identity(
@@ -36,7 +36,7 @@ async def queue(db: Path) -> None:
 
 async def published(db: Path) -> list[str]:
     node = Namespace.of(("workspace", "acme"), ("agent", "support"))
-    async with SqliteEngine(db, embedder=None) as engine:
+    async with make_engine(db, embedder=None) as engine:
         page = await engine.list(ListRequest(filter=MetaFilter(reach=Reach.exact(node)), limit=100))
     return sorted(item.text for item in page.items)
 
@@ -44,7 +44,17 @@ async def published(db: Path) -> list[str]:
 def gate_run(db: Path, policy: Path) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TINYMEMORY_")}
     return subprocess.Popen(
-        [sys.executable, "-m", "tinymemory", "gate", "run", "--db", str(db), "--policy", str(policy)],
+        [
+            sys.executable,
+            "-m",
+            "tinymemory",
+            "gate",
+            "run",
+            "--db",
+            store_target(db),
+            "--policy",
+            str(policy),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -78,7 +88,7 @@ def test_two_concurrent_jobs_publish_each_fact_once(tmp_path: Path) -> None:
             "gate",
             "status",
             "--db",
-            str(db),
+            store_target(db),
             "--policy",
             str(policy),
             "--workspace",

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from engines import make_engine
 from tinymemory.api import GetRequest, ListRequest, MetaFilter, Namespace, Reach, utcnow
 from tinymemory.engines.sqlite import SqliteEngine
 from tinymemory.policy import Identity, MemoryPolicy, PolicyTools
@@ -28,7 +29,7 @@ def policy(**gate: Any) -> MemoryPolicy:
 
 @pytest.fixture
 async def engine(tmp_path: Path) -> AsyncIterator[SqliteEngine]:
-    async with SqliteEngine(tmp_path / "gate.db") as eng:
+    async with make_engine(tmp_path / "gate.db") as eng:
         yield eng
 
 

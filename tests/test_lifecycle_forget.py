@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from engines import make_engine
 from tinymemory.api import (
     About,
     FetchMode,
@@ -54,7 +55,7 @@ class Clock:
 
 @pytest.fixture
 async def engine(tmp_path: Path) -> AsyncIterator[SqliteEngine]:
-    eng = SqliteEngine(tmp_path / "m.db", embedder=None)
+    eng = make_engine(tmp_path / "m.db", embedder=None)
     yield eng
     await eng.close()
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from engines import make_engine
 from tinymemory.api import (
     ExpandRequest,
     ItemKind,
@@ -107,7 +108,7 @@ def test_rule_types_are_valid_relation_types_and_long_text_stays_fast() -> None:
 
 @pytest.fixture
 async def engine(tmp_path: Path) -> AsyncIterator[SqliteEngine]:
-    eng = SqliteEngine(tmp_path / "m.db", embedder=None)
+    eng = make_engine(tmp_path / "m.db", embedder=None)
     yield eng
     await eng.close()
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from engines import make_engine
 from policy_world import EVE, put, tools
 from tinymemory.api import Relation, format_rfc3339
 from tinymemory.engines.sqlite import SqliteEngine
@@ -67,7 +68,7 @@ GRAPH: dict[str, tuple[str, str, tuple[str, str, str], float, float]] = {
 
 @pytest.fixture
 async def world(tmp_path: Path) -> AsyncIterator[tuple[SqliteEngine, dict[str, str]]]:
-    engine = SqliteEngine(tmp_path / "graph.db", embedder=None)
+    engine = make_engine(tmp_path / "graph.db", embedder=None)
     ids: dict[str, str] = {}
     for label, (ns, text, edge, conf, n) in GRAPH.items():
         ids[label] = await put(engine, ns, text, conf, relations=(Relation(*edge),), observed_at=day(n))

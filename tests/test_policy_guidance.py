@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tinymemory.engines.sqlite import SqliteEngine
+from engines import make_engine
 from tinymemory.policy import (
     POLICY_TOOL_NAMES,
     Identity,
@@ -189,7 +189,7 @@ def test_served_guidance_keeps_fallback_fields_it_does_not_mention() -> None:
 
 
 async def test_policy_tools_present_the_rendered_guidance(tmp_path: Path) -> None:
-    async with SqliteEngine(tmp_path / "m.db", embedder=None) as engine:
+    async with make_engine(tmp_path / "m.db", embedder=None) as engine:
         identity = Identity("acme", "dana", "helper", verified=True)
         t = PolicyTools.for_identity(engine, identity, POLICY, AGENT_NOTES)
         doc = render_guidance(POLICY, None, AGENT_NOTES)

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engines import make_engine
 from policy_world import DANA, EVE, GLOBEX_DANA, ground_truth, put, tools
 from tinymemory.api import Namespace, TinyMemoryError
 from tinymemory.engines.sqlite import SqliteEngine
@@ -51,7 +52,7 @@ class World:
 
 @pytest.fixture
 async def world(tmp_path: Path) -> AsyncIterator[World]:
-    engine = SqliteEngine(tmp_path / "memory.db", embedder=None)
+    engine = make_engine(tmp_path / "memory.db", embedder=None)
     w = World(engine)
     await w.seed()
     yield w
@@ -234,7 +235,7 @@ def loop() -> Iterator[asyncio.AbstractEventLoop]:
 def test_generated_calls_raise_only_library_errors_and_never_write_on_error(
     tmp_path: Path, loop: asyncio.AbstractEventLoop
 ) -> None:
-    engine = SqliteEngine(tmp_path / "gen.db", embedder=None)
+    engine = make_engine(tmp_path / "gen.db", embedder=None)
     run = loop.run_until_complete
     w = World(engine)
     run(w.seed())

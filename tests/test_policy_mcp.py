@@ -13,6 +13,7 @@ import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
+from engines import is_postgres, make_engine, store_target
 from tinymemory.adapters import (
     anthropic_tool,
     anthropic_tool_result,
@@ -22,7 +23,6 @@ from tinymemory.adapters import (
 )
 from tinymemory.adapters.mcp import mcp_tool
 from tinymemory.api import GetRequest, Namespace
-from tinymemory.engines.sqlite import SqliteEngine
 from tinymemory.policy import POLICY_TOOL_NAMES, Identity, MemoryPolicy, PolicyTools, render_guidance
 
 TIMEOUT_S = 60
@@ -43,7 +43,17 @@ spec:
 def server(db: Path, *flags: str, **env: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "tinymemory", "mcp", "--db", str(db), "--no-embedder", "--tools", "policy", *flags],
+        args=[
+            "-m",
+            "tinymemory",
+            "mcp",
+            "--db",
+            store_target(db),
+            "--no-embedder",
+            "--tools",
+            "policy",
+            *flags,
+        ],
         env=env,
     )
 
@@ -111,7 +121,7 @@ async def test_policy_tools_over_stdio(tmp_path: Path) -> None:
             escape = await client.call_tool("memory__list", {"namespace": "workspace:globex"})
             assert escape.is_error and "is fixed by the host" in text_of(escape)
 
-    async with SqliteEngine(db, embedder=None) as engine:
+    async with make_engine(db, embedder=None) as engine:
         got = await engine.get(GetRequest(ids=(out["id"],)))
         assert got.items[0].namespace == Namespace.parse("workspace:acme/user:dana/agent:helper")
 
@@ -125,7 +135,7 @@ def test_policy_flags_are_required_and_checked(tmp_path: Path) -> None:
                 "tinymemory",
                 "mcp",
                 "--db",
-                str(tmp_path / "m.db"),
+                store_target(tmp_path / "m.db"),
                 "--no-embedder",
                 *flags,
             ],
@@ -148,11 +158,12 @@ def test_policy_flags_are_required_and_checked(tmp_path: Path) -> None:
     assert json.loads(refused.stderr)["message"].startswith("policy: `gate.minDistinctSubjects`")
     bad_name = run("--tools", "policy", "--workspace", "acme", "--user", "dana/agent:x")
     assert bad_name.returncode == 2 and "identity: `user`" in json.loads(bad_name.stderr)["message"]
-    assert not (tmp_path / "m.db").exists()  # nothing opened on a refusal
+    if not is_postgres():
+        assert not (tmp_path / "m.db").exists()  # nothing opened on a refusal
 
 
 async def test_openai_and_anthropic_adapters_serve_the_memory_set(tmp_path: Path) -> None:
-    async with SqliteEngine(tmp_path / "m.db", embedder=None) as engine:
+    async with make_engine(tmp_path / "m.db", embedder=None) as engine:
         t = PolicyTools.for_identity(engine, Identity("acme", "dana", verified=True))
         for spec in t.specs():
             assert openai_tool(spec, strict=True)["function"]["name"] == spec.name

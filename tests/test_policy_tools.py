@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from engines import make_engine
 from policy_world import DANA, DANA_NO_AGENT, EVE, ground_truth, put, stored, tools
 from tinymemory.api import GetRequest, InvalidRequest, Namespace, Ref, Unsupported, format_rfc3339, utcnow
 from tinymemory.engines.sqlite import SqliteEngine
@@ -39,7 +40,7 @@ POLICY = MemoryPolicy.from_dict(
 
 @pytest.fixture
 async def engine(tmp_path: Path) -> AsyncIterator[SqliteEngine]:
-    eng = SqliteEngine(tmp_path / "memory.db", embedder=None)
+    eng = make_engine(tmp_path / "memory.db", embedder=None)
     yield eng
     await eng.close()
 

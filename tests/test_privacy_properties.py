@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engines import make_engine
 from tinymemory.api import (
     About,
     ExploreRequest,
@@ -109,7 +110,7 @@ def test_nothing_outside_the_reach_moves_a_confined_read(
     mine: list[str], ops: list[tuple[str, int, str, bool]], reach: Reach
 ) -> None:
     async def run(path: Path) -> None:
-        async with SqliteEngine(path, embedder=embedder()) as engine:
+        async with make_engine(path, embedder=embedder()) as engine:
             for i, text in enumerate(mine):
                 extra = {"thread_id": "t1"} if i % 2 else {}
                 await engine.store(note(text, INSIDE, i, **extra))
@@ -141,13 +142,14 @@ def file_bytes(path: Path) -> bytes:
     return data
 
 
+@pytest.mark.sqlite_only  # reads the SQLite file and its WAL (tests/postgres/test_purge.py for Postgres)
 @pytest.mark.parametrize("with_embedder", [False, True])
 async def test_purge_leaves_no_byte_of_the_text_in_the_file_or_its_wal(
     tmp_path: Path, with_embedder: bool
 ) -> None:
     path = tmp_path / "memory.db"
     place = Namespace.parse("team:acme/agent:writer")
-    async with SqliteEngine(path, embedder=embedder() if with_embedder else None) as engine:
+    async with make_engine(path, embedder=embedder() if with_embedder else None) as engine:
         for i in range(300):  # enough rows that the index spans many pages and segments
             await engine.store(note(f"filler memory {i} about {WORDS[i % len(WORDS)]}", place, i))
         first = await engine.store(note("we set up the laptop", place, 1, thread_id="t1"))

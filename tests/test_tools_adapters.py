@@ -9,19 +9,19 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from engines import make_engine
 from tinymemory.adapters import (
     anthropic_tool_result,
     call_tool,
     openai_tool,
     openai_tool_message,
 )
-from tinymemory.engines.sqlite import SqliteEngine
 from tinymemory.tools import MemoryTools
 
 
 @pytest.fixture
 async def tools(tmp_path: Path) -> AsyncIterator[MemoryTools]:
-    engine = SqliteEngine(tmp_path / "memory.db", embedder=None)
+    engine = make_engine(tmp_path / "memory.db", embedder=None)
     yield MemoryTools(engine).placed_at("team:acme/agent:writer")
     await engine.close()
 

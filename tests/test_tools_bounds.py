@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engines import make_engine
 from tinymemory.adapters import call_tool
 from tinymemory.api import InvalidRequest
 from tinymemory.engines.sqlite import SqliteEngine
@@ -40,7 +41,7 @@ BIG = document(21_600)
 
 @pytest.fixture
 async def engine(tmp_path: Path) -> AsyncIterator[SqliteEngine]:
-    eng = SqliteEngine(tmp_path / "memory.db", embedder=None)
+    eng = make_engine(tmp_path / "memory.db", embedder=None)
     yield eng
     await eng.close()
 
@@ -189,7 +190,7 @@ async def test_bounds_are_settable_and_checked(engine: SqliteEngine) -> None:
 
 
 async def test_the_recall_answer_is_bounded(tmp_path: Path) -> None:
-    engine = SqliteEngine(tmp_path / "m.db", embedder=None, answerer=ExtractiveAnswerer(budget=100_000))
+    engine = make_engine(tmp_path / "m.db", embedder=None, answerer=ExtractiveAnswerer(budget=100_000))
     try:
         tools = MemoryTools(engine).with_bounds(preview_bytes=1000)
         sentences = " ".join(f"Zephyr visited harbour {i} at dawn." for i in range(400))

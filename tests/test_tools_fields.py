@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from engines import make_engine
 from tinymemory.api import DEFAULT_LIMIT, FetchMode, InvalidRequest, Namespace
 from tinymemory.api.validate import MAX_CURSOR_CHARS, MAX_QUERY_CHARS, MAX_TAG_CHARS, MAX_TEXT_CHARS
-from tinymemory.engines.sqlite import SqliteEngine
 from tinymemory.tools import TOOL_NAMES, MemoryTools, args
 from tinymemory.tools.spec import build_specs, shapes
 
@@ -27,7 +27,7 @@ MODE_SETS = [ALL_MODES, (FetchMode.LEXICAL,), (FetchMode.SEMANTIC, FetchMode.LEX
 
 @pytest.fixture
 async def tools(tmp_path: Path) -> AsyncIterator[MemoryTools]:
-    engine = SqliteEngine(tmp_path / "memory.db", embedder=None)  # serves lexical only
+    engine = make_engine(tmp_path / "memory.db", embedder=None)  # serves lexical only
     yield MemoryTools(engine).placed_at(Namespace.parse("team:acme/agent:writer")).in_zone("UTC")
     await engine.close()
 

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from engines import make_engine
 from tinymemory.api import (
     EngineDescriptor,
     FetchMode,
@@ -32,7 +33,7 @@ WRITER = Namespace.parse("team:acme/agent:writer")
 
 @pytest.fixture
 async def engine(tmp_path: Path) -> AsyncIterator[SqliteEngine]:
-    eng = SqliteEngine(tmp_path / "memory.db", embedder=None)
+    eng = make_engine(tmp_path / "memory.db", embedder=None)
     yield eng
     await eng.close()
 
@@ -405,7 +406,7 @@ async def test_fetch_default_mode_is_the_engines(tools: MemoryTools, modes: Sequ
 
 
 async def test_hybrid_is_the_default_when_served(tmp_path: Path) -> None:
-    async with SqliteEngine(tmp_path / "m.db", embedder="default") as engine:
+    async with make_engine(tmp_path / "m.db", embedder="default") as engine:
         if engine.descriptor.fetch_modes != (FetchMode.LEXICAL, FetchMode.SEMANTIC, FetchMode.HYBRID):
             pytest.skip("the MiniLM weights package is not installed")
         tools = MemoryTools(engine)

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engines import make_engine
 from tinymemory.api import (
     GetRequest,
     InvalidRequest,
@@ -80,7 +81,7 @@ class World:
 
 @pytest.fixture
 async def world(tmp_path: Path) -> AsyncIterator[World]:
-    engine = SqliteEngine(tmp_path / "memory.db", embedder=None)
+    engine = make_engine(tmp_path / "memory.db", embedder=None)
     w = World(engine)
     await w.seed()
     yield w
@@ -253,7 +254,7 @@ async def test_read_only_scope_offers_and_runs_no_writes(world: World) -> None:
 
 
 def test_placed_at_resets_the_reach_and_builders_do_not_mutate(tmp_path: Path) -> None:
-    engine = SqliteEngine(tmp_path / "m.db", embedder=None)
+    engine = make_engine(tmp_path / "m.db", embedder=None)
     base = MemoryTools(engine)
     wide = base.reach(None).placed_at("team:acme/agent:writer")
     assert wide.scope == ToolScope(ACME_WRITER, Reach.of(ACME_WRITER), True)
@@ -410,7 +411,7 @@ def loop() -> Iterator[asyncio.AbstractEventLoop]:
 def test_generated_calls_raise_only_contract_errors_and_never_write_on_error(
     tmp_path: Path, loop: asyncio.AbstractEventLoop, read_only: bool
 ) -> None:
-    engine = SqliteEngine(tmp_path / f"gen-{read_only}.db", embedder=None)
+    engine = make_engine(tmp_path / f"gen-{read_only}.db", embedder=None)
     tools = MemoryTools(engine).placed_at(ACME_WRITER)
     if read_only:
         tools = tools.read_only()
