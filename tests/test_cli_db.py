@@ -190,3 +190,28 @@ def test_postgres_status_of_an_unreachable_server_hides_the_password(
     error, err = run(capsys, "db", "status", "--db", url, code=2)
     assert error["error"] == "unavailable" and error["message"].startswith("db status: ")
     assert "s3cret" not in err
+
+
+def test_postgres_upgrade_builds_the_embedders_vector_index(
+    pg_dsn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The owner's upgrade makes the index the service's role may not create; --no-embedder skips it."""
+    import psycopg
+
+    from tinymemory.engines.postgres.schema import vector_index_name
+    from tinymemory.retrieval.embedders import default_embedder
+
+    embedder = default_embedder()
+    if embedder is None:
+        pytest.skip("no default embedder here")
+    name = vector_index_name(embedder.name, embedder.dim)
+
+    def index_exists() -> bool:
+        with psycopg.connect(pg_dsn) as conn:
+            row = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (name,)).fetchone()
+            return bool(row and row[0])
+
+    run(capsys, "db", "upgrade", "--db", pg_dsn, "--no-embedder")
+    assert not index_exists()
+    run(capsys, "db", "upgrade", "--db", pg_dsn)
+    assert index_exists()

@@ -1,15 +1,16 @@
 """`tinymemory db upgrade|status`: a store's schema, brought up to date or shown.
 
-Engines migrate on open, so `upgrade` exists for deployments that open with migrations off (several
-service replicas over one PostgreSQL database) and for operators who want to see the step happen:
-run it once before starting a new version. `status` only reads: it never migrates, and counts the
-items only when the schema is current.
+Engines migrate on open, so `upgrade` exists for deployments whose service role may not change the
+schema (several replicas over one PostgreSQL database: the owner runs it once, before a new version
+starts) and for operators who want to see the step happen. `status` only reads: it never migrates,
+and counts the items only when the schema is current.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sqlite3
 import sys
 from dataclasses import dataclass
@@ -27,6 +28,8 @@ from tinymemory.api import (
     Unsupported,
 )
 from tinymemory.cli.common import add_db_flag, db_target, emit
+
+TRUTHY = frozenset({"1", "true", "yes", "on"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,14 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     ):
         p = sub.add_parser(action, help=help_text)
         add_db_flag(p)
+        if action == "upgrade":
+            p.add_argument(
+                "--no-embedder",
+                action="store_true",
+                default=os.environ.get("TINYMEMORY_NO_EMBEDDER", "").strip().lower() in TRUTHY,
+                help="skip the embedder's vector index (PostgreSQL); give it when the service runs "
+                "with --no-embedder",
+            )
         p.set_defaults(func=run, action=action)
 
 
@@ -62,10 +73,13 @@ def run(args: argparse.Namespace) -> int:
     from tinymemory.engines import is_postgres_url, open_engine, redact
 
     target = db_target(args)
-    # embedder None: the schema is the same whatever the embedder, and loading one is slow.
     if is_postgres_url(target):
-        engine = open_engine(target, embedder=None, migrate=False)
+        # PostgreSQL's upgrade also builds the embedder's vector index, which the service's role may
+        # not be allowed to create: the same embedder as the service, unless told there is none.
+        wanted = args.action == "upgrade" and not args.no_embedder
+        engine = open_engine(target, embedder="default" if wanted else None, migrate=False)
     else:
+        # the schema of a file is the same whatever the embedder, and loading one takes time
         engine = open_engine(target, embedder=None)
     op = f"db {args.action}"
     store = redact(_sqlite_path(engine) or target)
