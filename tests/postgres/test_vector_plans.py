@@ -40,25 +40,28 @@ async def test_small_stores_search_exactly(pg_dsn: str) -> None:
         assert engine.last_semantic_plan is semantic.Plan.EXACT
 
 
-async def test_large_stores_use_the_index_and_agree_with_exact(
+async def test_large_reads_use_the_index_and_agree_with_exact(
     pg_dsn: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with PostgresEngine(pg_dsn, embedder=HashEmbedder()) as engine:
         await _fill(engine)
+        one_user = MetaFilter(reach=Reach.exact(Namespace.parse("team:big/user:u3")))
         exact = await _ids(engine, "alpha bravo", MetaFilter(), limit=3)
+        exact_user = await _ids(engine, "alpha bravo", one_user, limit=10)
+        assert engine.last_semantic_plan is semantic.Plan.FILTER_FIRST
+        assert len(exact_user) == 4
         monkeypatch.setattr(semantic, "EXACT_MAX_ROWS", 10)
         approx = await _ids(engine, "alpha bravo", MetaFilter(), limit=3)
         assert engine.last_semantic_plan is semantic.Plan.HNSW
         assert approx[0] == exact[0]
-        # a narrow filter reads only its rows, exactly
-        one_team = MetaFilter(reach=Reach.exact(Namespace.parse("team:big/user:u3")))
-        narrow = await _ids(engine, "alpha bravo", one_team, limit=10)
+        # a filter reading few rows still reads only them, exactly
+        assert await _ids(engine, "alpha bravo", one_user, limit=10) == exact_user
         assert engine.last_semantic_plan is semantic.Plan.FILTER_FIRST
-        assert len(narrow) == 4
-        # with the filter-first plan off, the index's hits are filtered and the search widens
-        monkeypatch.setattr(semantic, "filter_first_cap", lambda rows: 0)
-        widened = await _ids(engine, "alpha bravo", one_team, limit=10)
-        assert sorted(widened) == sorted(narrow)
+        # past the exact plan's size, the index's hits are filtered and the search widens until enough pass
+        monkeypatch.setattr(semantic, "EXACT_MAX_ROWS", 2)
+        widened = await _ids(engine, "alpha bravo", one_user, limit=10)
+        assert engine.last_semantic_plan is semantic.Plan.HNSW
+        assert sorted(widened) == sorted(exact_user)
 
 
 async def test_the_index_serves_the_query(pg_dsn: str) -> None:

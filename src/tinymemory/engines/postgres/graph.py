@@ -1,7 +1,8 @@
 """Graph expansion over the `relations` table: one or two hops from a named entity (the SQLite port).
 
 Every edge read joins its item and applies the read's whole filter, so an edge is followed exactly when
-the memory asserting it is visible to the read.
+the memory asserting it is visible to the read. The item is looked up by key in a LATERAL subquery, so
+the plan never hangs on row estimates (a fresh table has none; a wrong join order costs seconds).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ async def _edges(conn: Conn, keys: Iterable[str], req: ExpandRequest, used: Iter
     conds.append(filter_sql(req.filter, params))
     cur = await conn.execute(
         "SELECT r.rowid, r.item_rowid, r.subject, r.type, r.object, r.subject_key, r.object_key"
-        " FROM relations r JOIN items i ON i.rowid = r.item_rowid"
+        " FROM relations r CROSS JOIN LATERAL (SELECT * FROM items x WHERE x.rowid = r.item_rowid LIMIT 1) i"
         f" WHERE {' AND '.join(conds)}"
         " ORDER BY i.confidence IS NULL, i.confidence DESC, i.observed_at DESC, i.id ASC, r.rowid ASC",
         params,

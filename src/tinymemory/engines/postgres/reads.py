@@ -90,7 +90,10 @@ async def explore(conn: Conn, facet: Facet, flt: MetaFilter, limit: int) -> Expl
     """Count the matched items per facet value (count desc, then value), over at most the scan cap."""
     params: Params = []
     where = filter_sql(flt, params)
+    # the matched rows drive every count, and side tables are read by key (LATERAL ... OFFSET 0 keeps
+    # them lookups), so no plan hangs on row estimates (a fresh table has none)
     matched = f"SELECT i.rowid AS r FROM items i WHERE {where} LIMIT %s"
+    valued = f"SELECT i.{FACET_COLUMNS.get(facet, 'kind')} AS v FROM items i WHERE {where} LIMIT %s"
     cur = await conn.execute(f"SELECT count(*) FROM ({matched}) m", [*params, EXPLORE_SCAN_CAP + 1])
     row = await cur.fetchone()
     total = 0 if row is None else int(row[0])
@@ -100,8 +103,8 @@ async def explore(conn: Conn, facet: Facet, flt: MetaFilter, limit: int) -> Expl
     groups: list[tuple[Any, int]]
     if facet is Facet.TAG:
         cur = await conn.execute(
-            f"SELECT t.tag, count(*) FROM ({matched}) m JOIN item_tags t ON t.item_rowid = m.r"
-            " GROUP BY t.tag",
+            f"SELECT t.tag, count(*) FROM ({matched}) m CROSS JOIN LATERAL"
+            " (SELECT x.tag FROM item_tags x WHERE x.item_rowid = m.r OFFSET 0) t GROUP BY t.tag",
             scan,
         )
         groups = [(r[0], int(r[1])) for r in await cur.fetchall()]
@@ -113,9 +116,8 @@ async def explore(conn: Conn, facet: Facet, flt: MetaFilter, limit: int) -> Expl
         tagged = await cur.fetchone()
         missing = total - (0 if tagged is None else int(tagged[0]))
     else:
-        col = FACET_COLUMNS[facet]
         cur = await conn.execute(
-            f"SELECT x.{col}, count(*) FROM ({matched}) m JOIN items x ON x.rowid = m.r GROUP BY x.{col}",
+            f"SELECT m.v, count(*) FROM ({valued}) m GROUP BY m.v",
             scan,
         )
         groups = [(r[0], int(r[1])) for r in await cur.fetchall()]

@@ -1,14 +1,15 @@
 """Semantic candidates: cosine similarity over pgvector, exact when cheap, HNSW when the store is large.
 
-Plans, in order:
-- EXACT: few vectors of this embedder (at most `EXACT_MAX_ROWS`): score every row the filter reads.
-- FILTER_FIRST: a selective filter that admits few rows (the SQLite engine's cap): score only those.
-- HNSW: the per-embedder index (schema.ensure_vector_index) returns the nearest rows, which are then
-  checked against the filter; the search widens until enough pass, and past what the index can return
-  it falls back to the exact plan.
-Scores are `1 - cosine distance` clipped to [0, 1]; ties break by rowid, as in SQLite. The exact plans
-depend only on the rows inside the filter; the HNSW plan is approximate (which rows it finds depends on
-the graph of every row of the embedder) and serves only stores past the exact plans' sizes.
+Plans:
+- EXACT (FILTER_FIRST when the filter narrows anything): the filter reads at most `EXACT_MAX_ROWS`
+  rows, and each is scored.
+- HNSW: past that, the per-embedder index (schema.ensure_vector_index) returns the nearest rows, which
+  are then checked against the filter; the search widens until enough pass, and past what the index can
+  return it falls back to the exact plan.
+The choice depends only on the rows the filter reads. Scores are `1 - cosine distance` clipped to
+[0, 1]; ties break by rowid, as in SQLite. The exact plans depend only on the rows inside the filter;
+the HNSW plan is approximate (which rows it finds depends on the graph of every row of the embedder) and
+serves only reads over more rows than the exact plans take.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from tinymemory.api.filters import MetaFilter
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.schema import HNSW_MAX_DIM, vector_expression
 from tinymemory.engines.postgres.where import Params, filter_sql, is_selective
-from tinymemory.engines.sqlite.search import filter_first_cap
 from tinymemory.engines.sqlite.vectors import Floats
 from tinymemory.retrieval.pipeline import Ranked, unit_cosine
 
@@ -62,10 +62,14 @@ async def _exact(conn: Conn, space: Space, qvec: Floats, flt: MetaFilter, snapsh
     params: Params = [qvec, space.embedder, space.dim, snapshot]
     where = filter_sql(flt, params)
     params.append(n)
+    # the filter's rows drive and each looks its vector up by key (LIMIT 1 keeps the subquery a lookup):
+    # a plan that does not hang on row estimates (a fresh table has none; a wrong join cost seconds)
     cur = await conn.execute(
-        "SELECT i.rowid, v.vec <=> %s AS d FROM items i JOIN vectors v ON v.item_rowid = i.rowid"
-        f" WHERE v.embedder = %s AND v.dim = %s AND i.rowid <= %s AND {where}"
-        " ORDER BY d, i.rowid LIMIT %s",
+        "SELECT i.rowid, v.d FROM items i CROSS JOIN LATERAL ("
+        " SELECT x.vec <=> %s AS d FROM vectors x"
+        " WHERE x.item_rowid = i.rowid AND x.embedder = %s AND x.dim = %s LIMIT 1) v"
+        f" WHERE i.rowid <= %s AND {where}"
+        " ORDER BY v.d, i.rowid LIMIT %s",
         params,
     )
     return [(int(r[0]), unit_cosine(1.0 - float(r[1]))) for r in await cur.fetchall()]
@@ -102,21 +106,15 @@ async def semantic(conn: Conn, space: Space, qvec: Floats, flt: MetaFilter, snap
     if n <= 0:
         return Outcome([], Plan.EXACT)
     qvec = np.asarray(qvec, dtype=np.float32).reshape(-1)
-    everything = "SELECT 1 FROM vectors WHERE embedder = %s AND dim = %s"
-    rows = await _bounded_count(conn, everything, [space.embedder, space.dim], EXACT_MAX_ROWS)
-    if rows == 0:
-        return Outcome([], Plan.EXACT)
-    if rows <= EXACT_MAX_ROWS or not 1 <= space.dim <= HNSW_MAX_DIM:
-        return Outcome(await _exact(conn, space, qvec, flt, snapshot, n), Plan.EXACT)
-    if is_selective(flt):
-        cap = filter_first_cap(await _estimated_rows(conn, rows))
-        params: Params = [snapshot]
-        where = filter_sql(flt, params)
-        admitted = await _bounded_count(
-            conn, f"SELECT 1 FROM items i WHERE i.rowid <= %s AND {where}", params, cap
-        )
-        if admitted <= cap:
-            return Outcome(await _exact(conn, space, qvec, flt, snapshot, n), Plan.FILTER_FIRST)
+    # the plan depends only on how many rows the filter reads (never on rows outside the reach)
+    params: Params = [snapshot]
+    where = filter_sql(flt, params)
+    admitted = await _bounded_count(
+        conn, f"SELECT 1 FROM items i WHERE i.rowid <= %s AND {where}", params, EXACT_MAX_ROWS
+    )
+    if admitted <= EXACT_MAX_ROWS or not 1 <= space.dim <= HNSW_MAX_DIM:
+        plan = Plan.FILTER_FIRST if is_selective(flt) else Plan.EXACT
+        return Outcome(await _exact(conn, space, qvec, flt, snapshot, n), plan)
     k = 2 * n + 32
     while k <= HNSW_MAX_K:
         ranked, returned = await _hnsw(conn, space, qvec, flt, snapshot, k)
@@ -125,10 +123,3 @@ async def semantic(conn: Conn, space: Space, qvec: Floats, flt: MetaFilter, snap
         # widen by the observed pass rate (at least 4x) so a narrow filter needs few rounds
         k *= max(4, int(1.5 * n / max(len(ranked), 1)) + 1)
     return Outcome(await _exact(conn, space, qvec, flt, snapshot, n), Plan.EXACT)
-
-
-async def _estimated_rows(conn: Conn, at_least: int) -> int:
-    """The vectors table's size as the planner estimates it (no scan), at least `at_least`."""
-    cur = await conn.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = 'vectors'::regclass")
-    row = await cur.fetchone()
-    return max(at_least, 0 if row is None else int(row[0]))

@@ -235,7 +235,8 @@ async def forget_filter(conn: Conn, flt: MetaFilter, reach: Reach | None) -> lis
 async def _citing(conn: Conn, ids: list[str], reach: Reach | None) -> list[tuple[int, str]]:
     """Active-or-superseded items under `reach` that cite any of `ids` as evidence."""
     cur = await conn.execute(
-        "SELECT DISTINCT i.rowid, i.id, i.ns FROM item_evidence e JOIN items i ON i.rowid = e.item_rowid"
+        "SELECT DISTINCT i.rowid, i.id, i.ns FROM item_evidence e CROSS JOIN LATERAL"
+        " (SELECT x.rowid, x.id, x.ns, x.forgotten_at FROM items x WHERE x.rowid = e.item_rowid LIMIT 1) i"
         " WHERE e.cites = ANY(%s::text[]) AND i.forgotten_at IS NULL ORDER BY i.rowid",
         (ids,),
     )
