@@ -1,5 +1,6 @@
 """A real service for the service tests: uvicorn on 127.0.0.1 (a free port) in a thread of its own, over
-a real SQLite file, verifying HS256 and RS256 JWTs and a token file."""
+a real SQLite file (a fresh Postgres database with TINYMEMORY_TEST_ENGINE=postgres: tests/engines.py),
+verifying HS256 and RS256 JWTs and a token file."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import uvicorn
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from engines import store_target
 from tinymemory.service.app import create_app
 from tinymemory.service.settings import ServiceSettings
 from tinymemory.service.tokens import issue_jwt, issue_opaque
@@ -81,7 +83,7 @@ def start_service(tmp: Path, *, policy: Path | None = None, embedder: str | None
         .decode()
     )
     settings = ServiceSettings(
-        db=str(tmp / "service.db"),
+        db=store_target(tmp / "service.db"),
         policy=policy,
         jwt_secret=SECRET,
         jwt_public_key=public_pem,

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from engines import is_postgres
+
 from .conftest import RunningService, start_service
 from .test_gateway_mcp import call_ok, gateway
 
@@ -78,4 +80,5 @@ def test_gate_routes_are_for_admins(gated: RunningService) -> None:
         assert http.get("/api/v1/gate").status_code == 401
     with gated.client(gated.token("acme", None)) as http:
         assert http.get("/api/v1/gate").json()["enabled"] is True
-    assert Path(gated.settings.db).exists()
+    if not is_postgres():
+        assert Path(gated.settings.db).exists()

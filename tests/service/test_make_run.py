@@ -53,6 +53,7 @@ def start(tmp_path: Path) -> tuple[subprocess.Popen[str], str, str]:
     return proc, url, token
 
 
+@pytest.mark.sqlite_only  # `make run` serves the embedded SQLite default
 def test_make_run_serves_the_printed_url_with_the_printed_token(tmp_path: Path) -> None:
     proc, url, token = start(tmp_path)
     acknowledged: list[str] = []

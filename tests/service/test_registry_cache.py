@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tinymemory.engines.sqlite import SqliteEngine
+from engines import make_engine
 from tinymemory.service.registry import AgentRegistry
 
 
 async def test_own_writes_show_at_once_and_others_after_the_copy_expires(tmp_path: Path) -> None:
     now = [0.0]
-    async with SqliteEngine(tmp_path / "r.db", embedder=None) as engine:
+    async with make_engine(tmp_path / "r.db", embedder=None) as engine:
         mine = AgentRegistry(engine, clock=lambda: now[0])
         other = AgentRegistry(engine)  # another process's registry over the same store
         assert await mine.cached("acme", "helper") is None

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from engines import store_target
 from tinymemory.service.auth import Authenticator, CallerKind
 from tinymemory.service.errors import Unauthorized
 from tinymemory.service.settings import ServiceSettings
@@ -92,7 +93,7 @@ def test_token_issue_refuses_clearly() -> None:
 
 
 def test_agents_registry_round_trip(tmp_path: Path) -> None:
-    db = str(tmp_path / "agents.db")
+    db = store_target(tmp_path / "agents.db")
     made = cli("agents", "put", "--db", db, "--workspace", "acme", "support", "--notes", "Be brief.")
     assert made.returncode == 0, made.stderr
     first = json.loads(made.stdout)
