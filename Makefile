@@ -32,8 +32,14 @@ run: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/tinymemory demo
 
+# The suites above the engine run twice: on SQLite (with everything else), then on Postgres (a throwaway
+# server from the pgserver wheel; see tests/engines.py). The engine suites already cover both.
+PG_SUITES := tests/test_tools_*.py tests/test_policy_*.py tests/test_context_*.py tests/test_lifecycle_*.py \
+	tests/test_gate_flow.py tests/test_gate_concurrency.py tests/test_privacy_properties.py tests/service
+
 test: $(STAMP)
 	$(PY) -m pytest -q
+	TINYMEMORY_TEST_ENGINE=postgres $(PY) -m pytest -q -p no:cacheprovider $(PG_SUITES)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
