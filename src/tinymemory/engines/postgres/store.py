@@ -61,9 +61,12 @@ async def write_items(
     now = utcnow()
     deltas = lexstats.Deltas()
     results: list[StoreResult] = []
-    for p in pending:
-        results.append(await _write_one(conn, p, analyzer, space, now, context, deltas))
-    await deltas.flush(conn)
+    # pipelined: statements whose results are not read (side rows, vectors, closing updates) go out
+    # without waiting for the server, so an item costs the round trips of its lookups alone
+    async with conn.pipeline():
+        for p in pending:
+            results.append(await _write_one(conn, p, analyzer, space, now, context, deltas))
+        await deltas.flush(conn)
     return results
 
 
