@@ -61,21 +61,28 @@ FACTORIES: list[EngineFactory] = [SQLITE_LEXICAL, SQLITE_MINILM, SQLITE_MEMORY]
 # -- Postgres (tests/postgres/server.py starts a throwaway server once per session) --------------------
 
 
+# databases by temporary directory, oldest first, with how many engines hold each open
+_PG_DATABASES: dict[Path, str] = {}
+_PG_OPEN: dict[Path, int] = {}
+_PG_KEEP = 8  # databases kept after their engines close (older ones are dropped: disk stays bounded)
+
+
 def _postgres_dsn(tmp: Path) -> str:
-    """The database of this temporary directory: created on first open, so two opens on one `tmp` share
-    it (dropped with the server at the end of the session)."""
+    """The database of this temporary directory: created on first open, so two opens on one `tmp` reach
+    the same storage; a test's directory is never reused, so only the last few are kept."""
     from postgres import server
 
-    marker = tmp / "postgres.dsn"
-    if marker.exists():
-        return marker.read_text()
-    try:
-        dsn = server.fresh_database()
-    except server.NoServer as exc:
-        server.skip_or_fail(str(exc))
-        raise
-    marker.write_text(dsn)
-    return dsn
+    if tmp not in _PG_DATABASES:
+        try:
+            _PG_DATABASES[tmp] = server.fresh_database()
+        except server.NoServer as exc:
+            server.skip_or_fail(str(exc))
+            raise
+        idle = [t for t in _PG_DATABASES if not _PG_OPEN.get(t)]
+        for old in idle[: max(0, len(idle) - _PG_KEEP)]:
+            server.drop_database(_PG_DATABASES.pop(old))
+            _PG_OPEN.pop(old, None)
+    return _PG_DATABASES[tmp]
 
 
 def _postgres_available() -> bool:
@@ -92,10 +99,12 @@ def _postgres(embedder: Callable[[], Any]) -> OpenEngine:
         except ImportError as exc:
             pytest.skip(f"postgres engine not importable: {exc}")
         engine = PostgresEngine(_postgres_dsn(tmp), embedder=embedder())
+        _PG_OPEN[tmp] = _PG_OPEN.get(tmp, 0) + 1
         try:
             yield engine
         finally:
             await engine.close()
+            _PG_OPEN[tmp] -= 1
 
     return open_postgres
 
