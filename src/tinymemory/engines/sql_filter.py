@@ -1,0 +1,135 @@
+"""MetaFilter and Reach compiled to one SQL condition over `items AS i`, for every SQL engine.
+
+The filter's meaning lives in api/filters.py; this is its one translation to SQL, so the SQLite and
+Postgres engines read exactly the same rows. A `Dialect` says how each engine spells a parameter, a list
+membership and the two truth values; everything else (the state rule, the subtree range, every field) is
+written once here. Times are integer microseconds since the epoch in both engines' columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tinymemory.api.filters import EQUALITY_FIELDS, MetaFilter
+from tinymemory.api.namespace import Namespace, Reach
+from tinymemory.engines.sqlite.rows import to_us
+
+Params = list[Any]
+
+# The active version of a memory, unqualified (for statements over `items` without the `i` alias).
+ACTIVE = "valid_to IS NULL AND forgotten_at IS NULL"
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """How one engine writes a bound parameter (`mark`), `column IN <values>` and true/false."""
+
+    mark: str
+    in_list: Callable[[str, Sequence[str], Params], str]
+    true: str
+    false: str
+
+
+def _sqlite_in(column: str, values: Sequence[str], params: Params) -> str:
+    params.extend(values)
+    return f"{column} IN ({','.join('?' * len(values))})"
+
+
+def _postgres_in(column: str, values: Sequence[str], params: Params) -> str:
+    params.append(list(values))
+    return f"{column} = ANY(%s::text[])"
+
+
+SQLITE = Dialect("?", _sqlite_in, "1", "0")
+POSTGRES = Dialect("%s", _postgres_in, "true", "false")
+
+
+def reach_sql(reach: Reach | None, params: Params, dialect: Dialect, column: str = "i.ns") -> str | None:
+    """Exact nodes as a list membership; a subtree root `r` as `ns = r OR r/ <= ns < r0`.
+
+    The range form ('0' is the character after '/') is what LIKE 'r/%' means, without wildcard escaping
+    and with index use (Postgres stores `ns` with the "C" collation, so it compares bytes as SQLite
+    does). A subtree of the root is everything, so the reach then adds no condition.
+    """
+    if reach is None:
+        return None
+    roots = reach.subtree_roots()
+    if Namespace.root() in roots:
+        return None
+    m = dialect.mark
+    parts: list[str] = []
+    exact = sorted(str(n) for n in reach.exact_nodes())
+    if exact:
+        parts.append(dialect.in_list(column, exact, params))
+    for root in sorted(str(r) for r in roots):
+        parts.append(f"{column} = {m} OR ({column} >= {m} AND {column} < {m})")
+        params.extend((root, root + "/", root + "0"))
+    if not parts:
+        return dialect.false
+    return "(" + " OR ".join(f"({p})" for p in parts) + ")"
+
+
+def state_sql(flt: MetaFilter, params: Params, dialect: Dialect) -> str:
+    """Active only by default; with as_of, the versions active then. Forgotten memory never."""
+    if flt.as_of is None:
+        return "i.valid_to IS NULL AND i.forgotten_at IS NULL"
+    t = to_us(flt.as_of)
+    params.extend((t, t))
+    m = dialect.mark
+    return f"i.forgotten_at IS NULL AND i.valid_from <= {m} AND (i.valid_to IS NULL OR i.valid_to > {m})"
+
+
+def filter_sql(flt: MetaFilter, params: Params, dialect: Dialect, *, include_state: bool = True) -> str:
+    """The whole filter as one condition (always valid SQL, the dialect's true when unconstrained)."""
+    m, in_list = dialect.mark, dialect.in_list
+    conds: list[str] = []
+    if include_state:
+        conds.append(state_sql(flt, params, dialect))
+    if flt.namespace is not None:
+        conds.append(f"i.ns = {m}")
+        params.append(str(flt.namespace))
+    reach = reach_sql(flt.reach, params, dialect)
+    if reach is not None:
+        conds.append(reach)
+    for column, values in (
+        ("i.kind", tuple(k.value for k in flt.kinds)),
+        ("i.source_kind", flt.sources),
+        ("i.source_id", flt.source_ids),
+        ("i.learning_kind", flt.learning_kinds),
+        ("i.category", flt.categories),
+    ):
+        if values:
+            conds.append(in_list(column, values, params))
+    if flt.tags_any:
+        conds.append(
+            "i.rowid IN (SELECT t.item_rowid FROM item_tags t WHERE "
+            + in_list("t.tag", flt.tags_any, params)
+            + ")"
+        )
+    for name in EQUALITY_FIELDS:
+        value = getattr(flt, name)
+        if value is not None:
+            conds.append(f"i.{name} = {m}")
+            params.append(value)
+    if flt.observed_after is not None:
+        conds.append(f"i.observed_at >= {m}")
+        params.append(to_us(flt.observed_after))
+    if flt.observed_before is not None:
+        conds.append(f"i.observed_at < {m}")
+        params.append(to_us(flt.observed_before))
+    if flt.min_confidence is not None:
+        conds.append(f"i.confidence >= {m}")
+        params.append(float(flt.min_confidence))
+    if flt.about is not None:
+        conds.append(f"i.about_kind = {m} AND i.about_key = {m}")
+        params.extend((flt.about.kind, flt.about.key))
+    return " AND ".join(conds) if conds else dialect.true
+
+
+def is_selective(flt: MetaFilter) -> bool:
+    """Whether anything beyond the default state narrows the filter (worth a filter-first plan)."""
+    return any(name != "as_of" for name in flt.set_fields()) and not (
+        flt.set_fields() == ("reach",) and reach_sql(flt.reach, [], SQLITE) is None
+    )
