@@ -236,8 +236,9 @@ class _Line:
             raise self.fail(field, f"must be a string, got {_json_type(value)}")
         try:
             return check_unicode("", field, value)
-        except InvalidRequest:
-            raise self.fail(field, "is not valid unicode (it holds a lone surrogate)") from None
+        except InvalidRequest as exc:  # "`field` <problem>": keep the problem, name the line
+            problem = str(exc).split("` ", 1)[-1]
+            raise self.fail(field, problem) from None
 
     def opt_text(self, field: str, value: object) -> str | None:
         return None if value is None else self.text(field, value)

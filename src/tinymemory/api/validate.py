@@ -1,8 +1,9 @@
 """Request validation shared by every engine, so bad input fails the same way everywhere.
 
 Each check raises InvalidRequest with "op: `field` ..." and runs before anything is written. Every
-string is also checked to encode as UTF-8: a lone surrogate is a valid Python `str` that SQLite, hashing
-and JSON cannot take, and it must fail here, naming its field, rather than deep in an engine.
+string is also checked to encode as UTF-8 and to hold no NUL: a lone surrogate is a valid Python `str`
+that SQLite, hashing and JSON cannot take, and Postgres text cannot hold a NUL; both must fail here,
+naming their field, rather than deep in an engine.
 """
 
 from __future__ import annotations
@@ -59,7 +60,10 @@ def check_limit(op: str, limit: object, *, field: str = "limit", maximum: int = 
 
 
 def check_unicode(op: str, field: str, value: str) -> str:
-    """`value` must encode as UTF-8 (no lone surrogates)."""
+    """`value` must encode as UTF-8 (no lone surrogates) and hold no NUL: Postgres text cannot store one,
+    and an engine that could would hand back what another refuses to import."""
+    if "\x00" in value:
+        raise fail(op, field, "holds a nul character (`\\x00`), which memory text may not contain")
     if not value.isascii():
         try:
             value.encode("utf-8")

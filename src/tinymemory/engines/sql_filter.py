@@ -14,7 +14,7 @@ from typing import Any
 
 from tinymemory.api.filters import EQUALITY_FIELDS, MetaFilter
 from tinymemory.api.namespace import Namespace, Reach
-from tinymemory.engines.sqlite.rows import to_us
+from tinymemory.engines.micros import to_us
 
 Params = list[Any]
 

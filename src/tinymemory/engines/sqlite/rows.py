@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from tinymemory.api.items import (
@@ -19,8 +19,10 @@ from tinymemory.api.items import (
     Source,
 )
 from tinymemory.api.namespace import Namespace
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+from tinymemory.engines.micros import from_us as from_us
+from tinymemory.engines.micros import opt_from_us as opt_from_us
+from tinymemory.engines.micros import opt_to_us as opt_to_us
+from tinymemory.engines.micros import to_us as to_us
 
 # Scalar meta fields stored in same-named columns.
 META_COLUMNS = SCALAR_META_FIELDS
@@ -31,23 +33,6 @@ ITEM_SELECT = (
     + ", i.about_kind, i.about_key, i.observed_at, i.event_from, i.event_to, i.valid_from, i.valid_to,"
     " i.forgotten_at, i.superseded_by, i.supersedes, i.extra"
 )
-
-
-def to_us(value: datetime) -> int:
-    delta = value - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-
-
-def from_us(value: int) -> datetime:
-    return _EPOCH + timedelta(microseconds=value)
-
-
-def opt_from_us(value: int | None) -> datetime | None:
-    return None if value is None else from_us(value)
-
-
-def opt_to_us(value: datetime | None) -> int | None:
-    return None if value is None else to_us(value)
 
 
 def encode_extra(meta: ItemMeta) -> str:

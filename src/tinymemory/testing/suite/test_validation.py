@@ -52,6 +52,8 @@ BAD_CALLS: dict[str, tuple[Call, str]] = {
     "store confidence below zero": (lambda e: e.store(item("x", confidence=-0.1)), "confidence"),
     "store naive observed_at": (lambda e: e.store(item("x", observed_at=NAIVE)), "meta.observed_at"),
     "store blank tag": (lambda e: e.store(item("x", tags=("ok", " "))), "meta.tags[1]"),
+    "store NUL in text": (lambda e: e.store(item("a\x00b")), "text"),
+    "store NUL in a tag": (lambda e: e.store(item("x", tags=("ok", "a\x00"))), "meta.tags[1]"),
     "store_many bad item": (
         lambda e: e.store_many([item("good one"), item("good two"), item("bad", confidence=2.0)]),
         "items[2].confidence",
@@ -76,6 +78,7 @@ BAD_CALLS: dict[str, tuple[Call, str]] = {
     "list forged cursor": (lambda e: e.list(ListRequest(cursor="eyJhIjogMX0=")), "cursor"),
     "fetch empty query": (lambda e: e.fetch(FetchRequest(query="")), "query"),
     "fetch blank query": (lambda e: e.fetch(FetchRequest(query="  ")), "query"),
+    "fetch NUL in query": (lambda e: e.fetch(FetchRequest(query="tea\x00")), "query"),
     "fetch limit zero": (lambda e: e.fetch(FetchRequest(query="x", limit=0)), "limit"),
     "fetch limit too big": (lambda e: e.fetch(FetchRequest(query="x", limit=MAX_LIMIT + 1)), "limit"),
     "fetch foreign cursor": (lambda e: e.fetch(FetchRequest(query="x", cursor="not-a-cursor")), "cursor"),
