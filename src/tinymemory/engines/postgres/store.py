@@ -11,9 +11,6 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, cast
 
-import numpy as np
-from psycopg.rows import dict_row
-
 from tinymemory.api.filters import MetaFilter
 from tinymemory.api.ids import item_id
 from tinymemory.api.items import NewItem, Relation
@@ -22,6 +19,7 @@ from tinymemory.api.relations import entity_key
 from tinymemory.api.requests import StoreResult
 from tinymemory.api.timeutil import utcnow
 from tinymemory.engines.postgres import lexstats, threads
+from tinymemory.engines.postgres.batch import Batch, Row
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.tenancy import tenant_of
 from tinymemory.engines.postgres.where import ACTIVE, Params, filter_sql, reach_sql
@@ -56,46 +54,40 @@ async def write_items(
 ) -> list[StoreResult]:
     """Store each item in order (a later duplicate in the same batch replays the earlier one).
 
-    With `context`, a turn of a thread indexes its neighbours' words in its context field.
+    With `context`, a turn of a thread indexes its neighbours' words in its context field. The rows the
+    items depend on are read up front for the whole batch (batch.py), every item is decided in order
+    against that view, and the writes go out together, pipelined, at the end.
     """
     now = utcnow()
     deltas = lexstats.Deltas()
-    results: list[StoreResult] = []
-    # pipelined: statements whose results are not read (side rows, vectors, closing updates) go out
-    # without waiting for the server, so an item costs the round trips of its lookups alone
+    view = await Batch.load(conn, [(p.item, p.ckey) for p in pending], context)
+    results = [await _decide(conn, view, p, analyzer, space, now, context, deltas) for p in pending]
     async with conn.pipeline():
-        for p in pending:
-            results.append(await _write_one(conn, p, analyzer, space, now, context, deltas))
+        await view.flush(conn, space.name if space is not None else None, space.dim if space else 0)
         await deltas.flush(conn)
     return results
 
 
-async def _neighbour_context(conn: Conn, item: NewItem, analyzer: Analyzer, deltas: lexstats.Deltas) -> str:
-    """Link a turn about to be inserted with the previous active turn of its thread: each indexes the
+async def _neighbour_context(
+    conn: Conn, view: Batch, item: NewItem, analyzer: Analyzer, deltas: lexstats.Deltas
+) -> str:
+    """Link a turn about to be written with the previous active turn of its thread: each indexes the
     other's words."""
     meta = item.meta
     if meta.thread_id is None:
         return ""
-    cur = await conn.execute(
-        f"SELECT rowid, text FROM items WHERE thread_id = %s AND ns = %s AND {ACTIVE}"
-        " ORDER BY rowid DESC LIMIT 1",
-        (meta.thread_id, str(meta.namespace)),
-    )
-    prev = await cur.fetchone()
+    prev = await view.latest_turn(conn, meta.thread_id, str(meta.namespace))
     if prev is None:
         return ""
     mine = analyzer.index_text(item.text)
     if mine:
-
-        async def joined(words: str) -> str:
-            return f"{words} {mine}".strip()
-
-        await lexstats.set_context(conn, deltas, int(prev[0]), joined)
-    return analyzer.index_text(str(prev[1]))
+        view.set_context(deltas, prev, lambda words: f"{words} {mine}".strip())
+    return analyzer.index_text(prev.text or "")
 
 
-async def _write_one(
+async def _decide(
     conn: Conn,
+    view: Batch,
     p: Pending,
     analyzer: Analyzer,
     space: VectorSpace | None,
@@ -103,35 +95,25 @@ async def _write_one(
     context: bool,
     deltas: lexstats.Deltas,
 ) -> StoreResult:
+    """One item against the batch's view, in the SQLite engine's order of rules (see its store.py)."""
     item, meta = p.item, p.item.meta
-    async with conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(
-            f"SELECT rowid, id, valid_from, extra, {', '.join(CORRECTABLE)} FROM items"
-            f" WHERE ckey = %s AND {ACTIVE} LIMIT 1",
-            (p.ckey,),
-        )
-        active = await cur.fetchone()
-    corrected: list[tuple[int, str, int]] = []
+    active = view.active(p.ckey)
+    corrected: list[Row] = []
     if active is not None:
-        if not _corrects(cast(Any, active), item):
-            return StoreResult(id=str(active["id"]), replayed=True)
-        corrected = [(int(active["rowid"]), str(active["id"]), int(active["valid_from"]))]
-        item = _carry_over(item, cast(Any, active))
+        if not _corrects(cast(Any, active.fields), item):
+            return StoreResult(id=active.id, replayed=True)
+        corrected = [active]
+        item = _carry_over(item, cast(Any, active.fields))
         meta = item.meta
-    gen = await (
-        await conn.execute("SELECT max(generation) FROM items WHERE ckey = %s", (p.ckey,))
-    ).fetchone()
-    generation = 0 if gen is None or gen[0] is None else int(gen[0]) + 1
+    generation = view.next_generation(p.ckey)
     new_id = item_id(p.ckey, generation)
-    closing: list[tuple[int, str, int]] = list(corrected)
+    closing: list[Row] = list(corrected)
     if meta.about is not None and item.supersede:
-        cur2 = await conn.execute(
-            f"SELECT rowid, id, valid_from FROM items WHERE about_kind = %s AND about_key = %s AND ns = %s"
-            f" AND {ACTIVE} ORDER BY valid_from DESC, rowid DESC",
-            (meta.about.kind, meta.about.key, str(meta.namespace)),
-        )
-        done = {c[0] for c in corrected}
-        closing += [(int(r[0]), str(r[1]), int(r[2])) for r in await cur2.fetchall() if int(r[0]) not in done]
+        closing += [
+            r
+            for r in view.about(meta.about.kind, meta.about.key, str(meta.namespace))
+            if all(r is not c for c in corrected)
+        ]
     values = item_values(
         item,
         item_id=new_id,
@@ -139,55 +121,42 @@ async def _write_one(
         generation=generation,
         observed_at=meta.observed_at or now,
     )
-    values["supersedes"] = closing[0][1] if closing else None
+    values["supersedes"] = closing[0].id if closing else None
     values["tenant"] = tenant_of(meta.namespace)
-    # the analysed fields (and the link with the thread's previous turn) before the row is inserted, so
+    values["valid_to"] = None
+    values["superseded_by"] = None
+    # the analysed fields (and the link with the thread's previous turn) before the row is written, so
     # that its indexed length goes in with it
     body = item.text if not meta.summary else f"{item.text}\n{meta.summary}"
-    ctx = await _neighbour_context(conn, item, analyzer, deltas) if context else ""
+    ctx = await _neighbour_context(conn, view, item, analyzer, deltas) if context else ""
     indexed = lexstats.index_values(analyzer.index_text(meta.title or ""), analyzer.index_text(body), ctx)
     values.update(indexed)
-    cols = ", ".join(values)
-    marks = ", ".join("%s::tsvector" if c == "tsv" else "%s" for c in values)
-    row = await (
-        await conn.execute(
-            f"INSERT INTO items ({cols}) VALUES ({marks}) RETURNING rowid", tuple(values.values())
-        )
-    ).fetchone()
-    assert row is not None
-    rowid = int(row[0])
-    lexstats.count_new(deltas, str(meta.namespace), indexed)
-    if closing:
-        # the old version ends where the new one begins (never before its own start: a correction
-        # observed out of order still wins, and the old version's interval is then empty)
-        starts = values["valid_from"]
-        async with conn.cursor() as cur3:
-            await cur3.executemany(
-                "UPDATE items SET valid_to = %s, superseded_by = %s WHERE rowid = %s",
-                [(max(starts, began), new_id, r) for r, _, began in closing],
-            )
-    tenant = values["tenant"]
-    if meta.tags:
-        await conn.execute(
-            "INSERT INTO item_tags (tenant, tag, item_rowid) SELECT %s, t, %s FROM unnest(%s::text[]) t"
-            " ON CONFLICT DO NOTHING",
-            (tenant, rowid, list(meta.tags)),
-        )
-    if meta.evidence:
-        await conn.execute(
-            "INSERT INTO item_evidence (tenant, cites, item_rowid) SELECT %s, e, %s FROM unnest(%s::text[]) e"
-            " ON CONFLICT DO NOTHING",
-            (tenant, rowid, list(meta.evidence)),
-        )
-    await _write_relations(conn, tenant, rowid, meta.relations)
+    ns = str(meta.namespace)
+    lexstats.count_new(deltas, ns, indexed)
+    # the old version ends where the new one begins (never before its own start: a correction observed
+    # out of order still wins, and the old version's interval is then empty)
+    starts = int(values["valid_from"])
+    for old in closing:
+        view.close(old, max(starts, old.valid_from), new_id)
+    vector = None
     if space is not None:
         vector = p.vector if p.vector is not None else space.embed([embed_text(item)])[0]
-        vec = np.asarray(vector, dtype=np.float32).reshape(-1)
-        await conn.execute(
-            "INSERT INTO vectors (item_rowid, tenant, embedder, dim, vec) VALUES (%s, %s, %s, %s, %s)",
-            (rowid, tenant, space.name, space.dim, vec),
-        )
-    return StoreResult(id=new_id, replayed=False, superseded=tuple(i for _, i, _ in closing))
+    row = Row(
+        order=0,
+        id=new_id,
+        ckey=p.ckey,
+        valid_from=starts,
+        fields={c: values[c] for c in ("extra", *CORRECTABLE)},
+        text=item.text,
+        lex=(ns, indexed["lex_title"], indexed["lex_body"], indexed["lex_context"]),
+        values=values,
+        tags=meta.tags,
+        evidence=meta.evidence,
+        relations=meta.relations,
+        vector=vector,
+    )
+    view.add(item, row)
+    return StoreResult(id=new_id, replayed=False, superseded=tuple(r.id for r in closing))
 
 
 async def _write_relations(conn: Conn, tenant: str, rowid: int, relations: Sequence[Relation]) -> None:
