@@ -197,6 +197,17 @@ class PostgresEngine:
                 await self._db.close()
                 self._db = None
 
+    async def store_bytes(self) -> int | None:
+        """The database's size on disk (every table, index and tenant: what the service's metrics show)."""
+        database = await self._ready("store_bytes")
+
+        async def size(conn: Conn) -> int | None:
+            cur = await conn.execute("SELECT pg_database_size(current_database())")
+            row = await cur.fetchone()
+            return None if row is None or row[0] is None else int(row[0])
+
+        return await database.read("store_bytes", frozenset(), size)
+
     # -- writes ---------------------------------------------------------------------------------------
 
     async def store(self, item: NewItem) -> StoreResult:
