@@ -1,6 +1,7 @@
 """SQLite and Postgres side by side in one run: LoCoMo recall, store throughput and fetch latency.
 
-    python bench/engines.py [--sizes 100000,1000000] [--queries 200] [--pg URL] [--skip-locomo] [--no-write]
+    python bench/engines.py [--sizes 100000] [--lexical-sizes 1000000] [--queries 200] [--pg URL]
+                            [--skip-locomo] [--no-write]
 
 Both engines run the same code above them (the ranking pipeline in tinymemory.retrieval), so LoCoMo recall
 must agree; the synthetic rows show what each storage costs. Postgres is a throwaway server from the
@@ -79,22 +80,30 @@ async def locomo_side_by_side(pg: Postgres, tmp: Path, path: Path) -> dict[str, 
 
 
 async def scale_side_by_side(
-    pg: Postgres, tmp: Path, n: int, queries: list[str], query_embedder: Any, words: list[str], p: Any
+    pg: Postgres,
+    tmp: Path,
+    n: int,
+    queries: list[str],
+    query_embedder: Any,
+    words: list[str],
+    p: Any,
+    lexical_only: bool = False,
 ) -> dict[str, Any]:
     texts = sentences(n, words, p)
-    res: dict[str, Any] = {"n": n}
+    res: dict[str, Any] = {"n": n, "lexical_only": lexical_only}
     one_team = MetaFilter(reach=Reach.subtree(Namespace.parse("team:t3")))
     one_agent = MetaFilter(reach=Reach.of(Namespace.parse("team:t3/agent:a1")))
     for kind in ENGINES:
         timed = scale.Timed(ProjectionEmbedder(dim=query_embedder.dim, pay_query_with=query_embedder))
-        async with opened(kind, pg, tmp, timed) as (eng, size):
+        async with opened(kind, pg, tmp, None if lexical_only else timed) as (eng, size):
             took = await scale.store_all(eng, texts)
             row: dict[str, Any] = {
                 "store_per_s": n / took,
                 "store_no_embed_per_s": n / max(took - timed.seconds, 1e-9),
             }
             print(f"  {kind}: stored {n:,} in {took:.0f} s", file=sys.stderr, flush=True)
-            await scale.time_fetches(eng, queries[:5], FetchMode.HYBRID, one_team)  # warm caches
+            warm = FetchMode.LEXICAL if lexical_only else FetchMode.HYBRID
+            await scale.time_fetches(eng, queries[:5], warm, one_team)  # warm caches
             for mode in eng.descriptor.fetch_modes:
                 for label, flt in (("agent", one_agent), ("team", one_team)):
                     lat = await scale.time_fetches(eng, queries, mode, flt)
@@ -156,7 +165,8 @@ def render(run: dict[str, Any]) -> str:
             ]
             for k in ENGINES
         ]
-        lines += [f"### {n:,} synthetic items", "", table(headers, rows), ""]
+        what = "lexical only (no embedder)" if size.get("lexical_only") else "with vectors"
+        lines += [f"### {n:,} synthetic items, {what}", "", table(headers, rows), ""]
         keys = [key for key in size["sqlite"] if "/" in key]
         fetch_rows = []
         for key in keys:
@@ -188,16 +198,20 @@ async def main_async(args: argparse.Namespace) -> int:
             run["pgvector"] = str(row[0]) if row else "?"
         if not args.skip_locomo:
             run["locomo"] = await locomo_side_by_side(pg, Path(tmp), Path(args.locomo))
-        if args.sizes:
+        if args.sizes or args.lexical_sizes:
             query_embedder, _ = scale.embedders("default")
             words, p = vocabulary(scale.LOCOMO)
             questions = [q["question"] for s in json.loads(scale.LOCOMO.read_text()) for q in s["qa"]]
             queries = questions[: args.queries]
             run["scale"] = []
-            for n in [int(s) for s in args.sizes.split(",") if s.strip()]:
+            plan = [(int(s), False) for s in args.sizes.split(",") if s.strip()]
+            plan += [(int(s), True) for s in args.lexical_sizes.split(",") if s.strip()]
+            for n, lexical_only in plan:
                 started = time.perf_counter()
                 run["scale"].append(
-                    await scale_side_by_side(pg, Path(tmp), n, queries, query_embedder, words, p)
+                    await scale_side_by_side(
+                        pg, Path(tmp), n, queries, query_embedder, words, p, lexical_only=lexical_only
+                    )
                 )
                 print(f"size {n:,}: {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     out_dir = Path(__file__).resolve().parent / "out"
@@ -215,6 +229,11 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--sizes", default=os.environ.get("TINYMEMORY_BENCH_ENGINE_SIZES", "100000"))
+    parser.add_argument(
+        "--lexical-sizes",
+        default="",
+        help="sizes run without an embedder on both engines (a 1M-item HNSW index takes hours to build here)",
+    )
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument(
         "--pg", help="administrator URL of a Postgres with pgvector (default: a throwaway server)"
