@@ -168,3 +168,43 @@ def test_two_replicas_share_one_store(pg_dsn: str, replicas: tuple[Replica, Repl
         floors = [m["content"] for m in found if "floor" in m["content"]]
         assert floors == ["Sam moved to floor 9"]
     assert active_versions(pg_dsn) == ["Sam moved to floor 9"]
+
+
+def test_a_killed_replica_loses_no_acknowledged_write(pg_dsn: str, replicas: tuple[Replica, Replica]) -> None:
+    """SIGKILL one replica while clients write through it: every write it acknowledged is read back
+    through the other, and the survivor keeps serving."""
+    one, two = replicas
+    token = issue_jwt(SECRET, "acme", "kim")
+    acknowledged: list[str] = []
+    stop = threading.Event()
+
+    def writer(worker: int) -> None:
+        with one.client(token) as http:
+            for i in range(10_000):
+                if stop.is_set():
+                    return
+                try:
+                    res = http.post(f"{MEMORY}/remember", json={"content": f"note {worker}-{i} for kim"})
+                except httpx.HTTPError:
+                    return  # the replica died mid-request: not acknowledged
+                if res.status_code != 200:
+                    return
+                acknowledged.append(res.json()["id"])
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        futures = [pool.submit(writer, w) for w in range(4)]
+        deadline = time.monotonic() + 60
+        while len(acknowledged) < 40 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.killpg(one.proc.pid, signal.SIGKILL)
+        one.proc.wait(timeout=30)
+        stop.set()
+        for future in futures:
+            future.result(timeout=60)
+    assert len(acknowledged) >= 40
+    with two.client(token) as http2:
+        for memory_id in acknowledged:
+            opened = ok(http2.post(f"{MEMORY}/open", json={"memory_id": memory_id}))
+            assert opened["status"] == "opened"
+        later = ok(http2.post(f"{MEMORY}/remember", json={"content": "kim is still served"}))
+        assert later["status"] == "created"
