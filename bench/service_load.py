@@ -669,7 +669,9 @@ def render(run: dict[str, Any]) -> str:
     ]
     every = cfg["remember_every"]
     out = [
-        "## Service under load (`bench/service_load.py`)",
+        "## Service under load: Postgres replicas beside SQLite (`bench/service_load.py`)"
+        if any(r["key"] == "serve-pg" for r in rows)
+        else "## Service under load (`bench/service_load.py`)",
         "",
         f"Machine: {cfg['machine']} (the client's; it does no BLAS work); 1-min load average before and "
         f"after the whole run: {cfg['load_start'][0]:.2f} and {cfg['load_end'][0]:.2f}. **Client and "
@@ -1071,6 +1073,12 @@ def main() -> int:
         "--quick", action="store_true", help="smoke run: 1,8 clients, 5 s, small stores, no write"
     )
     parser.add_argument("--no-write", action="store_true", help="print the section, leave docs/ alone")
+    parser.add_argument(
+        "--section",
+        default="service-load",
+        help="the docs/benchmarks.md section to write (default service-load; e.g. service-load-postgres)",
+    )
+    parser.add_argument("--chart", type=Path, default=CHART, help="where the PNG chart goes")
     parser.add_argument("--from-json", type=Path, help="re-render the section and chart from a saved run")
     args = parser.parse_args()
     if args.no_mem0:
@@ -1093,8 +1101,8 @@ def main() -> int:
     md = render(result)
     print(md)
     if not args.no_write:
-        chart(result, CHART)
-        write_section("service-load", md)
+        chart(result, args.chart)
+        write_section(args.section, md.replace("(service_load.png)", f"({args.chart.name})"))
     return 0
 
 
