@@ -24,8 +24,7 @@ from tinymemory.api.relations import entity_key
 from tinymemory.engines.postgres import lexstats
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.where import ACTIVE
-from tinymemory.engines.sqlite.store import CORRECTABLE
-from tinymemory.engines.sqlite.vectors import Floats
+from tinymemory.engines.versions import CORRECTABLE, Floats
 
 # the columns a batch reads of a stored row: what a replay, a correction and a supersession need
 _KEY_COLUMNS = ("rowid", "id", "ckey", "valid_from", "extra", *CORRECTABLE)

@@ -58,7 +58,7 @@ from tinymemory.engines.postgres import (
 )
 from tinymemory.engines.postgres.db import Conn, Database
 from tinymemory.engines.sqlite.rows import to_us
-from tinymemory.engines.sqlite.vectors import Floats
+from tinymemory.engines.versions import Floats
 from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer, answer_recall
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig

@@ -24,7 +24,7 @@ from tinymemory.api.filters import MetaFilter
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.schema import HNSW_MAX_DIM, vector_expression
 from tinymemory.engines.postgres.where import Params, filter_sql, is_selective
-from tinymemory.engines.sqlite.vectors import Floats
+from tinymemory.engines.versions import Floats
 from tinymemory.retrieval.pipeline import Ranked, unit_cosine
 
 EXACT_MAX_ROWS = 20_000

@@ -24,12 +24,12 @@ from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.tenancy import tenant_of
 from tinymemory.engines.postgres.where import ACTIVE, Params, filter_sql, reach_sql
 from tinymemory.engines.sqlite.rows import item_values, to_us
-from tinymemory.engines.sqlite.store import (  # the version rules, shared with SQLite
+from tinymemory.engines.versions import (
     CORRECTABLE,
     Pending,
     VectorSpace,
-    _carry_over,
-    _corrects,
+    carry_over,
+    corrects,
     embed_text,
 )
 from tinymemory.retrieval.text import Analyzer
@@ -100,10 +100,10 @@ async def _decide(
     active = view.active(p.ckey)
     corrected: list[Row] = []
     if active is not None:
-        if not _corrects(cast(Any, active.fields), item):
+        if not corrects(cast(Any, active.fields), item):
             return StoreResult(id=active.id, replayed=True)
         corrected = [active]
-        item = _carry_over(item, cast(Any, active.fields))
+        item = carry_over(item, cast(Any, active.fields))
         meta = item.meta
     generation = view.next_generation(p.ckey)
     new_id = item_id(p.ckey, generation)

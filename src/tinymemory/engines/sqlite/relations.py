@@ -7,13 +7,11 @@ with it by purge.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
 
 from tinymemory.api.items import Relation
 from tinymemory.api.relations import entity_key
-from tinymemory.engines.sqlite.rows import relations_of
 
 
 def write(conn: sqlite3.Connection, item_rowid: int, relations: Sequence[Relation]) -> None:
@@ -28,18 +26,3 @@ def write(conn: sqlite3.Connection, item_rowid: int, relations: Sequence[Relatio
             for r in relations
         ],
     )
-
-
-def stored(extra: str | None) -> tuple[Relation, ...]:
-    """The relations of a stored row, from its `extra` JSON."""
-    return relations_of(json.loads(extra or "{}"))
-
-
-def _keys(relations: Sequence[Relation]) -> set[tuple[str, str, str]]:
-    return {(entity_key(r.subject), r.type, entity_key(r.object)) for r in relations}
-
-
-def corrects(relations: Sequence[Relation], extra: str | None) -> bool:
-    """Whether storing the same content with `relations` changes the active version's edges (an
-    empty tuple changes nothing: the caller did not say)."""
-    return bool(relations) and _keys(relations) != _keys(stored(extra))

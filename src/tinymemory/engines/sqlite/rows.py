@@ -15,7 +15,6 @@ from tinymemory.api.items import (
     MemoryItem,
     NewItem,
     Ref,
-    Relation,
     Source,
 )
 from tinymemory.api.namespace import Namespace
@@ -23,6 +22,7 @@ from tinymemory.engines.micros import from_us as from_us
 from tinymemory.engines.micros import opt_from_us as opt_from_us
 from tinymemory.engines.micros import opt_to_us as opt_to_us
 from tinymemory.engines.micros import to_us as to_us
+from tinymemory.engines.versions import relations_of
 
 # Scalar meta fields stored in same-named columns.
 META_COLUMNS = SCALAR_META_FIELDS
@@ -63,11 +63,6 @@ def encode_extra(meta: ItemMeta) -> str:
     if meta.relations:
         doc["relations"] = [[r.subject, r.type, r.object] for r in meta.relations]
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
-
-
-def relations_of(extra: dict[str, Any]) -> tuple[Relation, ...]:
-    """The relations kept in a decoded `extra` column (the relations table holds the same edges)."""
-    return tuple(Relation(str(s), str(t), str(o)) for s, t, o in extra.get("relations", ()))
 
 
 def item_values(

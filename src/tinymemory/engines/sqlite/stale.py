@@ -13,6 +13,8 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 
+from tinymemory.engines.versions import embedding_text
+
 _FROM = "items i LEFT JOIN vectors v ON v.item_rowid = i.rowid"
 _STALE = "i.forgotten_at IS NULL AND (v.item_rowid IS NULL OR v.embedder != ? OR v.dim != ?)"
 NO_VECTOR = ""  # the source of an item stored without an embedder
@@ -26,11 +28,6 @@ _warned_lock = threading.Lock()
 class Stale:
     rowid: int
     text: str  # what the embedder reads: the same text a store embeds
-
-
-def embed_text(title: str | None, text: str) -> str:
-    """The text embedded for an item: its title, if any, over its text (store.embed_text uses it)."""
-    return f"{title}\n{text}" if title else text
 
 
 def stale_by_source(conn: sqlite3.Connection, embedder: str, dim: int) -> dict[str, int]:
@@ -55,7 +52,7 @@ def stale_batch(conn: sqlite3.Connection, embedder: str, dim: int, after: int, l
         " ORDER BY i.rowid LIMIT ?",
         (after, embedder, dim, limit),
     ).fetchall()
-    return [Stale(int(r[0]), embed_text(r[1], str(r[2]))) for r in rows]
+    return [Stale(int(r[0]), embedding_text(r[1], str(r[2]))) for r in rows]
 
 
 def _file_of(conn: sqlite3.Connection) -> str:

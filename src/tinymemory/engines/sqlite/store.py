@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
 from datetime import datetime
 
 import numpy as np
@@ -16,35 +15,32 @@ from tinymemory.api.items import NewItem
 from tinymemory.api.namespace import Namespace, Reach
 from tinymemory.api.requests import StoreResult
 from tinymemory.api.timeutil import utcnow
-from tinymemory.engines.sqlite import lexstats, stale, threads
+from tinymemory.engines.sqlite import lexstats, threads
 from tinymemory.engines.sqlite import relations as edges
 from tinymemory.engines.sqlite.rows import item_values, to_us
-from tinymemory.engines.sqlite.vectors import Floats, to_blob
+from tinymemory.engines.sqlite.vectors import to_blob
 from tinymemory.engines.sqlite.where import ACTIVE, Params, filter_sql, reach_sql
+from tinymemory.engines.versions import (
+    CORRECTABLE,
+    Pending,
+    VectorSpace,
+    carry_over,
+    corrects,
+    embed_text,
+)
 from tinymemory.retrieval.text import Analyzer
 
-
-@dataclass(frozen=True, slots=True)
-class Pending:
-    """A validated item with its content key and (when an embedder serves) its precomputed vector."""
-
-    item: NewItem
-    ckey: str
-    vector: Floats | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class VectorSpace:
-    """Which embedder's vectors this engine writes, and how to embed a straggler inside the lock."""
-
-    name: str
-    dim: int
-    embed: Callable[[Sequence[str]], Floats]
-
-
-def embed_text(item: NewItem) -> str:
-    """The text embedded for an item (one rule with `stale`, which re-embeds stored rows)."""
-    return stale.embed_text(item.meta.title, item.text)
+__all__ = [
+    "CORRECTABLE",
+    "Pending",
+    "VectorSpace",
+    "active_keys",
+    "embed_text",
+    "forget_filter",
+    "forget_ids",
+    "purge",
+    "write_items",
+]
 
 
 def active_keys(conn: sqlite3.Connection, keys: Sequence[str]) -> set[str]:
@@ -97,44 +93,6 @@ def _neighbour_context(
     return analyzer.index_text(str(prev[1]))
 
 
-# Fields outside a memory's identity that a caller may correct by storing the same content again: the
-# correction becomes a new version (the old one stays readable with as_of), never a silent replay.
-CORRECTABLE = ("confidence", "learning_kind", "title", "summary", "purpose", "category")
-
-
-def _corrects(active: sqlite3.Row, item: NewItem) -> bool:
-    """Whether storing `item` again changes a correctable field of the active version."""
-    if edges.corrects(item.meta.relations, active["extra"]):
-        return True
-    for name in CORRECTABLE:
-        old = active[name]
-        if name == "confidence":
-            new = item.confidence
-            if new is not None and (old is None or abs(float(old) - float(new)) > 1e-9):
-                return True
-        else:
-            value = getattr(item.meta, name)
-            if value is not None and value != old:
-                return True
-    return False
-
-
-def _carry_over(item: NewItem, active: sqlite3.Row) -> NewItem:
-    """The correcting version keeps what the caller left out (descriptive fields and tags)."""
-    meta = item.meta
-    kept = {
-        name: active[name] for name in CORRECTABLE if name != "confidence" and getattr(meta, name) is None
-    }
-    if not meta.tags:
-        tags = json.loads(active["extra"] or "{}").get("tags")
-        if tags:
-            kept["tags"] = tuple(str(t) for t in tags)
-    if not meta.relations:
-        kept["relations"] = edges.stored(active["extra"])
-    confidence = item.confidence if item.confidence is not None else active["confidence"]
-    return replace(item, meta=replace(meta, **kept), confidence=confidence)
-
-
 def _write_one(
     conn: sqlite3.Connection,
     p: Pending,
@@ -152,10 +110,10 @@ def _write_one(
     ).fetchone()
     corrected: list[tuple[int, str, int]] = []
     if active is not None:
-        if not _corrects(active, item):
+        if not corrects(active, item):
             return StoreResult(id=active[1], replayed=True)
         corrected = [(int(active[0]), str(active[1]), int(active[2]))]
-        item = _carry_over(item, active)
+        item = carry_over(item, active)
         meta = item.meta
     last_gen = conn.execute("SELECT max(generation) FROM items WHERE ckey = ?", (p.ckey,)).fetchone()[0]
     generation = 0 if last_gen is None else int(last_gen) + 1

@@ -16,8 +16,8 @@ import numpy as np
 import numpy.typing as npt
 
 from tinymemory.engines.sqlite import stale
+from tinymemory.engines.versions import Floats as Floats
 
-Floats = npt.NDArray[np.float32]
 BLOCK_ROWS = 2048
 # Rows per refresh query: bounds the transient copy of blobs while a large matrix loads.
 REFRESH_CHUNK = 65_536

@@ -1,0 +1,106 @@
+"""The version rules every engine applies when content is stored again, in one place.
+
+Storing the same content twice is a replay, unless the second store corrects a field outside the
+memory's identity (confidence, the descriptive fields, its relations): then it becomes a new version,
+which keeps what the caller left out. Both SQL engines decide with these functions over the active
+row's columns (any mapping of column name to value), so their histories agree row for row.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from tinymemory.api.items import NewItem, Relation
+from tinymemory.api.relations import entity_key
+
+Floats = npt.NDArray[np.float32]
+
+# Fields outside a memory's identity that a caller may correct by storing the same content again: the
+# correction becomes a new version (the old one stays readable with as_of), never a silent replay.
+CORRECTABLE = ("confidence", "learning_kind", "title", "summary", "purpose", "category")
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A validated item with its content key and (when an embedder serves) its precomputed vector."""
+
+    item: NewItem
+    ckey: str
+    vector: Floats | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VectorSpace:
+    """Which embedder's vectors an engine writes, and how to embed a straggler inside the lock."""
+
+    name: str
+    dim: int
+    embed: Callable[[Sequence[str]], Floats]
+
+
+def embedding_text(title: str | None, text: str) -> str:
+    """The text embedded for a memory: its title, if any, over its text (stores and re-embeds agree)."""
+    return f"{title}\n{text}" if title else text
+
+
+def embed_text(item: NewItem) -> str:
+    return embedding_text(item.meta.title, item.text)
+
+
+def relations_of(extra: Mapping[str, Any]) -> tuple[Relation, ...]:
+    """The relations kept in a decoded `extra` column (the relations table holds the same edges)."""
+    return tuple(Relation(str(s), str(t), str(o)) for s, t, o in extra.get("relations", ()))
+
+
+def stored_relations(extra: str | None) -> tuple[Relation, ...]:
+    """The relations of a stored row, from its `extra` JSON."""
+    return relations_of(json.loads(extra or "{}"))
+
+
+def _keys(relations: Sequence[Relation]) -> set[tuple[str, str, str]]:
+    return {(entity_key(r.subject), r.type, entity_key(r.object)) for r in relations}
+
+
+def relations_corrected(relations: Sequence[Relation], extra: str | None) -> bool:
+    """Whether storing the same content with `relations` changes the active version's edges (an
+    empty tuple changes nothing: the caller did not say)."""
+    return bool(relations) and _keys(relations) != _keys(stored_relations(extra))
+
+
+def corrects(active: Mapping[str, Any], item: NewItem) -> bool:
+    """Whether storing `item` again changes a correctable field of the active version."""
+    if relations_corrected(item.meta.relations, active["extra"]):
+        return True
+    for name in CORRECTABLE:
+        old = active[name]
+        if name == "confidence":
+            new = item.confidence
+            if new is not None and (old is None or abs(float(old) - float(new)) > 1e-9):
+                return True
+        else:
+            value = getattr(item.meta, name)
+            if value is not None and value != old:
+                return True
+    return False
+
+
+def carry_over(item: NewItem, active: Mapping[str, Any]) -> NewItem:
+    """The correcting version keeps what the caller left out (descriptive fields and tags)."""
+    meta = item.meta
+    kept = {
+        name: active[name] for name in CORRECTABLE if name != "confidence" and getattr(meta, name) is None
+    }
+    if not meta.tags:
+        tags = json.loads(active["extra"] or "{}").get("tags")
+        if tags:
+            kept["tags"] = tuple(str(t) for t in tags)
+    if not meta.relations:
+        kept["relations"] = stored_relations(active["extra"])
+    confidence = item.confidence if item.confidence is not None else active["confidence"]
+    return replace(item, meta=replace(meta, **kept), confidence=confidence)
