@@ -32,6 +32,7 @@ class Postgres:
             self._handle = pgserver.get_server(self._folder.name, cleanup_mode="delete")
             admin_url = str(self._handle.get_uri())
         self.admin_url = admin_url
+        self.last_url = ""
         self.sql(
             f"DO $$ BEGIN CREATE ROLE {ROLE} LOGIN NOSUPERUSER NOBYPASSRLS PASSWORD '{ROLE}';"
             " EXCEPTION WHEN duplicate_object THEN NULL; END $$"
@@ -48,7 +49,15 @@ class Postgres:
         name = f"bench_{uuid.uuid4().hex[:10]}"
         self.sql(f"CREATE DATABASE {name} OWNER {ROLE}")
         self.sql("CREATE EXTENSION IF NOT EXISTS vector", database=name)
-        return _with_user(_with_database(self.admin_url, name), ROLE)
+        self.last_url = _with_user(_with_database(self.admin_url, name), ROLE)
+        return self.last_url
+
+    def analyze(self, url: str) -> None:
+        """Planner statistics for every table of a database, as autovacuum keeps them."""
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("ANALYZE")
 
     def size_mb(self, url: str) -> float:
         import psycopg
