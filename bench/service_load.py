@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -394,7 +395,7 @@ class TinymemoryPostgres(Tinymemory):
         asyncio.run(fill_tinymemory(url, store_texts(items)))
         self.build_s = time.perf_counter() - started
         print(f"  built in {self.build_s:.0f} s", file=sys.stderr, flush=True)
-        self.template = url.rsplit("/", 1)[1].split("?", 1)[0]
+        self.template = urlsplit(url).path.lstrip("/")
 
     def start(self, workdir: Path) -> Server:
         from pg import template_copy
