@@ -8,6 +8,7 @@ row's columns (any mapping of column name to value), so their histories agree ro
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -16,8 +17,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from tinymemory.api.errors import Unavailable
 from tinymemory.api.items import NewItem, Relation
 from tinymemory.api.relations import entity_key
+from tinymemory.retrieval.embedders.base import Embedder
 
 Floats = npt.NDArray[np.float32]
 
@@ -104,3 +107,26 @@ def carry_over(item: NewItem, active: Mapping[str, Any]) -> NewItem:
         kept["relations"] = stored_relations(active["extra"])
     confidence = item.confidence if item.confidence is not None else active["confidence"]
     return replace(item, meta=replace(meta, **kept), confidence=confidence)
+
+
+async def embed_new(
+    op: str, embedder: Embedder, items: Sequence[NewItem], keys: Sequence[str], active: set[str]
+) -> dict[int, Floats]:
+    """Vectors for the items of a store that will not be replays (their content key has no active
+    version in `active`, and is the first of its key in the batch), embedded in one batch off the event
+    loop; keyed by the item's position. An embedder that fails or answers the wrong shape is Unavailable."""
+    todo: dict[str, int] = {}
+    for i, key in enumerate(keys):
+        if key not in active and key not in todo:
+            todo[key] = i
+    if not todo:
+        return {}
+    texts = [embed_text(items[i]) for i in todo.values()]
+    try:
+        block = np.asarray(await asyncio.to_thread(embedder.embed, texts), dtype=np.float32)
+    except Exception as exc:
+        raise Unavailable(f"{op}: the embedder failed ({exc})") from exc
+    want = (len(texts), embedder.dim)
+    if block.shape != want:
+        raise Unavailable(f"{op}: the embedder returned shape {block.shape}, expected {want}")
+    return {i: block[row] for row, i in enumerate(todo.values())}

@@ -58,7 +58,7 @@ from tinymemory.engines.postgres import (
 )
 from tinymemory.engines.postgres.db import Conn, Database
 from tinymemory.engines.sqlite.rows import to_us
-from tinymemory.engines.versions import Floats
+from tinymemory.engines.versions import Floats, embed_new
 from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer, answer_recall
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
@@ -240,21 +240,7 @@ class PostgresEngine:
         if self.embedder is None:
             return {}
         active = await database.read(op, tenants, lambda c: store.active_keys(c, keys))
-        todo: dict[str, int] = {}
-        for i, key in enumerate(keys):
-            if key not in active and key not in todo:
-                todo[key] = i
-        if not todo:
-            return {}
-        texts = [store.embed_text(items[i]) for i in todo.values()]
-        try:
-            block = np.asarray(await asyncio.to_thread(self.embedder.embed, texts), dtype=np.float32)
-        except Exception as exc:
-            raise Unavailable(f"{op}: the embedder failed ({exc})") from exc
-        want = (len(texts), self.embedder.dim)
-        if block.shape != want:
-            raise Unavailable(f"{op}: the embedder returned shape {block.shape}, expected {want}")
-        return {i: block[row] for row, i in enumerate(todo.values())}
+        return await embed_new(op, self.embedder, items, keys, active)
 
     async def forget(self, request: ForgetRequest) -> ForgetResult:
         req = validate.check_forget(request)

@@ -55,6 +55,7 @@ from tinymemory.engines.sqlite.rows import to_us
 from tinymemory.engines.sqlite.schema import SCHEMA_VERSION
 from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix
 from tinymemory.engines.sqlite.where import is_selective
+from tinymemory.engines.versions import embed_new
 from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer, answer_recall
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
@@ -189,21 +190,7 @@ class SqliteEngine:
         if self.embedder is None:
             return {}
         active = await self._run(op, lambda c: store.active_keys(c, keys))
-        todo: dict[str, int] = {}
-        for i, key in enumerate(keys):
-            if key not in active and key not in todo:
-                todo[key] = i
-        if not todo:
-            return {}
-        texts = [store.embed_text(items[i]) for i in todo.values()]
-        try:
-            block = np.asarray(await asyncio.to_thread(self.embedder.embed, texts), dtype=np.float32)
-        except Exception as exc:
-            raise Unavailable(f"{op}: the embedder failed ({exc})") from exc
-        want = (len(texts), self.embedder.dim)
-        if block.shape != want:
-            raise Unavailable(f"{op}: the embedder returned shape {block.shape}, expected {want}")
-        return {i: block[row] for row, i in enumerate(todo.values())}
+        return await embed_new(op, self.embedder, items, keys, active)
 
     async def forget(self, request: ForgetRequest) -> ForgetResult:
         req = validate.check_forget(request)
