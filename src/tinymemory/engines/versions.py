@@ -121,7 +121,13 @@ async def embed_new(
             todo[key] = i
     if not todo:
         return {}
-    texts = [embed_text(items[i]) for i in todo.values()]
+    block = await embed_checked(op, embedder, [embed_text(items[i]) for i in todo.values()])
+    return {i: block[row] for row, i in enumerate(todo.values())}
+
+
+async def embed_checked(op: str, embedder: Embedder, texts: list[str]) -> Floats:
+    """`texts` embedded off the event loop as one float32 block of shape (len(texts), dim); an embedder
+    that fails or answers another shape is Unavailable, naming `op`."""
     try:
         block = np.asarray(await asyncio.to_thread(embedder.embed, texts), dtype=np.float32)
     except Exception as exc:
@@ -129,4 +135,4 @@ async def embed_new(
     want = (len(texts), embedder.dim)
     if block.shape != want:
         raise Unavailable(f"{op}: the embedder returned shape {block.shape}, expected {want}")
-    return {i: block[row] for row, i in enumerate(todo.values())}
+    return block

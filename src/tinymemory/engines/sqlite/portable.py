@@ -24,8 +24,8 @@ from tinymemory.api.errors import Conflict, TinyMemoryError, Unavailable
 from tinymemory.api.items import NewItem
 from tinymemory.api.records import ImportResult, StoredRecord, StoredVector, tombstone
 from tinymemory.engines.sqlite import db, lexstats, threads
-from tinymemory.engines.sqlite import relations as edges
 from tinymemory.engines.sqlite.rows import ITEM_SELECT, decode_item, item_values, opt_to_us, to_us
+from tinymemory.engines.sqlite.store import write_side_rows
 from tinymemory.engines.sqlite.vectors import to_blob
 from tinymemory.engines.sqlite.where import ACTIVE
 from tinymemory.retrieval.text import Analyzer
@@ -178,16 +178,7 @@ def _insert(
     marks = ", ".join("?" * len(values))
     rowid = conn.execute(f"INSERT INTO items ({names}) VALUES ({marks})", tuple(values.values())).lastrowid
     assert rowid is not None
-    if meta.tags:
-        conn.executemany(
-            "INSERT OR IGNORE INTO item_tags (tag, item_rowid) VALUES (?, ?)", [(t, rowid) for t in meta.tags]
-        )
-    if meta.evidence:
-        conn.executemany(
-            "INSERT OR IGNORE INTO item_evidence (cites, item_rowid) VALUES (?, ?)",
-            [(e, rowid) for e in meta.evidence],
-        )
-    edges.write(conn, rowid, meta.relations)
+    write_side_rows(conn, rowid, meta)
     if forgotten:
         return rowid
     lexstats.index(conn, deltas, rowid, str(meta.namespace), *columns)

@@ -10,17 +10,15 @@ batch bumps the file's vectors epoch, so every engine on the file, in any proces
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-import numpy as np
-
 from tinymemory.api.errors import InvalidRequest, Unavailable
 from tinymemory.engines.sqlite import db, stale
 from tinymemory.engines.sqlite.vectors import Floats, VectorMatrix, bump_epoch, to_blob
+from tinymemory.engines.versions import embed_checked
 from tinymemory.retrieval.embedders.base import Embedder
 
 T = TypeVar("T")
@@ -63,17 +61,6 @@ def _write(conn: sqlite3.Connection, name: str, dim: int, rows: list[tuple[int, 
     return written
 
 
-async def _embed(embedder: Embedder, texts: list[str]) -> Floats:
-    try:
-        block = np.asarray(await asyncio.to_thread(embedder.embed, texts), dtype=np.float32)
-    except Exception as exc:
-        raise Unavailable(f"{_OP}: the embedder failed ({exc})") from exc
-    want = (len(texts), embedder.dim)
-    if block.shape != want:
-        raise Unavailable(f"{_OP}: the embedder returned shape {block.shape}, expected {want}")
-    return block
-
-
 async def reembed_items(
     run: RunOnDb,
     embedder: Embedder | None,
@@ -103,7 +90,7 @@ async def reembed_items(
         todo = await run(_OP, read)
         if not todo:
             break
-        block = await _embed(embedder, [s.text for s in todo])
+        block = await embed_checked(_OP, embedder, [s.text for s in todo])
         rows = [(s.rowid, block[i]) for i, s in enumerate(todo)]
 
         def commit(conn: sqlite3.Connection, rows: list[tuple[int, Floats]] = rows) -> int:

@@ -11,7 +11,7 @@ import numpy as np
 
 from tinymemory.api.filters import MetaFilter
 from tinymemory.api.ids import item_id
-from tinymemory.api.items import NewItem
+from tinymemory.api.items import ItemMeta, NewItem
 from tinymemory.api.namespace import Namespace, Reach
 from tinymemory.api.requests import StoreResult
 from tinymemory.api.timeutil import utcnow
@@ -40,6 +40,7 @@ __all__ = [
     "forget_ids",
     "purge",
     "write_items",
+    "write_side_rows",
 ]
 
 
@@ -155,6 +156,20 @@ def _write_one(
             "UPDATE items SET valid_to = ?, superseded_by = ? WHERE rowid = ?",
             [(max(starts, began), new_id, r) for r, _, began in closing],
         )
+    write_side_rows(conn, rowid, meta)
+    lexstats.index(conn, deltas, rowid, str(meta.namespace), *columns)
+    if space is not None:
+        vector = p.vector if p.vector is not None else space.embed([embed_text(item)])[0]
+        vec = np.asarray(vector, dtype=np.float32).reshape(-1)
+        conn.execute(
+            "INSERT INTO vectors (item_rowid, embedder, dim, vec) VALUES (?, ?, ?, ?)",
+            (rowid, space.name, space.dim, to_blob(vec)),
+        )
+    return StoreResult(id=new_id, replayed=False, superseded=tuple(i for _, i, _ in closing))
+
+
+def write_side_rows(conn: sqlite3.Connection, rowid: int, meta: ItemMeta) -> None:
+    """A new row's tags, evidence links and relation edges (store and import write them alike)."""
     if meta.tags:
         conn.executemany(
             "INSERT OR IGNORE INTO item_tags (tag, item_rowid) VALUES (?, ?)", [(t, rowid) for t in meta.tags]
@@ -165,15 +180,6 @@ def _write_one(
             [(e, rowid) for e in meta.evidence],
         )
     edges.write(conn, rowid, meta.relations)
-    lexstats.index(conn, deltas, rowid, str(meta.namespace), *columns)
-    if space is not None:
-        vector = p.vector if p.vector is not None else space.embed([embed_text(item)])[0]
-        vec = np.asarray(vector, dtype=np.float32).reshape(-1)
-        conn.execute(
-            "INSERT INTO vectors (item_rowid, embedder, dim, vec) VALUES (?, ?, ?, ?)",
-            (rowid, space.name, space.dim, to_blob(vec)),
-        )
-    return StoreResult(id=new_id, replayed=False, superseded=tuple(i for _, i, _ in closing))
 
 
 def forget_ids(
