@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from tinymemory.api.echo import echo
-from tinymemory.api.errors import InvalidRequest, Unsupported
+from tinymemory.api.errors import Conflict, InvalidRequest, Unsupported
 from tinymemory.api.ids import item_id
 from tinymemory.api.items import (
     SCALAR_META_FIELDS,
@@ -474,3 +474,12 @@ __all__ = [
     "is_trailer",
     "tombstone",
 ]
+
+
+def second_active(item_id: str, other_id: str) -> Conflict:
+    """The refusal of an import whose active version would sit beside another active version of the same
+    content (a replay could then pick either); every engine words it alike."""
+    return Conflict(
+        f"import: `{item_id}` is an active version of content whose active version here is"
+        f" `{other_id}`; import into an empty store, or forget `{other_id}` first"
+    )

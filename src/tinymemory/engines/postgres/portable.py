@@ -20,14 +20,12 @@ import numpy as np
 import psycopg
 from psycopg.rows import dict_row
 
-from tinymemory.api.errors import Conflict
-from tinymemory.api.items import NewItem
-from tinymemory.api.records import ImportResult, StoredRecord, StoredVector, tombstone
+from tinymemory.api.records import ImportResult, StoredRecord, StoredVector, second_active, tombstone
 from tinymemory.engines.postgres import db, lexstats, tenancy, threads
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.store import _write_relations
 from tinymemory.engines.postgres.where import ACTIVE
-from tinymemory.engines.sqlite.rows import ITEM_SELECT, decode_item, item_values, opt_to_us, to_us
+from tinymemory.engines.sqlite.rows import ITEM_SELECT, decode_item, record_values
 from tinymemory.retrieval.text import Analyzer
 
 PAGE = 500  # rows per read while exporting
@@ -105,23 +103,8 @@ async def _present(conn: Conn, ids: Sequence[str]) -> set[str]:
 
 
 def _values(record: StoredRecord) -> dict[str, Any]:
-    """The row's columns, exactly as the record has them."""
-    item, meta = record.item, record.item.meta
-    assert meta.observed_at is not None  # check_record
-    values = item_values(
-        NewItem(item.kind, item.text, meta, item.confidence),
-        item_id=item.id,
-        ckey=record.content_key,
-        generation=record.generation,
-        observed_at=meta.observed_at,
-    )
-    values["valid_from"] = to_us(item.valid_from)
-    values["valid_to"] = opt_to_us(item.valid_to)
-    values["forgotten_at"] = opt_to_us(item.forgotten_at)
-    values["superseded_by"] = item.superseded_by
-    values["supersedes"] = item.supersedes
-    values["tenant"] = tenancy.tenant_of(meta.namespace)
-    return values
+    """The row's columns, exactly as the record has them, and its tenant."""
+    return {**record_values(record), "tenant": tenancy.tenant_of(record.item.meta.namespace)}
 
 
 async def _refuse_second_active(conn: Conn, record: StoredRecord) -> None:
@@ -135,10 +118,7 @@ async def _refuse_second_active(conn: Conn, record: StoredRecord) -> None:
     )
     other = await cur.fetchone()
     if other is not None:
-        raise Conflict(
-            f"{IMPORT}: `{item.id}` is an active version of content whose active version here is"
-            f" `{other[0]}`; import into an empty store, or forget `{other[0]}` first"
-        )
+        raise second_active(item.id, str(other[0]))
 
 
 async def _insert(

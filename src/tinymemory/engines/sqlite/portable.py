@@ -16,15 +16,14 @@ import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
-from tinymemory.api.errors import Conflict, TinyMemoryError, Unavailable
-from tinymemory.api.items import NewItem
-from tinymemory.api.records import ImportResult, StoredRecord, StoredVector, tombstone
+from tinymemory.api.errors import TinyMemoryError, Unavailable
+from tinymemory.api.records import ImportResult, StoredRecord, StoredVector, second_active, tombstone
 from tinymemory.engines.sqlite import db, lexstats, threads
-from tinymemory.engines.sqlite.rows import ITEM_SELECT, decode_item, item_values, opt_to_us, to_us
+from tinymemory.engines.sqlite.rows import ITEM_SELECT, decode_item, record_values
 from tinymemory.engines.sqlite.store import write_side_rows
 from tinymemory.engines.sqlite.vectors import to_blob
 from tinymemory.engines.sqlite.where import ACTIVE
@@ -123,25 +122,6 @@ def _present(conn: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
     return {str(r[0]) for r in rows}
 
 
-def _values(record: StoredRecord) -> dict[str, Any]:
-    """The row's columns, exactly as the record has them."""
-    item, meta = record.item, record.item.meta
-    assert meta.observed_at is not None  # check_record
-    values = item_values(
-        NewItem(item.kind, item.text, meta, item.confidence),
-        item_id=item.id,
-        ckey=record.content_key,
-        generation=record.generation,
-        observed_at=meta.observed_at,
-    )
-    values["valid_from"] = to_us(item.valid_from)
-    values["valid_to"] = opt_to_us(item.valid_to)
-    values["forgotten_at"] = opt_to_us(item.forgotten_at)
-    values["superseded_by"] = item.superseded_by
-    values["supersedes"] = item.supersedes
-    return values
-
-
 def _refuse_second_active(conn: sqlite3.Connection, record: StoredRecord) -> None:
     """An active version whose content already has another active version here would break the store's
     one-active-version-per-content rule (a replay would pick either): refused, naming both."""
@@ -152,10 +132,7 @@ def _refuse_second_active(conn: sqlite3.Connection, record: StoredRecord) -> Non
         f"SELECT id FROM items WHERE ckey = ? AND {ACTIVE} LIMIT 1", (record.content_key,)
     ).fetchone()
     if other is not None:
-        raise Conflict(
-            f"{IMPORT}: `{item.id}` is an active version of content whose active version here is"
-            f" `{other[0]}`; import into an empty store, or forget `{other[0]}` first"
-        )
+        raise second_active(item.id, str(other[0]))
 
 
 def _insert(
@@ -167,7 +144,7 @@ def _insert(
 ) -> int:
     """One version's row and everything derived from it except thread links; returns its rowid."""
     item, meta = record.item, record.item.meta
-    values = _values(record)
+    values = record_values(record)
     forgotten = item.forgotten_at is not None
     columns: tuple[str, str, str] = ("", "", "")
     if not forgotten:

@@ -18,6 +18,7 @@ from tinymemory.api.items import (
     Source,
 )
 from tinymemory.api.namespace import Namespace
+from tinymemory.api.records import StoredRecord
 from tinymemory.engines.micros import from_us as from_us
 from tinymemory.engines.micros import opt_from_us as opt_from_us
 from tinymemory.engines.micros import opt_to_us as opt_to_us
@@ -124,3 +125,22 @@ def decode_item(row: sqlite3.Row) -> MemoryItem:
         superseded_by=row["superseded_by"],
         supersedes=row["supersedes"],
     )
+
+
+def record_values(record: StoredRecord) -> dict[str, Any]:
+    """An imported version's columns, exactly as the record has them (both SQL engines share the layout)."""
+    item, meta = record.item, record.item.meta
+    assert meta.observed_at is not None  # check_record
+    values = item_values(
+        NewItem(item.kind, item.text, meta, item.confidence),
+        item_id=item.id,
+        ckey=record.content_key,
+        generation=record.generation,
+        observed_at=meta.observed_at,
+    )
+    values["valid_from"] = to_us(item.valid_from)
+    values["valid_to"] = opt_to_us(item.valid_to)
+    values["forgotten_at"] = opt_to_us(item.forgotten_at)
+    values["superseded_by"] = item.superseded_by
+    values["supersedes"] = item.supersedes
+    return values
