@@ -7,7 +7,7 @@ instant falls before year 1, which Python's datetime cannot hold, so it is refus
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from tinymemory.api.echo import echo
 from tinymemory.api.errors import InvalidRequest
@@ -68,3 +68,16 @@ def format_rfc3339(value: datetime) -> str:
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def to_us(value: datetime) -> int:
+    """An instant as integer microseconds since the epoch (UTC): exact, compact and ordered."""
+    delta = value - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def from_us(value: int) -> datetime:
+    return _EPOCH + timedelta(microseconds=value)

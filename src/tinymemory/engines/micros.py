@@ -3,20 +3,12 @@ exact, compact and ordered."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
+
+from tinymemory.api.timeutil import from_us as from_us
+from tinymemory.api.timeutil import to_us as to_us
 
 __all__ = ["from_us", "opt_from_us", "opt_to_us", "to_us"]
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def to_us(value: datetime) -> int:
-    delta = value - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-
-
-def from_us(value: int) -> datetime:
-    return _EPOCH + timedelta(microseconds=value)
 
 
 def opt_from_us(value: int | None) -> datetime | None:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
 from tinymemory.api.filters import FetchMode, TimeHint
-from tinymemory.api.timeutil import utcnow
+from tinymemory.api.timeutil import from_us, utcnow
 from tinymemory.retrieval.config import RetrievalConfig
 from tinymemory.retrieval.dates import mentions_time
 from tinymemory.retrieval.fusion import confidence_prior, convex, rrf
@@ -35,8 +35,6 @@ MIN_POOL = 50
 POSTINGS_BUDGET = 10_000
 # Hybrid prunes harder: the semantic side finds what the dropped common terms would have.
 HYBRID_POSTINGS_BUDGET = 4_000
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def pool_size(limit: int) -> int:
@@ -153,10 +151,6 @@ def derived_hint(query: str, anchor: datetime | None, cfg: RetrievalConfig) -> T
     if not cfg.temporal.query_hints or cfg.temporal.boost <= 0 or not mentions_time(query):
         return None
     return hint_from_query(query, anchor or utcnow())
-
-
-def from_us(value: int) -> datetime:
-    return _EPOCH + timedelta(microseconds=value)
 
 
 def in_hint(lt: Light, hint: TimeHint) -> bool:
