@@ -14,7 +14,7 @@ from tinymemory.api.relations import ExpandRequest, ExpandResult, GraphHit, enti
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.reads import items_by_rowid
 from tinymemory.engines.postgres.where import Params, filter_sql
-from tinymemory.engines.sqlite.graph import Edge, _step
+from tinymemory.engines.sqlite.graph import Edge, choose, first_hop, second_hop
 
 
 async def _edges(conn: Conn, keys: Iterable[str], req: ExpandRequest, used: Iterable[int] = ()) -> list[Edge]:
@@ -46,33 +46,9 @@ async def _edges(conn: Conn, keys: Iterable[str], req: ExpandRequest, used: Iter
 async def expand(conn: Conn, req: ExpandRequest) -> ExpandResult:
     seed = entity_key(req.seed_name)
     first = await _edges(conn, [seed], req)
-    # hop-1 path to each entity reached (the best edge reaching it wins, as hits are ordered)
-    reached: dict[str, str] = {}
-    ranked: list[tuple[int, int, str, Relation]] = []  # (hop, item rowid, via, relation)
-    for e in first:
-        start, rest, far = _step(e, seed)
-        via = f"{start} {rest}"
-        ranked.append((1, e.item, via, e.relation))
-        if far != seed:
-            reached.setdefault(far, via)
+    ranked, reached = first_hop(first, seed)
     if req.max_hops >= 2 and reached:
-        rank = {key: n for n, key in enumerate(reached)}
-        for e in await _edges(conn, reached, req, used=(f.edge for f in first)):
-            # from the end hop 1 reached first (an edge between two reached entities walks from the
-            # better-ranked one)
-            start_key = min((k for k in (e.subject_key, e.object_key) if k in rank), key=rank.__getitem__)
-            _, rest, far = _step(e, start_key)
-            if far == seed:
-                continue  # back to the seed: that edge was hop 1's to report
-            ranked.append((2, e.item, f"{reached[start_key]} {rest}", e.relation))
-    seen: set[int] = set()
-    chosen: list[tuple[int, int, str, Relation]] = []
-    for hit in ranked:
-        if hit[1] in seen:
-            continue
-        seen.add(hit[1])
-        chosen.append(hit)
-        if len(chosen) == req.limit:
-            break
+        ranked += second_hop(await _edges(conn, reached, req, used=(f.edge for f in first)), reached, seed)
+    chosen = choose(ranked, req.limit)
     items = await items_by_rowid(conn, [c[1] for c in chosen])
     return ExpandResult(tuple(GraphHit(items[r], hop, via, rel) for hop, r, via, rel in chosen))

@@ -71,36 +71,56 @@ def _step(edge: Edge, start_key: str) -> tuple[str, str, str]:
     return rel.object, f"<-{rel.type}- {rel.subject}", edge.subject_key
 
 
-def expand(conn: sqlite3.Connection, req: ExpandRequest) -> ExpandResult:
-    seed = entity_key(req.seed_name)
-    first = _edges(conn, [seed], req)
-    # hop-1 path to each entity reached (the best edge reaching it wins, as hits are ordered)
+Ranked = list[tuple[int, int, str, Relation]]  # (hop, item rowid, via, relation), best first
+
+
+def first_hop(first: list[Edge], seed: str) -> tuple[Ranked, dict[str, str]]:
+    """Hop 1 from the seed: its hits, and the path to each entity reached (the best edge reaching an
+    entity wins, as edges come best first). Pure, so every engine walks alike around its own queries."""
     reached: dict[str, str] = {}
-    ranked: list[tuple[int, int, str, Relation]] = []  # (hop, item rowid, via, relation)
+    ranked: Ranked = []
     for e in first:
         start, rest, far = _step(e, seed)
         via = f"{start} {rest}"
         ranked.append((1, e.item, via, e.relation))
         if far != seed:
             reached.setdefault(far, via)
-    if req.max_hops >= 2 and reached:
-        rank = {key: n for n, key in enumerate(reached)}
-        for e in _edges(conn, reached, req, used=(f.edge for f in first)):
-            # from the end hop 1 reached first (an edge between two reached entities walks from the
-            # better-ranked one)
-            start_key = min((k for k in (e.subject_key, e.object_key) if k in rank), key=rank.__getitem__)
-            _, rest, far = _step(e, start_key)
-            if far == seed:
-                continue  # back to the seed: that edge was hop 1's to report
-            ranked.append((2, e.item, f"{reached[start_key]} {rest}", e.relation))
+    return ranked, reached
+
+
+def second_hop(edges: list[Edge], reached: dict[str, str], seed: str) -> Ranked:
+    """Hop 2: each edge walked from the end hop 1 reached first (an edge between two reached entities
+    walks from the better-ranked one); edges back to the seed were hop 1's to report."""
+    rank = {key: n for n, key in enumerate(reached)}
+    out: Ranked = []
+    for e in edges:
+        start_key = min((k for k in (e.subject_key, e.object_key) if k in rank), key=rank.__getitem__)
+        _, rest, far = _step(e, start_key)
+        if far != seed:
+            out.append((2, e.item, f"{reached[start_key]} {rest}", e.relation))
+    return out
+
+
+def choose(ranked: Ranked, limit: int) -> Ranked:
+    """The first hit of each item, up to `limit`."""
     seen: set[int] = set()
-    chosen: list[tuple[int, int, str, Relation]] = []
+    chosen: Ranked = []
     for hit in ranked:
         if hit[1] in seen:
             continue
         seen.add(hit[1])
         chosen.append(hit)
-        if len(chosen) == req.limit:
+        if len(chosen) == limit:
             break
+    return chosen
+
+
+def expand(conn: sqlite3.Connection, req: ExpandRequest) -> ExpandResult:
+    seed = entity_key(req.seed_name)
+    first = _edges(conn, [seed], req)
+    ranked, reached = first_hop(first, seed)
+    if req.max_hops >= 2 and reached:
+        ranked += second_hop(_edges(conn, reached, req, used=(f.edge for f in first)), reached, seed)
+    chosen = choose(ranked, req.limit)
     items = items_by_rowid(conn, [c[1] for c in chosen])
     return ExpandResult(tuple(GraphHit(items[r], hop, via, rel) for hop, r, via, rel in chosen))
