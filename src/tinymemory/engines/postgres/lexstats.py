@@ -23,6 +23,7 @@ from tinymemory.api.namespace import Reach
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.tenancy import tenant_of_text
 from tinymemory.engines.postgres.where import Params, reach_sql
+from tinymemory.engines.sqlite.lexstats import Counts
 from tinymemory.retrieval.pipeline import ScopeStats
 
 WEIGHTS = ("A", "B", "C")  # title, body, context
@@ -82,19 +83,8 @@ def tsquery_text(query_terms: Iterable[str]) -> str:
     return " | ".join(_quote(t) for t in query_terms)
 
 
-class Deltas:
-    """The statistics' changes within one write transaction, applied once by `flush`."""
-
-    def __init__(self) -> None:
-        self.df: Counter[tuple[str, str]] = Counter()
-        self.docs: Counter[str] = Counter()
-        self.tokens: Counter[str] = Counter()
-
-    def count(self, ns: str, words: Iterable[str], df: int, docs: int, tokens: int) -> None:
-        for t in set(words):
-            self.df[(t, ns)] += df
-        self.docs[ns] += docs
-        self.tokens[ns] += tokens
+class Deltas(Counts):
+    """`Counts` (sqlite/lexstats.py) applied to Postgres's statistics tables, once per transaction."""
 
     async def flush(self, conn: Conn) -> None:
         """Apply the changes; a term or namespace no indexed row holds any more leaves no row behind

@@ -30,9 +30,10 @@ def terms(*columns: str) -> list[str]:
     return out
 
 
-class Deltas:
-    """The statistics' changes within one write transaction, applied once by `flush`: a batch of
-    2,000 items then costs one upsert per distinct (term, namespace), not one per item and term."""
+class Counts:
+    """The statistics' changes within one write transaction, kept in memory until an engine applies
+    them once: a batch of 2,000 items then costs one upsert per distinct (term, namespace), not one per
+    item and term. Each engine's `Deltas` adds its own `flush`."""
 
     def __init__(self) -> None:
         self.df: Counter[tuple[str, str]] = Counter()
@@ -44,6 +45,10 @@ class Deltas:
             self.df[(t, ns)] += df
         self.docs[ns] += docs
         self.tokens[ns] += tokens
+
+
+class Deltas(Counts):
+    """`Counts` applied to SQLite's statistics tables."""
 
     def flush(self, conn: sqlite3.Connection) -> None:
         """Apply the changes; a term or namespace no indexed row holds any more leaves no trace (purge
