@@ -10,7 +10,8 @@
 
 The forward pass runs on one BLAS thread, which makes the table the same bytes on every run. The 256-d
 table ships in the package (`scripts/make_static_table.py` regenerates it); `tinymemory embedder build`
-runs the same recipe into the user's data directory.
+runs the same recipe into the user's data directory. The recipe itself (`distil_with`) takes any
+`Teacher`, so a stronger model can be distilled the same way (bench/embedders.py does it for MPNet).
 """
 
 from __future__ import annotations
@@ -19,15 +20,18 @@ import hashlib
 import io
 import os
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from safetensors.numpy import load_file
+from tokenizers import Tokenizer
 
 from tinymemory.api import Unavailable
 from tinymemory.retrieval.embedders.base import Vectors
-from tinymemory.retrieval.embedders.bert_numpy import BertConfig, BertWeights, encode
+from tinymemory.retrieval.embedders.bert_numpy import I64, BertConfig, BertWeights, encode
 from tinymemory.retrieval.embedders.blas_threads import BLAS
 from tinymemory.retrieval.embedders.locate import find_minilm_dir
 from tinymemory.retrieval.embedders.progress import progress_bar
@@ -48,24 +52,47 @@ _SKIP = re.compile(r"\[(PAD|CLS|SEP|MASK|unused\d+)\]")
 _BATCH = 512
 
 
-def distil_ids(vocab: dict[str, int], max_tokens: int | None = None) -> list[int]:
+@dataclass(frozen=True)
+class Teacher:
+    """What the recipe needs from a sentence model: its pooled, normalised vectors and its special ids."""
+
+    label: str  # shown on the progress bar
+    hidden: int
+    encode: Callable[[I64, list[int]], Vectors]  # right-padded ids and real lengths -> pooled vectors
+    cls_id: int = CLS_ID
+    sep_id: int = SEP_ID
+    unk_id: int = UNK_ID
+    skip: re.Pattern[str] = _SKIP  # vocabulary entries that get no row (specials, unused slots)
+
+
+def minilm_teacher(weights: BertWeights) -> Teacher:
+    return Teacher("static-minilm", weights.config.hidden, lambda ids, lengths: encode(weights, ids, lengths))
+
+
+def distil_ids(
+    vocab: dict[str, int],
+    max_tokens: int | None = None,
+    *,
+    unk_id: int = UNK_ID,
+    skip: re.Pattern[str] = _SKIP,
+) -> list[int]:
     """[UNK] then the real tokens in id order; `max_tokens` keeps only the first (most frequent) ones."""
-    real = sorted(i for tok, i in vocab.items() if i != UNK_ID and not _SKIP.fullmatch(tok))
+    real = sorted(i for tok, i in vocab.items() if i != unk_id and not skip.fullmatch(tok))
     if max_tokens is not None:
         real = real[:max_tokens]
-    return [UNK_ID, *real]
+    return [unk_id, *real]
 
 
-def token_vectors(weights: BertWeights, ids: list[int], progress: bool) -> Vectors:
-    """MiniLM's pooled vector of `[CLS] token [SEP]` for each id, shape (len(ids), hidden)."""
-    out = np.empty((len(ids), weights.config.hidden), dtype=np.float32)
+def token_vectors(teacher: Teacher, ids: list[int], progress: bool) -> Vectors:
+    """The teacher's pooled vector of `[CLS] token [SEP]` for each id, shape (len(ids), hidden)."""
+    out = np.empty((len(ids), teacher.hidden), dtype=np.float32)
     with progress_bar(progress) as bar, BLAS.one_thread():
-        task = bar.add_task("tinymemory: distilling the static-minilm table (once)", total=len(ids))
+        task = bar.add_task(f"tinymemory: distilling the {teacher.label} table (once)", total=len(ids))
         for start in range(0, len(ids), _BATCH):
             chunk = ids[start : start + _BATCH]
             batch = np.empty((len(chunk), 3), dtype=np.int64)
-            batch[:, 0], batch[:, 1], batch[:, 2] = CLS_ID, chunk, SEP_ID
-            out[start : start + len(chunk)] = encode(weights, batch, [3] * len(chunk))
+            batch[:, 0], batch[:, 1], batch[:, 2] = teacher.cls_id, chunk, teacher.sep_id
+            out[start : start + len(chunk)] = teacher.encode(batch, [3] * len(chunk))
             bar.advance(task, len(chunk))
     return out
 
@@ -89,6 +116,11 @@ def sif_weights(n: int, coefficient: float = SIF_COEFFICIENT) -> Vectors:
     return out
 
 
+def _check_dim(op: str, dim: int, most: int) -> None:
+    if not 1 <= dim <= most:
+        raise ValueError(f"{op}: `dim` {dim} must be between 1 and {most}")
+
+
 def _weights_dir(model_dir: str | os.PathLike[str] | None) -> Path:
     found = find_minilm_dir(model_dir)
     if found is None:
@@ -105,15 +137,31 @@ def distil_table(
     max_tokens: int | None = None,
     progress: bool = True,
 ) -> Vectors:
-    """The distilled table in float32, shape (vocab, dim); rows of tokens not distilled are zero."""
+    """The distilled MiniLM table in float32, shape (vocab, dim); rows of tokens not distilled are zero."""
     found = _weights_dir(model_dir)
     tokenizer = load_tokenizer(found / "tokenizer.json")
-    ids = distil_ids(tokenizer.get_vocab(with_added_tokens=True), max_tokens)
-    if not 1 <= dim <= min(len(ids), 384):
-        raise ValueError(f"build_static_minilm: `dim` {dim} must be between 1 and {min(len(ids), 384)}")
+    config = BertConfig.from_file(found / "config.json")
+    n_ids = len(distil_ids(tokenizer.get_vocab(with_added_tokens=True), max_tokens))
+    _check_dim("build_static_minilm", dim, min(n_ids, config.hidden))  # before the weights load
     tensors: dict[str, Any] = load_file(str(found / "model.safetensors"))
-    weights = BertWeights.from_tensors(BertConfig.from_file(found / "config.json"), tensors)
-    reduced = pca(token_vectors(weights, ids, progress), dim) * sif_weights(len(ids))[:, None]
+    teacher = minilm_teacher(BertWeights.from_tensors(config, tensors))
+    return distil_with(teacher, tokenizer, dim=dim, max_tokens=max_tokens, progress=progress)
+
+
+def distil_with(
+    teacher: Teacher,
+    tokenizer: Tokenizer,
+    *,
+    dim: int,
+    max_tokens: int | None = None,
+    progress: bool = True,
+) -> Vectors:
+    """The recipe for any teacher: token vectors, PCA to `dim`, SIF weights; float32 (vocab, dim)."""
+    ids = distil_ids(
+        tokenizer.get_vocab(with_added_tokens=True), max_tokens, unk_id=teacher.unk_id, skip=teacher.skip
+    )
+    _check_dim("distil", dim, min(len(ids), teacher.hidden))
+    reduced = pca(token_vectors(teacher, ids, progress), dim) * sif_weights(len(ids))[:, None]
     table = np.zeros((tokenizer.get_vocab_size(with_added_tokens=True), dim), dtype=np.float32)
     table[ids] = reduced
     return table
