@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, time, timedelta
 from typing import Protocol, runtime_checkable
 
 from tinymemory.api.errors import TinyMemoryError, Unavailable
@@ -22,6 +23,22 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 # from memories written without final punctuation do not run together.
 _CLOSED = re.compile(r"[.!?…:;。！？][\"'”’)\]]*$")
 SEPARATOR_CHARS = 2  # ". " at most between two quotes
+# Questions that ask for a time; their quotes start with the date they are about.
+_WHEN = re.compile(r"\b(when|how long ago|(what|which) (year|month|date|day|week|weekend))\b", re.I)
+MONTH_NAMES = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 
 
 @runtime_checkable
@@ -54,6 +71,56 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
 
 
+def asks_when(question: str) -> bool:
+    """Whether the question asks for a time ("when ...", "what year ...", "how long ago ...")."""
+    return _WHEN.search(question) is not None
+
+
+def span_label(start: datetime, end: datetime) -> str:
+    """A closed [start, end] span in words: a day, a whole month or year, or the days it runs over."""
+
+    def day(t: datetime) -> str:
+        return f"{t.day} {MONTH_NAMES[t.month - 1]} {t.year}"
+
+    after = end + timedelta(microseconds=1)
+    midnight = start == start.replace(hour=0, minute=0, second=0, microsecond=0)
+    if start.date() == end.date():
+        return day(start)
+    if midnight and start.day == 1 and after.day == 1 and after.time() == time():
+        if start.month == 1 and after.month == 1 and after.year == start.year + 1:
+            return str(start.year)
+        if (after.year * 12 + after.month) - (start.year * 12 + start.month) == 1:
+            return f"{MONTH_NAMES[start.month - 1]} {start.year}"
+    if (start.year, start.month) == (end.year, end.month):
+        return f"{start.day}-{end.day} {MONTH_NAMES[start.month - 1]} {start.year}"
+    return f"{day(start)} to {day(end)}"
+
+
+def dated(hits: Sequence[Hit]) -> dict[int, str]:
+    """Per hit rank, the label a quote from it starts with when the question asks when: the days the
+    memory is about (its event range, resolved from words like "yesterday" when stored), else the day it
+    was recorded. The memory's own words ("last week") only make sense against that date."""
+    out: dict[int, str] = {}
+    for rank, hit in enumerate(hits):
+        meta = hit.item.meta
+        start = meta.event_from or meta.event_to or meta.observed_at
+        end = meta.event_to or meta.event_from or meta.observed_at
+        if start is not None and end is not None and start <= end:
+            out[rank] = span_label(start, end) + ": "
+    return out
+
+
+def quoted_text(hit: Hit) -> str:
+    """The hit's text without a leading `<speaker>: ` label naming its own source (a transcript line):
+    the citation already says who spoke, and the label is not part of what was said."""
+    text = hit.item.text
+    source = hit.item.meta.source
+    speaker = source.id if source is not None else None
+    if speaker and text.startswith(speaker + ":"):
+        return text[len(speaker) + 1 :].lstrip()
+    return text
+
+
 def extract(
     question: str,
     hits: Sequence[Hit],
@@ -66,40 +133,56 @@ def extract(
 
     Sentences are scored by the share of question terms they contain (ties: better hit, earlier
     sentence); those far below the best are left out; the rest print in hit order, so the answer
-    reads like the memories it quotes, each quote closed by its own punctuation or a period.
+    reads like the memories it quotes, each quote closed by its own punctuation or a period. A
+    transcript line's own speaker label is left out; when the question asks when, each memory's
+    first quote starts with the date it is about.
     """
     if not hits:
         return Extract("", ())
     an = analyzer or default_analyzer()
     wanted = set(an.query_terms(question))
+    split = [
+        (h_rank, s_pos, sentence, set(an.index_terms(sentence)))
+        for h_rank, hit in enumerate(hits[:max_hits])
+        for s_pos, sentence in enumerate(split_sentences(quoted_text(hit)))
+    ]
     candidates: list[tuple[float, int, int, str]] = []
-    for h_rank, hit in enumerate(hits[:max_hits]):
-        for s_pos, sentence in enumerate(split_sentences(hit.item.text)):
-            terms = set(an.index_terms(sentence))
-            overlap = len(wanted & terms) / len(wanted) if wanted else 0.0
-            if overlap > 0:
-                candidates.append((overlap, h_rank, s_pos, sentence))
+    for h_rank, s_pos, sentence, terms in split:
+        overlap = len(wanted & terms) / len(wanted) if wanted else 0.0
+        if overlap > 0:
+            candidates.append((overlap, h_rank, s_pos, sentence))
     if not candidates:
-        first = split_sentences(hits[0].item.text) or [hits[0].item.text.strip()]
+        text = quoted_text(hits[0])
+        first = split_sentences(text) or [text.strip()]
         return Extract(_clip(first[0], budget), (hits[0].item.id,))
     candidates.sort(key=lambda c: (-c[0], c[1], c[2]))
     floor = candidates[0][0] * MIN_RELATIVE_OVERLAP
     candidates = [c for c in candidates if c[0] >= floor]
+    labels = dated(hits[:max_hits]) if asks_when(question) else {}
     chosen: list[tuple[int, int, str]] = []
+    with_label: set[int] = set()
     used_chars = 0
     for _, h_rank, s_pos, sentence in candidates:
         room = budget - used_chars - (SEPARATOR_CHARS if chosen else 0)
         if room <= 0:
             break
-        if len(sentence) > room:
+        label = "" if h_rank in with_label else labels.get(h_rank, "")
+        if len(label) + len(sentence) > room:
             if chosen:
                 continue
-            sentence = _clip(sentence, room)
+            label = label if len(label) < room else ""
+            sentence = _clip(sentence, room - len(label))
         chosen.append((h_rank, s_pos, sentence))
-        used_chars += len(sentence) + (SEPARATOR_CHARS if len(chosen) > 1 else 0)
+        if label:
+            with_label.add(h_rank)
+        used_chars += len(label) + len(sentence) + (SEPARATOR_CHARS if len(chosen) > 1 else 0)
     chosen.sort()
+    quotes: list[str] = []
+    for i, (h_rank, _, sentence) in enumerate(chosen):
+        first_of_hit = i == 0 or chosen[i - 1][0] != h_rank
+        quotes.append(labels[h_rank] + sentence if first_of_hit and h_rank in with_label else sentence)
     used = tuple(dict.fromkeys(hits[h].item.id for h, _, _ in chosen))
-    return Extract(join_quotes([s for _, _, s in chosen]), used)
+    return Extract(join_quotes(quotes), used)
 
 
 class ExtractiveAnswerer:
