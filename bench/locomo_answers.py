@@ -319,6 +319,11 @@ def _take(
     return kept_c, kept_q
 
 
+def mean_gold_tokens(questions: Sequence[Sequence[Question]]) -> float:
+    counts = [len(tokens(q.gold)) for qs in questions for q in qs]
+    return sum(counts) / len(counts) if counts else float("nan")
+
+
 def _cell(values: Mapping[int, float] | None, cat: int) -> str:
     return f"{values[cat]:.3f}" if values and cat in values else "-"
 
@@ -348,12 +353,19 @@ def render(result: dict[str, Any]) -> str:
         "",
         table(headers, quality),
         "",
+        "The extractive answer quotes whole sentences, about "
+        f"{rows['recall, extractive (default)']['mean_tokens']:.0f} tokens against gold answers of "
+        f"{result['gold_tokens']:.1f} on average, so its precision, and with it F1, stays low even when "
+        "the quote holds the answer (exact match is near 0 by construction); `gold tokens found` says how "
+        "often it does.",
+        "",
     ]
     judged = {label: r["judged"] for label, r in rows.items() if r["judged"]}
     if judged:
         lines += [
             f"LLM-judged accuracy (model `{result['llm']}` answers and judges; the judge is told to accept "
-            "the reference's fact in any wording or date format). "
+            "the reference's fact in any wording or date format). The LLM answerer is given each memory's "
+            "text, not its date, which temporal questions need. "
             f"Judge replies that were neither CORRECT nor WRONG, counted as wrong: {result['unparsed']}. "
             f"Failed calls: {sum(r['failures'] for r in rows.values())}.",
             "",
@@ -411,6 +423,7 @@ async def run_answers(
                     "file": path.name,
                     "items": n_items,
                     "questions": sum(len(q) for q in questions),
+                    "gold_tokens": mean_gold_tokens(questions),
                     "mode": default.value if default else "none",
                     "embedder": engine.descriptor.embedder or "none",
                     "machine": machine,
