@@ -1,16 +1,21 @@
 """Time expressions in text resolved against an anchor instant into half-open spans of days.
 
 A memory saying "yesterday" observed on 8 May is about 7 May; a question asking about "last May" is
-about that month. Own small resolver (no dependency): explicit dates, month names, years, and the
-relative forms people use in chat ("last Saturday", "two weeks ago", "next month"). Spans are whole
-days, weeks (Monday first), months or years, in the anchor's time zone.
+about that month. Own small resolver (no dependency): explicit dates, month names, seasons, quarters,
+years, fixed-date holidays, and the relative forms people use in chat ("last Saturday", "two weeks
+ago", "the week before last", "earlier this month"). Spans are whole days, weeks (Monday first),
+months, seasons (northern hemisphere) or years, in the anchor's time zone. Words that are also
+ordinary English ("may", "march", "fall", "second") count only where the context makes them a date;
+numeric dates count only when their reading is unambiguous. The forms and their conventions are listed
+in docs/architecture/retrieval.md ("Temporal expressions").
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 MONTHS = {
     name: i
@@ -53,33 +58,120 @@ NUMBERS = {
     "eight": 8,
     "nine": 9,
     "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
 }
-UNITS = ("day", "week", "month", "year")
+# Vague counts are ranges of units back (or ahead): "a few days ago" is two to five days ago.
+VAGUE = {"a couple of": (1, 3), "couple of": (1, 3), "a few": (2, 5), "few": (2, 5), "several": (3, 7)}
+UNITS = ("day", "week", "weekend", "month", "quarter", "year")
 MAX_AGO = 1000  # a larger count is not a date people talk about; ignored rather than overflowing
 
-_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
-_WEEKDAY = "|".join(WEEKDAYS)
-_COUNT = "|".join(sorted((re.escape(k) for k in NUMBERS), key=len, reverse=True)) + r"|\d{1,4}"
-_ORD = r"(\d{1,2})(?:st|nd|rd|th)?"
+_ORDINAL_WORDS = [
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+    "twelfth",
+    "thirteenth",
+    "fourteenth",
+    "fifteenth",
+    "sixteenth",
+    "seventeenth",
+    "eighteenth",
+    "nineteenth",
+    "twentieth",
+]
+ORDINALS = {w: i for i, w in enumerate(_ORDINAL_WORDS, start=1)}
+ORDINALS |= {f"twenty-{w}": 20 + i for i, w in enumerate(_ORDINAL_WORDS[:9], start=1)}
+ORDINALS |= {f"twenty {w}": 20 + i for i, w in enumerate(_ORDINAL_WORDS[:9], start=1)}
+ORDINALS |= {"thirtieth": 30, "thirty-first": 31, "thirty first": 31}
 
-_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_DAY_MONTH = re.compile(rf"\b{_ORD}(?: of)? ({_MONTH})\b\.?,?(?: (\d{{4}})\b)?")
-_MONTH_DAY = re.compile(rf"\b({_MONTH})\.? {_ORD}\b(?:,? (\d{{4}})\b)?")
-_MONTH_YEAR = re.compile(rf"\b({_MONTH}),? (\d{{4}})\b")
-# a bare month name needs a lead word: "may", "march" and "august" are also ordinary words
-_IN_MONTH = re.compile(rf"\b(in|during|since|until|by|last|next|this|early|late|mid|of)[ -]({_MONTH})\b")
-_IN_YEAR = re.compile(r"\b(?:in|during|since|of|year) (\d{4})\b")
-_SIMPLE = re.compile(
-    r"\b(the day before yesterday|yesterday|last night|today|tonight|this morning|tomorrow)\b"
+# Meteorological seasons, northern hemisphere: the month each starts in. Winter is named by the year of
+# its January and February ("winter 2023" is December 2022 to February 2023).
+SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+# Holidays on a fixed calendar date only; movable or culture-dependent ones ("the holidays", Easter,
+# Thanksgiving) are not resolved.
+HOLIDAYS = {
+    "christmas eve": (12, 24),
+    "christmas day": (12, 25),
+    "christmas": (12, 25),
+    "xmas": (12, 25),
+    "new year's eve": (12, 31),
+    "new year's day": (1, 1),
+    "new year's": (1, 1),
+    "halloween": (10, 31),
+    "valentine's day": (2, 14),
+}
+
+
+def _alt(words: Iterable[str]) -> str:
+    return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
+
+
+_MONTH = _alt(MONTHS)
+_WEEKDAY = _alt(WEEKDAYS)
+_COUNT = _alt([*NUMBERS, *VAGUE]) + r"|\d{1,4}"
+_ORDW = _alt(ORDINALS)
+_UNIT = _alt(UNITS)
+_HOLIDAY = _alt(HOLIDAYS).replace("'", "['’]?")
+_SHIFT = {
+    "last": -1,
+    "previous": -1,
+    "past": -1,
+    "this past": -1,
+    "this": 0,
+    "the": 0,
+    "next": 1,
+    "coming": 1,
+}
+_DAY_SHIFT = {
+    "the day before yesterday": -2,
+    "yesterday": -1,
+    "last night": -1,
+    "tomorrow": 1,
+    "the day after tomorrow": 2,
+}
+_ORDER_LEADS = "since|until|till|by|before|after|from|through|prior to|earlier than|later than"
+_NTH = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3}
+_DATE_LEAD = re.compile(rf"\b(?:on|{_ORDER_LEADS}) $")
+_VERB_MONTHS = ("may", "march")  # also common verbs: a bare "may 3" or "8 march" is not taken as a date
+_AFTER_BARE_DAY = (
+    r"(?=\s*$|\s*[^\w\s]|\s+(?:and|or|but|at|in|for|when|so|then|we|i|you|he|she|they|it|this|that|"
+    r"to|until|through)\b)"
 )
-_DAY_SHIFT = {"the day before yesterday": -2, "yesterday": -1, "last night": -1, "tomorrow": 1}
-_WORD_SHIFT = {"last": -1, "past": -1, "this": 0, "next": 1}
-_REL_UNIT = re.compile(r"\b(last|this|next|past) (week|weekend|month|year)\b")
-_REL_WEEKDAY = re.compile(rf"\b(last|this|next|past) ({_WEEKDAY})\b")
-_AGO = re.compile(rf"\b({_COUNT}) ({'|'.join(UNITS)})s? ago\b")
+
+
+def _month_ref(p: str) -> str:
+    """A month: "this/last/next/the month" or a month name with an optional year (groups prefixed `p`)."""
+    return (
+        rf"(?:(?P<{p}rel>this|last|next|the) month|(?P<{p}mon>{_MONTH})\b(?:,? (?:of )?(?P<{p}yr>\d{{4}}))?)"
+    )
+
+
+def _year_ref(p: str) -> str:
+    return rf"(?:(?P<{p}rel>this|last|next|the) year|(?P<{p}yr>\d{{4}}))"
+
+
+def _day_ord(p: str) -> str:
+    """A day of the month: 8, 8th, or an ordinal word (groups prefixed `p`)."""
+    return rf"(?:(?P<{p}n>\d{{1,2}})(?P<{p}sfx>st|nd|rd|th)?|(?P<{p}w>{_ORDW}))"
+
+
+# The cheap gate: every pattern below needs one of these.
 _ANY = re.compile(
-    rf"\d{{4}}|yesterday|today|tonight|tomorrow|last night|this morning|ago\b|\b(?:last|this|next|past) "
-    rf"(?:week|weekend|month|year|{_WEEKDAY})|\b(?:{_MONTH})\b"
+    rf"\d|\b(?:{_MONTH}|{_WEEKDAY}|{_ORDW}|yesterday|today|tonight|tomorrow|night|morning|afternoon|"
+    rf"evening|ago|now|day|week|weekend|month|quarter|year|spring|summer|autumn|fall|winter|christmas|xmas|"
+    rf"new year|halloween|valentine|other day)"
 )
 
 
@@ -92,9 +184,32 @@ class Span:
     relative: bool
 
 
-def mentions_time(text: str) -> bool:
-    """Cheap pre-check: could `text` hold a time expression at all?"""
-    return _ANY.search(text.casefold()) is not None
+@dataclass(frozen=True, slots=True)
+class Found:
+    """One expression: where it sits in the casefolded text, [start, end), and what it resolves to."""
+
+    start: int
+    end: int
+    span: Span
+    joined: bool = False  # a "from X to Y" / "between X and Y" range
+
+
+class _NotDate:
+    """A handler's answer for a match that is ordinary words, not a date: its text stays free."""
+
+
+NOT_DATE = _NotDate()
+Answer = Span | None | _NotDate
+# A probe instant in a leap year, far from either end of the calendar: anything the resolver reads
+# against a real anchor it also reads against this one.
+PROBE = datetime(2000, 6, 15, 12, tzinfo=UTC)
+
+
+# --- calendar arithmetic ----------------------------------------------------------------------------
+
+
+def _midnight(anchor: datetime) -> datetime:
+    return anchor.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
 def _day(anchor: datetime, y: int, m: int, d: int) -> datetime | None:
@@ -104,17 +219,8 @@ def _day(anchor: datetime, y: int, m: int, d: int) -> datetime | None:
         return None
 
 
-def _month_span(anchor: datetime, y: int, m: int, relative: bool) -> Span | None:
-    start = _day(anchor, y, m, 1)
-    if start is None:
-        return None
-    end = _day(anchor, y + (m == 12), m % 12 + 1, 1)
-    return None if end is None else Span(start, end, relative)
-
-
-def _year_span(anchor: datetime, y: int, relative: bool) -> Span | None:
-    start, end = _day(anchor, y, 1, 1), _day(anchor, y + 1, 1, 1)
-    return None if start is None or end is None else Span(start, end, relative)
+def _span(start: datetime | None, end: datetime | None, relative: bool) -> Span | None:
+    return None if start is None or end is None or start >= end else Span(start, end, relative)
 
 
 def _days(start: datetime | None, n: int, relative: bool) -> Span | None:
@@ -131,9 +237,39 @@ def _shift_month(y: int, m: int, delta: int) -> tuple[int, int]:
     return k // 12, k % 12 + 1
 
 
+def _months(anchor: datetime, y: int, m: int, n: int, relative: bool) -> Span | None:
+    """`n` whole months from the first of month `m` of year `y`."""
+    y2, m2 = _shift_month(y, m, n)
+    return _span(_day(anchor, y, m, 1), _day(anchor, y2, m2, 1), relative)
+
+
+def _month_span(anchor: datetime, y: int, m: int, relative: bool) -> Span | None:
+    return _months(anchor, y, m, 1, relative)
+
+
+def _year_span(anchor: datetime, y: int, relative: bool) -> Span | None:
+    return _span(_day(anchor, y, 1, 1), _day(anchor, y + 1, 1, 1), relative)
+
+
+def _shift_day(day: datetime, unit: str, n: int) -> datetime | None:
+    """The calendar day `n` units from `day` (a month or year shift keeps the day, clamped)."""
+    try:
+        if unit in ("day", "week", "weekend"):
+            return day + timedelta(days=n * (1 if unit == "day" else 7))
+        months = n * {"month": 1, "quarter": 3, "year": 12}[unit]
+        y, m = _shift_month(day.year, day.month, months)
+        for d in range(day.day, 27, -1):
+            got = _day(day, y, m, d)
+            if got is not None:
+                return got
+        return _day(day, y, m, min(day.day, 28))
+    except OverflowError:
+        return None
+
+
 def _unit_span(anchor: datetime, unit: str, shift: int) -> Span | None:
-    """The whole day/week/month/year `shift` units from the anchor's."""
-    today = anchor.replace(hour=0, minute=0, second=0, microsecond=0)
+    """The whole day/week/weekend/month/quarter/year `shift` units from the anchor's."""
+    today = _midnight(anchor)
     try:
         if unit == "day":
             return _days(today + timedelta(days=shift), 1, True)
@@ -145,86 +281,570 @@ def _unit_span(anchor: datetime, unit: str, shift: int) -> Span | None:
         if unit == "month":
             y, m = _shift_month(anchor.year, anchor.month, shift)
             return _month_span(anchor, y, m, True)
+        if unit == "quarter":
+            y, m = _shift_month(anchor.year, (anchor.month - 1) // 3 * 3 + 1, 3 * shift)
+            return _months(anchor, y, m, 3, True)
         return _year_span(anchor, anchor.year + shift, True)
     except OverflowError:
         return None
 
 
-def _weekday_span(anchor: datetime, word: str, weekday: int) -> Span | None:
-    today = anchor.replace(hour=0, minute=0, second=0, microsecond=0)
-    back = (today.weekday() - weekday) % 7 or 7  # the latest such day strictly before today
-    ahead = (weekday - today.weekday()) % 7 or 7
-    try:
-        if word in ("last", "past"):
-            return _days(today - timedelta(days=back), 1, True)
-        if word == "next":
-            return _days(today + timedelta(days=ahead), 1, True)
-        return _days(today + timedelta(days=(weekday - today.weekday())), 1, True)  # this <weekday>
-    except OverflowError:
+def _units_back(anchor: datetime, unit: str, lo: int, hi: int) -> Span | None:
+    """From the unit `hi` back to the unit `lo` back (negative counts look ahead), both whole."""
+    first, last = _unit_span(anchor, unit, -max(lo, hi)), _unit_span(anchor, unit, -min(lo, hi))
+    return None if first is None or last is None else _span(first.start, last.end, True)
+
+
+def _rolling(anchor: datetime, unit: str, n: int) -> Span | None:
+    """The last `n` units up to and including the anchor's day (negative `n`: the next ones)."""
+    today = _midnight(anchor)
+    if n >= 0:
+        return _span(_shift_day(today, unit, -n), _shift_day(today, "day", 1), True)
+    end = _shift_day(today, unit, -n)
+    return _span(today, None if end is None else _shift_day(end, "day", 1), True)
+
+
+def _nearest(candidates: list[Span | None], anchor: datetime, which: str) -> Span | None:
+    """Among instances of a recurring date: "last" the latest over before today, "next" the first
+    starting after today, otherwise the one holding today or else the nearest (ties go to the past)."""
+    today = _midnight(anchor)
+    spans = [s for s in candidates if s is not None]
+    if which in ("last", "previous", "past", "this past"):
+        before = [s for s in spans if s.end <= today]
+        return max(before, key=lambda s: s.start, default=None)
+    if which in ("next", "coming"):
+        after = [s for s in spans if s.start > today]
+        return min(after, key=lambda s: s.start, default=None)
+
+    def distance(s: Span) -> timedelta:
+        if s.start <= today < s.end:
+            return timedelta(0)
+        return s.start - today if today < s.start else today - s.end + timedelta(days=1)
+
+    return min(spans, key=lambda s: (distance(s), s.start), default=None)
+
+
+def _thirds(span: Span | None, part: str) -> Span | None:
+    """Early, mid or late part of a month (days 1-10, 11-20, 21-end) or of a year (four months each);
+    or its first or second half (days 1-15 and 16-end; January-June and July-December)."""
+    if span is None:
         return None
+    a = span.start
+    if part in ("first half", "second half"):
+        second = part == "second half"
+        if span.end - span.start > timedelta(days=31):
+            return _months(a, a.year, 7 if second else 1, 6, span.relative)
+        mid = a + timedelta(days=15)
+        return _span(mid, span.end, span.relative) if second else _span(a, mid, span.relative)
+    third = {"early": 0, "beginning": 0, "start": 0, "mid": 1, "middle": 1, "late": 2, "end": 2}[part]
+    if span.end - span.start > timedelta(days=31):  # a year
+        return _months(a, a.year, 1 + 4 * third, 4, span.relative)
+    start = a + timedelta(days=10 * third)
+    return _span(start, span.end if third == 2 else start + timedelta(days=10), span.relative)
+
+
+# --- readers for matched groups -----------------------------------------------------------------------
 
 
 def _count(word: str) -> int:
     return NUMBERS[word] if word in NUMBERS else int(word)
 
 
-def resolve(text: str, anchor: datetime) -> list[Span]:
-    """Every time expression in `text` as a span, in no particular order; unparseable ones are skipped."""
-    low = text.casefold()
-    if not mentions_time(low):
-        return []
-    spans: list[Span | None] = []
-    taken: list[tuple[int, int]] = []
+def _counts(word: str) -> tuple[int, int]:
+    if word in VAGUE:
+        return VAGUE[word]
+    n = _count(word)
+    return n, n
 
-    def free(m: re.Match[str]) -> bool:
-        """Longer, more precise patterns run first; a later match inside their text is skipped."""
-        if any(a < m.end() and m.start() < b for a, b in taken):
-            return False
-        taken.append((m.start(), m.end()))
-        return True
 
-    for m in _ISO.finditer(low):
-        if free(m):
-            spans.append(_days(_day(anchor, int(m[1]), int(m[2]), int(m[3])), 1, False))
-    for m in _DAY_MONTH.finditer(low):
-        if free(m):
-            y = int(m[3]) if m[3] else anchor.year
-            spans.append(_days(_day(anchor, y, MONTHS[m[2]], int(m[1])), 1, m[3] is None))
-    for m in _MONTH_DAY.finditer(low):
-        if m[1] == "may" and m[3] is None:
-            continue  # "may 3 people come" is a verb far more often than a date
-        if free(m):
-            y = int(m[3]) if m[3] else anchor.year
-            spans.append(_days(_day(anchor, y, MONTHS[m[1]], int(m[2])), 1, m[3] is None))
-    for m in _MONTH_YEAR.finditer(low):
-        if free(m):
-            spans.append(_month_span(anchor, int(m[2]), MONTHS[m[1]], False))
-    for m in _IN_MONTH.finditer(low):
-        if free(m):
-            month, y = MONTHS[m[2]], anchor.year
-            if m[1] == "last" and month >= anchor.month:
-                y -= 1  # "last March" said in May is this year's March; said in March, last year's
-            elif m[1] == "next" and month <= anchor.month:
-                y += 1
-            spans.append(_month_span(anchor, y, month, True))
-    for m in _IN_YEAR.finditer(low):
-        if free(m):
-            spans.append(_year_span(anchor, int(m[1]), False))
-    for m in _SIMPLE.finditer(low):
-        if free(m):
-            spans.append(_unit_span(anchor, "day", _DAY_SHIFT.get(m[1], 0)))
-    for m in _REL_WEEKDAY.finditer(low):
-        if free(m):
-            spans.append(_weekday_span(anchor, m[1], WEEKDAYS[m[2]]))
-    for m in _REL_UNIT.finditer(low):
-        if free(m):
-            spans.append(_unit_span(anchor, m[2], _WORD_SHIFT[m[1]]))
-    for m in _AGO.finditer(low):
-        n = _count(m[1])
-        if n > MAX_AGO or not free(m):
+def _ordinal(m: re.Match[str], p: str) -> int:
+    return int(m[p + "n"]) if m[p + "n"] else ORDINALS[m[p + "w"]]
+
+
+def _lead_before(m: re.Match[str]) -> bool:
+    return _DATE_LEAD.search(m.string, max(0, m.start() - 9), m.start()) is not None
+
+
+def _month_of(m: re.Match[str], p: str, anchor: datetime) -> tuple[int, int, bool]:
+    """(year, month, relative) of a `_month_ref` match."""
+    if m[p + "rel"]:
+        y, mo = _shift_month(anchor.year, anchor.month, _SHIFT[m[p + "rel"]])
+        return y, mo, True
+    year = m[p + "yr"]
+    return (int(year) if year else anchor.year), MONTHS[m[p + "mon"]], year is None
+
+
+def _year_of(m: re.Match[str], p: str, anchor: datetime) -> Span | None:
+    if m[p + "rel"]:
+        return _unit_span(anchor, "year", _SHIFT[m[p + "rel"]])
+    return _year_span(anchor, int(m[p + "yr"]), False)
+
+
+def _season(anchor: datetime, name: str, label: int, relative: bool) -> Span | None:
+    first = SEASONS[name]
+    y = label - 1 if first == 12 else label
+    return _months(anchor, y, first, 3, relative)
+
+
+# --- the forms, most specific first -------------------------------------------------------------------
+
+
+def _iso(m: re.Match[str], a: datetime) -> Answer:
+    return _days(_day(a, int(m[1]), int(m[3]), int(m[4])), 1, False)
+
+
+def _numeric(m: re.Match[str], a: datetime) -> Answer:
+    """d/m/yyyy or m/d/yyyy: only when one reading is impossible (or both agree); else no date."""
+    x, y, year = int(m[1]), int(m[3]), int(m[4])
+    if x > 12 >= y:
+        day, month = x, y
+    elif y > 12 >= x or x == y:
+        day, month = y, x
+    else:
+        return None  # "8/5/2023" is 8 May or August 5: the expression is taken and read as nothing
+    return _days(_day(a, year, month, day), 1, False)
+
+
+def _holiday(m: re.Match[str], a: datetime) -> Answer:
+    if not m["hl"] and not m["hy"]:
+        return NOT_DATE  # "a christmas tree" is not about a day
+    month, day = HOLIDAYS[_holiday_key(m["h"])]
+    if m["hy"]:
+        return _days(_day(a, int(m["hy"]), month, day), 1, False)
+    return _nearest([_days(_day(a, a.year + k, month, day), 1, True) for k in (-1, 0, 1)], a, m["hl"] or "")
+
+
+def _holiday_key(name: str) -> str:
+    """A holiday name as HOLIDAYS spells it, however its apostrophe was typed (or left out)."""
+    bare = name.replace("’", "").replace("'", "")
+    return next(key for key in HOLIDAYS if key.replace("'", "") == bare)
+
+
+def _week_of(m: re.Match[str], a: datetime) -> Answer:
+    y, mo, rel = _month_of(m, "w", a)
+    month = _month_span(a, y, mo, rel)
+    if month is None:
+        return None
+    if m["nth"] == "last":
+        return _span(month.end - timedelta(days=7), month.end, rel)
+    return _days(month.start + timedelta(days=7 * _NTH[m["nth"]]), 7, rel)
+
+
+def _part(m: re.Match[str], a: datetime) -> Answer:
+    part = m["part"].removeprefix("the ").removesuffix(" of")
+    if m["mrel"] or m["mmon"]:
+        y, mo, rel = _month_of(m, "m", a)
+        return _thirds(_month_span(a, y, mo, rel), part)
+    return _thirds(_year_of(m, "y", a), part)
+
+
+def _earlier_later(m: re.Match[str], a: datetime) -> Answer:
+    """Part of the current unit: "earlier this month" up to the anchor's day, "later this week" after it."""
+    whole = _unit_span(a, m[2], 0)
+    if whole is None:
+        return None
+    today = _midnight(a)
+    if m[1] == "earlier":
+        return _span(whole.start, _shift_day(today, "day", 1), True)
+    return _span(_shift_day(today, "day", 1), whole.end, True) or _days(today, 1, True)
+
+
+def _day_month(m: re.Match[str], a: datetime) -> Answer:
+    if m["dw"] and not m["of"]:
+        return NOT_DATE  # "the first may" is not a date; "the first of May" is
+    month = m["mon"]
+    if month in _VERB_MONTHS and not (m["yr"] or m["dsfx"] or m["of"] or _lead_before(m)):
+        return NOT_DATE
+    y = int(m["yr"]) if m["yr"] else a.year
+    return _days(_day(a, y, MONTHS[month], _ordinal(m, "d")), 1, m["yr"] is None)
+
+
+def _month_day(m: re.Match[str], a: datetime) -> Answer:
+    month = m["mon"]
+    if month in _VERB_MONTHS and not (m["yr"] or m["dsfx"] or _lead_before(m)):
+        return NOT_DATE  # "may 3 people come" is a verb far more often than a date
+    y = int(m["yr"]) if m["yr"] else a.year
+    return _days(_day(a, y, MONTHS[month], _ordinal(m, "d")), 1, m["yr"] is None)
+
+
+def _month_year(m: re.Match[str], a: datetime) -> Answer:
+    return _month_span(a, int(m[2]), MONTHS[m[1]], False)
+
+
+def _season_form(m: re.Match[str], a: datetime) -> Answer:
+    lead, name = m["sl"], m["s"]
+    if not (lead or m["sp"] or m["sy"]):
+        return NOT_DATE  # "summer camp", "spring water": a season word alone is not a time
+    if name == "fall" and m["the"] and lead not in ("in", "during", "over"):
+        return NOT_DATE  # "after the fall" is usually an accident, not autumn
+    if m["sy"]:
+        span = _season(a, name, int(m["sy"]), False)
+    else:
+        near = [_season(a, name, a.year + k, True) for k in (-2, -1, 0, 1, 2)]
+        span = _nearest(near, a, lead or "")
+    if span is not None and m["sp"]:  # early / mid / late: the season's first, second or third month
+        y, mo = _shift_month(span.start.year, span.start.month, {"early": 0, "mid": 1, "late": 2}[m["sp"]])
+        span = _months(a, y, mo, 1, span.relative)
+    return span
+
+
+def _quarter(m: re.Match[str], a: datetime) -> Answer:
+    if not m["qy"] and not (m["qn"] and m["ql"]):
+        return NOT_DATE  # "Q1:" heads a list; "the third quarter" of a game
+    n = int(m["qn"]) if m["qn"] else _NTH[m["qw"]] + 1
+    year = int(m["qy"]) if m["qy"] else a.year
+    return _months(a, year, 3 * n - 2, 3, m["qy"] is None)
+
+
+def _in_month(m: re.Match[str], a: datetime) -> Answer:
+    lead, month = m[1], MONTHS[m[2]]
+    if m[2] == "may" and lead == "this":
+        return NOT_DATE  # "this may help"
+    y = a.year
+    if lead == "last" and month >= a.month:
+        y -= 1  # "last March" said in May is this year's March; said in March, last year's
+    elif lead == "next" and month <= a.month:
+        y += 1
+    return _month_span(a, y, month, True)
+
+
+def _in_year(m: re.Match[str], a: datetime) -> Answer:
+    return _year_span(a, int(m[1]), False)
+
+
+def _before_last(m: re.Match[str], a: datetime) -> Answer:
+    shift = -2 if m[2] == "before last" else 2
+    return _unit_span(a, m[1], shift)
+
+
+def _weekday_before_last(m: re.Match[str], a: datetime) -> Answer:
+    last = _weekday_span(a, "last", WEEKDAYS[m[1]])
+    return None if last is None else _days(last.start - timedelta(days=7), 1, True)
+
+
+def _simple(m: re.Match[str], a: datetime) -> Answer:
+    return _unit_span(a, "day", _DAY_SHIFT.get(m[1], 0))
+
+
+def _other_day(m: re.Match[str], a: datetime) -> Answer:
+    """Some day of the past week, not today ("the other day")."""
+    today = _midnight(a)
+    return _span(_shift_day(today, "day", -7), today, True)
+
+
+def _weekday_span(anchor: datetime, word: str, weekday: int) -> Span | None:
+    today = _midnight(anchor)
+    back = (today.weekday() - weekday) % 7 or 7  # the latest such day strictly before today
+    ahead = (weekday - today.weekday()) % 7 or 7
+    try:
+        if word in ("last", "past", "this past"):
+            return _days(today - timedelta(days=back), 1, True)
+        if word in ("next", "coming"):
+            return _days(today + timedelta(days=ahead), 1, True)
+        if word == "on":  # the latest such day on or before the anchor's
+            return _days(today - timedelta(days=(today.weekday() - weekday) % 7), 1, True)
+        return _days(today + timedelta(days=(weekday - today.weekday())), 1, True)  # this <weekday>
+    except OverflowError:
+        return None
+
+
+def _rel_weekday(m: re.Match[str], a: datetime) -> Answer:
+    return _weekday_span(a, m[1], WEEKDAYS[m[2]])
+
+
+def _past_n(m: re.Match[str], a: datetime) -> Answer:
+    """A rolling window ending (or starting) today: "the past three weeks", "the next few days"; a vague
+    count takes its upper end."""
+    n = max(_counts(m[2]))
+    if n > MAX_AGO:
+        return NOT_DATE
+    return _rolling(a, m[3], -n if m[1] in ("next", "coming") else n)
+
+
+def _past_unit(m: re.Match[str], a: datetime) -> Answer:
+    """One unit back up to today: "the past week" (unlike "last week", the calendar week before)."""
+    return _rolling(a, m[1], 1)
+
+
+def _rel_unit(m: re.Match[str], a: datetime) -> Answer:
+    return _unit_span(a, m[2], _SHIFT[m[1]])
+
+
+def _ago(m: re.Match[str], a: datetime) -> Answer:
+    lo, hi = _counts(m[1])
+    if m[2]:
+        lo, hi = min(lo, *_counts(m[2])), max(hi, *_counts(m[2]))
+    if hi > MAX_AGO:
+        return NOT_DATE
+    sign = 1 if m[4] == "ago" else -1
+    return _units_back(a, m[3], sign * lo, sign * hi)
+
+
+def _day_or_two(m: re.Match[str], a: datetime) -> Answer:
+    sign = 1 if m[2] == "ago" else -1
+    return _units_back(a, m[1], sign, 2 * sign)
+
+
+def _nth_day(m: re.Match[str], a: datetime) -> Answer:
+    """A day of the month alone ("on the 3rd"): the latest such day on or before the anchor's (memory
+    mostly reports the past), or that day of this / last / next month when one is named."""
+    day = _ordinal(m, "n")
+    if m["nrel"]:
+        y, mo = _shift_month(a.year, a.month, _SHIFT[m["nrel"]])
+        return _days(_day(a, y, mo, day), 1, True)
+    today = _midnight(a)
+    for k in (0, -1, -2):  # a 31st may need two months back
+        y, mo = _shift_month(a.year, a.month, k)
+        start = _day(a, y, mo, day)
+        if start is not None and start <= today:
+            return _days(start, 1, True)
+    return None
+
+
+def _bare_weekday(m: re.Match[str], a: datetime) -> Answer:
+    """A weekday alone ("on Monday", "Saturday was fun"): the latest such day on or before the anchor's."""
+    return _weekday_span(a, "on", WEEKDAYS[m[1]])
+
+
+Rule = tuple[re.Pattern[str], Callable[[re.Match[str], datetime], Answer]]
+_RULES: tuple[Rule, ...] = tuple(
+    (re.compile(pattern), handler)
+    for pattern, handler in (
+        (r"\b(\d{4})([-/])(\d{1,2})\2(\d{1,2})\b", _iso),
+        (r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4})\b", _numeric),
+        (
+            rf"\b(?:(?P<hl>last|this|next|on|at|over|for|during|around|{_ORDER_LEADS}) )?"
+            rf"(?P<h>{_HOLIDAY})\b(?:,? (?P<hy>\d{{4}})\b)?",
+            _holiday,
+        ),
+        (rf"\b(?:the )?(?P<nth>last|{_alt(_NTH)}) week of {_month_ref('w')}", _week_of),
+        (
+            r"\b(?P<part>early|mid|late|(?:the )?(?:beginning|start|middle|end|(?:first|second) half) of)"
+            r"[ -]"
+            rf"(?:{_month_ref('m')}|{_year_ref('y')}\b)",
+            _part,
+        ),
+        (r"\b(earlier|later) (?:this|in the) (week|month|quarter|year)\b", _earlier_later),
+        (rf"\b{_day_ord('d')}(?P<of> of)? (?P<mon>{_MONTH})\b\.?,?(?: (?P<yr>\d{{4}})\b)?", _day_month),
+        (rf"\b(?P<mon>{_MONTH})\.? (?:the )?{_day_ord('d')}\b(?:,? (?P<yr>\d{{4}})\b)?", _month_day),
+        (rf"\b({_MONTH}),? (?:of )?(\d{{4}})\b", _month_year),
+        (
+            rf"\b(?:on|{_ORDER_LEADS}) the (?:(?P<nn>\d{{1,2}})(?:st|nd|rd|th)|(?P<nw>{_ORDW}))"
+            rf"(?: of (?P<nrel>this|last|next) month\b|{_AFTER_BARE_DAY})",
+            _nth_day,
+        ),
+        (
+            rf"\b(?:(?P<sl>this past|last|this|next|past|in|during|over|{_ORDER_LEADS})[ -](?P<the>the )?)?"
+            rf"(?:(?P<sp>early|mid|late)[ -])?(?P<s>spring|summer|autumn|fall|winter)\b"
+            rf"(?:,? (?:of )?(?P<sy>\d{{4}})\b)?",
+            _season_form,
+        ),
+        (
+            rf"\b(?:(?P<ql>in|during|for|{_ORDER_LEADS}) (?:the )?)?"
+            rf"(?:q(?P<qn>[1-4])|(?P<qw>{_alt(_NTH)}) quarter)\b"
+            r"(?: of)?(?:,? (?P<qy>\d{4})\b)?",
+            _quarter,
+        ),
+        (rf"\b(in|during|last|next|this|of|between|{_ORDER_LEADS})[ -]({_MONTH})\b", _in_month),
+        (rf"\b(?:in|during|of|year|between|{_ORDER_LEADS}) (\d{{4}})\b", _in_year),
+        (r"\bthe (day|week|weekend|month|quarter|year) (before last|after next)\b", _before_last),
+        (rf"\b(?:the )?({_WEEKDAY}) before last\b", _weekday_before_last),
+        (
+            r"\b(the day before yesterday|the day after tomorrow|yesterday|last night|today|tonight|"
+            r"this morning|this afternoon|this evening|tomorrow)\b",
+            _simple,
+        ),
+        (r"\bthe other day\b", _other_day),
+        (rf"\b(this past|last|this|next|past|coming) ({_WEEKDAY})\b", _rel_weekday),
+        (rf"\b(past|last|previous|next|coming) ({_COUNT}) ({_UNIT})s\b", _past_n),
+        (r"\b(?:this past|past) (day|week|month|quarter|year)\b", _past_unit),
+        (rf"\b(this past|past|last|this|next|previous|coming) ({_UNIT})\b", _rel_unit),
+        (rf"\b({_COUNT})(?:(?: or |-| to )({_COUNT}))? ({_UNIT})s? (ago|from now)\b", _ago),
+        (rf"\b(?:a|an|one) ({_UNIT}) or two (ago|from now)\b", _day_or_two),
+        (
+            rf"(?<!good )(?<!black )(?<!cyber )(?<!easter )(?<!palm )(?<!every )\b({_WEEKDAY})(?!s\b)\b",
+            _bare_weekday,
+        ),
+    )
+)
+
+
+# --- offsets from a named date: "the week before X", "two days after X", "the Sunday before X" -------
+
+_OFFSET = re.compile(
+    rf"\b(?:the )?(?:(?P<n>{_COUNT}) )?(?P<unit>{_UNIT}|{_WEEKDAY})s? (?:(?P<dir>before|after) )?$"
+)
+_OWN_LEAD = re.compile(r"(before|after) ")
+
+
+def _offsets(low: str, found: list[Found]) -> list[Found]:
+    """An expression preceded by an offset ("the day before", "two weeks after") moves by it; an
+    expression inside the offset's own words ("last weekend before April 10") gives way to it."""
+    out = list(found)
+    for f in found:
+        m = _OFFSET.search(low, max(0, f.start - 40), f.start)
+        own = _OWN_LEAD.match(low, f.start)  # "after christmas" is one expression, lead included
+        direction = m["dir"] if m is not None and m["dir"] else own[1] if own and m is not None else None
+        if m is None or direction is None or f not in out:
             continue
-        spans.append(_unit_span(anchor, m[2], -n))
-    return [s for s in spans if s is not None]
+        try:
+            span = _offset(f.span, m["unit"], m["n"], direction == "before")
+        except OverflowError:
+            span = None
+        if span is None:
+            continue
+        out = [g for g in out if g is not f and not (m.start() < g.end and g.start < m.end())]
+        out.append(Found(m.start(), f.end, span))
+    return sorted(out, key=lambda g: g.start)
+
+
+def _offset(x: Span, unit: str, count: str | None, before: bool) -> Span | None:
+    if unit in WEEKDAYS:  # the latest such day before x, or the first after it
+        if count is not None:
+            return None
+        day = x.start - timedelta(days=1) if before else x.end
+        step = -1 if before else 1
+        while day.weekday() != WEEKDAYS[unit]:
+            day += timedelta(days=step)
+        return _days(day, 1, x.relative)
+    if count is None:  # the whole unit just before or just after x
+        if unit == "weekend":
+            sat = x.start - timedelta(days=(x.start.weekday() - 5) % 7 or 7) if before else None
+            if sat is None:
+                sat = x.end + timedelta(days=(5 - x.end.weekday()) % 7)
+            elif sat + timedelta(days=2) > x.start:
+                sat -= timedelta(days=7)
+            return _days(sat, 2, x.relative)
+        if before:
+            return _span(_shift_day(x.start, unit, -1), x.start, x.relative)
+        return _span(x.end, _shift_day(x.end, unit, 1), x.relative)
+    lo, hi = _counts(count)
+    if hi > MAX_AGO:
+        return None
+    # counted from x's first day back, or from its last day on: "two days after May 3" is May 5
+    base = x.start if before else x.end - timedelta(days=1)
+    near, far = (-lo, -hi) if before else (lo, hi)
+    first, last = sorted((_shift_day(base, unit, near) or base, _shift_day(base, unit, far) or base))
+    if first == base or last == base:
+        return None
+    return _days(first, (last - first).days + 1, x.relative)
+
+
+# --- joining "from X to Y" / "between X and Y" ------------------------------------------------------
+
+_RANGE_HEAD = re.compile(r"\b(?:between|from)\s+(?:the\s+)?$")
+_RANGE_JOIN = re.compile(r"\s*(?:and|to|until|till|through|thru|-|–)\s+(?:the\s+)?|\s*[-–]\s*")
+_BARE_END = re.compile(rf"(?P<y>\d{{4}})\b|(?P<mon>{_MONTH})\b(?:,? (?P<yr>\d{{4}})\b)?")
+
+
+def _join_ranges(low: str, found: list[Found], anchor: datetime) -> list[Found]:
+    """Ranges ("from May to July", "between 2019 and 2021"): the two ends become one span covering both."""
+    out: list[Found] = []
+    i = 0
+    while i < len(found):
+        f = found[i]
+        head = _RANGE_HEAD.search(low, max(0, f.start - 16), f.start)
+        starts_range = head is not None or low.startswith(("from ", "between "), f.start)
+        join = _RANGE_JOIN.match(low, f.end) if starts_range else None
+        end: Found | None = None
+        if join is not None:
+            nxt = found[i + 1] if i + 1 < len(found) else None
+            if nxt is not None and f.end <= nxt.start <= join.end():  # "until july" brings its own lead
+                end, i = nxt, i + 1
+            else:
+                end = _bare_end(low, join.end(), f.span, anchor)
+        if end is None:
+            out.append(f)
+        else:
+            s = _span(min(f.span.start, end.span.start), max(f.span.end, end.span.end), f.span.relative)
+            if s is not None:
+                out.append(Found(head.start() if head else f.start, end.end, s, joined=True))
+        i += 1
+    return out
+
+
+_LIST_JOIN = re.compile(r"\s*,\s*(?:(?:or|and)\s+)?|\s+(?:or|and)\s+")
+_BARE_MONTH = re.compile(rf"({_MONTH})\b(?:,? (\d{{4}})\b)?")
+_CLAUSE_END = re.compile(r"\s*(?:$|[^\w\s])")
+
+
+def _listed_months(low: str, found: list[Found], anchor: datetime) -> list[Found]:
+    """Month names listed after a month ("in June or August", "in May 2022, June and July") are months
+    too, of the first one's year unless they name their own."""
+    out = list(found)
+    queue = [f for f in found if f.span.start.day == 1 and 28 <= (f.span.end - f.span.start).days <= 31]
+    while queue:
+        f = queue.pop(0)
+        join = _LIST_JOIN.match(low, f.end)
+        m = None if join is None else _BARE_MONTH.match(low, join.end())
+        if m is None or any(g.start <= m.start() < g.end for g in out):
+            continue
+        if m[1] in _VERB_MONTHS and not m[2] and not _CLAUSE_END.match(low, m.end()):
+            continue  # "in June and may go" ends in a verb
+        year = int(m[2]) if m[2] else f.span.start.year
+        span = _month_span(anchor, year, MONTHS[m[1]], f.span.relative and not m[2])
+        if span is not None:
+            queue.append(Found(m.start(), m.end(), span))
+            out.append(queue[-1])
+    return sorted(out, key=lambda g: g.start)
+
+
+def _bare_end(low: str, at: int, first: Span, anchor: datetime) -> Found | None:
+    """The far end of a range given as a bare year or month name (no lead word of its own)."""
+    m = _BARE_END.match(low, at)
+    if m is None:
+        return None
+    if m["y"]:
+        span = _year_span(anchor, int(m["y"]), False)
+    else:
+        month = MONTHS[m["mon"]]
+        y = int(m["yr"]) if m["yr"] else first.start.year + (month < first.start.month)
+        span = _month_span(anchor, y, month, m["yr"] is None)
+    return None if span is None else Found(m.start(), m.end(), span)
+
+
+# --- public -----------------------------------------------------------------------------------------
+
+
+def _scan(low: str, anchor: datetime) -> tuple[list[Found], bool]:
+    """The expressions of casefolded text, and whether any form matched at all (even one that resolves
+    to nothing against this anchor). Which forms match depends on the text alone."""
+    if _ANY.search(low) is None:
+        return [], False
+    found: list[Found] = []
+    taken: list[tuple[int, int]] = []
+    for pattern, handler in _RULES:
+        for m in pattern.finditer(low):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue  # longer, more precise forms ran first; a later match inside their text is skipped
+            try:
+                answer = handler(m, anchor)
+            except OverflowError:
+                answer = None
+            if isinstance(answer, _NotDate):
+                continue
+            taken.append((m.start(), m.end()))
+            if answer is not None:
+                found.append(Found(m.start(), m.end(), answer))
+    joined = _join_ranges(low, _offsets(low, sorted(found, key=lambda f: f.start)), anchor)
+    return _listed_months(low, joined, anchor), bool(taken)
+
+
+def find(text: str, anchor: datetime) -> list[Found]:
+    """Every time expression in `text`, in text order; positions index `text.casefold()`."""
+    return _scan(text.casefold(), anchor)[0]
+
+
+def resolve(text: str, anchor: datetime) -> list[Span]:
+    """Every time expression in `text` as a span, in text order; unparseable ones are skipped."""
+    return [f.span for f in find(text, anchor)]
+
+
+def mentions_time(text: str) -> bool:
+    """Does `text` hold a time expression the resolver reads? It depends on the text alone (never on
+    the data, so a read's plan stays the same from page to page), and is false only when `resolve`
+    finds nothing against any anchor."""
+    return _scan(text.casefold(), PROBE)[1]
 
 
 def covering(spans: list[Span]) -> tuple[datetime, datetime] | None:

@@ -6,15 +6,16 @@ so every engine orders hinted results the same way.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from datetime import datetime
-from typing import TypeVar
+from datetime import UTC, datetime
+from typing import Literal, TypeVar
 
 from tinymemory.api.filters import TimeHint
 from tinymemory.api.items import MemoryItem, NewItem
 from tinymemory.api.timeutil import utcnow
-from tinymemory.retrieval.dates import covering, event_range, resolve
+from tinymemory.retrieval.dates import PROBE, Found, event_range, find
 
 T = TypeVar("T")
 
@@ -79,10 +80,96 @@ def boost_by_hint(
     return [rescored[i] for i in order]
 
 
+# TimeHint has no open ends: "before May" reaches back to the first instant a datetime holds and
+# "after May" forward to the last, so the window still holds everything on that side.
+FAR_PAST = datetime.min.replace(tzinfo=UTC)
+FAR_FUTURE = datetime.max.replace(tzinfo=UTC)
+
+# An order word just before a time expression (or opening it: "since 2022" is one expression) turns the
+# expression's days into one side of a window.
+_BEFORE = "before|prior to|earlier than|until|till|up until|up to|by|no later than|through"
+_AFTER = "after|later than|since|from"
+_ORDER_TAIL = re.compile(rf"\b({_BEFORE}|{_AFTER})\s+(?:the\s+)?$")
+_ORDER_HEAD = re.compile(rf"({_BEFORE}|{_AFTER})\s")
+_EXCLUSIVE = {"before", "prior to", "earlier than", "after", "later than"}
+
+
+def _window(low: str, found: Found) -> tuple[datetime, datetime]:
+    """The instants one expression of a question asks about, given the order word before it if any."""
+    span = found.span
+    tail = _ORDER_TAIL.search(low, max(0, found.start - 20), found.start)
+    head = _ORDER_HEAD.match(low, found.start)
+    word = tail[1] if tail else head[1] if head else None
+    if word is None or found.joined:
+        return span.start, span.end  # plain, or a whole "from X to Y" range
+    if word in ("after", "later than"):
+        return span.end, FAR_FUTURE
+    if word in ("since", "from"):
+        return span.start, FAR_FUTURE
+    if word in _EXCLUSIVE:
+        return FAR_PAST, span.start  # before, prior to, earlier than
+    return FAR_PAST, span.end  # until, by, up to, through: the named days included
+
+
 def hint_from_query(query: str, anchor: datetime) -> TimeHint | None:
-    """The days a question is about, from its own time expressions (relative ones against `anchor`)."""
-    cover = covering(resolve(query, anchor))
-    return None if cover is None else TimeHint(start=cover[0], end=cover[1])
+    """The instants a question is about, from its own time expressions (relative ones against `anchor`).
+
+    Plain expressions are covered together ("in May or June"); an order word bounds one side ("before
+    May 2023", "since last summer", "until the 3rd"); "between X and Y" / "from X to Y" is one range.
+    Plain and bounded windows intersect ("in 2023, before May"); an empty intersection gives no hint
+    rather than a guess.
+    """
+    low = query.casefold()
+    found = find(query, anchor)
+    if not found:
+        return None
+    windows = [_window(low, f) for f in found]
+    plain = [w for w in windows if w[0] != FAR_PAST and w[1] != FAR_FUTURE]
+    bounds = [w for w in windows if w[0] == FAR_PAST or w[1] == FAR_FUTURE]
+    start, end = FAR_PAST, FAR_FUTURE
+    if plain:
+        start, end = min(w[0] for w in plain), max(w[1] for w in plain)
+    for lo, hi in bounds:
+        start, end = max(start, lo), min(end, hi)
+    return TimeHint(start=start, end=end) if start < end else None
+
+
+TimeQuestion = Literal["when", "how_long", "order"]
+_HOW_LONG = re.compile(
+    r"\bhow (?:long|many (?:days|weeks|months|years|hours|minutes)|much time)\b|\bfor how long\b"
+)
+_ORDER_Q = re.compile(
+    r"\b(?:before|prior to|earlier than|after|later than|earliest|latest|most recent(?:ly)?|previously|"
+    r"in what order|which came|the (?:first|last) time)\b|"
+    r"\b(?:did|does|do|has|had|have|was|were)\s+\S+(?:\s+\S+)?\s+(?:first|last)\b"
+)
+_WHEN = re.compile(
+    r"\bwhen\b|\bwhat (?:date|day|year|month|time|week|weekend|season)\b|"
+    r"\b(?:which|what) (?:day|date|year|month|week|weekend|season)\b|\bin (?:which|what) (?:year|month)\b"
+)
+
+
+def time_question(query: str) -> TimeQuestion | None:
+    """The kind of time question: "how_long" (a duration: "how long ago", "how many years"), "order"
+    (before / after / first / last), "when" (a date); None when it asks nothing about time.
+
+    It says nothing of which days: "how long has she painted?" has no window, so a caller can use the
+    marker to prefer memory that carries an event time, without a hint that could be wrong. A question
+    that does name a window with an order word ("since last summer") is "order" too.
+    """
+    low = query.casefold()
+    found = find(query, PROBE)
+    if _HOW_LONG.search(low):
+        return "how_long"
+    if any(FAR_PAST in w or FAR_FUTURE in w for w in (_window(low, f) for f in found)):
+        return "order"  # "since last summer", "until the 3rd"
+    for f in reversed(found):  # "last week" and "the week before last" are times, not order words
+        low = low[: f.start] + " " + low[f.end :]
+    if _ORDER_Q.search(low):
+        return "order"
+    if _WHEN.search(low):
+        return "when"
+    return None
 
 
 def with_event_range(item: NewItem, now: datetime | None = None) -> NewItem:
