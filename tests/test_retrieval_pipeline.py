@@ -19,12 +19,16 @@ def us(day: int) -> int:
 
 
 def test_plan_pools_only_when_a_stage_reorders() -> None:
-    plain = FetchPlan.make(FetchMode.LEXICAL, "paint", 10, None, DEFAULT_CONFIG)
+    plain = FetchPlan.make(FetchMode.SEMANTIC, "paint", 10, None, DEFAULT_CONFIG)
     assert (plain.pooled, plain.pool, plain.want) == (False, 0, 11)
+    unranked = FetchPlan.make(FetchMode.LEXICAL, "paint", 10, None, DEFAULT_CONFIG.without("rerank"))
+    assert (unranked.pooled, unranked.want) == (False, 11)
+    reranked = FetchPlan.make(FetchMode.LEXICAL, "paint", 10, None, DEFAULT_CONFIG)
+    assert (reranked.pooled, reranked.pool, reranked.want) == (True, 50, 50)
     hybrid = FetchPlan.make(FetchMode.HYBRID, "paint", 10, None, DEFAULT_CONFIG)
     assert (hybrid.pooled, hybrid.pool, hybrid.want) == (True, 50, 50)
     assert hybrid.postings_budget() < plain.postings_budget()
-    timed = FetchPlan.make(FetchMode.LEXICAL, "what did I paint yesterday", 40, None, DEFAULT_CONFIG)
+    timed = FetchPlan.make(FetchMode.SEMANTIC, "what did I paint yesterday", 40, None, DEFAULT_CONFIG)
     assert (timed.pooled, timed.pool) == (True, 120)
     later = FetchPlan.make(
         FetchMode.HYBRID, "paint", 10, None, DEFAULT_CONFIG, cursor_pool=50, cursor_offset=10
@@ -99,9 +103,14 @@ def test_rank_candidates_asks_only_for_what_a_stage_reads() -> None:
         asked.append("anchor")
         return datetime(2024, 5, 9, tzinfo=UTC)
 
-    common = dict(stats=STATS, cfg=DEFAULT_CONFIG, analyzer=default_analyzer(), hint=None, anchor=anchor)
+    plain = DEFAULT_CONFIG.without("rerank")
+    common = dict(stats=STATS, cfg=plain, analyzer=default_analyzer(), hint=None, anchor=anchor)
     out = pipeline.rank_candidates(FetchMode.LEXICAL, [(1, 0.5), (2, 0.4)], [], load, query="paint", **common)  # type: ignore[arg-type]
     assert out == [(1, 0.5), (2, 0.4)] and asked == []
+    reranked = {**common, "cfg": DEFAULT_CONFIG}
+    pipeline.rank_candidates(FetchMode.LEXICAL, [(1, 0.5), (2, 0.4)], [], load, query="paint", **reranked)  # type: ignore[arg-type]
+    assert asked == ["light:[1, 2]:True"]  # the reranker reads the detailed columns
+    asked.clear()
     out = pipeline.rank_candidates(
         FetchMode.LEXICAL, [(1, 0.5), (8, 0.45)], [], load, query="what did I paint yesterday", **common
     )  # type: ignore[arg-type]

@@ -90,6 +90,8 @@ async def test_a_version_1_file_is_upgraded_in_place_and_keeps_its_memory(tmp_pa
         raw.execute(undo)
     raw.execute("DROP TABLE items_vocab")
     raw.execute("DROP INDEX items_ns_active")
+    raw.execute("DROP INDEX items_thread_ns")
+    raw.execute("CREATE INDEX items_thread ON items(thread_id)")
     raw.execute("DROP INDEX items_ns_observed")
     raw.execute("CREATE INDEX items_ns ON items(ns)")
     raw.execute("PRAGMA user_version = 1")
@@ -99,7 +101,7 @@ async def test_a_version_1_file_is_upgraded_in_place_and_keeps_its_memory(tmp_pa
         hits = (await engine.fetch(FetchRequest("migration working"))).hits
         assert [h.item.id for h in hits] == [stored.id]
     raw = sqlite3.connect(path)
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 7
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 8
     assert raw.execute("SELECT doc FROM items_vocab WHERE term = 'migrat'").fetchone() == (1,)
 
 

@@ -24,7 +24,10 @@ async def ids(engine: SqliteEngine, query: str) -> list[str]:
 
 
 async def test_a_reply_is_found_by_the_words_of_its_question(tmp_path: Path) -> None:
-    async with SqliteEngine(tmp_path / "m.db", embedder=None) as engine:
+    # the context stage alone: the reranker would put the reply above its question (a question rarely
+    # holds the fact asked about), which tests/test_retrieval_features.py covers
+    plain = RetrievalConfig().without("rerank")
+    async with SqliteEngine(tmp_path / "m.db", embedder=None, retrieval=plain) as engine:
         q, a, other, later = await engine.store_many(
             [
                 turn("Alice: what did you paint for the exhibition?"),
@@ -90,6 +93,6 @@ async def test_a_version_2_file_gains_the_context_field_and_keeps_its_memory(tmp
         assert await ids(engine, "migration") == [old.id]
         assert len((await engine.list(ListRequest())).items) == 1
     raw = sqlite3.connect(path)
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 7
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 8
     cols = [r[1] for r in raw.execute("PRAGMA table_info(items_fts)")]
     assert cols == ["title", "body", "context"]

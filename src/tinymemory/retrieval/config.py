@@ -1,8 +1,9 @@
 """RetrievalConfig: every ranking stage by name, with its few parameters, so each can be switched off.
 
 Engines read it; the stages themselves are pure functions in `tinymemory.retrieval`, so every engine
-ranks alike. Defaults are what the LoCoMo bench supports on held-out conversations
-(docs/architecture/retrieval.md explains each choice).
+ranks alike. Defaults were chosen on LoCoMo conversations 0-1 of the dev file and checked on
+conversations 2-3 of the same file (a check split, not held-out data); docs/architecture/retrieval.md
+explains each choice.
 """
 
 from __future__ import annotations
@@ -61,8 +62,18 @@ class TemporalConfig:
 
 @dataclass(frozen=True, slots=True)
 class RerankConfig:
-    """Query-term coverage: score * (1 + strength * idf-weighted share of query terms in the text)."""
+    """Re-order the fused pool before paging.
 
+    `model`: the feature reranker (features.py, rerank_model.py): a fixed linear model over each pooled
+    memory's two ranker scores and ranks, whether the query names its speaker, its neighbouring turns'
+    scores, term coverage, and its shape. `speaker` and `neighbours` switch those feature groups off for
+    ablations. `coverage`: the older query-term coverage multiplier, score * (1 + strength * idf-weighted
+    share of query terms in the text); off by default (the model reads coverage as one of its features).
+    """
+
+    model: bool = True
+    speaker: bool = True
+    neighbours: bool = True
     coverage: bool = False
     strength: float = 0.5
 
@@ -74,7 +85,7 @@ class PriorConfig:
     confidence_strength: float = 0.05
 
 
-STAGES = ("analyzer", "context", "fusion", "temporal", "rerank", "priors")
+STAGES = ("analyzer", "context", "fusion", "temporal", "rerank", "speaker", "neighbours", "priors")
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +125,11 @@ class RetrievalConfig:
         if stage == "temporal":
             return replace(self, temporal=replace(self.temporal, extract_events=False, query_hints=False))
         if stage == "rerank":
-            return replace(self, rerank=replace(self.rerank, coverage=False))
+            return replace(self, rerank=replace(self.rerank, model=False, coverage=False))
+        if stage == "speaker":
+            return replace(self, rerank=replace(self.rerank, speaker=False))
+        if stage == "neighbours":
+            return replace(self, rerank=replace(self.rerank, neighbours=False))
         if stage == "priors":
             return replace(self, priors=PriorConfig(confidence_strength=0.0))
         raise ValueError(f"retrieval: `stage` `{stage}` is not one of {', '.join(STAGES)}")

@@ -18,8 +18,10 @@ from tinymemory.api.filters import FetchMode, TimeHint
 from tinymemory.api.timeutil import from_us, utcnow
 from tinymemory.retrieval.config import RetrievalConfig
 from tinymemory.retrieval.dates import mentions_time
+from tinymemory.retrieval.features import Candidate, feature_rows
 from tinymemory.retrieval.fusion import confidence_prior, convex, rrf
 from tinymemory.retrieval.rerank import idf, rerank_by_coverage
+from tinymemory.retrieval.rerank_model import model_for, relevance
 from tinymemory.retrieval.temporal import (
     boost_by_hint,
     hint_from_query,
@@ -53,14 +55,21 @@ class ScopeStats:
 
 @dataclass(frozen=True, slots=True)
 class Light:
-    """The few columns ranking needs beyond a score (prior, time spans, coverage), times in microseconds
-    since the epoch (UTC)."""
+    """The few columns ranking needs beyond a score (prior, time spans, the reranker's), times in
+    microseconds since the epoch (UTC). The detailed columns (text and after) are loaded only when a
+    reranker reads them: `before`/`after` are the row keys of the active turns just before and after
+    this one in its thread and namespace."""
 
     confidence: float | None
     observed_at: int
     event_from: int | None
     event_to: int | None
     text: str | None = None
+    source: str | None = None
+    ns: str | None = None
+    thread: str | None = None
+    before: int | None = None
+    after: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +101,8 @@ class FetchPlan:
         pooled = (
             mode is FetchMode.HYBRID
             or hint is not None
-            or cfg.rerank.coverage
+            or reranks(cfg)
+            or models(mode, cfg)
             or (cfg.temporal.query_hints and mentions_time(query))
         )
         pool = cursor_pool if cursor_pool is not None else (pool_size(limit) if pooled else 0)
@@ -132,12 +142,28 @@ def needs_light(
     mode: FetchMode, hint: TimeHint | None, derived: TimeHint | None, cfg: RetrievalConfig
 ) -> bool:
     """Whether `rank` reads the candidates' light columns (fusion priors, time spans, coverage text)."""
-    return mode is FetchMode.HYBRID or hint is not None or derived is not None or reranks(cfg)
+    return (
+        mode is FetchMode.HYBRID
+        or hint is not None
+        or derived is not None
+        or reranks(cfg)
+        or models(mode, cfg)
+    )
 
 
 def reranks(cfg: RetrievalConfig) -> bool:
     """Whether the coverage reranker runs (it needs each candidate's text)."""
     return cfg.rerank.coverage and cfg.rerank.strength > 0
+
+
+def models(mode: FetchMode, cfg: RetrievalConfig) -> bool:
+    """Whether the feature reranker runs for `mode` (on when configured and the mode has weights)."""
+    return cfg.rerank.model and model_for(mode.value) is not None
+
+
+def light_detail(mode: FetchMode, cfg: RetrievalConfig) -> bool:
+    """Whether the light columns must include the detailed ones (text, source, thread, neighbours)."""
+    return reranks(cfg) or models(mode, cfg)
 
 
 def wants_anchor(query: str, hint: TimeHint | None, cfg: RetrievalConfig) -> bool:
@@ -215,6 +241,8 @@ def rank(
         ranked = fuse(lex, sem, light, cfg)
     else:
         ranked = lex if mode is FetchMode.LEXICAL else sem
+    if models(mode, cfg) and analyzer is not None and ranked:
+        ranked = _model_rerank(mode, lex, sem, light, stats, cfg, query, analyzer)
     if reranks(cfg) and analyzer is not None and ranked:
         ranked = _rerank(ranked, light, stats, cfg, query, analyzer)
     if derived is not None and hint is None:
@@ -244,6 +272,61 @@ def _rerank(
     return rerank_by_coverage(ranked, terms, terms_of, weights, cfg.rerank.strength)
 
 
+def features_of(
+    lex: Ranked, sem: Ranked, light: Mapping[int, Light], stats: ScopeStats, query: str, analyzer: Analyzer
+) -> tuple[list[int], list[list[float]]]:
+    """The pooled keys and their reranker features (features.FEATURES order), from the read's own
+    candidates, their detailed light columns and the reach's statistics."""
+    terms = analyzer.query_terms(query)
+    candidates: dict[int, Candidate] = {}
+    terms_of: dict[int, set[str]] = {}
+    for rowid, lt in light.items():
+        text = lt.text or ""
+        thread = (lt.ns or "", lt.thread) if lt.thread is not None else None
+        candidates[rowid] = Candidate(text, lt.source, thread, lt.before, lt.after)
+        terms_of[rowid] = set(analyzer.index_terms(text))
+    return feature_rows(
+        lex,
+        sem,
+        candidates,
+        query=query,
+        query_terms=terms,
+        term_weights=term_weights(terms, stats),
+        terms_of=terms_of,
+    )
+
+
+def _model_rerank(
+    mode: FetchMode,
+    lex: Ranked,
+    sem: Ranked,
+    light: Mapping[int, Light],
+    stats: ScopeStats,
+    cfg: RetrievalConfig,
+    query: str,
+    analyzer: Analyzer,
+) -> Ranked:
+    """The pool re-scored by the feature reranker, times the confidence prior (hybrid's fusion applies
+    the prior too, so switching the model off keeps it)."""
+    fitted = model_for(mode.value)
+    assert fitted is not None
+    bias, weights = fitted
+    off: set[str] = set()
+    if not cfg.rerank.speaker:
+        off.add("speaker")
+    if not cfg.rerank.neighbours:
+        off |= {"neighbour", "thread_best", "thread_count"}
+    keys, rows = features_of(lex, sem, light, stats, query, analyzer)
+    strength = cfg.priors.confidence_strength
+    frozen_off = frozenset(off)
+    scored = []
+    for key, row in zip(keys, rows, strict=True):
+        prior = confidence_prior(light[key].confidence, strength=strength) if key in light else 1.0
+        scored.append((key, relevance(row, bias, weights, frozen_off) * (prior if strength > 0 else 1.0)))
+    order = {key: i for i, key in enumerate(keys)}
+    return sorted(scored, key=lambda kv: (-kv[1], order[kv[0]]))
+
+
 def page(ranked: Ranked, offset: int, limit: int) -> tuple[Ranked, bool]:
     """One page of the final order and whether more follow."""
     return ranked[offset : offset + limit], len(ranked) > offset + limit
@@ -266,12 +349,12 @@ def rank_candidates(
     anchor: Callable[[], datetime | None],
 ) -> Ranked:
     """`rank` with its inputs fetched on demand: the reach's newest time only when the query names a
-    time, the light columns only when a stage reads them (`load_light(rowids, with_text)`)."""
+    time, the light columns only when a stage reads them (`load_light(rowids, detailed)`)."""
     derived = derived_hint(query, anchor(), cfg) if wants_anchor(query, hint, cfg) else None
     light: Mapping[int, Light] = {}
     if needs_light(mode, hint, derived, cfg):
         rowids = list({r for r, _ in lex} | {r for r, _ in sem})
-        light = load_light(rowids, reranks(cfg))
+        light = load_light(rowids, light_detail(mode, cfg))
     return rank(
         mode,
         lex,

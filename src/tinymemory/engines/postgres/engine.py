@@ -367,7 +367,7 @@ class PostgresEngine:
             light: dict[int, pipeline.Light] = {}
             if pipeline.needs_light(mode, req.time_hint, derived, cfg):
                 rowids = list({r for r, _ in lex} | {r for r, _ in sem})
-                light = await search.light_rows(conn, rowids, pipeline.reranks(cfg))
+                light = await search.light_rows(conn, rowids, pipeline.light_detail(mode, cfg), snapshot)
             ranked = pipeline.rank(
                 mode,
                 lex,

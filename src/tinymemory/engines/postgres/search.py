@@ -106,17 +106,37 @@ async def visible(conn: Conn, rowids: list[int], flt: MetaFilter, snapshot: int)
     return {int(r[0]) for r in await cur.fetchall()}
 
 
-async def light_rows(conn: Conn, rowids: list[int], with_text: bool = False) -> dict[int, Light]:
-    """The light columns of candidate rows (for fusion priors, time spans and the coverage reranker)."""
+# The active turns just before and after a row in its thread and namespace (index items_thread).
+_BEFORE = (
+    "(SELECT p.rowid FROM items p WHERE p.thread_id = i.thread_id AND p.ns = i.ns AND p.rowid < i.rowid"
+    " AND p.valid_to IS NULL AND p.forgotten_at IS NULL ORDER BY p.rowid DESC LIMIT 1)"
+)
+_AFTER = (
+    "(SELECT n.rowid FROM items n WHERE n.thread_id = i.thread_id AND n.ns = i.ns AND n.rowid > i.rowid"
+    " AND n.rowid <= %s AND n.valid_to IS NULL AND n.forgotten_at IS NULL ORDER BY n.rowid LIMIT 1)"
+)
+
+
+async def light_rows(conn: Conn, rowids: list[int], detailed: bool, snapshot: int) -> dict[int, Light]:
+    """The light columns of candidate rows (fusion priors, time spans); `detailed` adds what the
+    rerankers read: the indexed text (title, text, summary), source, thread and the thread's
+    neighbouring turns up to `snapshot`."""
     if not rowids:
         return {}
-    text = "i.text" if with_text else "NULL"
+    if not detailed:
+        cur = await conn.execute(
+            "SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to"
+            " FROM items i WHERE i.rowid = ANY(%s::bigint[])",
+            (rowids,),
+        )
+        return {int(r[0]): Light(r[1], int(r[2]), r[3], r[4]) for r in await cur.fetchall()}
     cur = await conn.execute(
-        f"SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to, {text}"
-        " FROM items i WHERE i.rowid = ANY(%s::bigint[])",
-        (rowids,),
+        "SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to,"
+        " concat_ws(E'\\n', i.title, i.text, i.summary), i.source_id, i.ns,"
+        f" i.thread_id, {_BEFORE}, {_AFTER} FROM items i WHERE i.rowid = ANY(%s::bigint[])",
+        (snapshot, rowids),
     )
-    return {int(r[0]): Light(r[1], int(r[2]), r[3], r[4], r[5]) for r in await cur.fetchall()}
+    return {int(r[0]): Light(r[1], int(r[2]), *r[3:]) for r in await cur.fetchall()}
 
 
 async def max_rowid(conn: Conn) -> int:

@@ -320,7 +320,7 @@ class SqliteEngine:
                 mode,
                 search.still_visible(conn, lex, req.filter, snapshot),
                 sem,
-                lambda rowids, with_text: search.light_rows(conn, rowids, with_text),
+                lambda rowids, detailed: search.light_rows(conn, rowids, detailed, snapshot),
                 stats=stats,
                 cfg=cfg,
                 query=req.query,

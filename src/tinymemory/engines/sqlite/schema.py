@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from tinymemory.api.errors import Conflict
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 # Times are integer microseconds since the epoch (UTC): exact, compact and ordered.
 # AUTOINCREMENT keeps rowids unique forever, so a purged rowid never names a new item (the vector
@@ -143,6 +143,13 @@ _V7 = """
 CREATE INDEX items_ns_active ON items(ns, kind) WHERE valid_to IS NULL AND forgotten_at IS NULL
 """
 
+# Version 8: a turn's neighbours in its thread and namespace (context relinking and the reranker's
+# neighbour features) come from one index walk instead of filtering every row of the thread.
+_V8 = """
+CREATE INDEX items_thread_ns ON items(thread_id, ns);
+DROP INDEX items_thread
+"""
+
 Migration = Callable[[sqlite3.Connection], None]
 
 
@@ -197,6 +204,10 @@ def _to_v7(conn: sqlite3.Connection) -> None:
     _run_script(conn, _V7)
 
 
+def _to_v8(conn: sqlite3.Connection) -> None:
+    _run_script(conn, _V8)
+
+
 # MIGRATIONS[n] takes a database at version n to version n + 1.
 MIGRATIONS: dict[int, Migration] = {
     0: _to_v1,
@@ -206,6 +217,7 @@ MIGRATIONS: dict[int, Migration] = {
     4: _to_v5,
     5: _to_v6,
     6: _to_v7,
+    7: _to_v8,
 }
 
 

@@ -240,15 +240,38 @@ def semantic(
         k = min(total, k * max(4, int(1.5 * n / max(len(ranked), 1)) + 1))
 
 
-def light_rows(conn: sqlite3.Connection, rowids: list[int], with_text: bool = False) -> dict[int, Light]:
-    """The light columns of candidate rows (for fusion priors, time spans and the coverage reranker)."""
-    text = "i.text" if with_text else "NULL"
+# Every indexed text of a row (title, text, summary): what the rerankers match query terms against.
+_TEXT = "coalesce(i.title || char(10), '') || i.text || coalesce(char(10) || i.summary, '')"
+# The active turns just before and after a row in its thread and namespace (index items_thread_ns).
+_BEFORE = (
+    "(SELECT p.rowid FROM items p WHERE p.thread_id = i.thread_id AND p.ns = i.ns AND p.rowid < i.rowid"
+    " AND p.valid_to IS NULL AND p.forgotten_at IS NULL ORDER BY p.rowid DESC LIMIT 1)"
+)
+_AFTER = (
+    "(SELECT n.rowid FROM items n WHERE n.thread_id = i.thread_id AND n.ns = i.ns AND n.rowid > i.rowid"
+    " AND n.rowid <= ? AND n.valid_to IS NULL AND n.forgotten_at IS NULL ORDER BY n.rowid LIMIT 1)"
+)
+
+
+def light_rows(
+    conn: sqlite3.Connection, rowids: list[int], detailed: bool = False, snapshot: int | None = None
+) -> dict[int, Light]:
+    """The light columns of candidate rows (fusion priors, time spans); `detailed` adds what the
+    rerankers read: the indexed text, source, thread and the thread's neighbouring turns up to
+    `snapshot`."""
+    if not detailed:
+        rows = conn.execute(
+            "SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to"
+            " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
+            (json.dumps(rowids),),
+        )
+        return {int(r[0]): Light(r[1], int(r[2]), r[3], r[4]) for r in rows}
     rows = conn.execute(
-        f"SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to, {text}"
-        " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
-        (json.dumps(rowids),),
+        f"SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to, {_TEXT}, i.source_id, i.ns,"
+        f" i.thread_id, {_BEFORE}, {_AFTER} FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
+        (snapshot if snapshot is not None else max_rowid(conn), json.dumps(rowids)),
     )
-    return {int(r[0]): Light(r[1], int(r[2]), r[3], r[4], r[5]) for r in rows}
+    return {int(r[0]): Light(*r[1:]) for r in rows}
 
 
 def max_rowid(conn: sqlite3.Connection) -> int:

@@ -1,0 +1,116 @@
+"""What the reranker knows about each pooled candidate: a few numbers read from the two candidate lists,
+the candidate's own light columns and its neighbours in the pool.
+
+Every feature depends only on the read's own candidates and its reach's statistics, so a score reveals
+nothing from outside the reach. The names are the keys of the reranker's weights (rerank_model.py).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from tinymemory.retrieval.fusion import minmax
+from tinymemory.retrieval.rerank import coverage
+
+FEATURES = (
+    "lex_norm",  # lexical score, min-max normalised over the lexical pool (0 when absent)
+    "sem_norm",  # cosine, min-max normalised over the semantic pool (0 when absent)
+    "lex_rank",  # 1 / (1 + rank / 10) in the lexical list, ties sharing a rank (0 when absent)
+    "sem_rank",  # the same in the semantic list
+    "cosine",  # the cosine itself; absent rows get the pool's lowest (an upper bound)
+    "lex_raw",  # the lexical score itself (bm25 mapped into [0, 1))
+    "speaker",  # 1 when the query names the memory's source (a participant's name), else 0
+    "coverage",  # the idf-weighted share of query terms the text holds
+    "neighbour",  # best fused score of the turn just before or after it in its thread, if pooled
+    "thread_best",  # best fused score of any other pooled memory of the same thread
+    "thread_count",  # how many other pooled memories share its thread, / 10
+    "question",  # 1 when the text is itself a question (it asks, it rarely tells)
+    "length",  # log(1 + its number of index terms)
+)
+
+_TRAILING_NOTE = re.compile(r"\s*\[[^\[\]]*\]\s*$")
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """The columns of one pooled memory that the features read."""
+
+    text: str
+    source: str | None = None
+    thread: tuple[str, str] | None = None  # (namespace, thread id)
+    before: int | None = None  # the previous active turn of its thread (row key), if any
+    after: int | None = None  # the next one
+
+
+def is_question(text: str) -> bool:
+    """Whether a text ends in a question mark (a trailing bracketed note such as an attachment aside)."""
+    return _TRAILING_NOTE.sub("", text).rstrip().endswith("?")
+
+
+def named_sources(query: str, sources: set[str]) -> set[str]:
+    """The sources whose id the query names as a whole word, case-insensitively ("What did Ana say?")."""
+    words = {w.casefold() for w in _WORD.findall(query)}
+    return {s for s in sources if s and s.casefold() in words}
+
+
+def ranks(scored: Sequence[tuple[int, float]]) -> dict[int, int]:
+    """Each key's rank in a best-first list, equal scores sharing the rank (how many score higher), so
+    that a tie broken by row order gives the reranker no difference to act on."""
+    out: dict[int, int] = {}
+    for i, (key, score) in enumerate(scored):
+        out[key] = out[scored[i - 1][0]] if i and scored[i - 1][1] == score else i
+    return out
+
+
+def feature_rows(
+    lex: Sequence[tuple[int, float]],
+    sem: Sequence[tuple[int, float]],
+    candidates: Mapping[int, Candidate],
+    *,
+    query: str,
+    query_terms: Sequence[str],
+    term_weights: Mapping[str, float],
+    terms_of: Mapping[int, set[str]],
+) -> tuple[list[int], list[list[float]]]:
+    """The pooled keys (lexical order first, then semantic) and one feature row each, in FEATURES order."""
+    lex_n, sem_n = minmax(lex), minmax(sem)
+    keys = list(dict.fromkeys([k for k, _ in lex] + [k for k, _ in sem]))
+    lex_rank, sem_rank = ranks(lex), ranks(sem)
+    lex_raw = dict(lex)
+    cosines = dict(sem)
+    floor = min(cosines.values()) if cosines else 0.0
+    fused = {k: 0.5 * lex_n.get(k, 0.0) + 0.5 * sem_n.get(k, 0.0) for k in keys}
+    named = named_sources(query, {c.source for c in candidates.values() if c.source})
+    threads: dict[tuple[str, str], list[int]] = {}
+    for k in keys:
+        c = candidates.get(k)
+        if c is not None and c.thread is not None:
+            threads.setdefault(c.thread, []).append(k)
+    rows = []
+    for k in keys:
+        c = candidates.get(k, Candidate(""))
+        mates = [m for m in threads.get(c.thread, []) if m != k] if c.thread is not None else []
+        near = [fused[n] for n in (c.before, c.after) if n is not None and n in fused]
+        terms = terms_of.get(k, set())
+        rows.append(
+            [
+                lex_n.get(k, 0.0),
+                sem_n.get(k, 0.0),
+                1.0 / (1.0 + lex_rank[k] / 10.0) if k in lex_rank else 0.0,
+                1.0 / (1.0 + sem_rank[k] / 10.0) if k in sem_rank else 0.0,
+                cosines.get(k, floor),
+                lex_raw.get(k, 0.0),
+                1.0 if c.source in named else 0.0,
+                coverage(query_terms, terms, term_weights) if query_terms else 0.0,
+                max(near, default=0.0),
+                max((fused[m] for m in mates), default=0.0),
+                len(mates) / 10.0,
+                1.0 if is_question(c.text) else 0.0,
+                math.log1p(len(terms)),
+            ]
+        )
+    return keys, rows
