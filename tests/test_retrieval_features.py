@@ -1,0 +1,112 @@
+"""The reranker's features and the model over them: each signal read from the read's own candidates."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tinymemory.api import FetchMode, FetchRequest, ForgetRequest, ItemKind, ItemMeta, NewItem, Source
+from tinymemory.engines.sqlite import SqliteEngine, search
+from tinymemory.retrieval import pipeline
+from tinymemory.retrieval.config import DEFAULT_CONFIG
+from tinymemory.retrieval.features import FEATURES, Candidate, feature_rows, is_question, named_sources, ranks
+from tinymemory.retrieval.pipeline import Light, ScopeStats
+from tinymemory.retrieval.text import default_analyzer
+
+DAY = datetime(2024, 5, 8, 12, tzinfo=UTC)
+
+
+def col(rows: list[list[float]], keys: list[int], key: int, name: str) -> float:
+    return rows[keys.index(key)][FEATURES.index(name)]
+
+
+def test_a_source_is_named_only_as_a_whole_word_in_any_case() -> None:
+    assert named_sources("What did ana paint?", {"Ana", "Bob"}) == {"Ana"}
+    assert named_sources("What did Banana say?", {"Ana"}) == set()
+    assert named_sources("anything", {""}) == set()
+
+
+def test_a_question_is_a_text_ending_in_a_question_mark_before_any_trailing_note() -> None:
+    assert is_question("Did you go? [shares a photo of a lake]")
+    assert is_question("where to?  ")
+    assert not is_question("I went. Why? Because.")
+
+
+def test_equal_scores_share_a_rank() -> None:
+    assert ranks([(1, 0.9), (2, 0.5), (3, 0.5), (4, 0.1)]) == {1: 0, 2: 1, 3: 1, 4: 3}
+
+
+def test_features_read_neighbours_threads_and_speakers_from_the_pool() -> None:
+    lex = [(1, 0.8), (2, 0.4), (3, 0.2)]
+    sem = [(2, 0.9), (4, 0.3)]
+    cands = {
+        1: Candidate("Ana: what did you paint?", "Ana", ("n", "t1"), None, 2),
+        2: Candidate("Bob: a sunrise over the lake", "Bob", ("n", "t1"), 1, None),
+        3: Candidate("Bob: lovely", "Bob", ("n", "t2"), None, None),
+        4: Candidate("Ana: hello", "Ana", None, None, None),
+    }
+    keys, rows = feature_rows(
+        lex, sem, cands, query="What did Bob paint?", query_terms=["paint"], term_weights={}, terms_of={}
+    )
+    assert keys == [1, 2, 3, 4]
+    assert col(rows, keys, 2, "speaker") == 1.0 and col(rows, keys, 1, "speaker") == 0.0
+    assert col(rows, keys, 1, "question") == 1.0 and col(rows, keys, 2, "question") == 0.0
+    # 2's neighbour is 1 (fused 0.5 * 1.0 + 0), 1's is 2 (0.5 * 1/3 + 0.5 * 1.0)
+    assert col(rows, keys, 2, "neighbour") == 0.5
+    assert abs(col(rows, keys, 1, "neighbour") - (0.5 / 3 + 0.5)) < 1e-9
+    assert col(rows, keys, 3, "neighbour") == 0.0 and col(rows, keys, 3, "thread_count") == 0.0
+    assert col(rows, keys, 1, "thread_count") == 0.1
+    assert col(rows, keys, 4, "lex_rank") == 0.0 and col(rows, keys, 3, "cosine") == 0.3  # the pool's floor
+
+
+def test_the_model_puts_the_named_speakers_memory_first_and_switches_off() -> None:
+    stats = ScopeStats(docs=4, tokens=20, df={"paint": 2})
+    lex = [(1, 0.5), (2, 0.5)]
+    light = {
+        1: Light(None, 1, None, None, "I paint on Sundays", "Ana", "n", "t", None, None),
+        2: Light(None, 1, None, None, "I paint on Sundays", "Bob", "n", "t2", None, None),
+    }
+    common = dict(stats=stats, query="When does Bob paint?", analyzer=default_analyzer())
+    ranked = pipeline.rank(FetchMode.LEXICAL, lex, [], light, cfg=DEFAULT_CONFIG, **common)  # type: ignore[arg-type]
+    assert [r for r, _ in ranked] == [2, 1] and all(0 < s < 1 for _, s in ranked)
+    off = DEFAULT_CONFIG.without("speaker")
+    ranked = pipeline.rank(FetchMode.LEXICAL, lex, [], light, cfg=off, **common)  # type: ignore[arg-type]
+    assert ranked[0][1] == ranked[1][1]  # nothing tells them apart
+    plain = DEFAULT_CONFIG.without("rerank")
+    assert pipeline.rank(FetchMode.LEXICAL, lex, [], light, cfg=plain, **common) == lex  # type: ignore[arg-type]
+
+
+def turn(text: str, speaker: str, thread: str) -> NewItem:
+    meta = ItemMeta(source=Source("user", speaker), thread_id=thread, observed_at=DAY)
+    return NewItem(ItemKind.CONVERSATION, text, meta=meta)
+
+
+async def test_a_forgotten_turn_is_nobodys_neighbour(tmp_path: Path) -> None:
+    async with SqliteEngine(tmp_path / "m.db", embedder=None) as engine:
+        first, middle, last = await engine.store_many(
+            [turn("Ana: one", "Ana", "s1"), turn("Bob: two", "Bob", "s1"), turn("Ana: three", "Ana", "s1")]
+        )
+        await engine.forget(ForgetRequest(ids=(middle.id,)))
+    with sqlite3.connect(tmp_path / "m.db") as conn:
+        rowid = {i: r for r, i in conn.execute("SELECT rowid, id FROM items")}
+        light = search.light_rows(conn, [rowid[first.id], rowid[last.id]], detailed=True)
+    assert light[rowid[first.id]].after == rowid[last.id] and light[rowid[last.id]].before == rowid[first.id]
+    assert light[rowid[first.id]].source == "Ana" and light[rowid[first.id]].thread == "s1"
+
+
+async def test_a_reply_rises_with_the_question_that_names_the_words(tmp_path: Path) -> None:
+    async with SqliteEngine(tmp_path / "m.db", embedder=None) as engine:
+        _, a, _, _ = await engine.store_many(
+            [
+                turn("Ana: which lake did you paint for the exhibition?", "Ana", "s1"),
+                turn("Bob: the one behind the old mill, at dawn", "Bob", "s1"),
+                turn("Bob: I paint on Sundays", "Bob", "s2"),
+                turn("Bob: the exhibition opens in June", "Bob", "s3"),
+            ]
+        )
+        res = await engine.fetch(
+            FetchRequest("which lake did Bob paint for the exhibition", mode=FetchMode.LEXICAL)
+        )
+        order = [h.item.id for h in res.hits]
+        assert order.index(a.id) < 2, order  # the answer sits beside the question that names the words
