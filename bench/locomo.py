@@ -4,7 +4,7 @@ Protocol (../shared/bench/README.md): every turn is one memory (`Speaker: text`,
 when present), observed at its session's date-time, each conversation in its own namespace; for each
 question of categories 1-4, fetch the top k and score |evidence ∩ top-k| / |evidence|.
 
-    python bench/locomo.py [FILE] [--modes lexical,semantic,hybrid] [--ablation] [--no-write]
+    python bench/locomo.py [FILE] [--modes lexical,semantic,hybrid] [--ablation] [--answers] [--no-write]
 
 The last line printed is `recall@10=<value>` for the engine's default mode.
 """
@@ -448,6 +448,11 @@ async def main_async(args: argparse.Namespace) -> int:
         print("recall@10=nan")
         return 1
     print(f"recall@10={result['modes'][default.value]['recall'][10][0]:.4f}")
+    if args.answers:
+        from locomo_answers import run_answers
+
+        answers = await run_answers(path, not args.no_write, None, lexical_only=args.lexical_only)
+        print(answers["markdown"])
     return 0
 
 
@@ -464,6 +469,11 @@ def main() -> int:
     parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     parser.add_argument(
         "--baselines", action="store_true", help="also run plain BM25 (bm25s) and dense MiniLM side by side"
+    )
+    parser.add_argument(
+        "--answers",
+        action="store_true",
+        help="also score recall's answers against the gold answers (bench/locomo_answers.py)",
     )
     return asyncio.run(main_async(parser.parse_args()))
 
