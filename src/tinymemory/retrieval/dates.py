@@ -200,8 +200,8 @@ class _NotDate:
 
 NOT_DATE = _NotDate()
 Answer = Span | None | _NotDate
-# A probe instant in a leap year, far from either end of the calendar: anything the resolver reads
-# against a real anchor it also reads against this one.
+# A fixed instant (a leap year, far from either end of the calendar) for questions about the text alone:
+# which expressions it holds and where, whatever they resolve to.
 PROBE = datetime(2000, 6, 15, 12, tzinfo=UTC)
 
 
@@ -362,7 +362,7 @@ def _ordinal(m: re.Match[str], p: str) -> int:
 
 
 def _lead_before(m: re.Match[str]) -> bool:
-    return _DATE_LEAD.search(m.string, max(0, m.start() - 9), m.start()) is not None
+    return _DATE_LEAD.search(m.string, max(0, m.start() - 16), m.start()) is not None
 
 
 def _month_of(m: re.Match[str], p: str, anchor: datetime) -> tuple[int, int, bool]:

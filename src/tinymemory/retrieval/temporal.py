@@ -1,7 +1,8 @@
 """Time hints: memory about the asked-for days ranks first; nothing is dropped.
 
 Engines call `span_of` with whatever columns they hold and `partition_by_hint` on their ranked pool,
-so every engine orders hinted results the same way.
+so every engine orders hinted results the same way. A question's own words give a derived hint
+(`hint_from_query`, order words included) and the kind of time question it is (`time_question`).
 """
 
 from __future__ import annotations
