@@ -80,6 +80,7 @@ def window(query: str, anchor: datetime = THURSDAY) -> tuple[str, str] | None:
         ("over the past week it rained", ("2024-11-07", "2024-11-15")),
         ("the next few days are busy", ("2024-11-14", "2024-11-20")),
         ("last quarter sales fell", ("2024-07-01", "2024-10-01")),
+        ("the parcel comes 3 days from now", ("2024-11-17", "2024-11-18")),
     ],
 )
 def test_relative_forms_resolve_against_the_anchor(text: str, want: tuple[str, str]) -> None:

@@ -305,7 +305,7 @@ def _rolling(anchor: datetime, unit: str, n: int) -> Span | None:
 
 
 def _nearest(candidates: list[Span | None], anchor: datetime, which: str) -> Span | None:
-    """Among instances of a recurring date: "last" the latest over before today, "next" the first
+    """Among instances of a recurring date: "last" the latest one over before today, "next" the first
     starting after today, otherwise the one holding today or else the nearest (ties go to the past)."""
     today = _midnight(anchor)
     spans = [s for s in candidates if s is not None]
