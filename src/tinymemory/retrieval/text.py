@@ -50,6 +50,8 @@ OPEN_QUESTION_WORDS = frozenset(
 
 def normalise(text: str) -> str:
     """Compatibility-normalise, drop diacritics and case-fold, so `Café` and `cafe` meet."""
+    if text.isascii():  # nothing to decompose or strip: the same result, without the per-character pass
+        return text.casefold()
     decomposed = unicodedata.normalize("NFKD", text)
     stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return unicodedata.normalize("NFC", stripped).casefold()
