@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from tinymemory.retrieval.fusion import minmax
@@ -31,6 +31,7 @@ FEATURES = (
     "length",  # log(1 + its number of index terms)
 )
 
+TIE = 1e-6
 _TRAILING_NOTE = re.compile(r"\s*\[[^\[\]]*\]\s*$")
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -59,10 +60,12 @@ def named_sources(query: str, sources: set[str]) -> set[str]:
 
 def ranks(scored: Sequence[tuple[int, float]]) -> dict[int, int]:
     """Each key's rank in a best-first list, equal scores sharing the rank (how many score higher), so
-    that a tie broken by row order gives the reranker no difference to act on."""
+    that a tie broken by row order gives the reranker no difference to act on. Scores within TIE of
+    each other are equal: one vector scored in float32 by one engine and float64 by another must tie
+    on both."""
     out: dict[int, int] = {}
     for i, (key, score) in enumerate(scored):
-        out[key] = out[scored[i - 1][0]] if i and scored[i - 1][1] == score else i
+        out[key] = out[scored[i - 1][0]] if i and abs(scored[i - 1][1] - score) <= TIE else i
     return out
 
 
@@ -74,7 +77,7 @@ def feature_rows(
     query: str,
     query_terms: Sequence[str],
     term_weights: Mapping[str, float],
-    terms_of: Mapping[int, set[str]],
+    terms_of: Mapping[int, Set[str]],
 ) -> tuple[list[int], list[list[float]]]:
     """The pooled keys (lexical order first, then semantic) and one feature row each, in FEATURES order."""
     lex_n, sem_n = minmax(lex), minmax(sem)
@@ -95,7 +98,7 @@ def feature_rows(
         c = candidates.get(k, Candidate(""))
         mates = [m for m in threads.get(c.thread, []) if m != k] if c.thread is not None else []
         near = [fused[n] for n in (c.before, c.after) if n is not None and n in fused]
-        terms = terms_of.get(k, set())
+        terms = terms_of.get(k, frozenset())
         rows.append(
             [
                 lex_n.get(k, 0.0),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 
 from tinymemory.api.filters import FetchMode, TimeHint
 from tinymemory.api.timeutil import from_us, utcnow
@@ -241,7 +242,8 @@ def rank(
         ranked = fuse(lex, sem, light, cfg)
     else:
         ranked = lex if mode is FetchMode.LEXICAL else sem
-    if models(mode, cfg) and analyzer is not None and ranked:
+    if models(mode, cfg) and analyzer is not None and ranked and analyzer.has_content_words(query):
+        # a question of stop words only ("what do you know about me?") gets the newest memories, as is
         ranked = _model_rerank(mode, lex, sem, light, stats, cfg, query, analyzer)
     if reranks(cfg) and analyzer is not None and ranked:
         ranked = _rerank(ranked, light, stats, cfg, query, analyzer)
@@ -272,6 +274,13 @@ def _rerank(
     return rerank_by_coverage(ranked, terms, terms_of, weights, cfg.rerank.strength)
 
 
+@lru_cache(maxsize=8192)
+def _term_set(analyzer: Analyzer, text: str) -> frozenset[str]:
+    """A text's index terms as a set. Cached: the same memories reach the pools of many reads, and their
+    analysis is most of the reranker's cost (the terms depend on the text alone)."""
+    return frozenset(analyzer.index_terms(text))
+
+
 def features_of(
     lex: Ranked, sem: Ranked, light: Mapping[int, Light], stats: ScopeStats, query: str, analyzer: Analyzer
 ) -> tuple[list[int], list[list[float]]]:
@@ -279,12 +288,12 @@ def features_of(
     candidates, their detailed light columns and the reach's statistics."""
     terms = analyzer.query_terms(query)
     candidates: dict[int, Candidate] = {}
-    terms_of: dict[int, set[str]] = {}
+    terms_of: dict[int, frozenset[str]] = {}
     for rowid, lt in light.items():
         text = lt.text or ""
         thread = (lt.ns or "", lt.thread) if lt.thread is not None else None
         candidates[rowid] = Candidate(text, lt.source, thread, lt.before, lt.after)
-        terms_of[rowid] = set(analyzer.index_terms(text))
+        terms_of[rowid] = _term_set(analyzer, text)
     return feature_rows(
         lex,
         sem,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import TypeVar
 
 K = TypeVar("K", bound=Hashable)
@@ -19,7 +20,7 @@ def idf(doc_freq: int, docs: int) -> float:
     return math.log(1.0 + max(docs, 1) / (1.0 + max(doc_freq, 0)))
 
 
-def coverage(query_terms: Sequence[str], text_terms: set[str], weights: Mapping[str, float]) -> float:
+def coverage(query_terms: Sequence[str], text_terms: AbstractSet[str], weights: Mapping[str, float]) -> float:
     """The weighted share of query terms present in the text, in [0, 1]."""
     total = sum(weights.get(t, 1.0) for t in query_terms)
     if total <= 0:
