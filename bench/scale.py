@@ -34,6 +34,7 @@ import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
+from dataclasses import replace  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -133,6 +134,24 @@ async def time_fetches(engine: Any, queries: list[str], mode: FetchMode, flt: Me
     return lat
 
 
+async def reranker_cost(engine: Any, queries: list[str], flt: MetaFilter) -> dict[str, Any]:
+    """Lexical and hybrid latency with the reranker on and off, alternating query by query in one run, so
+    the load of the machine falls on both alike."""
+    on = engine.retrieval
+    off = replace(on, rerank=replace(on.rerank, model=False))
+    lat: dict[str, list[float]] = {}
+    for mode in (FetchMode.LEXICAL, FetchMode.HYBRID):
+        if mode not in engine.descriptor.fetch_modes:
+            continue
+        for q in queries:
+            for label, cfg in (("on", on), ("off", off)):
+                engine.retrieval = cfg
+                took = await time_fetches(engine, [q], mode, flt)
+                lat.setdefault(f"{mode.value}/rerank-{label}", []).extend(took)
+    engine.retrieval = on
+    return {key: (percentile(v, 50), percentile(v, 95)) for key, v in lat.items()}
+
+
 def disk_mb(path: Path) -> float:
     total = 0
     for suffix in ("", "-wal", "-shm"):
@@ -173,6 +192,7 @@ async def run_size(
                 for label, flt in (("all", everything), ("team", one_team)):
                     lat = await time_fetches(eng, queries, mode, flt)
                     res[f"{mode.value}/{label}"] = (percentile(lat, 50), percentile(lat, 95))
+            res.update(await reranker_cost(eng, queries, everything))
             matrix = eng._matrix
             res["matrix_mb"] = matrix.nbytes / 1e6 if matrix is not None else 0.0
             res["rss_mb"] = rss_mb() - rss0
@@ -327,6 +347,21 @@ def render(
         "",
     ]
     out += targets_lines(rows)
+    cost = [r for r in rows if r.get("hybrid/rerank-on")]
+    if cost:
+        out += [
+            "",
+            "The reranker's share (all items, the same queries alternating with it on and off, p50 / p95 ms; "
+            "these items have no threads or sources, so it pays its full cost for no structural signal):",
+            "",
+        ]
+        for r in cost:
+            parts = [
+                f"{m} {fmt_ms(r.get(f'{m}/rerank-on'))} with, {fmt_ms(r.get(f'{m}/rerank-off'))} without"
+                for m in ("lexical", "hybrid")
+                if r.get(f"{m}/rerank-on")
+            ]
+            out.append(f"- {r['n']:,} items: " + "; ".join(parts) + ".")
     if real:
         out += [
             "",
