@@ -10,7 +10,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 # Each script with the arguments that produce its section of docs/benchmarks.md.
 SCRIPTS: list[tuple[str, list[str]]] = [
-    ("locomo.py", ["--baselines", "--ablation"]),
+    ("locomo.py", ["--baselines", "--ablation", "--answers"]),
     ("embedders.py", []),
     ("scale.py", ["--sizes", "10000,100000,1000000"]),
     ("context_compile.py", []),
