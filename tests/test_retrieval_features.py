@@ -25,6 +25,8 @@ def test_a_source_is_named_only_as_a_whole_word_in_any_case() -> None:
     assert named_sources("What did ana paint?", {"Ana", "Bob"}) == {"Ana"}
     assert named_sources("What did Banana say?", {"Ana"}) == set()
     assert named_sources("anything", {""}) == set()
+    # a source without an id goes by its kind; `kind:name` by its name
+    assert named_sources("what did Ana say", {"user:Ana", "user:Bob", "agent"}) == {"user:Ana"}
 
 
 def test_a_question_is_a_text_ending_in_a_question_mark_before_any_trailing_note() -> None:
@@ -112,3 +114,27 @@ async def test_a_reply_rises_with_the_question_that_names_the_words(tmp_path: Pa
         )
         order = [h.item.id for h in res.hits]
         assert order.index(a.id) < 2, order  # the answer sits beside the question that names the words
+
+
+def test_a_speaker_given_through_the_facade_is_named_by_the_question(tmp_path: Path) -> None:
+    """`Memory.store(..., source="Ana")` keeps the speaker as the source's kind; the reranker reads it
+    even though the name is nowhere in the text."""
+    from tinymemory import Memory
+
+    turns = [
+        ("Bob", "I started a pottery class this spring, my first pottery class"),
+        ("Ana", "me too, a pottery class on Tuesdays"),
+        ("Bob", "the clay studio is near the station"),
+    ]
+    orders = {}
+    for label, cfg in (("on", DEFAULT_CONFIG), ("off", DEFAULT_CONFIG.without("speaker"))):
+        engine = SqliteEngine(tmp_path / f"{label}.db", retrieval=cfg)
+        mem = Memory(namespace="team:acme/user:u1", engine=engine)
+        try:
+            for speaker, text in turns:
+                mem.store(text, source=speaker, thread_id="s1")
+            orders[label] = [h.item.text for h in mem.fetch("When did Ana start the pottery class?").hits]
+        finally:
+            mem.close()
+    assert orders["on"][0] == turns[1][1]
+    assert orders["off"][0] == turns[0][1]  # without the speaker, the closer wording wins

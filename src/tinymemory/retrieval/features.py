@@ -41,7 +41,7 @@ class Candidate:
     """The columns of one pooled memory that the features read."""
 
     text: str
-    source: str | None = None
+    source: str | None = None  # the source's id, or its kind when it has no id
     thread: tuple[str, str] | None = None  # (namespace, thread id)
     before: int | None = None  # the previous active turn of its thread (row key), if any
     after: int | None = None  # the next one
@@ -52,10 +52,16 @@ def is_question(text: str) -> bool:
     return _TRAILING_NOTE.sub("", text).rstrip().endswith("?")
 
 
+def speaker_name(source: str) -> str:
+    """The name a source goes by: its id, or for a `kind:name` source the part after the last colon."""
+    return source.rsplit(":", 1)[-1]
+
+
 def named_sources(query: str, sources: set[str]) -> set[str]:
-    """The sources whose id the query names as a whole word, case-insensitively ("What did Ana say?")."""
+    """The sources the query names as a whole word, case-insensitively ("What did Ana say?" names `Ana`
+    and `user:Ana`)."""
     words = {w.casefold() for w in _WORD.findall(query)}
-    return {s for s in sources if s and s.casefold() in words}
+    return {s for s in sources if s and speaker_name(s).casefold() in words}
 
 
 def ranks(scored: Sequence[tuple[int, float]]) -> dict[int, int]:

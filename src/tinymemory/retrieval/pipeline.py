@@ -57,9 +57,9 @@ class ScopeStats:
 @dataclass(frozen=True, slots=True)
 class Light:
     """The few columns ranking needs beyond a score (prior, time spans, the reranker's), times in
-    microseconds since the epoch (UTC). The detailed columns (text and after) are loaded only when a
-    reranker reads them: `before`/`after` are the row keys of the active turns just before and after
-    this one in its thread and namespace."""
+    microseconds since the epoch (UTC). The detailed columns (text onwards) are loaded only when a
+    reranker reads them: `source` is the source's id, or its kind when it has none; `before`/`after`
+    are the row keys of the active turns just before and after this one in its thread and namespace."""
 
     confidence: float | None
     observed_at: int

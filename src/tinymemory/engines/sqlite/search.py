@@ -267,8 +267,9 @@ def light_rows(
         )
         return {int(r[0]): Light(r[1], int(r[2]), r[3], r[4]) for r in rows}
     rows = conn.execute(
-        f"SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to, {_TEXT}, i.source_id, i.ns,"
-        f" i.thread_id, {_BEFORE}, {_AFTER} FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
+        f"SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to, {_TEXT},"
+        f" coalesce(i.source_id, i.source_kind), i.ns, i.thread_id, {_BEFORE}, {_AFTER}"
+        " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
         (snapshot if snapshot is not None else max_rowid(conn), json.dumps(rowids)),
     )
     return {int(r[0]): Light(*r[1:]) for r in rows}
