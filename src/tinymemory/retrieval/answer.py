@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 
 from tinymemory.api.errors import TinyMemoryError, Unavailable
 from tinymemory.api.requests import Citation, Hit, RecallResult
+from tinymemory.retrieval.temporal import time_question
 from tinymemory.retrieval.text import Analyzer, default_analyzer
 
 DEFAULT_BUDGET_CHARS = 600
@@ -23,8 +24,6 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 # from memories written without final punctuation do not run together.
 _CLOSED = re.compile(r"[.!?…:;。！？][\"'”’)\]]*$")
 SEPARATOR_CHARS = 2  # ". " at most between two quotes
-# Questions that ask for a time; their quotes start with the date they are about.
-_WHEN = re.compile(r"\b(when|how long ago|(what|which) (year|month|date|day|week|weekend))\b", re.I)
 MONTH_NAMES = (
     "January",
     "February",
@@ -72,8 +71,9 @@ def _clip(text: str, limit: int) -> str:
 
 
 def asks_when(question: str) -> bool:
-    """Whether the question asks for a time ("when ...", "what year ...", "how long ago ...")."""
-    return _WHEN.search(question) is not None
+    """Whether the question asks about time ("when ...", "what year ...", "how long ago ...", "did she go
+    before ..."): its quotes then start with the date they are about. temporal.time_question decides."""
+    return time_question(question) is not None
 
 
 def span_label(start: datetime, end: datetime) -> str:

@@ -137,7 +137,9 @@ def hint_from_query(query: str, anchor: datetime) -> TimeHint | None:
 
 TimeQuestion = Literal["when", "how_long", "order"]
 _HOW_LONG = re.compile(
-    r"\bhow (?:long|many (?:days|weeks|months|years|hours|minutes)|much time)\b|\bfor how long\b"
+    # "how long is the commute?" asks a length, not a time: the present "is/are" is left out
+    r"\bhow (?:long(?! (?:is|are)\b)|many (?:days|weeks|months|years|hours|minutes)|much time)\b|"
+    r"\bfor how long\b"
 )
 _ORDER_Q = re.compile(
     r"\b(?:before|prior to|earlier than|after|later than|earliest|latest|most recent(?:ly)?|previously|"
