@@ -21,7 +21,7 @@ from tinymemory.retrieval.embedders import (
     shipped_table,
 )
 
-CHOICES = ("static-minilm", "minilm", "none", "openai")
+CHOICES = ("static-minilm", "minilm", "mpnet", "none", "openai")
 
 
 @pytest.fixture(autouse=True)
@@ -29,6 +29,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in (
         "TINYMEMORY_EMBEDDER",
         "TINYMEMORY_MINILM_DIR",
+        "TINYMEMORY_MPNET_DIR",
         "TINYMEMORY_EMBED_BASE_URL",
         "TINYMEMORY_EMBED_MODEL",
         "TINYMEMORY_EMBED_API_KEY",
@@ -129,9 +130,27 @@ def test_any_other_value_is_rejected_or_recognised(raw: str) -> None:
     if cleaned in CHOICES or not cleaned:
         assert embedder_choice(raw) == (cleaned or "static-minilm")
     else:
-        with pytest.raises(InvalidRequest, match="is not one of static-minilm, minilm, none, openai"):
+        with pytest.raises(InvalidRequest, match="is not one of static-minilm, minilm, mpnet, none, openai"):
             embedder_choice(raw)
 
 
 def test_unset_means_static_minilm() -> None:
     assert embedder_choice(None) == "static-minilm"
+
+
+def test_mpnet_needs_its_folder_and_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tinymemory.retrieval.embedders.mpnet_numpy import MPNetEmbedder
+
+    monkeypatch.setenv("TINYMEMORY_EMBEDDER", "mpnet")
+    assert default_embedder() is None
+    reason = lexical_only_reason()
+    assert reason is not None and "TINYMEMORY_MPNET_DIR is not set" in reason
+    monkeypatch.setenv("TINYMEMORY_MPNET_DIR", str(tmp_path))
+    assert default_embedder() is None
+    reason = lexical_only_reason()
+    assert reason is not None and f"TINYMEMORY_MPNET_DIR={tmp_path} does not hold" in reason
+    for name in ("config.json", "model.safetensors", "tokenizer.json"):
+        (tmp_path / name).write_bytes(b"")
+    emb = default_embedder()
+    assert isinstance(emb, MPNetEmbedder) and not emb.loaded  # selection does not load the weights
+    assert lexical_only_reason() is None
