@@ -7,7 +7,8 @@ ago", "the week before last", "earlier this month"). Spans are whole days, weeks
 months, seasons (northern hemisphere) or years, in the anchor's time zone. Words that are also
 ordinary English ("may", "march", "fall", "second") count only where the context makes them a date;
 numeric dates count only when their reading is unambiguous. The forms and their conventions are listed
-in docs/architecture/retrieval.md ("Temporal expressions").
+in docs/architecture/retrieval.md ("Temporal expressions"). The words it knows are in date_words and
+the calendar arithmetic in calendar_spans; the names other modules use are re-exported here.
 """
 
 from __future__ import annotations
@@ -17,101 +18,47 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-MONTHS = {
-    name: i
-    for i, names in enumerate(
-        (
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ),
-        start=1,
-    )
-    for name in names
-}
-WEEKDAYS = {
-    d: i for i, d in enumerate(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
-}
-NUMBERS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "a couple of": 2,
-    "couple of": 2,
-    "two": 2,
-    "three": 3,
-    "a few": 3,
-    "few": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
-}
-# Vague counts are ranges of units back (or ahead): "a few days ago" is two to five days ago.
-VAGUE = {"a couple of": (1, 3), "couple of": (1, 3), "a few": (2, 5), "few": (2, 5), "several": (3, 7)}
-UNITS = ("day", "week", "weekend", "month", "quarter", "year")
-MAX_AGO = 1000  # a larger count is not a date people talk about; ignored rather than overflowing
+from tinymemory.retrieval import calendar_spans as cal
+from tinymemory.retrieval.calendar_spans import Span
+from tinymemory.retrieval.date_words import (
+    DAY_SHIFT,
+    HOLIDAYS,
+    MONTHS,
+    NTH,
+    NUMBERS,
+    ORDINALS,
+    SEASONS,
+    SHIFT,
+    UNITS,
+    VAGUE,
+    VERB_MONTHS,
+    WEEKDAYS,
+)
 
-_ORDINAL_WORDS = [
-    "first",
-    "second",
-    "third",
-    "fourth",
-    "fifth",
-    "sixth",
-    "seventh",
-    "eighth",
-    "ninth",
-    "tenth",
-    "eleventh",
-    "twelfth",
-    "thirteenth",
-    "fourteenth",
-    "fifteenth",
-    "sixteenth",
-    "seventeenth",
-    "eighteenth",
-    "nineteenth",
-    "twentieth",
+__all__ = [
+    "HOLIDAYS",
+    "MAX_AGO",
+    "MONTHS",
+    "NOT_DATE",
+    "NUMBERS",
+    "ORDINALS",
+    "PROBE",
+    "SEASONS",
+    "UNITS",
+    "VAGUE",
+    "WEEKDAYS",
+    "Answer",
+    "Found",
+    "Rule",
+    "Span",
+    "covering",
+    "event_range",
+    "find",
+    "mentions_time",
+    "resolve",
 ]
-ORDINALS = {w: i for i, w in enumerate(_ORDINAL_WORDS, start=1)}
-ORDINALS |= {f"twenty-{w}": 20 + i for i, w in enumerate(_ORDINAL_WORDS[:9], start=1)}
-ORDINALS |= {f"twenty {w}": 20 + i for i, w in enumerate(_ORDINAL_WORDS[:9], start=1)}
-ORDINALS |= {"thirtieth": 30, "thirty-first": 31, "thirty first": 31}
 
-# Meteorological seasons, northern hemisphere: the month each starts in. Winter is named by the year of
-# its January and February ("winter 2023" is December 2022 to February 2023).
-SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
-# Holidays on a fixed calendar date only; movable or culture-dependent ones ("the holidays", Easter,
-# Thanksgiving) are not resolved.
-HOLIDAYS = {
-    "christmas eve": (12, 24),
-    "christmas day": (12, 25),
-    "christmas": (12, 25),
-    "xmas": (12, 25),
-    "new year's eve": (12, 31),
-    "new year's day": (1, 1),
-    "new year's": (1, 1),
-    "halloween": (10, 31),
-    "valentine's day": (2, 14),
-}
+MAX_AGO = 1000  # a larger count is not a date people talk about; ignored rather than overflowing
 
 
 def _alt(words: Iterable[str]) -> str:
@@ -124,27 +71,8 @@ _COUNT = _alt([*NUMBERS, *VAGUE]) + r"|\d{1,4}"
 _ORDW = _alt(ORDINALS)
 _UNIT = _alt(UNITS)
 _HOLIDAY = _alt(HOLIDAYS).replace("'", "['’]?")
-_SHIFT = {
-    "last": -1,
-    "previous": -1,
-    "past": -1,
-    "this past": -1,
-    "this": 0,
-    "the": 0,
-    "next": 1,
-    "coming": 1,
-}
-_DAY_SHIFT = {
-    "the day before yesterday": -2,
-    "yesterday": -1,
-    "last night": -1,
-    "tomorrow": 1,
-    "the day after tomorrow": 2,
-}
 _ORDER_LEADS = "since|until|till|by|before|after|from|through|prior to|earlier than|later than"
-_NTH = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3}
 _DATE_LEAD = re.compile(rf"\b(?:on|{_ORDER_LEADS}) $")
-_VERB_MONTHS = ("may", "march")  # also common verbs: a bare "may 3" or "8 march" is not taken as a date
 _AFTER_BARE_DAY = (
     r"(?=\s*$|\s*[^\w\s]|\s+(?:and|or|but|at|in|for|when|so|then|we|i|you|he|she|they|it|this|that|"
     r"to|until|through)\b)"
@@ -176,15 +104,6 @@ _ANY = re.compile(
 
 
 @dataclass(frozen=True, slots=True)
-class Span:
-    """A half-open [start, end) interval and whether resolving it needed the anchor (relative)."""
-
-    start: datetime
-    end: datetime
-    relative: bool
-
-
-@dataclass(frozen=True, slots=True)
 class Found:
     """One expression: where it sits in the casefolded text, [start, end), and what it resolves to."""
 
@@ -203,144 +122,6 @@ Answer = Span | None | _NotDate
 # A fixed instant (a leap year, far from either end of the calendar) for questions about the text alone:
 # which expressions it holds and where, whatever they resolve to.
 PROBE = datetime(2000, 6, 15, 12, tzinfo=UTC)
-
-
-# --- calendar arithmetic ----------------------------------------------------------------------------
-
-
-def _midnight(anchor: datetime) -> datetime:
-    return anchor.replace(hour=0, minute=0, second=0, microsecond=0)
-
-
-def _day(anchor: datetime, y: int, m: int, d: int) -> datetime | None:
-    try:
-        return anchor.replace(year=y, month=m, day=d, hour=0, minute=0, second=0, microsecond=0)
-    except ValueError:
-        return None
-
-
-def _span(start: datetime | None, end: datetime | None, relative: bool) -> Span | None:
-    return None if start is None or end is None or start >= end else Span(start, end, relative)
-
-
-def _days(start: datetime | None, n: int, relative: bool) -> Span | None:
-    if start is None:
-        return None
-    try:
-        return Span(start, start + timedelta(days=n), relative)
-    except OverflowError:
-        return None
-
-
-def _shift_month(y: int, m: int, delta: int) -> tuple[int, int]:
-    k = y * 12 + (m - 1) + delta
-    return k // 12, k % 12 + 1
-
-
-def _months(anchor: datetime, y: int, m: int, n: int, relative: bool) -> Span | None:
-    """`n` whole months from the first of month `m` of year `y`."""
-    y2, m2 = _shift_month(y, m, n)
-    return _span(_day(anchor, y, m, 1), _day(anchor, y2, m2, 1), relative)
-
-
-def _month_span(anchor: datetime, y: int, m: int, relative: bool) -> Span | None:
-    return _months(anchor, y, m, 1, relative)
-
-
-def _year_span(anchor: datetime, y: int, relative: bool) -> Span | None:
-    return _span(_day(anchor, y, 1, 1), _day(anchor, y + 1, 1, 1), relative)
-
-
-def _shift_day(day: datetime, unit: str, n: int) -> datetime | None:
-    """The calendar day `n` units from `day` (a month or year shift keeps the day, clamped)."""
-    try:
-        if unit in ("day", "week", "weekend"):
-            return day + timedelta(days=n * (1 if unit == "day" else 7))
-        months = n * {"month": 1, "quarter": 3, "year": 12}[unit]
-        y, m = _shift_month(day.year, day.month, months)
-        for d in range(day.day, 27, -1):
-            got = _day(day, y, m, d)
-            if got is not None:
-                return got
-        return _day(day, y, m, min(day.day, 28))
-    except OverflowError:
-        return None
-
-
-def _unit_span(anchor: datetime, unit: str, shift: int) -> Span | None:
-    """The whole day/week/weekend/month/quarter/year `shift` units from the anchor's."""
-    today = _midnight(anchor)
-    try:
-        if unit == "day":
-            return _days(today + timedelta(days=shift), 1, True)
-        if unit in ("week", "weekend"):
-            monday = today - timedelta(days=today.weekday()) + timedelta(weeks=shift)
-            if unit == "weekend":
-                return _days(monday + timedelta(days=5), 2, True)
-            return _days(monday, 7, True)
-        if unit == "month":
-            y, m = _shift_month(anchor.year, anchor.month, shift)
-            return _month_span(anchor, y, m, True)
-        if unit == "quarter":
-            y, m = _shift_month(anchor.year, (anchor.month - 1) // 3 * 3 + 1, 3 * shift)
-            return _months(anchor, y, m, 3, True)
-        return _year_span(anchor, anchor.year + shift, True)
-    except OverflowError:
-        return None
-
-
-def _units_back(anchor: datetime, unit: str, lo: int, hi: int) -> Span | None:
-    """From the unit `hi` back to the unit `lo` back (negative counts look ahead), both whole."""
-    first, last = _unit_span(anchor, unit, -max(lo, hi)), _unit_span(anchor, unit, -min(lo, hi))
-    return None if first is None or last is None else _span(first.start, last.end, True)
-
-
-def _rolling(anchor: datetime, unit: str, n: int) -> Span | None:
-    """The last `n` units up to and including the anchor's day (negative `n`: the next ones)."""
-    today = _midnight(anchor)
-    if n >= 0:
-        return _span(_shift_day(today, unit, -n), _shift_day(today, "day", 1), True)
-    end = _shift_day(today, unit, -n)
-    return _span(today, None if end is None else _shift_day(end, "day", 1), True)
-
-
-def _nearest(candidates: list[Span | None], anchor: datetime, which: str) -> Span | None:
-    """Among instances of a recurring date: "last" the latest one over before today, "next" the first
-    starting after today, otherwise the one holding today or else the nearest (ties go to the past)."""
-    today = _midnight(anchor)
-    spans = [s for s in candidates if s is not None]
-    if which in ("last", "previous", "past", "this past"):
-        before = [s for s in spans if s.end <= today]
-        return max(before, key=lambda s: s.start, default=None)
-    if which in ("next", "coming"):
-        after = [s for s in spans if s.start > today]
-        return min(after, key=lambda s: s.start, default=None)
-
-    def distance(s: Span) -> timedelta:
-        if s.start <= today < s.end:
-            return timedelta(0)
-        return s.start - today if today < s.start else today - s.end + timedelta(days=1)
-
-    return min(spans, key=lambda s: (distance(s), s.start), default=None)
-
-
-def _thirds(span: Span | None, part: str) -> Span | None:
-    """Early, mid or late part of a month (days 1-10, 11-20, 21-end) or of a year (four months each);
-    or its first or second half (days 1-15 and 16-end; January-June and July-December)."""
-    if span is None:
-        return None
-    a = span.start
-    if part in ("first half", "second half"):
-        second = part == "second half"
-        if span.end - span.start > timedelta(days=31):
-            return _months(a, a.year, 7 if second else 1, 6, span.relative)
-        mid = a + timedelta(days=15)
-        return _span(mid, span.end, span.relative) if second else _span(a, mid, span.relative)
-    third = {"early": 0, "beginning": 0, "start": 0, "mid": 1, "middle": 1, "late": 2, "end": 2}[part]
-    if span.end - span.start > timedelta(days=31):  # a year
-        return _months(a, a.year, 1 + 4 * third, 4, span.relative)
-    start = a + timedelta(days=10 * third)
-    return _span(start, span.end if third == 2 else start + timedelta(days=10), span.relative)
 
 
 # --- readers for matched groups -----------------------------------------------------------------------
@@ -368,7 +149,7 @@ def _lead_before(m: re.Match[str]) -> bool:
 def _month_of(m: re.Match[str], p: str, anchor: datetime) -> tuple[int, int, bool]:
     """(year, month, relative) of a `_month_ref` match."""
     if m[p + "rel"]:
-        y, mo = _shift_month(anchor.year, anchor.month, _SHIFT[m[p + "rel"]])
+        y, mo = cal.shift_month(anchor.year, anchor.month, SHIFT[m[p + "rel"]])
         return y, mo, True
     year = m[p + "yr"]
     return (int(year) if year else anchor.year), MONTHS[m[p + "mon"]], year is None
@@ -376,21 +157,21 @@ def _month_of(m: re.Match[str], p: str, anchor: datetime) -> tuple[int, int, boo
 
 def _year_of(m: re.Match[str], p: str, anchor: datetime) -> Span | None:
     if m[p + "rel"]:
-        return _unit_span(anchor, "year", _SHIFT[m[p + "rel"]])
-    return _year_span(anchor, int(m[p + "yr"]), False)
+        return cal.unit_span(anchor, "year", SHIFT[m[p + "rel"]])
+    return cal.year_span(anchor, int(m[p + "yr"]), False)
 
 
 def _season(anchor: datetime, name: str, label: int, relative: bool) -> Span | None:
     first = SEASONS[name]
     y = label - 1 if first == 12 else label
-    return _months(anchor, y, first, 3, relative)
+    return cal.months(anchor, y, first, 3, relative)
 
 
 # --- the forms, most specific first -------------------------------------------------------------------
 
 
 def _iso(m: re.Match[str], a: datetime) -> Answer:
-    return _days(_day(a, int(m[1]), int(m[3]), int(m[4])), 1, False)
+    return cal.days(cal.day(a, int(m[1]), int(m[3]), int(m[4])), 1, False)
 
 
 def _numeric(m: re.Match[str], a: datetime) -> Answer:
@@ -402,7 +183,7 @@ def _numeric(m: re.Match[str], a: datetime) -> Answer:
         day, month = y, x
     else:
         return None  # "8/5/2023" is 8 May or August 5: the expression is taken and read as nothing
-    return _days(_day(a, year, month, day), 1, False)
+    return cal.days(cal.day(a, year, month, day), 1, False)
 
 
 def _holiday(m: re.Match[str], a: datetime) -> Answer:
@@ -410,8 +191,10 @@ def _holiday(m: re.Match[str], a: datetime) -> Answer:
         return NOT_DATE  # "a christmas tree" is not about a day
     month, day = HOLIDAYS[_holiday_key(m["h"])]
     if m["hy"]:
-        return _days(_day(a, int(m["hy"]), month, day), 1, False)
-    return _nearest([_days(_day(a, a.year + k, month, day), 1, True) for k in (-1, 0, 1)], a, m["hl"] or "")
+        return cal.days(cal.day(a, int(m["hy"]), month, day), 1, False)
+    return cal.nearest(
+        [cal.days(cal.day(a, a.year + k, month, day), 1, True) for k in (-1, 0, 1)], a, m["hl"] or ""
+    )
 
 
 def _holiday_key(name: str) -> str:
@@ -422,53 +205,53 @@ def _holiday_key(name: str) -> str:
 
 def _week_of(m: re.Match[str], a: datetime) -> Answer:
     y, mo, rel = _month_of(m, "w", a)
-    month = _month_span(a, y, mo, rel)
+    month = cal.month_span(a, y, mo, rel)
     if month is None:
         return None
     if m["nth"] == "last":
-        return _span(month.end - timedelta(days=7), month.end, rel)
-    return _days(month.start + timedelta(days=7 * _NTH[m["nth"]]), 7, rel)
+        return cal.span(month.end - timedelta(days=7), month.end, rel)
+    return cal.days(month.start + timedelta(days=7 * NTH[m["nth"]]), 7, rel)
 
 
 def _part(m: re.Match[str], a: datetime) -> Answer:
     part = m["part"].removeprefix("the ").removesuffix(" of")
     if m["mrel"] or m["mmon"]:
         y, mo, rel = _month_of(m, "m", a)
-        return _thirds(_month_span(a, y, mo, rel), part)
-    return _thirds(_year_of(m, "y", a), part)
+        return cal.thirds(cal.month_span(a, y, mo, rel), part)
+    return cal.thirds(_year_of(m, "y", a), part)
 
 
 def _earlier_later(m: re.Match[str], a: datetime) -> Answer:
     """Part of the current unit: "earlier this month" up to the anchor's day, "later this week" after it."""
-    whole = _unit_span(a, m[2], 0)
+    whole = cal.unit_span(a, m[2], 0)
     if whole is None:
         return None
-    today = _midnight(a)
+    today = cal.midnight(a)
     if m[1] == "earlier":
-        return _span(whole.start, _shift_day(today, "day", 1), True)
-    return _span(_shift_day(today, "day", 1), whole.end, True) or _days(today, 1, True)
+        return cal.span(whole.start, cal.shift_day(today, "day", 1), True)
+    return cal.span(cal.shift_day(today, "day", 1), whole.end, True) or cal.days(today, 1, True)
 
 
 def _day_month(m: re.Match[str], a: datetime) -> Answer:
     if m["dw"] and not m["of"]:
         return NOT_DATE  # "the first may" is not a date; "the first of May" is
     month = m["mon"]
-    if month in _VERB_MONTHS and not (m["yr"] or m["dsfx"] or m["of"] or _lead_before(m)):
+    if month in VERB_MONTHS and not (m["yr"] or m["dsfx"] or m["of"] or _lead_before(m)):
         return NOT_DATE
     y = int(m["yr"]) if m["yr"] else a.year
-    return _days(_day(a, y, MONTHS[month], _ordinal(m, "d")), 1, m["yr"] is None)
+    return cal.days(cal.day(a, y, MONTHS[month], _ordinal(m, "d")), 1, m["yr"] is None)
 
 
 def _month_day(m: re.Match[str], a: datetime) -> Answer:
     month = m["mon"]
-    if month in _VERB_MONTHS and not (m["yr"] or m["dsfx"] or _lead_before(m)):
+    if month in VERB_MONTHS and not (m["yr"] or m["dsfx"] or _lead_before(m)):
         return NOT_DATE  # "may 3 people come" is a verb far more often than a date
     y = int(m["yr"]) if m["yr"] else a.year
-    return _days(_day(a, y, MONTHS[month], _ordinal(m, "d")), 1, m["yr"] is None)
+    return cal.days(cal.day(a, y, MONTHS[month], _ordinal(m, "d")), 1, m["yr"] is None)
 
 
 def _month_year(m: re.Match[str], a: datetime) -> Answer:
-    return _month_span(a, int(m[2]), MONTHS[m[1]], False)
+    return cal.month_span(a, int(m[2]), MONTHS[m[1]], False)
 
 
 def _season_form(m: re.Match[str], a: datetime) -> Answer:
@@ -481,19 +264,19 @@ def _season_form(m: re.Match[str], a: datetime) -> Answer:
         span = _season(a, name, int(m["sy"]), False)
     else:
         near = [_season(a, name, a.year + k, True) for k in (-2, -1, 0, 1, 2)]
-        span = _nearest(near, a, lead or "")
+        span = cal.nearest(near, a, lead or "")
     if span is not None and m["sp"]:  # early / mid / late: the season's first, second or third month
-        y, mo = _shift_month(span.start.year, span.start.month, {"early": 0, "mid": 1, "late": 2}[m["sp"]])
-        span = _months(a, y, mo, 1, span.relative)
+        y, mo = cal.shift_month(span.start.year, span.start.month, {"early": 0, "mid": 1, "late": 2}[m["sp"]])
+        span = cal.months(a, y, mo, 1, span.relative)
     return span
 
 
 def _quarter(m: re.Match[str], a: datetime) -> Answer:
     if not m["qy"] and not (m["qn"] and m["ql"]):
         return NOT_DATE  # "Q1:" heads a list; "the third quarter" of a game
-    n = int(m["qn"]) if m["qn"] else _NTH[m["qw"]] + 1
+    n = int(m["qn"]) if m["qn"] else NTH[m["qw"]] + 1
     year = int(m["qy"]) if m["qy"] else a.year
-    return _months(a, year, 3 * n - 2, 3, m["qy"] is None)
+    return cal.months(a, year, 3 * n - 2, 3, m["qy"] is None)
 
 
 def _in_month(m: re.Match[str], a: datetime) -> Answer:
@@ -505,45 +288,45 @@ def _in_month(m: re.Match[str], a: datetime) -> Answer:
         y -= 1  # "last March" said in May is this year's March; said in March, last year's
     elif lead == "next" and month <= a.month:
         y += 1
-    return _month_span(a, y, month, True)
+    return cal.month_span(a, y, month, True)
 
 
 def _in_year(m: re.Match[str], a: datetime) -> Answer:
-    return _year_span(a, int(m[1]), False)
+    return cal.year_span(a, int(m[1]), False)
 
 
 def _before_last(m: re.Match[str], a: datetime) -> Answer:
     shift = -2 if m[2] == "before last" else 2
-    return _unit_span(a, m[1], shift)
+    return cal.unit_span(a, m[1], shift)
 
 
 def _weekday_before_last(m: re.Match[str], a: datetime) -> Answer:
     last = _weekday_span(a, "last", WEEKDAYS[m[1]])
-    return None if last is None else _days(last.start - timedelta(days=7), 1, True)
+    return None if last is None else cal.days(last.start - timedelta(days=7), 1, True)
 
 
 def _simple(m: re.Match[str], a: datetime) -> Answer:
-    return _unit_span(a, "day", _DAY_SHIFT.get(m[1], 0))
+    return cal.unit_span(a, "day", DAY_SHIFT.get(m[1], 0))
 
 
 def _other_day(m: re.Match[str], a: datetime) -> Answer:
     """Some day of the past week, not today ("the other day")."""
-    today = _midnight(a)
-    return _span(_shift_day(today, "day", -7), today, True)
+    today = cal.midnight(a)
+    return cal.span(cal.shift_day(today, "day", -7), today, True)
 
 
 def _weekday_span(anchor: datetime, word: str, weekday: int) -> Span | None:
-    today = _midnight(anchor)
+    today = cal.midnight(anchor)
     back = (today.weekday() - weekday) % 7 or 7  # the latest such day strictly before today
     ahead = (weekday - today.weekday()) % 7 or 7
     try:
         if word in ("last", "past", "this past"):
-            return _days(today - timedelta(days=back), 1, True)
+            return cal.days(today - timedelta(days=back), 1, True)
         if word in ("next", "coming"):
-            return _days(today + timedelta(days=ahead), 1, True)
+            return cal.days(today + timedelta(days=ahead), 1, True)
         if word == "on":  # the latest such day on or before the anchor's
-            return _days(today - timedelta(days=(today.weekday() - weekday) % 7), 1, True)
-        return _days(today + timedelta(days=(weekday - today.weekday())), 1, True)  # this <weekday>
+            return cal.days(today - timedelta(days=(today.weekday() - weekday) % 7), 1, True)
+        return cal.days(today + timedelta(days=(weekday - today.weekday())), 1, True)  # this <weekday>
     except OverflowError:
         return None
 
@@ -558,16 +341,16 @@ def _past_n(m: re.Match[str], a: datetime) -> Answer:
     n = max(_counts(m[2]))
     if n > MAX_AGO:
         return NOT_DATE
-    return _rolling(a, m[3], -n if m[1] in ("next", "coming") else n)
+    return cal.rolling(a, m[3], -n if m[1] in ("next", "coming") else n)
 
 
 def _past_unit(m: re.Match[str], a: datetime) -> Answer:
     """One unit back up to today: "the past week" (unlike "last week", the calendar week before)."""
-    return _rolling(a, m[1], 1)
+    return cal.rolling(a, m[1], 1)
 
 
 def _rel_unit(m: re.Match[str], a: datetime) -> Answer:
-    return _unit_span(a, m[2], _SHIFT[m[1]])
+    return cal.unit_span(a, m[2], SHIFT[m[1]])
 
 
 def _ago(m: re.Match[str], a: datetime) -> Answer:
@@ -577,12 +360,12 @@ def _ago(m: re.Match[str], a: datetime) -> Answer:
     if hi > MAX_AGO:
         return NOT_DATE
     sign = 1 if m[4] == "ago" else -1
-    return _units_back(a, m[3], sign * lo, sign * hi)
+    return cal.units_back(a, m[3], sign * lo, sign * hi)
 
 
 def _day_or_two(m: re.Match[str], a: datetime) -> Answer:
     sign = 1 if m[2] == "ago" else -1
-    return _units_back(a, m[1], sign, 2 * sign)
+    return cal.units_back(a, m[1], sign, 2 * sign)
 
 
 def _nth_day(m: re.Match[str], a: datetime) -> Answer:
@@ -590,14 +373,14 @@ def _nth_day(m: re.Match[str], a: datetime) -> Answer:
     mostly reports the past), or that day of this / last / next month when one is named."""
     day = _ordinal(m, "n")
     if m["nrel"]:
-        y, mo = _shift_month(a.year, a.month, _SHIFT[m["nrel"]])
-        return _days(_day(a, y, mo, day), 1, True)
-    today = _midnight(a)
+        y, mo = cal.shift_month(a.year, a.month, SHIFT[m["nrel"]])
+        return cal.days(cal.day(a, y, mo, day), 1, True)
+    today = cal.midnight(a)
     for k in (0, -1, -2):  # a 31st may need two months back
-        y, mo = _shift_month(a.year, a.month, k)
-        start = _day(a, y, mo, day)
+        y, mo = cal.shift_month(a.year, a.month, k)
+        start = cal.day(a, y, mo, day)
         if start is not None and start <= today:
-            return _days(start, 1, True)
+            return cal.days(start, 1, True)
     return None
 
 
@@ -617,7 +400,7 @@ _RULES: tuple[Rule, ...] = tuple(
             rf"(?P<h>{_HOLIDAY})\b(?:,? (?P<hy>\d{{4}})\b)?",
             _holiday,
         ),
-        (rf"\b(?:the )?(?P<nth>last|{_alt(_NTH)}) week of {_month_ref('w')}", _week_of),
+        (rf"\b(?:the )?(?P<nth>last|{_alt(NTH)}) week of {_month_ref('w')}", _week_of),
         (
             r"\b(?P<part>early|mid|late|(?:the )?(?:beginning|start|middle|end|(?:first|second) half) of)"
             r"[ -]"
@@ -641,7 +424,7 @@ _RULES: tuple[Rule, ...] = tuple(
         ),
         (
             rf"\b(?:(?P<ql>in|during|for|{_ORDER_LEADS}) (?:the )?)?"
-            rf"(?:q(?P<qn>[1-4])|(?P<qw>{_alt(_NTH)}) quarter)\b"
+            rf"(?:q(?P<qn>[1-4])|(?P<qw>{_alt(NTH)}) quarter)\b"
             r"(?: of)?(?:,? (?P<qy>\d{4})\b)?",
             _quarter,
         ),
@@ -706,7 +489,7 @@ def _offset(x: Span, unit: str, count: str | None, before: bool) -> Span | None:
         step = -1 if before else 1
         while day.weekday() != WEEKDAYS[unit]:
             day += timedelta(days=step)
-        return _days(day, 1, x.relative)
+        return cal.days(day, 1, x.relative)
     if count is None:  # the whole unit just before or just after x
         if unit == "weekend":
             sat = x.start - timedelta(days=(x.start.weekday() - 5) % 7 or 7) if before else None
@@ -714,20 +497,20 @@ def _offset(x: Span, unit: str, count: str | None, before: bool) -> Span | None:
                 sat = x.end + timedelta(days=(5 - x.end.weekday()) % 7)
             elif sat + timedelta(days=2) > x.start:
                 sat -= timedelta(days=7)
-            return _days(sat, 2, x.relative)
+            return cal.days(sat, 2, x.relative)
         if before:
-            return _span(_shift_day(x.start, unit, -1), x.start, x.relative)
-        return _span(x.end, _shift_day(x.end, unit, 1), x.relative)
+            return cal.span(cal.shift_day(x.start, unit, -1), x.start, x.relative)
+        return cal.span(x.end, cal.shift_day(x.end, unit, 1), x.relative)
     lo, hi = _counts(count)
     if hi > MAX_AGO:
         return None
     # counted from x's first day back, or from its last day on: "two days after May 3" is May 5
     base = x.start if before else x.end - timedelta(days=1)
     near, far = (-lo, -hi) if before else (lo, hi)
-    first, last = sorted((_shift_day(base, unit, near) or base, _shift_day(base, unit, far) or base))
+    first, last = sorted((cal.shift_day(base, unit, near) or base, cal.shift_day(base, unit, far) or base))
     if first == base or last == base:
         return None
-    return _days(first, (last - first).days + 1, x.relative)
+    return cal.days(first, (last - first).days + 1, x.relative)
 
 
 # --- joining "from X to Y" / "between X and Y" ------------------------------------------------------
@@ -756,7 +539,7 @@ def _join_ranges(low: str, found: list[Found], anchor: datetime) -> list[Found]:
         if end is None:
             out.append(f)
         else:
-            s = _span(min(f.span.start, end.span.start), max(f.span.end, end.span.end), f.span.relative)
+            s = cal.span(min(f.span.start, end.span.start), max(f.span.end, end.span.end), f.span.relative)
             if s is not None:
                 out.append(Found(head.start() if head else f.start, end.end, s, joined=True))
         i += 1
@@ -779,10 +562,10 @@ def _listed_months(low: str, found: list[Found], anchor: datetime) -> list[Found
         m = None if join is None else _BARE_MONTH.match(low, join.end())
         if m is None or any(g.start <= m.start() < g.end for g in out):
             continue
-        if m[1] in _VERB_MONTHS and not m[2] and not _CLAUSE_END.match(low, m.end()):
+        if m[1] in VERB_MONTHS and not m[2] and not _CLAUSE_END.match(low, m.end()):
             continue  # "in June and may go" ends in a verb
         year = int(m[2]) if m[2] else f.span.start.year
-        span = _month_span(anchor, year, MONTHS[m[1]], f.span.relative and not m[2])
+        span = cal.month_span(anchor, year, MONTHS[m[1]], f.span.relative and not m[2])
         if span is not None:
             queue.append(Found(m.start(), m.end(), span))
             out.append(queue[-1])
@@ -795,11 +578,11 @@ def _bare_end(low: str, at: int, first: Span, anchor: datetime) -> Found | None:
     if m is None:
         return None
     if m["y"]:
-        span = _year_span(anchor, int(m["y"]), False)
+        span = cal.year_span(anchor, int(m["y"]), False)
     else:
         month = MONTHS[m["mon"]]
         y = int(m["yr"]) if m["yr"] else first.start.year + (month < first.start.month)
-        span = _month_span(anchor, y, month, m["yr"] is None)
+        span = cal.month_span(anchor, y, month, m["yr"] is None)
     return None if span is None else Found(m.start(), m.end(), span)
 
 
