@@ -4,14 +4,12 @@ chunks (so graph expansion walks documents), and the LLM path against a real loc
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import AsyncIterator, Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from chat_server import LocalChatServer, reply
 from engines import make_engine
 from tinymemory.api import (
     ExpandRequest,
@@ -157,41 +155,12 @@ async def test_relations_can_be_switched_off(engine: SqliteEngine) -> None:
 # -- the LLM path ---------------------------------------------------------------------------------------
 
 
-class ChatServer:
+class ChatServer(LocalChatServer):
     """A chat-completions server on 127.0.0.1; `answer` turns the user message into the reply."""
 
     def __init__(self) -> None:
         self.answer: Callable[[str], str] = lambda _: '{"relations": []}'
-        self.requests: list[dict[str, Any]] = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append(body)
-                content = server.answer(body["messages"][-1]["content"])
-                data = json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]})
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data.encode())))
-                self.end_headers()
-                self.wfile.write(data.encode())
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-        self.thread.start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(lambda request: reply(self.answer(request.user)))
 
 
 @pytest.fixture
@@ -228,7 +197,7 @@ async def test_the_llm_finds_relations_the_rules_cannot(
         Relation("Dana", "leads", "Atlas"),
         Relation("Eve", "sponsors", "Dana"),
     )
-    assert server.requests[0]["messages"][1]["content"] == f"[0] {text}"
+    assert server.requests[0].json["messages"][1]["content"] == f"[0] {text}"
 
 
 @pytest.mark.parametrize(

@@ -4,74 +4,38 @@ every failure is api.Unavailable, and a job that needs the model fails without w
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import AsyncIterator, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from chat_server import ChatRequest, LocalChatServer, reply
 from tinymemory.api import About, Hit, ItemKind, ListRequest, MetaFilter, Unavailable
 from tinymemory.engines.sqlite import SqliteEngine
 from tinymemory.lifecycle import AgentMemory, MemoryLayout
 from tinymemory.llm import LLM, LLMAnswerer, LLMConfig, parse_extraction
 
 
-class FakeServer:
+class FakeServer(LocalChatServer):
     """A chat-completions server on 127.0.0.1 whose next answers the test scripts."""
 
     def __init__(self) -> None:
         self.mode = "ok"
         self.content = "hello"
-        self.requests: list[dict[str, Any]] = []
-        server = self
+        super().__init__(self._respond)
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                server.requests.append(
-                    {"path": self.path, "auth": self.headers.get("Authorization"), "json": json.loads(body)}
-                )
-                summarising = "Summarise" in json.loads(body)["messages"][0]["content"]
-                if server.mode == "slow":
-                    time.sleep(1.0)
-                if server.mode == "500" or (server.mode == "500-on-summary" and summarising):
-                    self._send(500, b'{"error": "boom"}')
-                elif server.mode == "garbage":
-                    self._send(200, b"{not json")
-                elif server.mode == "shape":
-                    self._send(200, b'{"choices": []}')
-                else:
-                    payload = {"choices": [{"message": {"role": "assistant", "content": server.content}}]}
-                    self._send(200, json.dumps(payload).encode())
-
-            def _send(self, status: int, data: bytes) -> None:
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-        self.thread.start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def _respond(self, request: ChatRequest) -> tuple[int, bytes]:
+        summarising = "Summarise" in request.system
+        if self.mode == "slow":
+            time.sleep(1.0)
+        if self.mode == "500" or (self.mode == "500-on-summary" and summarising):
+            return 500, b'{"error": "boom"}'
+        if self.mode == "garbage":
+            return 200, b"{not json"
+        if self.mode == "shape":
+            return 200, b'{"choices": []}'
+        return reply(self.content)
 
 
 @pytest.fixture
@@ -99,9 +63,9 @@ async def test_chat_round_trip(server: FakeServer, llm: LLM) -> None:
     server.content = "  four  "
     assert await llm.chat([{"role": "user", "content": "2+2?"}]) == "four"
     sent = server.requests[-1]
-    assert sent["path"] == "/v1/chat/completions" and sent["auth"] == "Bearer sk-test"
-    assert sent["json"]["model"] == "tiny-model"
-    assert sent["json"]["messages"] == [{"role": "user", "content": "2+2?"}]
+    assert sent.path == "/v1/chat/completions" and sent.auth == "Bearer sk-test"
+    assert sent.json["model"] == "tiny-model"
+    assert sent.json["messages"] == [{"role": "user", "content": "2+2?"}]
 
 
 @pytest.mark.parametrize(
@@ -138,7 +102,7 @@ async def test_answerer_uses_the_hits(server: FakeServer, llm: LLM, engine: Sqli
     server.content = "Tea."
     answer = await LLMAnswerer(llm).answer("drink?", [Hit(item, 1.0)], "be brief")
     assert answer == "Tea."
-    prompt = server.requests[-1]["json"]["messages"]
+    prompt = server.requests[-1].json["messages"]
     assert "be brief" in prompt[0]["content"] and "The user prefers tea." in prompt[1]["content"]
     assert await LLMAnswerer(llm).answer("drink?", [], None) == ""
 
@@ -214,7 +178,7 @@ async def test_compaction_summary_failure_writes_nothing(
     summary_filter = MetaFilter(kinds=(ItemKind.SUMMARY,))
     summaries = (await engine.list(ListRequest(filter=summary_filter))).items
     assert len(summaries) == 1 and len(summaries[0].meta.evidence) == 6
-    assert server.requests[-1]["json"]["messages"][1]["content"].startswith("user: Line 0.")
+    assert server.requests[-1].json["messages"][1]["content"].startswith("user: Line 0.")
     await mem.post_turn("t", "More.", "Ok.")
     server.mode = "500-on-summary"
     job = mem.compact("t", keep_last=0)

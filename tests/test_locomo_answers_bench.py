@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import re
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from chat_server import ChatRequest, LocalChatServer, reply
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import locomo_answers as bench
@@ -156,57 +156,28 @@ async def test_without_an_llm_the_judged_accuracy_is_said_not_run(locomo_file: P
 # -- the LLM path against a real local server ---------------------------------------------------------------
 
 
-class ChatServer:
+class ChatServer(LocalChatServer):
     """Chat completions on 127.0.0.1: canned answers by question, and a judge that says CORRECT when the
     reference answer's words appear in the graded answer. `fail_judge` makes judge calls answer 500."""
 
     def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
         self.fail_judge = False
-        server = self
+        super().__init__(self._respond)
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append({"path": self.path, "json": body})
-                system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
-                if system == bench.JUDGE_PROMPT:
-                    if server.fail_judge:
-                        self._send(500, b'{"error": "judge down"}')
-                        return
-                    gold = re.search(r"Reference answer: (.*)\n", user)
-                    graded = re.search(r"Answer to grade: (.*)$", user, re.S)
-                    assert gold and graded
-                    ok = bench.normalize(gold[1]) in bench.normalize(graded[1])
-                    content = "CORRECT" if ok and bench.normalize(gold[1]) else "WRONG"
-                else:
-                    content = next((a for key, a in CANNED.items() if key in user), "I do not know.")
-                payload = {"choices": [{"message": {"role": "assistant", "content": content}}]}
-                self._send(200, json.dumps(payload).encode())
-
-            def _send(self, status: int, data: bytes) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-        self.thread.start()
+    def _respond(self, request: ChatRequest) -> tuple[int, bytes]:
+        if request.system == bench.JUDGE_PROMPT:
+            if self.fail_judge:
+                return 500, b'{"error": "judge down"}'
+            gold = re.search(r"Reference answer: (.*)\n", request.user)
+            graded = re.search(r"Answer to grade: (.*)$", request.user, re.S)
+            assert gold and graded
+            ok = bench.normalize(gold[1]) in bench.normalize(graded[1])
+            return reply("CORRECT" if ok and bench.normalize(gold[1]) else "WRONG")
+        return reply(next((a for key, a in CANNED.items() if key in request.user), "I do not know."))
 
     @property
     def env(self) -> dict[str, str]:
-        url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        return {"TINYMEMORY_LLM_BASE_URL": url, "TINYMEMORY_LLM_MODEL": "canned-model"}
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        return {"TINYMEMORY_LLM_BASE_URL": self.url, "TINYMEMORY_LLM_MODEL": "canned-model"}
 
 
 @pytest.fixture
@@ -229,8 +200,8 @@ async def test_llm_answers_and_judge_through_a_local_server(locomo_file: Path, c
     assert result["unparsed"] == 0 and bench.NO_LLM not in result["markdown"]
     assert "LLM-judged accuracy (model `canned-model`" in result["markdown"]
 
-    sent = [r["json"] for r in chat.requests]
-    assert all(r["path"] == "/v1/chat/completions" for r in chat.requests)
+    sent = [r.json for r in chat.requests]
+    assert all(r.path == "/v1/chat/completions" for r in chat.requests)
     judged = [m["messages"][-1]["content"] for m in sent if m["messages"][0]["content"] == bench.JUDGE_PROMPT]
     assert len(judged) == 4 * 3  # every answer of the four rows, three questions each
     assert any("Reference answer: 3\n" in j for j in judged)  # the int gold answer, as text
