@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import itertools
 import multiprocessing
 import statistics
 import sys
@@ -59,6 +58,7 @@ from tinymemory.retrieval.embedders.mpnet_numpy import (
     load_weights,
     mpnet_teacher,
 )
+from tinymemory.retrieval.embedders.static import sum_token_rows
 
 THROUGHPUT_TEXTS = 1024
 QUERY_SAMPLES = 150
@@ -93,17 +93,7 @@ class StaticTableEmbedder:
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        encodings = self._tok.encode_batch(list(texts), add_special_tokens=False)
-        lengths = np.array([len(e.ids) for e in encodings], dtype=np.int64)
-        if lengths.sum():
-            ids = np.fromiter(itertools.chain.from_iterable(e.ids for e in encodings), dtype=np.int64)
-            starts = np.cumsum(lengths) - lengths
-            nonempty = lengths > 0
-            out[nonempty] = np.add.reduceat(self._table[ids], starts[nonempty], axis=0)
-        norms = np.linalg.norm(out, axis=1)
-        known = norms > 1e-12
-        out[known] /= norms[known, None]
-        out[~known] = self._fallback
+        sum_token_rows(out, self._tok, self._table, self._fallback, texts)
         return out
 
     def embed_query(self, text: str) -> Vectors:

@@ -41,6 +41,26 @@ UNK_ID = 100  # [UNK] in the MiniLM (bert-base-uncased) vocabulary: the vector o
 _log = logging.getLogger(__name__)
 
 
+def sum_token_rows(
+    out: Vectors, tokenizer: Tokenizer, table: Vectors, fallback: Vectors, texts: Sequence[str]
+) -> None:
+    """Write into `out` each text's normalised sum of its tokens' table rows (`fallback` for a text with
+    no known token): a static table's embedding, whatever tokenizer and table it pairs."""
+    encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
+    lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
+    total = int(lengths.sum())
+    if total:
+        flat = itertools.chain.from_iterable(e.ids for e in encodings)
+        ids = np.fromiter(flat, dtype=np.int64, count=total)
+        starts = np.cumsum(lengths) - lengths
+        nonempty = lengths > 0
+        out[nonempty] = np.add.reduceat(table[ids], starts[nonempty], axis=0)
+    norms = np.linalg.norm(out, axis=1)
+    known = norms > 1e-12
+    out[known] /= norms[known, None]
+    out[~known] = fallback
+
+
 @dataclass(frozen=True)
 class _Loaded:
     tokenizer: Tokenizer
@@ -145,17 +165,4 @@ class StaticMiniLMEmbedder(LocalEmbedder[_Loaded]):
         return _Loaded(tokenizer=tokenizer, table=table32, fallback=(unk / norm).astype(np.float32))
 
     def _embed_into(self, out: Vectors, loaded: _Loaded, texts: Sequence[str]) -> None:
-        encodings = loaded.tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
-        total = int(lengths.sum())
-        if total:
-            ids = np.fromiter(
-                itertools.chain.from_iterable(e.ids for e in encodings), dtype=np.int64, count=total
-            )
-            starts = np.cumsum(lengths) - lengths
-            nonempty = lengths > 0
-            out[nonempty] = np.add.reduceat(loaded.table[ids], starts[nonempty], axis=0)
-        norms = np.linalg.norm(out, axis=1)
-        known = norms > 1e-12
-        out[known] /= norms[known, None]
-        out[~known] = loaded.fallback
+        sum_token_rows(out, loaded.tokenizer, loaded.table, loaded.fallback, texts)
