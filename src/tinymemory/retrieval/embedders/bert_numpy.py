@@ -194,11 +194,12 @@ def gelu_erf(x: F32) -> F32:
     return x
 
 
-def _attention(qkv: F32, lengths: list[int], cfg: BertConfig) -> F32:
+def _attention(qkv: F32, lengths: list[int], cfg: BertConfig, bias: F32 | None = None) -> F32:
     """Self-attention per sequence over its real tokens only, so padding needs no mask and costs nothing.
 
     `qkv` is (batch*seq, 3*hidden) with the query part pre-scaled; returns the context (batch*seq, hidden),
-    zero on padded rows (they never reach the pooled vector).
+    zero on padded rows (they never reach the pooled vector). `bias` (heads, seq, seq), when given, is
+    added to the attention scores (MPNet's relative-position bias).
     """
     bsz = len(lengths)
     seq = qkv.shape[0] // bsz
@@ -209,6 +210,8 @@ def _attention(qkv: F32, lengths: list[int], cfg: BertConfig) -> F32:
         k_t = parts[b, :n, 1].transpose(1, 2, 0)  # (heads, head_dim, n)
         v = parts[b, :n, 2].transpose(1, 0, 2)
         scores = np.matmul(q, k_t)
+        if bias is not None:
+            scores += bias[:, :n, :n]
         scores -= scores.max(axis=-1, keepdims=True)
         np.exp(scores, out=scores)
         scores /= scores.sum(axis=-1, keepdims=True)
@@ -216,10 +219,11 @@ def _attention(qkv: F32, lengths: list[int], cfg: BertConfig) -> F32:
     return ctx.reshape(bsz * seq, cfg.hidden)
 
 
-def encode(w: BertWeights, ids: I64, lengths: list[int]) -> F32:
+def encode(w: BertWeights, ids: I64, lengths: list[int], bias: F32 | None = None) -> F32:
     """Right-padded token ids (batch, seq) and each row's real length -> mean-pooled, L2-normalised vectors.
 
-    Matches sentence-transformers (BertModel, mean pooling over the attention mask, Normalize).
+    Matches sentence-transformers (BertModel, mean pooling over the attention mask, Normalize). `bias`:
+    an attention bias for every layer (see `_attention`).
     """
     cfg = w.config
     bsz, seq = ids.shape
@@ -231,7 +235,7 @@ def encode(w: BertWeights, ids: I64, lengths: list[int]) -> F32:
     for lw in w.layers:
         qkv = x @ lw.qkv_w
         qkv += lw.qkv_b
-        h = _attention(qkv, lengths, cfg) @ lw.out_w
+        h = _attention(qkv, lengths, cfg, bias) @ lw.out_w
         h += lw.out_b
         h += x
         x = layer_norm(h, lw.ln1_g, lw.ln1_b, eps)

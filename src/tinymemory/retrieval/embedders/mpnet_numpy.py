@@ -35,9 +35,8 @@ from tinymemory.retrieval.embedders.bert_numpy import (
     I64,
     BertConfig,
     BertWeights,
-    gelu_erf,
-    layer_norm,
 )
+from tinymemory.retrieval.embedders.bert_numpy import encode as bert_encode
 from tinymemory.retrieval.embedders.blas_threads import SMALL_INPUT_TOKENS
 from tinymemory.retrieval.embedders.distil import Teacher
 from tinymemory.retrieval.embedders.locate import is_model_dir
@@ -163,53 +162,12 @@ class MPNetWeights:
         return cls(bert=BertWeights.from_tensors(config, renamed), bias=bias)
 
 
-def _attention(qkv: F32, lengths: list[int], cfg: BertConfig, bias: F32) -> F32:
-    """bert_numpy's per-sequence attention (no padding, no mask) with the position bias added."""
-    bsz = len(lengths)
-    seq = qkv.shape[0] // bsz
-    parts = qkv.reshape(bsz, seq, 3, cfg.heads, cfg.head_dim)
-    ctx = np.zeros((bsz, seq, cfg.heads, cfg.head_dim), dtype=np.float32)
-    for b, n in enumerate(lengths):
-        q = parts[b, :n, 0].transpose(1, 0, 2)
-        k_t = parts[b, :n, 1].transpose(1, 2, 0)
-        v = parts[b, :n, 2].transpose(1, 0, 2)
-        scores = np.matmul(q, k_t)
-        scores += bias[:, :n, :n]
-        scores -= scores.max(axis=-1, keepdims=True)
-        np.exp(scores, out=scores)
-        scores /= scores.sum(axis=-1, keepdims=True)
-        ctx[b, :n] = np.matmul(scores, v).transpose(1, 0, 2)
-    return ctx.reshape(bsz * seq, cfg.hidden)
-
-
 def encode(w: MPNetWeights, ids: I64, lengths: list[int]) -> F32:
-    """Right-padded ids (batch, seq) and real lengths -> mean-pooled, L2-normalised vectors."""
-    bw = w.bert
-    cfg = bw.config
-    bsz, seq = ids.shape
-    if seq > w.bias.shape[1]:
-        raise ValueError(f"mpnet: sequence of {seq} tokens exceeds the {w.bias.shape[1]} prepared")
-    eps = cfg.layer_norm_eps
-    x = bw.word[ids.reshape(-1)]
-    x += np.tile(bw.position[:seq], (bsz, 1))
-    x = layer_norm(x, bw.emb_ln_g, bw.emb_ln_b, eps)
-    for lw in bw.layers:
-        qkv = x @ lw.qkv_w
-        qkv += lw.qkv_b
-        h = _attention(qkv, lengths, cfg, w.bias) @ lw.out_w
-        h += lw.out_b
-        h += x
-        x = layer_norm(h, lw.ln1_g, lw.ln1_b, eps)
-        f = x @ lw.ff1_w
-        f += lw.ff1_b
-        h = gelu_erf(f) @ lw.ff2_w
-        h += lw.ff2_b
-        h += x
-        x = layer_norm(h, lw.ln2_g, lw.ln2_b, eps)
-    hidden = x.reshape(bsz, seq, cfg.hidden)
-    pooled = np.stack([hidden[b, :n].mean(axis=0) for b, n in enumerate(lengths)])
-    pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), np.float32(1e-12))
-    return pooled.astype(np.float32, copy=False)
+    """Right-padded ids (batch, seq) and real lengths -> mean-pooled, L2-normalised vectors: BERT's pass
+    with the relative-position bias (its token-type row is zero)."""
+    if ids.shape[1] > w.bias.shape[1]:
+        raise ValueError(f"mpnet: sequence of {ids.shape[1]} tokens exceeds the {w.bias.shape[1]} prepared")
+    return bert_encode(w.bert, ids, lengths, w.bias)
 
 
 def load_weights(model_dir: Path, max_len: int | None = None) -> tuple[MPNetWeights, int]:
