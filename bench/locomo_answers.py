@@ -365,7 +365,7 @@ def render(result: dict[str, Any]) -> str:
         lines += [
             f"LLM-judged accuracy (model `{result['llm']}` answers and judges; the judge is told to accept "
             "the reference's fact in any wording or date format). The LLM answerer is given each memory's "
-            "text, not its date, which temporal questions need. "
+            "text with the day it was recorded and the days it is about. "
             f"Judge replies that were neither CORRECT nor WRONG, counted as wrong: {result['unparsed']}. "
             f"Failed calls: {sum(r['failures'] for r in rows.values())}.",
             "",

@@ -104,7 +104,25 @@ async def test_answerer_uses_the_hits(server: FakeServer, llm: LLM, engine: Sqli
     assert answer == "Tea."
     prompt = server.requests[-1].json["messages"]
     assert "be brief" in prompt[0]["content"] and "The user prefers tea." in prompt[1]["content"]
+    assert f"recorded {item.meta.observed_at.day} " in prompt[1]["content"]  # the date its words hang on
     assert await LLMAnswerer(llm).answer("drink?", [], None) == ""
+
+
+async def test_answerer_gives_the_model_each_memorys_dates(
+    server: FakeServer, llm: LLM, engine: SqliteEngine
+) -> None:
+    from datetime import UTC, datetime
+
+    from tinymemory.api import ItemMeta, NewItem
+
+    said = datetime(2023, 5, 8, 13, 0, tzinfo=UTC)
+    await engine.store(
+        NewItem(ItemKind.CONVERSATION, "I went to the support group yesterday", ItemMeta(observed_at=said))
+    )
+    item = (await engine.list(ListRequest())).items[0]
+    await LLMAnswerer(llm).answer("When did she go?", [Hit(item, 1.0)], None)
+    memories = server.requests[-1].json["messages"][1]["content"]
+    assert "(recorded 8 May 2023; about 7 May 2023) I went to the support group yesterday" in memories
 
 
 async def test_belief_build_with_the_model(server: FakeServer, llm: LLM, engine: SqliteEngine) -> None:

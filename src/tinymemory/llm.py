@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 
 from tinymemory.api import LEARNING_KINDS, Hit, Unavailable
+from tinymemory.retrieval.answer import span_label
 
 ENV_PREFIX = "TINYMEMORY_LLM_"
 
@@ -229,5 +230,19 @@ class LLMAnswerer:
     async def answer(self, question: str, hits: Sequence[Hit], instructions: str | None) -> str:
         if not hits:
             return ""
-        context = [" ".join(h.item.text.split())[: self.max_chars] for h in hits[: self.max_hits]]
+        shown = hits[: self.max_hits]
+        context = [f"({when_of(h)}) " + " ".join(h.item.text.split())[: self.max_chars] for h in shown]
         return await self.llm.answer(question, context, instructions)
+
+
+def when_of(hit: Hit) -> str:
+    """The dates a model needs to read a memory's own time words ("yesterday", "last week"): the day it
+    was recorded and, when it names one, the days it is about."""
+    meta = hit.item.meta
+    out = "recorded " + (
+        span_label(meta.observed_at, meta.observed_at) if meta.observed_at else "at an unknown time"
+    )
+    start, end = meta.event_from or meta.event_to, meta.event_to or meta.event_from
+    if start is not None and end is not None and start <= end:
+        out += f"; about {span_label(start, end)}"
+    return out
