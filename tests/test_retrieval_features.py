@@ -138,3 +138,34 @@ def test_a_speaker_given_through_the_facade_is_named_by_the_question(tmp_path: P
             mem.close()
     assert orders["on"][0] == turns[1][1]
     assert orders["off"][0] == turns[0][1]  # without the speaker, the closer wording wins
+
+
+async def test_another_tenants_turns_in_a_thread_of_the_same_name_change_nothing(tmp_path: Path) -> None:
+    """Neighbours are looked up inside the memory's own namespace: a tenant writing turns with the same
+    thread id between ours moves neither our order nor our scores."""
+    from tinymemory.api import MetaFilter, Namespace, Reach
+
+    ours = Namespace.parse("team:acme/user:ana")
+    theirs = Namespace.parse("team:other/user:eve")
+
+    def at(ns: Namespace, text: str, speaker: str) -> NewItem:
+        meta = ItemMeta(namespace=ns, source=Source("user", speaker), thread_id="s1", observed_at=DAY)
+        return NewItem(ItemKind.CONVERSATION, text, meta=meta)
+
+    mine = [
+        at(ours, "Ana: which lake did you paint for the exhibition?", "Ana"),
+        at(ours, "Bob: the one behind the old mill, at dawn", "Bob"),
+        at(ours, "Ana: lovely, the mill is my favourite", "Ana"),
+    ]
+    noise = [at(theirs, "Eve: the lake by the mill was painted at dawn for the exhibition", "Eve")]
+    results = {}
+    for label, items in (("alone", mine), ("interleaved", [mine[0], *noise, mine[1], *noise, mine[2]])):
+        async with SqliteEngine(tmp_path / f"{label}.db", embedder=None) as engine:
+            stored = await engine.store_many(items)
+            texts = {r.id: i.text for r, i in zip(stored, items, strict=True)}
+            req = FetchRequest(
+                "which lake did Bob paint", mode=FetchMode.LEXICAL, filter=MetaFilter(reach=Reach.exact(ours))
+            )
+            res = await engine.fetch(req)
+            results[label] = [(texts[h.item.id], h.score) for h in res.hits]
+    assert results["alone"] == results["interleaved"]
