@@ -39,6 +39,8 @@ def test_equal_scores_share_a_rank() -> None:
     assert ranks([(1, 0.9), (2, 0.5), (3, 0.5), (4, 0.1)]) == {1: 0, 2: 1, 3: 1, 4: 3}
     # the same vector scored in float32 and in float64 ties on both engines
     assert ranks([(1, 0.060881726), (2, 0.060881723), (3, 0.05)]) == {1: 0, 2: 0, 3: 2}
+    # relative, not absolute: tiny bm25 scores (a term in every row) still order
+    assert ranks([(1, 2.0e-6), (2, 1.0e-6), (3, 1.0e-6)]) == {1: 0, 2: 1, 3: 1}
 
 
 def test_features_read_neighbours_threads_and_speakers_from_the_pool() -> None:

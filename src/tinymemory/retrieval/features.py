@@ -66,12 +66,15 @@ def named_sources(query: str, sources: set[str]) -> set[str]:
 
 def ranks(scored: Sequence[tuple[int, float]]) -> dict[int, int]:
     """Each key's rank in a best-first list, equal scores sharing the rank (how many score higher), so
-    that a tie broken by row order gives the reranker no difference to act on. Scores within TIE of
-    each other are equal: one vector scored in float32 by one engine and float64 by another must tie
-    on both."""
+    that a tie broken by row order gives the reranker no difference to act on. Scores within a
+    relative TIE of each other are equal: one vector scored in float32 by one engine and float64 by
+    another must tie on both, while bm25 scores of a term found in every row, all near 1e-6, still
+    order."""
     out: dict[int, int] = {}
     for i, (key, score) in enumerate(scored):
-        out[key] = out[scored[i - 1][0]] if i and abs(scored[i - 1][1] - score) <= TIE else i
+        prev = scored[i - 1][1] if i else None
+        tied = prev is not None and abs(prev - score) <= TIE * max(abs(prev), abs(score))
+        out[key] = out[scored[i - 1][0]] if tied else i
     return out
 
 
