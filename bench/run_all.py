@@ -13,6 +13,7 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("locomo.py", ["--baselines", "--ablation", "--answers"]),
     ("embedders.py", []),
     ("scale.py", ["--sizes", "10000,100000,1000000"]),
+    ("coldstart.py", []),
     ("context_compile.py", []),
     ("peers.py", []),
     ("privacy.py", []),
