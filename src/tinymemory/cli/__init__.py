@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 from collections.abc import Sequence
 
 from tinymemory import __version__
@@ -26,7 +27,39 @@ COMMAND_MODULES = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+_MEMORY = "tinymemory.cli.memory_cmds"
+# Which module registers each command, so that `tinymemory fetch` imports what fetch needs and not the
+# service, the MCP server or the brain (tests/test_cli_lazy.py checks this against the modules).
+COMMANDS = {
+    **dict.fromkeys(
+        ("store", "fetch", "recall", "list", "get", "explore", "forget", "purge", "info"), _MEMORY
+    ),
+    "demo": "tinymemory.cli.demo_cmd",
+    "mcp": "tinymemory.cli.mcp_cmd",
+    "ingest": "tinymemory.cli.ingest_cmd",
+    "embedder": "tinymemory.cli.embedder_cmd",
+    "serve": "tinymemory.cli.serve_cmd",
+    "token": "tinymemory.cli.token_cmd",
+    "agents": "tinymemory.cli.agents_cmd",
+    "gate": "tinymemory.cli.gate_cmd",
+    "export": "tinymemory.cli.export_cmd",
+    "import": "tinymemory.cli.import_cmd",
+    "db": "tinymemory.cli.db_cmd",
+}
+
+
+def modules_for(argv: Sequence[str]) -> tuple[str, ...]:
+    """The command modules a command line needs: the one that registers its command; none for a bare
+    `--version`; every one otherwise (top-level help, an unknown command: their messages list all)."""
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command in COMMANDS:
+        return (COMMANDS[command],)
+    if command is None and "--version" in argv and not {"-h", "--help"} & set(argv):
+        return ()
+    return COMMAND_MODULES
+
+
+def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tinymemory",
         description="Memory for LLM agents: store, search and recall scoped memories (JSON out).",
@@ -38,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         help="one of these (`tinymemory COMMAND --help` shows its flags)",
     )
-    for name in COMMAND_MODULES:
+    for name in modules:
         module = importlib.import_module(name)
         module.register(sub)
     _describe_from_summaries(parser)
@@ -59,6 +92,7 @@ def _describe_from_summaries(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(modules_for(args_in))
+    args = parser.parse_args(args_in)
     return run_guarded(parser, args, args.func)
