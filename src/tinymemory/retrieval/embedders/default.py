@@ -16,9 +16,6 @@ import os
 from tinymemory.api import InvalidRequest
 from tinymemory.retrieval.embedders.base import Embedder
 from tinymemory.retrieval.embedders.locate import ENV_MINILM_DIR, find_minilm_dir
-from tinymemory.retrieval.embedders.minilm import MiniLMEmbedder
-from tinymemory.retrieval.embedders.mpnet_numpy import ENV_MPNET_DIR, MPNetEmbedder, find_mpnet_dir
-from tinymemory.retrieval.embedders.openai_compat import OpenAICompatEmbedder
 from tinymemory.retrieval.embedders.static import StaticMiniLMEmbedder
 from tinymemory.retrieval.embedders.tables import shipped_table
 
@@ -66,7 +63,12 @@ def lexical_only_reason() -> str | None:
     )
 
 
+# The other embedders are imported when chosen: the default should not pay for httpx or MPNet at start.
+
+
 def _mpnet_reason() -> str | None:
+    from tinymemory.retrieval.embedders.mpnet_numpy import ENV_MPNET_DIR, find_mpnet_dir
+
     if find_mpnet_dir() is not None:
         return None
     given = os.environ.get(ENV_MPNET_DIR, "").strip()
@@ -88,11 +90,17 @@ def default_embedder() -> Embedder | None:
     if choice == "none":
         return None
     if choice == "openai":
+        from tinymemory.retrieval.embedders.openai_compat import OpenAICompatEmbedder
+
         return OpenAICompatEmbedder()
     if choice == "mpnet":
+        from tinymemory.retrieval.embedders.mpnet_numpy import MPNetEmbedder, find_mpnet_dir
+
         return MPNetEmbedder() if find_mpnet_dir() is not None else None
     model_dir = find_minilm_dir()
     if choice == "minilm":
+        from tinymemory.retrieval.embedders.minilm import MiniLMEmbedder
+
         return MiniLMEmbedder(model_dir) if model_dir is not None else None
     # The 256-d table ships in the package; the weights are needed only to build it when it does not.
     if shipped_table() is None and model_dir is None:
