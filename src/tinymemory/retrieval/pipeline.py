@@ -238,13 +238,13 @@ def rank(
     """The final order: one list or their fusion, the coverage reranker, a derived time boost, then an
     explicit hint's partition. `stats` are the read's own reach's (the reranker weighs terms by them);
     `light` holds every candidate when `needs_light` says so."""
-    if mode is FetchMode.HYBRID:
+    # a question of stop words only ("what do you know about me?") gets the newest memories, as is
+    if models(mode, cfg) and analyzer is not None and (lex or sem) and analyzer.has_content_words(query):
+        ranked = _model_rerank(mode, lex, sem, light, stats, cfg, query, analyzer)  # it replaces fusion
+    elif mode is FetchMode.HYBRID:
         ranked = fuse(lex, sem, light, cfg)
     else:
         ranked = lex if mode is FetchMode.LEXICAL else sem
-    if models(mode, cfg) and analyzer is not None and ranked and analyzer.has_content_words(query):
-        # a question of stop words only ("what do you know about me?") gets the newest memories, as is
-        ranked = _model_rerank(mode, lex, sem, light, stats, cfg, query, analyzer)
     if reranks(cfg) and analyzer is not None and ranked:
         ranked = _rerank(ranked, light, stats, cfg, query, analyzer)
     if derived is not None and hint is None:
@@ -315,8 +315,8 @@ def _model_rerank(
     query: str,
     analyzer: Analyzer,
 ) -> Ranked:
-    """The pool re-scored by the feature reranker, times the confidence prior (hybrid's fusion applies
-    the prior too, so switching the model off keeps it)."""
+    """The pool re-scored by the feature reranker, times the confidence prior (in place of hybrid's
+    fusion, which applies the prior too, so switching the model off keeps it)."""
     fitted = model_for(mode.value)
     assert fitted is not None
     bias, weights = fitted
@@ -331,7 +331,7 @@ def _model_rerank(
     scored = []
     for key, row in zip(keys, rows, strict=True):
         prior = confidence_prior(light[key].confidence, strength=strength) if key in light else 1.0
-        scored.append((key, relevance(row, bias, weights, frozen_off) * (prior if strength > 0 else 1.0)))
+        scored.append((key, relevance(row, bias, weights, frozen_off) * prior))
     order = {key: i for i, key in enumerate(keys)}
     return sorted(scored, key=lambda kv: (-kv[1], order[kv[0]]))
 
