@@ -1,20 +1,29 @@
 """The systems `bench/peers.py` compares, behind one small synchronous interface.
 
-Every system gets the same MiniLM instance (tinymemory's numpy forward pass, query cache off), so the
-comparison measures storage and search, not different models. mem0 and chromadb are imported lazily:
-they live in the bench-only `peers` extra, never in tinymemory's runtime dependencies.
+Each system is handed one embedder, wrapped in a `TimedEmbedder` so the bench can subtract the model's
+time and show the system's own cost. The peers always get the shared all-MiniLM-L6-v2 (tinymemory's numpy
+forward pass, query cache off); tinymemory runs once on that same instance and once on its own default
+embedder, so a ratio splits into the part the store earns and the part the embedder earns.
 
-mem0 takes the embedder through its own factory: its config only accepts known provider names, so the
-bench points the `huggingface` entry of `EmbedderFactory` at `MiniLMForMem0` (below) before building a
-`Memory`; nothing of sentence-transformers or torch is imported, and nothing downloads.
+What each system is given: `add` receives tinymemory `NewItem`s; each adapter passes on what its API
+can take (see `turn_metadata`): tinymemory the speaker, session and session date as item metadata;
+chromadb the same as per-item metadata; mem0 the session as `run_id`, the speaker as the message `name`
+and session and date as `metadata`. Only tinymemory ranks with them; the others store them.
+
+mem0 and chromadb are imported lazily: they live in the bench-only `peers` extra, never in tinymemory's
+runtime dependencies. mem0 takes the embedder through its own factory: its config only accepts known
+provider names, so the bench points the `huggingface` entry of `EmbedderFactory` at `MiniLMForMem0`
+(below) before building a `Memory`; nothing of sentence-transformers or torch is imported.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -23,8 +32,8 @@ from tinymemory.retrieval.embedders import Embedder, Vectors
 
 
 class TimedEmbedder:
-    """Wraps the shared embedder and adds up the wall time spent inside it, so the bench can tell a
-    system's own cost from the model's (every system calls the model synchronously on its add path)."""
+    """Wraps an embedder and adds up the wall time spent inside it, so the bench can tell a system's own
+    cost from the model's (every system calls the model synchronously on its add and search paths)."""
 
     def __init__(self, inner: Embedder) -> None:
         self._inner = inner
@@ -53,7 +62,7 @@ class TimedEmbedder:
             self.seconds += time.perf_counter() - t
 
 
-# The embedder every system uses; set by `share_embedder` before any system is built.
+# The embedder the peers (and tinymemory's same-embedder rows) use; set by `share_embedder` first.
 _SHARED: TimedEmbedder | None = None
 
 
@@ -69,11 +78,14 @@ def shared_embedder() -> TimedEmbedder:
 
 
 class System(Protocol):
-    """One store under test. `add` returns ids in input order; `search` returns ids best first."""
+    """One store under test. `add` returns ids in input order; `search` returns ids best first.
+    `timer` is the embedder it calls (None: it embeds nothing)."""
 
     label: str
     mode: str
+    embedder: str
     batching: str
+    timer: TimedEmbedder | None
 
     def add(self, scope: str, items: Sequence[NewItem]) -> list[str]: ...
 
@@ -91,33 +103,64 @@ def plain_items(scope: str, texts: Sequence[str]) -> list[NewItem]:
     return [NewItem(kind=ItemKind.LEARNING, text=t, meta=ItemMeta(namespace=ns)) for t in texts]
 
 
+def text_only(item: NewItem) -> NewItem:
+    """The item with its speaker, session and date dropped: what a peer that ignores metadata sees. The
+    identity stays so that two equal lines of one conversation remain two memories, as in the peers."""
+    return replace(item, meta=ItemMeta(namespace=item.meta.namespace))
+
+
+def turn_metadata(scope: str, item: NewItem) -> dict[str, str | int]:
+    """The metadata a peer is handed for one item: scope, and speaker, session and date when known."""
+    meta: dict[str, str | int] = {"scope": scope}
+    if item.meta.source is not None and item.meta.source.id:
+        meta["speaker"] = item.meta.source.id
+    if item.meta.thread_id:
+        meta["session"] = item.meta.thread_id
+    if item.meta.observed_at is not None:
+        meta["date"] = item.meta.observed_at.isoformat()
+        meta["date_ts"] = int(item.meta.observed_at.timestamp())
+    return meta
+
+
 class TinyMemory:
-    """tinymemory's SQLite engine, driven through the async `MemoryEngine` on a private event loop."""
+    """tinymemory's SQLite engine, driven through the async `MemoryEngine` on a private event loop.
 
-    batching = "`store_many`, one call per conversation / 2,000 items"
+    `embedder`: "shared" (the peers' MiniLM), "default" (what `SqliteEngine` picks out of the box, the
+    256-d static-minilm) or None (lexical only). `metadata=False` stores the text alone."""
 
-    def __init__(self, path: Path, mode: FetchMode, *, own_embedder: bool = False) -> None:
-        """`own_embedder`: tinymemory's default embedder (static-minilm) instead of the shared MiniLM,
-        to show what a user gets out of the box; its model time is then not split out."""
+    batching = "`store_many`, one call per session / 1,000 items"
+
+    def __init__(
+        self, label: str, path: Path, mode: FetchMode, embedder: str | None, *, metadata: bool = True
+    ) -> None:
+        from tinymemory.engines.embedder_choice import resolve_embedder
         from tinymemory.engines.sqlite import SqliteEngine
 
         self.mode = mode.value
-        self.label = "tinymemory, default static-minilm" if own_embedder else "tinymemory"
+        self.label = label
+        self._metadata = metadata
+        self.timer: TimedEmbedder | None = None
+        if embedder == "shared":
+            self.timer = shared_embedder()
+        elif embedder == "default":
+            found = resolve_embedder("default", "sqlite")
+            if found is None:
+                raise RuntimeError("peers: tinymemory's default embedder is unavailable here")
+            self.timer = TimedEmbedder(found)
+        self.embedder = "none" if self.timer is None else self.timer.name
         self._fetch_mode = mode
         self._loop = asyncio.new_event_loop()
-        embedder: Any = None if mode is FetchMode.LEXICAL else shared_embedder()
-        if own_embedder:
-            embedder = "default"
-        self._engine = SqliteEngine(str(path), embedder=embedder)
+        self._engine = SqliteEngine(str(path), embedder=self.timer)
         self._loop.run_until_complete(self._engine.__aenter__())
         self._reach: dict[str, MetaFilter] = {}
 
     def add(self, scope: str, items: Sequence[NewItem]) -> list[str]:
         if items:  # a scope is the namespace its items were stored in (LoCoMo brings its own)
             self._reach[scope] = MetaFilter(reach=Reach.exact(items[0].meta.namespace))
+        todo = list(items) if self._metadata else [text_only(i) for i in items]
         ids: list[str] = []
-        for at in range(0, len(items), 2000):
-            results = self._loop.run_until_complete(self._engine.store_many(list(items[at : at + 2000])))
+        for at in range(0, len(todo), 1000):
+            results = self._loop.run_until_complete(self._engine.store_many(todo[at : at + 1000]))
             ids += [r.id for r in results]
         return ids
 
@@ -161,7 +204,9 @@ def _chroma_function() -> Any:
 
 
 class Chroma:
-    """A plain persistent chromadb collection (default HNSW settings); scopes are a metadata filter."""
+    """A plain persistent chromadb collection (default HNSW settings). Each item carries its scope,
+    speaker, session and date as metadata; the scope is a `where` filter, the rest is stored only
+    (chromadb ranks by vector distance alone)."""
 
     label = "chromadb"
     mode = "dense (HNSW)"
@@ -171,6 +216,8 @@ class Chroma:
         import chromadb
         from chromadb.config import Settings
 
+        self.timer: TimedEmbedder | None = shared_embedder()
+        self.embedder = self.timer.name
         self._client = chromadb.PersistentClient(
             path=str(path), settings=Settings(anonymized_telemetry=False)
         )
@@ -184,7 +231,7 @@ class Chroma:
             self._col.add(
                 ids=ids[at : at + len(chunk)],
                 documents=[i.text for i in chunk],
-                metadatas=[{"scope": scope} for _ in chunk],
+                metadatas=[turn_metadata(scope, i) for i in chunk],  # type: ignore[misc]
             )
         return ids
 
@@ -223,13 +270,16 @@ class Mem0:
     """mem0 OSS `Memory` with infer=False (no LLM call), its default local Qdrant, user_id = scope.
 
     mem0 has no batch add for raw memories: one `add` call takes a list of messages and stores one memory
-    per message, embedding each on its own (`embed`, not `embed_batch`). The bench sends one call per
-    conversation / 500 items, the cheapest way mem0 offers.
+    per message, embedding each on its own (`embed`, not `embed_batch`). `metadata` and `run_id` apply to
+    a whole call, so the bench sends one call per session (at most 500 messages): run_id = the session,
+    metadata = session and date, each message named by its speaker (mem0 keeps it as `actor_id`). mem0's
+    `timestamp` on add and `reference_date` on search are Platform-only (the OSS `Memory` raises), and
+    its OSS ranking reads none of these fields: they are stored and returned, not ranked with.
     """
 
     label = "mem0"
     mode = "dense (local Qdrant)"
-    batching = "`add(messages=[...], infer=False)`, one embed per message (no batch path)"
+    batching = "`add(messages=[...], infer=False)`, one call per session, one embed per message"
 
     def __init__(self, path: Path) -> None:
         global MiniLMForMem0
@@ -239,7 +289,9 @@ class Mem0:
         if MiniLMForMem0 is None:
             MiniLMForMem0 = _mem0_embedding_class()
         EmbedderFactory.provider_to_class["huggingface"] = f"{__name__}.MiniLMForMem0"
-        dim = shared_embedder().dim
+        self.timer: TimedEmbedder | None = shared_embedder()
+        self.embedder = self.timer.name
+        dim = self.timer.dim
         self._memory = Memory.from_config(
             {
                 "embedder": {"provider": "huggingface", "config": {"embedding_dims": dim}},
@@ -257,13 +309,26 @@ class Mem0:
 
     def add(self, scope: str, items: Sequence[NewItem]) -> list[str]:
         ids: list[str] = []
-        for at in range(0, len(items), 500):
-            messages = [{"role": "user", "content": i.text} for i in items[at : at + 500]]
-            res = self._memory.add(messages, user_id=scope, infer=False)
-            ids += [r["id"] for r in res["results"]]
+        for session, group in itertools.groupby(items, key=lambda i: i.meta.thread_id):
+            turns = list(group)
+            for at in range(0, len(turns), 500):
+                chunk = turns[at : at + 500]
+                meta = turn_metadata(scope, chunk[0])
+                for key in ("scope", "speaker"):  # the scope is user_id; the speaker goes per message
+                    meta.pop(key, None)
+                messages = [self._message(i) for i in chunk]
+                res = self._memory.add(messages, user_id=scope, run_id=session, metadata=meta, infer=False)
+                ids += [r["id"] for r in res["results"]]
         if len(ids) != len(items):
             raise RuntimeError(f"mem0 add: stored {len(ids)} of {len(items)} messages")
         return ids
+
+    @staticmethod
+    def _message(item: NewItem) -> dict[str, str]:
+        message = {"role": "user", "content": item.text}
+        if item.meta.source is not None and item.meta.source.id:
+            message["name"] = item.meta.source.id
+        return message
 
     def search(self, scope: str, query: str, k: int) -> list[str]:
         res = self._memory.search(query, top_k=k, filters={"user_id": scope}, threshold=0.0)
