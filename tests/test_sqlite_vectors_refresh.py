@@ -61,4 +61,5 @@ async def test_later_refreshes_add_only_new_rows_of_this_embedder(
         ours = [r[0] for r in conn.execute("SELECT item_rowid FROM vectors WHERE embedder = ?", (EMB.name,))]
     assert matrix.size == 15 and matrix.rowids.tolist() == sorted(ours)
     scores = matrix.scores(EMB.embed_query("second batch 8"))
-    assert scores[matrix.rowids.tolist().index(max(ours))] == pytest.approx(1.0, abs=1e-6)
+    # stored as float16: a vector scored against itself comes within about 1e-4 of 1
+    assert scores[matrix.rowids.tolist().index(max(ours))] == pytest.approx(1.0, abs=1e-3)

@@ -17,14 +17,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from tinymemory.api.items import NewItem, Relation
 from tinymemory.api.relations import entity_key
 from tinymemory.engines.postgres import lexstats
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.where import ACTIVE
-from tinymemory.engines.versions import CORRECTABLE, Floats
+from tinymemory.engines.versions import CORRECTABLE, Floats, stored_precision
 
 # the columns a batch reads of a stored row: what a replay, a correction and a supersession need
 _KEY_COLUMNS = ("rowid", "id", "ckey", "valid_from", "extra", *CORRECTABLE)
@@ -369,7 +367,7 @@ class Batch:
                     "INSERT INTO vectors (item_rowid, tenant, embedder, dim, vec)"
                     " VALUES (%s, %s, %s, %s, %s)",
                     [
-                        (rowid, t, embedder, dim, np.asarray(row.vector, dtype=np.float32).reshape(-1))
+                        (rowid, t, embedder, dim, stored_precision(row.vector))
                         for t, rowid, row in written
                         if row.vector is not None
                     ],

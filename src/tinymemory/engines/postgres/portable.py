@@ -26,6 +26,7 @@ from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.store import _write_relations
 from tinymemory.engines.postgres.where import ACTIVE
 from tinymemory.engines.sqlite.rows import ITEM_SELECT, decode_item, record_values
+from tinymemory.engines.versions import stored_precision
 from tinymemory.retrieval.text import Analyzer
 
 PAGE = 500  # rows per read while exporting
@@ -173,7 +174,7 @@ async def _insert(
     ):
         await conn.execute(
             "INSERT INTO vectors (item_rowid, tenant, embedder, dim, vec) VALUES (%s, %s, %s, %s, %s)",
-            (rowid, tenant, vec.embedder, vec.dim, np.asarray(vec.values, dtype=np.float32)),
+            (rowid, tenant, vec.embedder, vec.dim, stored_precision(vec.values)),
         )
     return rowid
 
