@@ -16,7 +16,6 @@ from tinymemory.retrieval.embedders.default import (
     lexical_only_reason,
 )
 from tinymemory.retrieval.embedders.locate import ENV_MINILM_DIR, find_minilm_dir, minilm_available
-from tinymemory.retrieval.embedders.minilm import MINILM_DIM, MINILM_NAME, MiniLMEmbedder
 from tinymemory.retrieval.embedders.query_cache import QueryCache
 from tinymemory.retrieval.embedders.static import StaticMiniLMEmbedder
 from tinymemory.retrieval.embedders.tables import (
@@ -28,12 +27,17 @@ from tinymemory.retrieval.embedders.tables import (
 
 if TYPE_CHECKING:
     from tinymemory.retrieval.embedders.distil import build_static_minilm
+    from tinymemory.retrieval.embedders.minilm import MINILM_DIM, MINILM_NAME, MiniLMEmbedder
     from tinymemory.retrieval.embedders.openai_compat import OpenAICompatEmbedder
     from tinymemory.retrieval.embedders.sentence_transformers import SentenceTransformersEmbedder
 
-# Imported on first use (PEP 562): the HTTP client, the optional torch wrapper and the distiller cost
-# tens of milliseconds to import, which every process that only wants the default embedder would pay.
+# Imported on first use (PEP 562): the HTTP client, the optional torch wrapper, the distiller and the
+# MiniLM forward pass cost tens of milliseconds to import, which every process that only wants the
+# default embedder would pay.
 _LAZY = {
+    "MINILM_DIM": "tinymemory.retrieval.embedders.minilm",
+    "MINILM_NAME": "tinymemory.retrieval.embedders.minilm",
+    "MiniLMEmbedder": "tinymemory.retrieval.embedders.minilm",
     "OpenAICompatEmbedder": "tinymemory.retrieval.embedders.openai_compat",
     "SentenceTransformersEmbedder": "tinymemory.retrieval.embedders.sentence_transformers",
     "build_static_minilm": "tinymemory.retrieval.embedders.distil",

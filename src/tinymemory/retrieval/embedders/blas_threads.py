@@ -19,7 +19,6 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np  # noqa: F401  (loads OpenBLAS before the controller looks for it)
-from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
 # An input of at most this many tokens (all texts of one embed call together) runs on one BLAS thread:
 # a query is 10-30 tokens, a batch of 32 chat turns about 500.
@@ -38,6 +37,9 @@ class BlasLimiter:
 
     def _get_controller(self) -> Any:
         if self._controller is None:
+            # imported here: only a forward pass limits BLAS, and the static table never runs one
+            from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
+
             self._controller = ThreadpoolController()
         return self._controller
 

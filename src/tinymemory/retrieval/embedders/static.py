@@ -10,16 +10,17 @@ directory (`tinymemory embedder build --dim N`).
 
 from __future__ import annotations
 
-import io
 import itertools
 import logging
+import mmap
 import os
+import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from tokenizers import Tokenizer
+import numpy.typing as npt
 
 from tinymemory.api import Unavailable
 from tinymemory.retrieval.embedders.base import Vectors
@@ -36,41 +37,119 @@ from tinymemory.retrieval.embedders.tables import (
 )
 from tinymemory.retrieval.embedders.transformer import LocalEmbedder
 
+if TYPE_CHECKING:  # imported by the load, on the thread that first embeds, not at engine start
+    from tokenizers import Tokenizer
+
 UNK_ID = 100  # [UNK] in the MiniLM (bert-base-uncased) vocabulary: the vector of a text with no tokens
 
 _log = logging.getLogger(__name__)
 
 
-def sum_token_rows(
-    out: Vectors, tokenizer: Tokenizer, table: Vectors, fallback: Vectors, texts: Sequence[str]
-) -> None:
-    """Write into `out` each text's normalised sum of its tokens' table rows (`fallback` for a text with
-    no known token): a static table's embedding, whatever tokenizer and table it pairs."""
+# A table as stored: float16 (the shipped one) or float32, often a read-only memory map of its file.
+Table = npt.NDArray[Any]
+Ids = npt.NDArray[np.int64]
+
+# Rows a process looks up in a narrow (float16) table before it widens the whole table to float32 once:
+# widening costs about what converting this many rows one lookup at a time does, so a process that only
+# embeds queries never pays it and one that stores in bulk pays it once.
+WIDEN_AFTER_TOKENS = 50_000
+
+
+def token_ids(tokenizer: Tokenizer, texts: Sequence[str]) -> tuple[Ids, Ids]:
+    """Each text's token count and all their ids, concatenated (no special tokens)."""
     encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
     lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
-    total = int(lengths.sum())
-    if total:
-        flat = itertools.chain.from_iterable(e.ids for e in encodings)
-        ids = np.fromiter(flat, dtype=np.int64, count=total)
+    flat = itertools.chain.from_iterable(e.ids for e in encodings)
+    return lengths, np.fromiter(flat, dtype=np.int64, count=int(lengths.sum()))
+
+
+def sum_rows(out: Vectors, table: Table, fallback: Vectors, lengths: Ids, ids: Ids) -> None:
+    """Write into `out` each text's normalised sum of its tokens' rows (`fallback` for a text with no
+    token). Rows are widened to float32 before they are summed, so a float16 table and its float32
+    widening give the same bits."""
+    if ids.size:
         starts = np.cumsum(lengths) - lengths
         nonempty = lengths > 0
-        out[nonempty] = np.add.reduceat(table[ids], starts[nonempty], axis=0)
+        rows = table[ids].astype(np.float32, copy=False)
+        out[nonempty] = np.add.reduceat(rows, starts[nonempty], axis=0)
     norms = np.linalg.norm(out, axis=1)
     known = norms > 1e-12
     out[known] /= norms[known, None]
     out[~known] = fallback
 
 
-@dataclass(frozen=True)
+def sum_token_rows(
+    out: Vectors, tokenizer: Tokenizer, table: Table, fallback: Vectors, texts: Sequence[str]
+) -> None:
+    """Write into `out` each text's normalised sum of its tokens' table rows (`fallback` for a text with
+    no known token): a static table's embedding, whatever tokenizer and table it pairs."""
+    lengths, ids = token_ids(tokenizer, texts)
+    sum_rows(out, table, fallback, lengths, ids)
+
+
 class _Loaded:
-    tokenizer: Tokenizer
-    table: Vectors  # (vocab, dim) float32; rows of tokens that were not distilled are zero
-    fallback: Vectors  # (dim,) unit vector for texts with no known token
+    """One table with its tokenizer, shared by every embedder of the process that reads that file.
+
+    The table starts as the file's memory map, so a process that embeds a few queries reads a few rows
+    and converts nothing; once it has looked up `WIDEN_AFTER_TOKENS` rows it holds a float32 copy, as
+    bulk stores sum faster from one (the vectors are the same bits either way).
+    """
+
+    def __init__(self, tokenizer: Tokenizer, table: Table, fallback: Vectors) -> None:
+        self.tokenizer = tokenizer
+        self.table = table  # (vocab, dim) read-only; rows of tokens that were not distilled are zero
+        self.fallback = fallback  # (dim,) unit vector for texts with no known token
+        self._looked_up = 0
+        self._lock = threading.Lock()
+
+    def table_for(self, rows: int) -> Table:
+        """The table to look `rows` more rows up in: the stored one, or the float32 widening once enough
+        rows were looked up."""
+        if self.table.dtype == np.float32:
+            return self.table
+        with self._lock:
+            self._looked_up += rows
+            if self._looked_up >= WIDEN_AFTER_TOKENS:
+                self.table = np.ascontiguousarray(self.table, dtype=np.float32)
+            return self.table
+
+
+# Tables loaded in this process, by file identity and tokenizer candidates: every embedder (one per
+# engine, and a process may open several) shares one mapping, verified once.
+_LOADED: dict[tuple[object, ...], _Loaded] = {}
+_LOADED_LOCK = threading.Lock()
+
+
+def map_table(path: Path) -> tuple[mmap.mmap, Table]:
+    """The file mapped read-only, and the `.npy` array in it viewed in place: no copy is made, pages
+    are read as rows are looked up, and processes share them through the page cache. Table files are
+    replaced whole (tables.write_atomically), never rewritten in place, so a mapping stays valid."""
+    fmt = np.lib.format
+    with path.open("rb") as fh:
+        try:
+            version = fmt.read_magic(fh)
+            if version == (1, 0):
+                shape, fortran, dtype = fmt.read_array_header_1_0(fh)
+            elif version == (2, 0):
+                shape, fortran, dtype = fmt.read_array_header_2_0(fh)
+            else:
+                raise ValueError(f"format version {version} is not supported")
+            offset = fh.tell()
+            mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError, SyntaxError) as exc:
+            raise Unavailable(f"embed: static-minilm table {path} is unreadable ({exc})") from exc
+    count = int(np.prod(shape))
+    if dtype.hasobject or fortran or offset + count * dtype.itemsize > len(mapped):
+        raise Unavailable(f"embed: static-minilm table {path} is not a plain C-order array")
+    table: Table = np.frombuffer(mapped, dtype=dtype, count=count, offset=offset).reshape(shape)
+    return mapped, table
 
 
 def load_tokenizer(path: Path) -> Tokenizer:
     """MiniLM's WordPiece tokenizer (`tokenizer.json`) with padding and truncation off: a sum has no
     length limit."""
+    from tokenizers import Tokenizer
+
     tokenizer = Tokenizer.from_file(str(path))
     tokenizer.no_padding()
     tokenizer.no_truncation()
@@ -144,25 +223,36 @@ class StaticMiniLMEmbedder(LocalEmbedder[_Loaded]):
         path = self.path
         if not path.is_file():
             self._build(path)
-        manifest = read_manifest(path)
-        data = path.read_bytes()
-        if manifest is not None:
-            verify_table(path, data, manifest)
         candidates = [SHIPPED_TOKENIZER]
         model_dir = find_minilm_dir(self._model_dir)
         if model_dir is not None:
             candidates.append(model_dir / "tokenizer.json")
+        st = path.stat()
+        key = (str(path.resolve()), st.st_ino, st.st_size, st.st_mtime_ns, self._dim, *candidates)
+        with _LOADED_LOCK:
+            loaded = _LOADED.get(key)
+            if loaded is None:
+                loaded = _LOADED[key] = self._read(path, candidates)
+        return loaded
+
+    def _read(self, path: Path, candidates: list[Path]) -> _Loaded:
+        """Map the table, check its bytes against its manifest, and pair it with its tokenizer."""
+        manifest = read_manifest(path)
+        mapped, table = map_table(path)
+        if manifest is not None:
+            verify_table(path, mapped, manifest)  # the very bytes the array views
         tokenizer = load_tokenizer(pick_tokenizer(path, manifest, candidates))
-        table = np.load(io.BytesIO(data), allow_pickle=False)
         want = (tokenizer.get_vocab_size(with_added_tokens=True), self._dim)
         if table.ndim != 2 or table.shape != want:
             raise Unavailable(f"embed: static-minilm table {path} has shape {table.shape}, expected {want}")
-        table32: Vectors = np.ascontiguousarray(table, dtype=np.float32)
-        unk = table32[UNK_ID]
+        if table.dtype.kind != "f":
+            raise Unavailable(f"embed: static-minilm table {path} holds {table.dtype}, not floats")
+        unk = table[UNK_ID].astype(np.float32)
         norm = float(np.linalg.norm(unk))
         if norm == 0.0:
             raise Unavailable(f"embed: static-minilm table {path} has no [UNK] row")
-        return _Loaded(tokenizer=tokenizer, table=table32, fallback=(unk / norm).astype(np.float32))
+        return _Loaded(tokenizer=tokenizer, table=table, fallback=(unk / norm).astype(np.float32))
 
     def _embed_into(self, out: Vectors, loaded: _Loaded, texts: Sequence[str]) -> None:
-        sum_token_rows(out, loaded.tokenizer, loaded.table, loaded.fallback, texts)
+        lengths, ids = token_ids(loaded.tokenizer, texts)
+        sum_rows(out, loaded.table_for(ids.size), loaded.fallback, lengths, ids)

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
-
-import platformdirs
 
 from tinymemory.api import Unavailable
 
@@ -35,7 +33,11 @@ def static_minilm_name(dim: int = STATIC_DIM) -> str:
 def data_dir() -> Path:
     """`$TINYMEMORY_HOME`, else the user data dir's `tinymemory/`: where the default database lives too."""
     home = os.environ.get(HOME_ENV, "").strip()
-    return Path(home).expanduser() if home else Path(platformdirs.user_data_dir("tinymemory"))
+    if home:
+        return Path(home).expanduser()
+    import platformdirs  # only when no home is set: a process that finds its table never needs it
+
+    return Path(platformdirs.user_data_dir("tinymemory"))
 
 
 def static_minilm_path(dim: int = STATIC_DIM) -> Path:
@@ -105,6 +107,8 @@ def read_manifest(table: Path) -> Manifest | None:
 
 def write_atomically(target: Path, data: bytes) -> None:
     """Write to a temporary name in the same folder and rename, so readers never see half a file."""
+    import tempfile  # only a build writes; a process that reads its table never needs it
+
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}-", suffix=target.suffix, dir=target.parent)
     try:
@@ -117,7 +121,7 @@ def write_atomically(target: Path, data: bytes) -> None:
         raise
 
 
-def verify_table(table: Path, data: bytes, manifest: Manifest) -> None:
+def verify_table(table: Path, data: bytes | mmap.mmap, manifest: Manifest) -> None:
     """Refuse a table whose bytes are not the ones its manifest names (a damaged or edited file)."""
     got = hashlib.sha256(data).hexdigest()
     if got != manifest.table_sha256:

@@ -14,16 +14,19 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 import numpy as np
-from tokenizers import Tokenizer
 
 from tinymemory.retrieval.embedders.base import Vectors
-from tinymemory.retrieval.embedders.bert_numpy import F32, I64
 from tinymemory.retrieval.embedders.blas_threads import BLAS, SMALL_INPUT_TOKENS, is_small
 from tinymemory.retrieval.embedders.lazy import Lazy
 from tinymemory.retrieval.embedders.query_cache import QueryCache
+
+if TYPE_CHECKING:  # the forward pass and the tokenizer load with a model, not when this module does
+    from tokenizers import Tokenizer
+
+    from tinymemory.retrieval.embedders.bert_numpy import F32, I64
 
 DEFAULT_BATCH_SIZE = 32
 
@@ -103,6 +106,8 @@ def max_seq_length(model_dir: Path, default: int) -> int:
 
 def load_tokenizer(model_dir: Path, max_tokens: int) -> Tokenizer:
     """The model's `tokenizer.json`, unpadded (batches are padded here) and truncated at `max_tokens`."""
+    from tokenizers import Tokenizer
+
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
     tokenizer.no_padding()
     tokenizer.enable_truncation(max_tokens)
