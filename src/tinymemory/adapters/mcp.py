@@ -8,17 +8,19 @@ high-level server would derive schemas from Python signatures instead.
 from __future__ import annotations
 
 import copy
-from typing import Any
+import functools
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
-from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from tinymemory import __version__
 from tinymemory.adapters.output import ToolOutput, ToolSet, call_tool
-from tinymemory.policy import MEMORY_REMEMBER, POLICY_READ_TOOLS
-from tinymemory.tools import MEMORY_STORE, READ_TOOLS, ToolSpec
+from tinymemory.tools import MEMORY_STORE, READ_TOOLS, TOOL_NAMES, ToolSpec
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
 
 SERVER_NAME = "tinymemory"
 INSTRUCTIONS = (
@@ -29,21 +31,32 @@ POLICY_INSTRUCTIONS = (
     "Long-term memory of this user. Recall before answering questions about the user, their work or "
     "their preferences; remember stable facts and preferences worth keeping."
 )
-_READ_ONLY = frozenset(READ_TOOLS) | frozenset(POLICY_READ_TOOLS)
-_STORES = frozenset({MEMORY_STORE, MEMORY_REMEMBER})  # replay-safe writes that delete nothing
+
+
+@functools.cache
+def _hints(policy: bool) -> tuple[frozenset[str], frozenset[str]]:
+    """The read-only tools and the replay-safe writes that delete nothing, of one tool set. The policy
+    set's names are imported only when a policy tool is described: the memory set's server (the usual
+    one) does not load the policy layer."""
+    if not policy:
+        return frozenset(READ_TOOLS), frozenset({MEMORY_STORE})
+    from tinymemory.policy import MEMORY_REMEMBER, POLICY_READ_TOOLS
+
+    return frozenset(POLICY_READ_TOOLS), frozenset({MEMORY_REMEMBER})
 
 
 def mcp_tool(spec: ToolSpec) -> types.Tool:
     """name -> name, description -> description, parameters -> inputSchema."""
-    read_only = spec.name in _READ_ONLY
+    read_tools, stores = _hints(spec.name not in TOOL_NAMES)
+    read_only = spec.name in read_tools
     return types.Tool(
         name=spec.name,
         description=spec.description,
         input_schema=copy.deepcopy(spec.parameters),
         annotations=types.ToolAnnotations(
             read_only_hint=read_only,
-            destructive_hint=None if read_only else spec.name not in _STORES,
-            idempotent_hint=True if spec.name in _STORES or read_only else None,
+            destructive_hint=None if read_only else spec.name not in stores,
+            idempotent_hint=True if spec.name in stores or read_only else None,
             open_world_hint=False,
         ),
     )

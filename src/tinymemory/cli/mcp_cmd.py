@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +22,8 @@ from tinymemory.cli.common import add_db_flag, open_store, scope_reach
 from tinymemory.cli.edge import run_guarded
 
 if TYPE_CHECKING:  # the policy layer (and pydantic) load only when `--tools policy` is served
+    from tinymemory.adapters import ToolSet
+    from tinymemory.api import MemoryEngine
     from tinymemory.policy import Identity, MemoryPolicy
 
 TRUTHY = frozenset({"1", "true", "yes", "on"})
@@ -125,15 +129,33 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.set_defaults(func=run)
 
 
+def warm_up(engine: MemoryEngine) -> threading.Thread | None:
+    """Load the engine's embedder on a background thread, so that it is ready by the first call instead
+    of being loaded by it. A failure is left for that call to report."""
+    load = getattr(getattr(engine, "embedder", None), "load", None)
+    if not callable(load):
+        return None
+
+    def work() -> None:
+        with contextlib.suppress(Exception):  # the first embed raises it again, as a tool error
+            load()
+
+    thread = threading.Thread(target=work, name="tinymemory-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
 def run(args: argparse.Namespace) -> int:
-    from tinymemory.adapters import ToolSet
-    from tinymemory.adapters.mcp import INSTRUCTIONS, POLICY_INSTRUCTIONS, serve_stdio
     from tinymemory.tools import MemoryTools, ToolScope
 
     place = Namespace.parse(args.place or "", field="--place")
     scope = ToolScope(place, scope_reach(place, args.reach), writes=not args.read_only)
     served = policy_identity(args) if args.tools == "policy" else None
     engine = open_store(args, embedder=None if args.no_embedder else "default")
+    warm_up(engine)
+    # The MCP SDK is the largest import of this process (about half a second); the embedder loads meanwhile.
+    from tinymemory.adapters.mcp import INSTRUCTIONS, POLICY_INSTRUCTIONS, serve_stdio
+
     tools: ToolSet
     instructions = INSTRUCTIONS
     if served is not None:
