@@ -14,7 +14,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator
 
-from tinymemory.api import InvalidRequest, TinyMemoryError
+# tinymemory.api is imported where a command runs, not here: `tinymemory --version` never loads it.
 
 DEBUG_ENV = "TINYMEMORY_DEBUG"
 # File names are bytes on POSIX: these arguments may hold any of them (the OS, not us, reads them).
@@ -55,6 +55,8 @@ def _has_surrogate(value: object) -> bool:
 
 def reject_undecodable(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Refuse any argument (or environment default) whose bytes were not UTF-8; paths excepted."""
+    from tinymemory.api import InvalidRequest
+
     command = command_name(parser, args) or parser.prog
     parsers = [parser, *(p for _, p in _chosen(parser, args))]
     for p in parsers:
@@ -68,6 +70,8 @@ def reject_undecodable(parser: argparse.ArgumentParser, args: argparse.Namespace
 
 def read_stdin(command: str, argument: str) -> str:
     """All of stdin, decoded strictly (the locale's decoder may smuggle bytes in as surrogates)."""
+    from tinymemory.api import InvalidRequest
+
     data = sys.stdin.buffer.read()
     try:
         return data.decode("utf-8")
@@ -85,6 +89,8 @@ def run_guarded(
     parser: argparse.ArgumentParser, args: argparse.Namespace, func: Callable[[argparse.Namespace], int]
 ) -> int:
     """Run one command; a refusal exits 2 and anything unexpected exits 1, each as a JSON error."""
+    from tinymemory.api import TinyMemoryError
+
     command = command_name(parser, args) or parser.prog
     try:
         reject_undecodable(parser, args)
