@@ -3,8 +3,10 @@
 FTS5's own bm25 uses document counts and lengths over the whole file, so a score would reveal whether
 another tenant's memory holds a word. Every row of `items_fts` is written through this module, which
 keeps beside it, per namespace, how many rows are indexed and how many tokens they hold (`lex_ns`) and
-how many rows hold each term (`lex_df`), plus each row's length (`items.lex_len`). A scoped read sums
-these over the namespaces of its reach (see `search.lexical_scoped`).
+how many rows hold each term (`lex_terms`, keyed by the namespace's number in `lex_ns` rather than its
+name, which would be repeated in every entry; the view `lex_df` shows it with names), plus each row's
+length (`items.lex_len`). A scoped read sums these over the namespaces of its reach (see
+`search.lexical_scoped`).
 
 Only active and superseded rows are indexed: forgetting an item removes its row from the index and
 its counts from the statistics (`unindex`), so nothing it said moves a later score either.
@@ -12,6 +14,7 @@ its counts from the statistics (`unindex`), so nothing it said moves a later sco
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -53,27 +56,36 @@ class Deltas(Counts):
     def flush(self, conn: sqlite3.Connection) -> None:
         """Apply the changes; a term or namespace no indexed row holds any more leaves no trace (purge
         must remove its bytes)."""
-        moved = [(t, ns, d) for (t, ns), d in self.df.items() if d]
-        conn.executemany(
-            "INSERT INTO lex_df (term, ns, df) VALUES (?, ?, ?)"
-            " ON CONFLICT (term, ns) DO UPDATE SET df = df + excluded.df",
-            moved,
-        )
-        gone = [(t, ns) for t, ns, d in moved if d < 0]
-        if gone:
-            conn.executemany("DELETE FROM lex_df WHERE term = ? AND ns = ? AND df <= 0", gone)
-        spaces = set(self.docs) | set(self.tokens)
+        spaces = set(self.docs) | set(self.tokens) | {ns for _, ns in self.df}
         conn.executemany(
             "INSERT INTO lex_ns (ns, docs, tokens) VALUES (?, ?, ?) ON CONFLICT (ns) DO UPDATE SET"
             " docs = docs + excluded.docs, tokens = tokens + excluded.tokens",
             [(ns, self.docs[ns], self.tokens[ns]) for ns in spaces],
         )
+        number = _numbers(conn, spaces)
+        moved = [(t, number[ns], d) for (t, ns), d in self.df.items() if d]
+        conn.executemany(
+            "INSERT INTO lex_terms (term, space, df) VALUES (?, ?, ?)"
+            " ON CONFLICT (term, space) DO UPDATE SET df = df + excluded.df",
+            moved,
+        )
+        gone = [(t, space) for t, space, d in moved if d < 0]
+        if gone:
+            conn.executemany("DELETE FROM lex_terms WHERE term = ? AND space = ? AND df <= 0", gone)
         emptied = [(ns,) for ns in spaces if self.docs[ns] < 0]
         if emptied:
             conn.executemany("DELETE FROM lex_ns WHERE ns = ? AND docs <= 0", emptied)
         self.df.clear()
         self.docs.clear()
         self.tokens.clear()
+
+
+def _numbers(conn: sqlite3.Connection, spaces: Iterable[str]) -> dict[str, int]:
+    """Each namespace's number in `lex_ns` (numbers are never reused: AUTOINCREMENT)."""
+    rows = conn.execute(
+        "SELECT ns, id FROM lex_ns WHERE ns IN (SELECT value FROM json_each(?))", (json.dumps(list(spaces)),)
+    )
+    return {str(ns): int(i) for ns, i in rows}
 
 
 def index(
@@ -165,7 +177,8 @@ def stats(conn: sqlite3.Connection, scope: Reach | None, query_terms: list[str])
             tparams: Params = list(query_terms)
             twhere = reach_sql(scope, tparams, column="ns")
             rows = conn.execute(
-                f"SELECT term, sum(df) FROM lex_df WHERE term IN ({marks}) AND {twhere} GROUP BY term",
+                f"SELECT term, sum(df) FROM lex_terms WHERE term IN ({marks})"
+                f" AND space IN (SELECT id FROM lex_ns WHERE {twhere}) GROUP BY term",
                 tparams,
             )
         df = {str(t): int(d) for t, d in rows}
@@ -174,7 +187,7 @@ def stats(conn: sqlite3.Connection, scope: Reach | None, query_terms: list[str])
 
 def rebuild(conn: sqlite3.Connection) -> None:
     """Recount every statistic from the index (the migration that introduced them; also a repair)."""
-    conn.execute("DELETE FROM lex_df")
+    conn.execute("DELETE FROM lex_terms")
     conn.execute("DELETE FROM lex_ns")
     per_ns: dict[str, Counter[str]] = {}
     totals: Counter[str] = Counter()
@@ -192,7 +205,8 @@ def rebuild(conn: sqlite3.Connection) -> None:
     conn.executemany(
         "INSERT INTO lex_ns (ns, docs, tokens) VALUES (?, ?, ?)", [(ns, docs[ns], totals[ns]) for ns in docs]
     )
+    number = _numbers(conn, per_ns)
     conn.executemany(
-        "INSERT INTO lex_df (term, ns, df) VALUES (?, ?, ?)",
-        [(t, ns, d) for ns, counts in per_ns.items() for t, d in counts.items()],
+        "INSERT INTO lex_terms (term, space, df) VALUES (?, ?, ?)",
+        [(t, number[ns], d) for ns, counts in per_ns.items() for t, d in counts.items()],
     )

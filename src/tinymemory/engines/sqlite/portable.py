@@ -24,7 +24,7 @@ from tinymemory.api.errors import TinyMemoryError, Unavailable
 from tinymemory.api.records import ImportResult, StoredRecord, StoredVector, second_active, tombstone
 from tinymemory.engines.sqlite import db, lexstats, threads
 from tinymemory.engines.sqlite.rows import ITEM_SELECT, decode_item, record_values
-from tinymemory.engines.sqlite.store import write_side_rows
+from tinymemory.engines.sqlite.store import stored_key, write_side_rows
 from tinymemory.engines.sqlite.vectors import from_blob, to_blob
 from tinymemory.engines.sqlite.where import ACTIVE
 from tinymemory.retrieval.text import Analyzer
@@ -49,7 +49,9 @@ def _record(row: sqlite3.Row, vectors: bool) -> StoredRecord:
     if vectors and row["vec"] is not None:
         values = from_blob(row["vec"], int(row["dim"]))
         vector = StoredVector(str(row["embedder"]), int(row["dim"]), tuple(values.tolist()))
-    return tombstone(StoredRecord(decode_item(row), str(row["ckey"]), int(row["generation"]), vector))
+    key = row["ckey"]  # 32 bytes since schema 9
+    ckey = key.hex() if isinstance(key, bytes) else str(key)
+    return tombstone(StoredRecord(decode_item(row), ckey, int(row["generation"]), vector))
 
 
 def read_page(
@@ -129,7 +131,7 @@ def _refuse_second_active(conn: sqlite3.Connection, record: StoredRecord) -> Non
     if item.valid_to is not None or item.forgotten_at is not None:
         return
     other = conn.execute(
-        f"SELECT id FROM items WHERE ckey = ? AND {ACTIVE} LIMIT 1", (record.content_key,)
+        f"SELECT id FROM items WHERE ckey = ? AND {ACTIVE} LIMIT 1", (stored_key(record.content_key),)
     ).fetchone()
     if other is not None:
         raise second_active(item.id, str(other[0]))
@@ -145,6 +147,7 @@ def _insert(
     """One version's row and everything derived from it except thread links; returns its rowid."""
     item, meta = record.item, record.item.meta
     values = record_values(record)
+    values["ckey"] = stored_key(record.content_key)
     forgotten = item.forgotten_at is not None
     columns: tuple[str, str, str] = ("", "", "")
     if not forgotten:

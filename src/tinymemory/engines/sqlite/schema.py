@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Callable
 
 from tinymemory.api.errors import Conflict
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
+
+_log = logging.getLogger(__name__)
 
 # Times are integer microseconds since the epoch (UTC): exact, compact and ordered.
 # AUTOINCREMENT keeps rowids unique forever, so a purged rowid never names a new item (the vector
@@ -150,6 +153,38 @@ CREATE INDEX items_thread_ns ON items(thread_id, ns);
 DROP INDEX items_thread
 """
 
+# Version 9: a smaller file (see docs/architecture/disk.md). The indexes of optional columns hold only
+# the rows that have a value (every query on them names one). The per-namespace term counts name the
+# namespace by a number (`lex_ns.id`, never reused) instead of repeating its name in every entry;
+# `lex_df` stays readable as a view. The content key is kept as its 32 raw bytes instead of 64 hex
+# digits, in the row and in its index, and vectors written as float32 are rewritten as float16, the
+# width the engine writes now (a blob's length tells which): see `_to_v9`.
+_V9 = """
+DROP INDEX items_about;
+CREATE INDEX items_about ON items(about_kind, about_key, ns) WHERE about_kind IS NOT NULL;
+DROP INDEX items_thread_ns;
+CREATE INDEX items_thread_ns ON items(thread_id, ns) WHERE thread_id IS NOT NULL;
+DROP INDEX items_parent;
+CREATE INDEX items_parent ON items(parent) WHERE parent IS NOT NULL;
+CREATE TABLE lex_ns_v9 (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    ns TEXT NOT NULL UNIQUE,
+    docs INTEGER NOT NULL,
+    tokens INTEGER NOT NULL
+);
+INSERT INTO lex_ns_v9 (ns, docs, tokens) SELECT ns, docs, tokens FROM lex_ns ORDER BY ns;
+CREATE TABLE lex_terms (
+    term TEXT NOT NULL, space INTEGER NOT NULL, df INTEGER NOT NULL, PRIMARY KEY (term, space)
+) WITHOUT ROWID;
+INSERT INTO lex_terms (term, space, df)
+    SELECT d.term, n.id, d.df FROM lex_df d JOIN lex_ns_v9 n ON n.ns = d.ns;
+DROP TABLE lex_df;
+DROP TABLE lex_ns;
+ALTER TABLE lex_ns_v9 RENAME TO lex_ns;
+CREATE VIEW lex_df AS
+    SELECT t.term AS term, n.ns AS ns, t.df AS df FROM lex_terms t JOIN lex_ns n ON n.id = t.space
+"""
+
 Migration = Callable[[sqlite3.Connection], None]
 
 
@@ -190,10 +225,38 @@ def _to_v5(conn: sqlite3.Connection) -> None:
     neighbours = threads.neighbours_of(conn, forgotten)
     for rowid in forgotten:
         conn.execute("DELETE FROM items_fts WHERE rowid = ?", (rowid,))
-    lexstats.rebuild(conn)
-    deltas = lexstats.Deltas()
-    threads.relink(conn, deltas, neighbours)
-    deltas.flush(conn)
+    # relinked first, then counted from the index: the relink's own deltas (for today's tables) are
+    # not applied
+    threads.relink(conn, lexstats.Deltas(), neighbours)
+    _count_v5(conn)
+
+
+def _count_v5(conn: sqlite3.Connection) -> None:
+    """Version 5's statistics (`lex_df` keyed by namespace name), counted from the index."""
+    from tinymemory.engines.sqlite.lexstats import terms
+
+    per_ns: dict[str, dict[str, int]] = {}
+    totals: dict[str, list[int]] = {}
+    lengths: list[tuple[int, int]] = []
+    for rowid, ns, title, body, context in conn.execute(
+        "SELECT f.rowid, i.ns, f.title, f.body, f.context FROM items_fts f JOIN items i ON i.rowid = f.rowid"
+    ):
+        words = terms(str(title or ""), str(body or ""), str(context or ""))
+        counts = per_ns.setdefault(str(ns), {})
+        for t in set(words):
+            counts[t] = counts.get(t, 0) + 1
+        docs_tokens = totals.setdefault(str(ns), [0, 0])
+        docs_tokens[0] += 1
+        docs_tokens[1] += len(words)
+        lengths.append((len(words), int(rowid)))
+    conn.executemany("UPDATE items SET lex_len = ? WHERE rowid = ?", lengths)
+    conn.executemany(
+        "INSERT INTO lex_ns (ns, docs, tokens) VALUES (?, ?, ?)", [(k, *v) for k, v in totals.items()]
+    )
+    conn.executemany(
+        "INSERT INTO lex_df (term, ns, df) VALUES (?, ?, ?)",
+        [(t, ns, d) for ns, counts in per_ns.items() for t, d in counts.items()],
+    )
 
 
 def _to_v6(conn: sqlite3.Connection) -> None:
@@ -208,6 +271,30 @@ def _to_v8(conn: sqlite3.Connection) -> None:
     _run_script(conn, _V8)
 
 
+def key_bytes(value: str | bytes | None) -> str | bytes | None:
+    """A content key as stored from version 9: the 32 bytes its 64 hex digits spell (anything else,
+    which no store writes, is kept as it is)."""
+    if isinstance(value, str) and len(value) == 64:
+        try:
+            return bytes.fromhex(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _to_v9(conn: sqlite3.Connection) -> None:
+    import numpy as np
+
+    def half(blob: bytes) -> bytes:
+        return np.frombuffer(blob, dtype="<f4").astype("<f2").tobytes()
+
+    _run_script(conn, _V9)
+    conn.create_function("tm_key_bytes", 1, key_bytes, deterministic=True)
+    conn.create_function("tm_half", 1, half, deterministic=True)
+    conn.execute("UPDATE items SET ckey = tm_key_bytes(ckey) WHERE typeof(ckey) = 'text'")
+    conn.execute("UPDATE vectors SET vec = tm_half(vec) WHERE length(vec) = 4 * dim")
+
+
 # MIGRATIONS[n] takes a database at version n to version n + 1.
 MIGRATIONS: dict[int, Migration] = {
     0: _to_v1,
@@ -218,6 +305,7 @@ MIGRATIONS: dict[int, Migration] = {
     5: _to_v6,
     6: _to_v7,
     7: _to_v8,
+    8: _to_v9,
 }
 
 
@@ -234,16 +322,44 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
     start = user_version(conn)
     if start > target:
         raise Conflict(f"open: database schema version {start} is newer than this tinymemory ({target})")
+    shrunk = False
     while True:
         conn.execute("BEGIN IMMEDIATE")
         try:
             current = user_version(conn)
             if current >= target:
                 conn.execute("COMMIT")
-                return start
+                break
             MIGRATIONS[current](conn)
             conn.execute(f"PRAGMA user_version = {current + 1}")
             conn.execute("COMMIT")
+            shrunk = shrunk or current == 8
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+    if shrunk:
+        compact(conn)
+    return start
+
+
+def compact(conn: sqlite3.Connection) -> bool:
+    """Copy the file page by page without the space version 9 freed inside its pages (a rewritten row
+    keeps its old page), so an upgraded file shrinks on disk too; True when it did.
+
+    Best effort: when another connection keeps it from running, the space stays and new rows reuse it.
+    The copy goes through a temporary file, never memory (a large file would not fit).
+    """
+    if conn.execute("SELECT NOT EXISTS (SELECT 1 FROM items)").fetchone()[0]:
+        return False
+    temp = int(conn.execute("PRAGMA temp_store").fetchone()[0])
+    conn.execute("PRAGMA temp_store = FILE")
+    try:
+        conn.execute("VACUUM")
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return True
+    except sqlite3.OperationalError as exc:
+        _log.info("open: the file keeps the space its upgrade freed for new rows (%s)", exc)
+        return False
+    finally:
+        conn.execute(f"PRAGMA temp_store = {temp}")

@@ -39,18 +39,30 @@ __all__ = [
     "forget_filter",
     "forget_ids",
     "purge",
+    "stored_key",
     "write_items",
     "write_side_rows",
 ]
 
 
+# Bound parameters per statement when keys are looked up in bulk (SQLite allows 32,766 since 3.32).
+_KEYS_PER_QUERY = 500
+
+
+def stored_key(ckey: str) -> bytes:
+    """A content key (64 hex digits) as the `items.ckey` column holds it since schema 9: its 32 bytes."""
+    return bytes.fromhex(ckey)
+
+
 def active_keys(conn: sqlite3.Connection, keys: Sequence[str]) -> set[str]:
     """Content keys that already have an active item (those stores will be replays: no embedding)."""
-    rows = conn.execute(
-        f"SELECT ckey FROM items WHERE ckey IN (SELECT value FROM json_each(?)) AND {ACTIVE}",
-        (json.dumps(list(keys)),),
-    ).fetchall()
-    return {r[0] for r in rows}
+    found: set[str] = set()
+    for at in range(0, len(keys), _KEYS_PER_QUERY):
+        chunk = [stored_key(k) for k in keys[at : at + _KEYS_PER_QUERY]]
+        marks = ", ".join("?" * len(chunk))
+        rows = conn.execute(f"SELECT ckey FROM items WHERE ckey IN ({marks}) AND {ACTIVE}", chunk)
+        found.update(bytes(r[0]).hex() for r in rows)
+    return found
 
 
 def write_items(
@@ -104,10 +116,11 @@ def _write_one(
     deltas: lexstats.Deltas,
 ) -> StoreResult:
     item, meta = p.item, p.item.meta
+    key = stored_key(p.ckey)
     active = conn.execute(
         f"SELECT rowid, id, valid_from, extra, {', '.join(CORRECTABLE)} FROM items"
         f" WHERE ckey = ? AND {ACTIVE} LIMIT 1",
-        (p.ckey,),
+        (key,),
     ).fetchone()
     corrected: list[tuple[int, str, int]] = []
     if active is not None:
@@ -116,7 +129,7 @@ def _write_one(
         corrected = [(int(active[0]), str(active[1]), int(active[2]))]
         item = carry_over(item, active)
         meta = item.meta
-    last_gen = conn.execute("SELECT max(generation) FROM items WHERE ckey = ?", (p.ckey,)).fetchone()[0]
+    last_gen = conn.execute("SELECT max(generation) FROM items WHERE ckey = ?", (key,)).fetchone()[0]
     generation = 0 if last_gen is None else int(last_gen) + 1
     new_id = item_id(p.ckey, generation)
     closing: list[tuple[int, str, int]] = list(corrected)
@@ -137,6 +150,7 @@ def _write_one(
         generation=generation,
         observed_at=meta.observed_at or now,
     )
+    values["ckey"] = key
     values["supersedes"] = closing[0][1] if closing else None
     # the analysed columns (and the link with the thread's previous turn) before the row is inserted,
     # so that its indexed length goes in with it
