@@ -14,6 +14,7 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("embedders.py", []),
     ("scale.py", ["--sizes", "10000,100000,1000000"]),
     ("coldstart.py", []),
+    ("disk.py", []),
     ("context_compile.py", []),
     ("peers.py", []),
     ("privacy.py", []),
