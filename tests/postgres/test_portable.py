@@ -123,7 +123,7 @@ def pg_derived(dsn: str) -> dict[str, Any]:
             return sorted((ids[row[0]], *row[1:]) for row in conn.execute(sql))
 
         vectors = [
-            (i, e, d, np.asarray(v, dtype="<f4").tobytes())
+            (i, e, d, _as_stored(v))
             for i, e, d, v in by_id("SELECT item_rowid, embedder, dim, vec::real[] FROM vectors")
         ]
         return {
@@ -144,6 +144,14 @@ def pg_derived(dsn: str) -> dict[str, Any]:
             ],
             "vectors": [v for v in vectors if v[0] in live],
         }
+
+
+def _as_stored(values: Any) -> bytes:
+    """Postgres keeps float16-precision values as real[]: the same bytes SQLite stores, exactly."""
+    exact = np.asarray(values, dtype="<f4")
+    half = exact.astype("<f2")
+    assert (half.astype("<f4") == exact).all(), "a vector was not kept at float16 precision"
+    return half.tobytes()
 
 
 def pg_dump(dsn: str) -> str:
@@ -286,7 +294,8 @@ async def test_the_copy_ranks_as_the_source_does(source: tuple[Path, dict[str, s
     async with PostgresEngine(pg_dsn, embedder=Emb8()) as pg:
         await import_lines(pg, lines, batch=500)
     async with SqliteEngine(path, embedder=Emb8()) as lite, PostgresEngine(pg_dsn, embedder=Emb8()) as pg:
-        assert await same_hits(lite, pg, (FetchMode.LEXICAL, FetchMode.SEMANTIC, FetchMode.HYBRID)) > 10
+        modes = (FetchMode.LEXICAL, FetchMode.SEMANTIC, FetchMode.HYBRID)
+        assert await same_hits(lite, pg, modes, close=True) > 10
         every = tuple(ids.values())
         got_a, got_b = await lite.get(GetRequest(ids=every)), await pg.get(GetRequest(ids=every))
         assert got_b == got_a
