@@ -1,4 +1,10 @@
-"""Connections, pragmas and transactions: the durability and multi-process rules live here."""
+"""Connections, pragmas and transactions: the durability and multi-process rules live here.
+
+Durability is chosen per engine (see DURABILITY): "full" fsyncs the WAL at every commit, so an
+acknowledged write survives a killed process, an OS crash and a power loss; "normal" (WAL with
+synchronous=NORMAL) fsyncs only at checkpoints, so an acknowledged write survives a killed process but
+the last commits before a power loss or an OS crash may be lost (the file is never corrupted).
+"""
 
 from __future__ import annotations
 
@@ -15,6 +21,13 @@ T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 10_000
 LOCK_DEADLINE_S = 60.0
+# durability setting -> PRAGMA synchronous value (see the module docstring for what each risks)
+DURABILITY = {"full": "FULL", "normal": "NORMAL"}
+DEFAULT_DURABILITY = "full"
+# SQLite's page cache per connection, in KiB (a negative cache_size is KiB): the writer and each reader
+# keep their own, so the engine holds up to (1 + readers) of these.
+CACHE_KIB = 65_536
+READER_CACHE_KIB = 32_768
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
@@ -22,22 +35,35 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
-def connect(path: str) -> sqlite3.Connection:
-    """Open with WAL (readers never block the writer), FULL sync (a commit survives power loss and
-    SIGKILL) and a busy timeout; then migrate the schema."""
+def _open(path: str, cache_kib: int) -> sqlite3.Connection:
     conn = sqlite3.connect(
         path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
     )
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA temp_store = MEMORY")
+    conn.execute(f"PRAGMA cache_size = -{cache_kib}")
+    return conn
+
+
+def connect(path: str, durability: str = DEFAULT_DURABILITY) -> sqlite3.Connection:
+    """The writing connection: WAL (readers never block the writer), the durability's sync level
+    ("full": a commit survives power loss and SIGKILL) and a busy timeout; then migrate the schema."""
+    conn = _open(path, CACHE_KIB)
     if path != ":memory:":
         retry_busy(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
-    conn.execute("PRAGMA synchronous = FULL")
+    conn.execute(f"PRAGMA synchronous = {DURABILITY[durability]}")
     # deleted content is overwritten with zeros, so a purged memory's bytes leave the file
     conn.execute("PRAGMA secure_delete = ON")
-    conn.execute("PRAGMA temp_store = MEMORY")
-    conn.execute("PRAGMA cache_size = -65536")
     retry_busy(lambda: migrate(conn))
+    return conn
+
+
+def connect_reader(path: str) -> sqlite3.Connection:
+    """A reading connection to a file the writing connection has already opened (WAL, migrated):
+    query_only, so a read can never take the write lock."""
+    conn = _open(path, READER_CACHE_KIB)
+    conn.execute("PRAGMA query_only = ON")
     return conn
 
 
@@ -55,12 +81,17 @@ def retry_busy(fn: Callable[[], T], deadline_s: float = LOCK_DEADLINE_S) -> T:
             delay = min(delay * 2, 0.25)
 
 
-def in_write(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
-    """One IMMEDIATE transaction: the write lock is taken up front, so it never fails half-way on BUSY."""
+def begin_write(conn: sqlite3.Connection) -> None:
+    """BEGIN IMMEDIATE: the write lock is taken up front, so a transaction never fails half-way on BUSY."""
     try:
         retry_busy(lambda: conn.execute("BEGIN IMMEDIATE"))
     except sqlite3.OperationalError as exc:
         raise Unavailable(f"write: database is busy ({exc})") from None
+
+
+def in_write(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
+    """One IMMEDIATE transaction (see begin_write), committed when `fn` returns, rolled back if it raises."""
+    begin_write(conn)
     try:
         result = fn(conn)
         conn.execute("COMMIT")

@@ -1,8 +1,9 @@
 """SqliteEngine: the embedded default engine (one file, WAL, FTS5, an in-process vector matrix).
 
-All blocking sqlite3 work runs on one worker thread per engine, which owns the connection; embedding
-runs on another thread before the write lock is taken, so the event loop never blocks and the lock is
-held briefly.
+Blocking sqlite3 work never runs on the event loop: writes run on one writer thread owning the writing
+connection, reads on a few reader threads with a connection each (connections.py), so reads neither
+wait for writes nor for each other. Embedding runs on helper threads before the write lock is taken,
+so the lock is held briefly, and concurrent stores share one commit (group_commit.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 from tinymemory import __version__
 from tinymemory.api import validate
 from tinymemory.api.engine import EngineDescriptor
-from tinymemory.api.errors import TinyMemoryError, Unavailable
+from tinymemory.api.errors import Unavailable
 from tinymemory.api.filters import FetchMode
 from tinymemory.api.ids import content_key
 from tinymemory.api.items import NewItem
@@ -49,13 +50,20 @@ from tinymemory.api.timeutil import ensure_utc
 from tinymemory.engines.embedder_choice import resolve_embedder
 from tinymemory.engines.paths import default_db_path
 from tinymemory.engines.sqlite import db, graph, portable, reads, search, store
+from tinymemory.engines.sqlite.connections import (
+    DEFAULT_READERS,
+    Connections,
+    check_durability,
+    check_readers,
+)
 from tinymemory.engines.sqlite.cursors import CursorCodec, FetchCursor, ListCursor, fingerprint, load_key
+from tinymemory.engines.sqlite.group_commit import GroupCommit
 from tinymemory.engines.sqlite.reembed import Progress, ReembedResult, reembed_items
 from tinymemory.engines.sqlite.rows import to_us
 from tinymemory.engines.sqlite.schema import SCHEMA_VERSION
 from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix
 from tinymemory.engines.sqlite.where import is_selective
-from tinymemory.engines.versions import embed_new
+from tinymemory.engines.versions import Pending, embed_new
 from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer, answer_recall
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
@@ -68,7 +76,15 @@ _log = logging.getLogger(__name__)
 
 
 class SqliteEngine:
-    """api.MemoryEngine over one SQLite file (or `:memory:`). Safe to share a file between processes."""
+    """api.MemoryEngine over one SQLite file (or `:memory:`). Safe to share a file between processes.
+
+    `readers`: reader threads, each with its own connection (0: reads share the writer's thread; a
+    `:memory:` database always does). `durability` (default: $TINYMEMORY_SQLITE_SYNC, else "full"):
+    "full" syncs the WAL to disk at every commit, so an acknowledged store survives a killed process, an
+    OS crash and a power loss. "normal" syncs only when the WAL is checkpointed: an acknowledged store
+    still survives a killed process, but the last commits before a power loss or an OS crash may be lost
+    (the file stays intact, as of an earlier commit). It makes a single store several times cheaper.
+    """
 
     def __init__(
         self,
@@ -78,7 +94,11 @@ class SqliteEngine:
         answerer: Answerer | None = None,
         analyzer: Analyzer | None = None,
         retrieval: RetrievalConfig | None = None,
+        readers: int = DEFAULT_READERS,
+        durability: str | None = None,
     ) -> None:
+        readers = check_readers(readers)
+        durability = check_durability(durability)
         if path is None:
             path = default_db_path()
         self.path = str(path)
@@ -102,9 +122,13 @@ class SqliteEngine:
         if self.embedder is not None:
             self._space = store.VectorSpace(self.embedder.name, self.embedder.dim, self.embedder.embed)
             self._matrix = VectorMatrix(self.embedder.name, self.embedder.dim)
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinymemory-sqlite")
-        self._helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinymemory-embed")
-        self._conn: sqlite3.Connection | None = None
+        self._db = Connections(self.path, readers, durability)
+        self.durability = durability
+        # query embeddings and early scans run beside the reads, so one helper per reader
+        self._helper = ThreadPoolExecutor(
+            max_workers=max(1, self._db.readers), thread_name_prefix="tinymemory-embed"
+        )
+        self._commits = GroupCommit(self._write_pending)
         self._closed = False
         self._codec: CursorCodec | None = None  # the file's cursor key, read once (see cursors.py)
         self.last_semantic_plan: search.Plan | None = None  # for tests and diagnostics
@@ -123,24 +147,17 @@ class SqliteEngine:
     ) -> None:
         await self.close()
 
-    def _connection(self) -> sqlite3.Connection:
-        if self._conn is None:
-            self._conn = db.connect(self.path)
-        return self._conn
-
     async def _run(self, op: str, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `fn` on the writer thread with the writing connection (writes, and reads that may write)."""
         if self._closed:
             raise Unavailable(f"{op}: the engine is closed")
+        return await self._db.write(op, fn)
 
-        def call() -> T:
-            try:
-                return fn(self._connection())
-            except TinyMemoryError:
-                raise
-            except sqlite3.Error as exc:
-                raise Unavailable(f"{op}: database error ({exc})") from exc
-
-        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+    async def _read(self, op: str, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `fn` in one read transaction (one snapshot) on a reader thread."""
+        if self._closed:
+            raise Unavailable(f"{op}: the engine is closed")
+        return await self._db.read(op, lambda c: db.in_read(c, fn))
 
     async def _cursors(self, op: str) -> CursorCodec:
         """The codec of this file's cursor key, read (or created) on first need."""
@@ -152,14 +169,8 @@ class SqliteEngine:
         if self._closed:
             return
         self._closed = True
-
-        def shut() -> None:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
-
-        await asyncio.get_running_loop().run_in_executor(self._pool, shut)
-        self._pool.shutdown(wait=True)
+        await self._db.close()  # writes queued before this (stores included) commit first
+        self._commits.fail_queued(Unavailable("store: the engine is closed"))
         self._helper.shutdown(wait=True)
 
     # -- writes ---------------------------------------------------------------------------------------
@@ -180,16 +191,30 @@ class SqliteEngine:
         pending = [
             store.Pending(it, k, vectors.get(i)) for i, (it, k) in enumerate(zip(items, keys, strict=True))
         ]
-        space, analyzer, context = self._space, self.analyzer, self.retrieval.context.enabled
-        return await self._run(
-            op, lambda c: db.in_write(c, lambda w: store.write_items(w, pending, analyzer, space, context))
-        )
+        if self._closed:
+            raise Unavailable(f"{op}: the engine is closed")
+        # Queue the items, then ask the writer thread for a flush: it writes every store queued by then
+        # in one transaction (group_commit.py). Shielded: a cancelled caller never strands the others.
+        request = self._commits.enqueue(op, pending)
+        try:
+            await asyncio.shield(self._db.write(op, self._commits.flush))
+        except asyncio.CancelledError:
+            self._commits.withdraw(request, Unavailable(f"{op}: cancelled before it was written"))
+            raise
+        except Exception:
+            if self._commits.withdraw(request, Unavailable(f"{op}: the engine is closed")):
+                raise  # never written; otherwise an earlier flush holds it and answers below
+        return await asyncio.wrap_future(request.done)
+
+    def _write_pending(self, conn: sqlite3.Connection, pending: Sequence[Pending]) -> list[StoreResult]:
+        """One caller's items, inside the open write transaction (the writer thread)."""
+        return store.write_items(conn, pending, self.analyzer, self._space, self.retrieval.context.enabled)
 
     async def _embed_new(self, op: str, items: list[NewItem], keys: list[str]) -> dict[int, Floats]:
         """Embed, in one batch and outside the write lock, the items that will not be replays."""
         if self.embedder is None:
             return {}
-        active = await self._run(op, lambda c: store.active_keys(c, keys))
+        active = await self._read(op, lambda c: store.active_keys(c, keys))
         return await embed_new(op, self.embedder, items, keys, active)
 
     async def forget(self, request: ForgetRequest) -> ForgetResult:
@@ -229,17 +254,13 @@ class SqliteEngine:
 
     async def get(self, request: GetRequest) -> GetResult:
         req = validate.check_get(request)
-        return await self._run(
-            "get", lambda c: db.in_read(c, lambda r: reads.get_items(r, req.ids, req.reach))
-        )
+        return await self._read("get", lambda r: reads.get_items(r, req.ids, req.reach))
 
     async def list(self, request: ListRequest) -> ListResult:
         req = validate.check_list(request)
         fp = fingerprint("list", req.filter)
         after = ListCursor.decode(await self._cursors("list"), "list", req.cursor, fp) if req.cursor else None
-        items, more = await self._run(
-            "list", lambda c: db.in_read(c, lambda r: reads.list_page(r, req.filter, req.limit, after))
-        )
+        items, more = await self._read("list", lambda r: reads.list_page(r, req.filter, req.limit, after))
         nxt = None
         if more and items:
             last = items[-1]
@@ -249,9 +270,7 @@ class SqliteEngine:
 
     async def explore(self, request: ExploreRequest) -> ExploreResult:
         req = validate.check_explore(request)
-        return await self._run(
-            "explore", lambda c: db.in_read(c, lambda r: reads.explore(r, req.facet, req.filter, req.limit))
-        )
+        return await self._read("explore", lambda r: reads.explore(r, req.facet, req.filter, req.limit))
 
     async def fetch(self, request: FetchRequest) -> FetchResult:
         req = validate.check_fetch(request, self._descriptor.fetch_modes)
@@ -302,7 +321,7 @@ class SqliteEngine:
             return snapshot, lex, stats
 
         try:
-            snapshot, lex, stats = await self._run(op, lambda c: db.in_read(c, lexical_phase))
+            snapshot, lex, stats = await self._read(op, lexical_phase)
             qvec, early = await embedding if embedding is not None else (None, None)
         except BaseException:
             if embedding is not None:
@@ -332,7 +351,7 @@ class SqliteEngine:
             items = reads.items_by_rowid(conn, [r for r, _ in page])
             return [Hit(items[r], round(s, 6)) for r, s in page if r in items], more
 
-        hits, more = await self._run(op, lambda c: db.in_read(c, rank_phase))
+        hits, more = await self._read(op, rank_phase)
         nxt = (
             FetchCursor(snapshot, plan.offset + req.limit, plan.pool).encode(await self._cursors(op), fp)
             if more
@@ -385,7 +404,7 @@ class SqliteEngine:
     async def expand(self, request: ExpandRequest) -> ExpandResult:
         """Walk the relations of the memories the filter sees, from `seed_name`, up to `max_hops`."""
         req = validate.check_expand(request)
-        return await self._run("expand", lambda c: db.in_read(c, lambda r: graph.expand(r, req)))
+        return await self._read("expand", lambda r: graph.expand(r, req))
 
     # -- export and import (engines/sqlite/portable.py; api.records.PortableEngine) ---------------------
 
@@ -395,7 +414,7 @@ class SqliteEngine:
         if self._closed:
             raise Unavailable("export: the engine is closed")
         if self.path == ":memory:":
-            for record in await self._run("export", lambda c: portable.read_all(c, vectors)):
+            for record in await self._db.read("export", lambda c: portable.read_all(c, vectors)):
                 yield record
             return
         async for record in portable.export_file(self.path, vectors):
