@@ -24,10 +24,12 @@ LOCK_DEADLINE_S = 60.0
 # durability setting -> PRAGMA synchronous value (see the module docstring for what each risks)
 DURABILITY = {"full": "FULL", "normal": "NORMAL"}
 DEFAULT_DURABILITY = "full"
-# SQLite's page cache per connection, in KiB (a negative cache_size is KiB): the writer and each reader
-# keep their own, so the engine holds up to (1 + readers) of these.
+# SQLite's page cache per connection, in KiB (a negative cache_size is KiB). The writer and each reader
+# keep their own, and readers hold copies of the same hot pages, so theirs are smaller: misses are
+# served from the OS's cache of the file (at 100k items, 2 readers of 32 MB held about 60 MB more
+# resident memory after 400 hybrid fetches than 2 of 8 MB, at about the same latency).
 CACHE_KIB = 65_536
-READER_CACHE_KIB = 32_768
+READER_CACHE_KIB = 16_384
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:

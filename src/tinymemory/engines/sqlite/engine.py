@@ -197,13 +197,15 @@ class SqliteEngine:
         # in one transaction (group_commit.py). Shielded: a cancelled caller never strands the others.
         request = self._commits.enqueue(op, pending)
         try:
-            await asyncio.shield(self._db.write(op, self._commits.flush))
+            await asyncio.shield(asyncio.wrap_future(self._db.submit_write(op, self._commits.flush)))
         except asyncio.CancelledError:
             self._commits.withdraw(request, Unavailable(f"{op}: cancelled before it was written"))
             raise
         except Exception:
             if self._commits.withdraw(request, Unavailable(f"{op}: the engine is closed")):
                 raise  # never written; otherwise an earlier flush holds it and answers below
+        if request.done.done():  # the usual case: our own flush, or an earlier one, wrote it
+            return request.done.result()
         return await asyncio.wrap_future(request.done)
 
     def _write_pending(self, conn: sqlite3.Connection, pending: Sequence[Pending]) -> list[StoreResult]:
