@@ -13,6 +13,7 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("locomo.py", ["--baselines", "--ablation", "--answers"]),
     ("embedders.py", []),
     ("scale.py", ["--sizes", "10000,100000,1000000"]),
+    ("ann.py", []),
     ("coldstart.py", []),
     ("disk.py", []),
     ("context_compile.py", []),
