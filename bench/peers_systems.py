@@ -128,7 +128,7 @@ class TinyMemory:
     `embedder`: "shared" (the peers' MiniLM), "default" (what `SqliteEngine` picks out of the box, the
     256-d static-minilm) or None (lexical only). `metadata=False` stores the text alone."""
 
-    batching = "`store_many`, one call per session / 1,000 items"
+    batching = "`store_many`, one call per LoCoMo session / 500 synthetic items"
 
     def __init__(
         self, label: str, path: Path, mode: FetchMode, embedder: str | None, *, metadata: bool = True
