@@ -16,6 +16,7 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("ann.py", []),
     ("coldstart.py", []),
     ("disk.py", []),
+    ("concurrency.py", []),
     ("context_compile.py", []),
     ("peers.py", []),
     ("privacy.py", []),
