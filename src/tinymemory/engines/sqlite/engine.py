@@ -49,7 +49,8 @@ from tinymemory.api.requests import (
 from tinymemory.api.timeutil import ensure_utc
 from tinymemory.engines.embedder_choice import resolve_embedder
 from tinymemory.engines.paths import default_db_path
-from tinymemory.engines.sqlite import db, graph, portable, reads, search, store
+from tinymemory.engines.sqlite import ann, db, graph, portable, reads, search, store
+from tinymemory.engines.sqlite.ann_reads import GraphHolder
 from tinymemory.engines.sqlite.connections import (
     DEFAULT_READERS,
     Connections,
@@ -122,6 +123,10 @@ class SqliteEngine:
         if self.embedder is not None:
             self._space = store.VectorSpace(self.embedder.name, self.embedder.dim, self.embedder.embed)
             self._matrix = VectorMatrix(self.embedder.name, self.embedder.dim)
+        # the HNSW graph for reads over many rows of a large file (ann_reads.py); none in memory
+        self._graphs: GraphHolder | None = None
+        if self.embedder is not None and ann.index_path(self.path, self.embedder.name, self.embedder.dim):
+            self._graphs = GraphHolder(self.path, self.embedder.name, self.embedder.dim)
         self._db = Connections(self.path, readers, durability)
         self.durability = durability
         # query embeddings and early scans run beside the reads, so one helper per reader
@@ -169,6 +174,8 @@ class SqliteEngine:
         if self._closed:
             return
         self._closed = True
+        if self._graphs is not None:
+            await asyncio.to_thread(self._graphs.close)  # stops a background build without saving it
         await self._db.close()  # writes queued before this (stores included) commit first
         self._commits.fail_queued(Unavailable("store: the engine is closed"))
         self._helper.shutdown(wait=True)
@@ -246,6 +253,8 @@ class SqliteEngine:
             n = db.in_write(c, lambda w: store.purge(w, request.reach, before))
             if n and self._matrix is not None:
                 self._matrix.reset()  # drop purged rows; reloads lazily on the next semantic read
+            if n and self._graphs is not None:
+                self._graphs.drop()  # the graph files hold purged vectors: remove them, rebuild later
             if n and not db.scrub_wal(c):
                 _log.warning("purge: another connection is reading; the WAL keeps old pages until it ends")
             return n
@@ -334,7 +343,9 @@ class SqliteEngine:
             sem: pipeline.Ranked = []
             if qvec is not None:
                 assert self._matrix is not None
-                outcome = search.semantic(conn, self._matrix, qvec, req.filter, snapshot, plan.want, early)
+                outcome = search.semantic(
+                    conn, self._matrix, qvec, req.filter, snapshot, plan.want, early, self._graphs
+                )
                 self.last_semantic_plan = outcome.plan
                 sem = outcome.ranked
             ranked = pipeline.rank_candidates(

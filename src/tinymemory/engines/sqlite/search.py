@@ -16,9 +16,9 @@ from enum import StrEnum
 import numpy as np
 
 from tinymemory.api.filters import MetaFilter
-from tinymemory.engines.sqlite import lexstats
+from tinymemory.engines.sqlite import ann, ann_reads, lexstats
 from tinymemory.engines.sqlite.rows import from_us
-from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, top_order
+from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, Ints, VectorMatrix, from_blobs, top_order
 from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective
 from tinymemory.retrieval.bm25 import bm25
 from tinymemory.retrieval.pipeline import (
@@ -44,6 +44,7 @@ class Plan(StrEnum):
 
     SCAN = "scan"  # score every row, then keep the best that pass the filter in SQL
     FILTER_FIRST = "filter_first"  # read the (few) rows the filter allows, score only those
+    HNSW = "hnsw"  # the graph's nearest rows and the rows stored since it was built (ann_reads.py)
 
 
 def filter_first_cap(matrix_rows: int) -> int:
@@ -203,29 +204,108 @@ def semantic(
     snapshot: int,
     n: int,
     early: EarlyScores | None = None,
+    graphs: ann_reads.GraphHolder | None = None,
 ) -> SemanticOutcome:
-    matrix.refresh(conn)
-    if n <= 0 or matrix.size == 0:
+    if n <= 0:
         return SemanticOutcome([], Plan.SCAN)
     if is_selective(flt):
-        cap = filter_first_cap(matrix.size)
-        params: Params = [snapshot]
-        where = filter_sql(flt, params)
-        params.append(cap + 1)
-        cand = [
-            int(r[0])
-            for r in conn.execute(
-                f"SELECT i.rowid FROM items i WHERE i.rowid <= ? AND {where} LIMIT ?", params
-            )
-        ]
-        if len(cand) <= cap:
-            rowids, scores = matrix.scores_for(qvec, np.sort(np.asarray(cand, dtype=np.int64)))
-            order = top_order(scores, n)
-            return SemanticOutcome(
-                [(int(rowids[i]), unit_cosine(float(scores[i]))) for i in order], Plan.FILTER_FIRST
-            )
-    scores = matrix.scores(qvec, snapshot, early)
-    all_rowids = matrix.rowids
+        found = _filter_first(conn, matrix, qvec, flt, snapshot, n)
+        if found is not None:
+            return found
+    rows = matrix.size if matrix.loaded else snapshot
+    if graphs is not None and ann.should_use(rows, ann.ANN_MIN_ROWS):
+        found = _approximate(conn, graphs, qvec, flt, snapshot, n)
+        if found is not None:
+            return found
+    matrix.refresh(conn)
+    if matrix.size == 0:
+        return SemanticOutcome([], Plan.SCAN)
+    return _scan(conn, matrix, qvec, flt, snapshot, n, early)
+
+
+def _filter_first(
+    conn: sqlite3.Connection, matrix: VectorMatrix, qvec: Floats, flt: MetaFilter, snapshot: int, n: int
+) -> SemanticOutcome | None:
+    """Score only the rows the filter admits, when they are few; None when they are too many.
+
+    A matrix already in memory serves their vectors; otherwise they are read from SQL, so a read
+    confined to a small reach never pays for loading the whole store (measured at 100,000 items: a
+    first scoped read 0.57 s with the load, see docs/benchmarks.md, coldstart)."""
+    if matrix.loaded:
+        matrix.refresh(conn)
+    cap = filter_first_cap(matrix.size if matrix.loaded else snapshot)
+    params: Params = [snapshot]
+    where = filter_sql(flt, params)
+    params.append(cap + 1)
+    cand = [
+        int(r[0])
+        for r in conn.execute(f"SELECT i.rowid FROM items i WHERE i.rowid <= ? AND {where} LIMIT ?", params)
+    ]
+    if len(cand) > cap:
+        return None
+    if matrix.loaded:
+        rowids, scores = matrix.scores_for(qvec, np.sort(np.asarray(cand, dtype=np.int64)))
+    else:
+        rowids, scores = _scores_from_sql(conn, matrix, qvec, cand)
+    order = top_order(scores, n)
+    ranked = [(int(rowids[i]), unit_cosine(float(scores[i]))) for i in order]
+    return SemanticOutcome(ranked, Plan.FILTER_FIRST)
+
+
+def _approximate(
+    conn: sqlite3.Connection,
+    graphs: ann_reads.GraphHolder,
+    qvec: Floats,
+    flt: MetaFilter,
+    snapshot: int,
+    n: int,
+) -> SemanticOutcome | None:
+    """The graph plan (see ann_reads.py); None when there is no graph yet, its tail is too long, or
+    the filter passes too few of the rows the graph can be asked for."""
+    graph = graphs.graph(conn)
+    if graph is None:
+        return None
+    tail = ann_reads.tail_rows(conn, graph, snapshot)
+    if tail > ann_reads.TAIL_MAX:
+        graphs.extend_if_behind(tail)
+        return None
+    k = 2 * n + 32
+    while k <= ann_reads.MAX_K:
+        found = ann_reads.candidates(conn, graph, qvec, snapshot, k, graphs.dim, graphs.embedder)
+        picked = [int(r) for r in found.rowids]
+        ok = _visible(conn, picked, flt, snapshot)
+        ranked = [(r, unit_cosine(float(s))) for r, s in zip(picked, found.scores, strict=True) if r in ok]
+        if len(ranked) >= n or found.exhausted:
+            return SemanticOutcome(ranked[:n], Plan.HNSW)
+        k *= max(4, int(1.5 * n / max(len(ranked), 1)) + 1)
+    return None
+
+
+def _scores_from_sql(
+    conn: sqlite3.Connection, matrix: VectorMatrix, qvec: Floats, rowids: list[int]
+) -> tuple[Ints, Floats]:
+    """Cosines of the given rows' stored vectors of this embedder, read straight from the table."""
+    rows = conn.execute(
+        "SELECT v.item_rowid, v.vec FROM json_each(?) j CROSS JOIN vectors v ON v.item_rowid = j.value"
+        " WHERE v.embedder = ? AND v.dim = ? ORDER BY v.item_rowid",
+        (json.dumps(rowids), matrix.embedder, matrix.dim),
+    ).fetchall()
+    found = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    block = from_blobs([r[1] for r in rows], matrix.dim)
+    return found, block @ qvec.astype(np.float32, copy=False)
+
+
+def _scan(
+    conn: sqlite3.Connection,
+    matrix: VectorMatrix,
+    qvec: Floats,
+    flt: MetaFilter,
+    snapshot: int,
+    n: int,
+    early: EarlyScores | None,
+) -> SemanticOutcome:
+    """Score every row of the matrix, then keep the best that pass the filter in SQL."""
+    all_rowids, scores = matrix.scored(qvec, snapshot, early)
     total = len(scores)
     k = min(total, 2 * n + 32)
     while True:

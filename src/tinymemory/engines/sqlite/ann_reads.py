@@ -1,0 +1,238 @@
+"""When and how a semantic read uses the HNSW graph (ann.py) instead of scoring every row.
+
+The rule is the Postgres engine's: a read whose filter admits few rows is scored exactly, row by row
+(search.py's filter-first plan); a larger read in a file of at least `ann.ANN_MIN_ROWS` vectors asks the
+graph for its nearest rows, adds every row stored since the graph was built (the tail, scored exactly),
+re-scores all of them from their stored vectors, and keeps those that pass the filter, widening until
+enough pass. Scores are therefore always the exact cosines the exact plans give; an approximate read
+can only miss rows, never misjudge one. Past the widening limit, or while no graph exists yet, the
+caller falls back to the exact scan.
+
+Which rows a graph finds depends on every row in it, other tenants' among them, so the approximate plan
+serves only reads over more rows than the exact plans take: a small reach is never ranked through it.
+
+The graph lives in a file beside the database, named after the embedder and the file's vectors epoch (a
+re-embed makes a new name, so a graph of old vectors is never read). It is built, and extended when the
+tail grows, on a background thread with its own connection, saved atomically, then swapped in; reads
+meanwhile use the previous graph or the exact scan. A purge stops any build and deletes the files (they
+hold the purged vectors); the next large read starts a new build. Files are deleted, not overwritten in
+place: another process may have one mapped, and zeroing it under that process would corrupt its reads.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import logging
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tinymemory.engines.sqlite import ann
+from tinymemory.engines.sqlite.vectors import Floats, Ints, from_blobs, read_epoch, top_order
+
+_log = logging.getLogger(__name__)
+
+# Rows past the graph's largest key that a read scores exactly; past this the graph is extended.
+TAIL_MAX = 20_000
+# Candidates a read may ask the graph for before it falls back to the exact scan.
+MAX_K = 4_096
+# usearch 2.26 leaves some nodes unreachable when rows are added on several threads at once (600 rows on
+# 2 threads: 19 graphs of 20 had a row no search could return; 5,000 rows: 2 rows; one thread: none), so
+# the background build adds on one thread: slower, but every stored row stays findable, and the other
+# core stays free for reads.
+BUILD_THREADS = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """Exactly scored rows, best first: the graph's neighbours and the tail."""
+
+    rowids: Ints
+    scores: Floats
+    exhausted: bool  # the graph returned fewer rows than asked: widening cannot find more
+
+
+class GraphHolder:
+    """One engine's graph for one embedder: loaded on first use, (re)built in the background."""
+
+    def __init__(self, db_path: str, embedder: str, dim: int) -> None:
+        self.db_path, self.embedder, self.dim = db_path, embedder, dim
+        self._lock = threading.Lock()
+        self._graph: ann.HnswIndex | None = None
+        self._epoch: int | None = None
+        self._worker: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._closed = False
+
+    # -- files ----------------------------------------------------------------------------------------
+
+    def path_for(self, epoch: int) -> Path | None:
+        base = ann.index_path(self.db_path, self.embedder, self.dim)
+        return None if base is None else base.with_name(f"{base.name}-e{epoch}")
+
+    def files(self) -> list[Path]:
+        """Every graph file of this database and embedder, whatever its epoch or state."""
+        base = ann.index_path(self.db_path, self.embedder, self.dim)
+        if base is None or not base.parent.exists():
+            return []
+        return sorted(p for p in base.parent.iterdir() if p.name.startswith(base.name))
+
+    # -- reads ----------------------------------------------------------------------------------------
+
+    def graph(self, conn: sqlite3.Connection) -> ann.HnswIndex | None:
+        """The graph for the file's current vectors, or None (a build is then started, if none runs)."""
+        epoch = read_epoch(conn)
+        with self._lock:
+            if self._closed:
+                return None
+            if self._graph is not None and self._epoch == epoch:
+                return self._graph
+            self._graph, self._epoch = None, epoch
+            loaded = self._load(epoch)
+            if loaded is not None:
+                self._graph = loaded
+                return loaded
+            self._start(epoch)
+            return None
+
+    def _load(self, epoch: int) -> ann.HnswIndex | None:
+        path = self.path_for(epoch)
+        if path is None or not path.exists():
+            return None
+        index = ann.HnswIndex(self.db_path, self.embedder, self.dim)
+        index.path = path
+        try:
+            # mapped, not copied: the first read pays for the pages it walks, not for the file
+            return index if index.load(view=True, verify=False) else None
+        except Exception as exc:  # a torn or foreign file: rebuild rather than fail the read
+            _log.warning("sqlite: ignoring unreadable HNSW graph %s (%s); it will be rebuilt", path, exc)
+            return None
+
+    def extend_if_behind(self, tail_rows: int) -> None:
+        """Start a background extension when the tail has grown past `TAIL_MAX`."""
+        if tail_rows > TAIL_MAX:
+            with self._lock:
+                if self._epoch is not None and not self._closed:
+                    self._start(self._epoch)
+
+    # -- background builds ----------------------------------------------------------------------------
+
+    def _start(self, epoch: int) -> None:
+        """Called with the lock held."""
+        if self._worker is not None and self._worker.is_alive():
+            return
+        self._stop.clear()
+        self._worker = threading.Thread(
+            target=self._build, args=(epoch,), name="tinymemory-hnsw", daemon=True
+        )
+        self._worker.start()
+
+    def _build(self, epoch: int) -> None:
+        path = self.path_for(epoch)
+        if path is None:
+            return
+        try:
+            uri = Path(self.db_path).resolve().as_uri() + "?mode=ro"
+            conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        except sqlite3.Error as exc:  # pragma: no cover - the file was just opened by the engine
+            _log.warning("sqlite: cannot build the HNSW graph (%s)", exc)
+            return
+        try:
+            index = self._load(epoch) or ann.HnswIndex(
+                self.db_path, self.embedder, self.dim, threads=BUILD_THREADS
+            )
+            index.threads = BUILD_THREADS
+            index.path = path
+            while not self._stop.is_set():
+                if read_epoch(conn) != epoch:
+                    return  # re-embedded meanwhile: the next read starts over
+                if index.refresh(conn, limit=ann.BUILD_CHUNK) == 0:
+                    break
+            if self._stop.is_set():
+                return
+            with self._lock:
+                if self._closed or self._epoch != epoch:
+                    return
+                index.save()
+                self._graph = index
+            self._remove_stale(path, epoch)
+        except Exception as exc:  # the exact scan keeps serving; say why the graph is missing
+            _log.warning("sqlite: building the HNSW graph failed (%s); reads use the exact scan", exc)
+        finally:
+            conn.close()
+
+    def _remove_stale(self, keep: Path, epoch: int) -> None:
+        """Delete this embedder's other graphs, and any embedder's graph of an older epoch (a re-embed
+        rewrote the vectors it holds); graphs of other embedders at this epoch may serve other engines."""
+        base = ann.index_path(self.db_path, self.embedder, self.dim)
+        if base is None:
+            return
+        for other in base.parent.glob(f"{glob.escape(Path(self.db_path).name)}.hnsw-*"):
+            if other == keep or other.name.endswith(".tmp"):
+                continue
+            if other.name.startswith(base.name) or not other.name.endswith(f"-e{epoch}"):
+                other.unlink(missing_ok=True)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for a running build (tests, `tinymemory db index`); True when none is running."""
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout)
+            return not worker.is_alive()
+        return True
+
+    def drop(self) -> None:
+        """Forget the graph and delete its files (a purge): stop any build first."""
+        self._stop.set()
+        self.wait()
+        with self._lock:
+            self._graph, self._epoch = None, None
+            for path in self.files():
+                path.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+        self._stop.set()
+        self.wait()
+
+
+def candidates(
+    conn: sqlite3.Connection,
+    graph: ann.HnswIndex,
+    qvec: Floats,
+    snapshot: int,
+    k: int,
+    dim: int,
+    embedder: str,
+) -> Candidates:
+    """The graph's k nearest rows at or below `snapshot`, plus the tail, all scored exactly."""
+    keys, _ = graph.search(qvec, k, max_rowid=snapshot)
+    exhausted = len(keys) < min(k, graph.size)
+    rows = conn.execute(
+        "SELECT v.item_rowid, v.vec FROM json_each(?) j CROSS JOIN vectors v ON v.item_rowid = j.value"
+        " WHERE v.embedder = ? AND v.dim = ?",
+        (json.dumps([int(x) for x in keys]), embedder, dim),
+    ).fetchall()
+    rows += conn.execute(
+        "SELECT item_rowid, vec FROM vectors WHERE item_rowid > ? AND item_rowid <= ? AND embedder = ?"
+        " AND dim = ?",
+        (graph.last_rowid, snapshot, embedder, dim),
+    ).fetchall()
+    rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    scores = from_blobs([r[1] for r in rows], dim) @ qvec.astype(np.float32, copy=False)
+    order = top_order(scores, len(scores)) if len(rows) else np.empty(0, dtype=np.intp)
+    # ties by rowid, as the exact plans order them
+    order = order[np.lexsort((rowids[order], -scores[order]))] if len(order) else order
+    return Candidates(rowids[order], scores[order], exhausted)
+
+
+def tail_rows(conn: sqlite3.Connection, graph: ann.HnswIndex, snapshot: int) -> int:
+    row = conn.execute(
+        "SELECT count(*) FROM vectors WHERE item_rowid > ? AND item_rowid <= ?", (graph.last_rowid, snapshot)
+    ).fetchone()
+    return int(row[0])

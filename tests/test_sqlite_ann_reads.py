@@ -1,0 +1,182 @@
+"""The HNSW graph wired into semantic reads (engines/sqlite/ann_reads.py): which reads use it, that its
+answers are the exact plan's, the tail of rows stored after a build, purge and re-embed, a torn file."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+pytest.importorskip("usearch")
+
+from test_sqlite_support import note
+from tinymemory.api import FetchMode, FetchRequest, ForgetRequest, MetaFilter, Namespace, PurgeRequest, Reach
+from tinymemory.engines.sqlite import SqliteEngine, ann, search
+
+DIM = 24
+ITEMS = 600
+pytestmark = pytest.mark.asyncio
+
+
+class SeededEmbedder:
+    """A well-spread random unit vector per text, so nearest neighbours are not tied."""
+
+    def __init__(self, name: str = "seeded-24") -> None:
+        self.name = name
+        self.dim = DIM
+
+    def _one(self, text: str) -> npt.NDArray[np.float32]:
+        seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+        v = np.random.default_rng(seed).standard_normal(DIM).astype(np.float32)
+        return v / np.linalg.norm(v)
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return np.stack([self._one(t) for t in texts]) if texts else np.zeros((0, DIM), np.float32)
+
+    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        return self._one(text)
+
+
+QUERIES = [f"query number {i}" for i in range(12)]
+
+
+@pytest.fixture(autouse=True)
+def small_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ann, "ANN_MIN_ROWS", 200)
+
+
+def team(i: int) -> str:
+    return f"team:t{i % 3}"
+
+
+async def fill(path: Path, start: int, count: int, emb: SeededEmbedder | None = None) -> list[str]:
+    async with SqliteEngine(path, embedder=emb or SeededEmbedder()) as engine:
+        items = [note(f"memory {i}", at=team(i)) for i in range(start, start + count)]
+        stored = await engine.store_many(items)
+    return [s.id for s in stored]
+
+
+async def reads(engine: SqliteEngine, flt: MetaFilter | None = None) -> list[list[tuple[str, float]]]:
+    out = []
+    for q in QUERIES:
+        got = await engine.fetch(
+            FetchRequest(q, mode=FetchMode.SEMANTIC, filter=flt or MetaFilter(), limit=10)
+        )
+        out.append([(h.item.id, h.score) for h in got.hits])
+    return out
+
+
+async def first_plan(engine: SqliteEngine) -> search.Plan | None:
+    """The plan of one read (a build it starts runs beside later reads, so only this one is certain)."""
+    await engine.fetch(FetchRequest(QUERIES[0], mode=FetchMode.SEMANTIC, limit=10))
+    return engine.last_semantic_plan
+
+
+async def built(engine: SqliteEngine) -> None:
+    """Ask once (which starts the background build), then wait for it."""
+    await engine.fetch(FetchRequest("warm up", mode=FetchMode.SEMANTIC, limit=5))
+    assert engine._graphs is not None and engine._graphs.wait(60)
+
+
+async def test_a_large_read_uses_the_graph_and_answers_as_the_exact_scan(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, 0, ITEMS)
+    async with SqliteEngine(path, embedder=SeededEmbedder()) as exact_engine:
+        exact_engine._graphs = None  # the exact plans only
+        exact = await reads(exact_engine)
+        assert exact_engine.last_semantic_plan is search.Plan.SCAN
+    async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
+        assert await first_plan(engine) is search.Plan.SCAN  # no graph yet: one is built meanwhile
+        await built(engine)
+        assert engine._graphs is not None and engine._graphs.files()
+        assert await reads(engine) == exact  # a small graph finds every true neighbour
+        assert engine.last_semantic_plan is search.Plan.HNSW
+
+
+async def test_a_new_process_maps_the_saved_graph(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, 0, ITEMS)
+    async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
+        await built(engine)
+        want = await reads(engine)
+    async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
+        assert await reads(engine) == want
+        assert engine.last_semantic_plan is search.Plan.HNSW
+
+
+async def test_rows_stored_after_the_build_are_found_through_the_tail(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, 0, ITEMS)
+    async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
+        await built(engine)
+        (new_id,) = [s.id for s in await engine.store_many([note("query number 3", at="team:t0")])]
+        got = await engine.fetch(FetchRequest("query number 3", mode=FetchMode.SEMANTIC, limit=3))
+        assert engine.last_semantic_plan is search.Plan.HNSW
+        assert got.hits[0].item.id == new_id and got.hits[0].score == pytest.approx(1.0, abs=1e-3)
+
+
+async def test_a_small_reach_never_goes_through_the_graph(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, 0, ITEMS)
+    one_team = MetaFilter(reach=Reach.exact(Namespace.parse("team:t1")))
+    async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
+        await built(engine)
+        scoped = await reads(engine, one_team)
+        assert engine.last_semantic_plan is search.Plan.FILTER_FIRST
+        assert all(all(h[0] for h in hits) for hits in scoped)
+
+
+async def test_forgotten_rows_are_not_returned_and_purge_removes_the_graph_files(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, 0, ITEMS)
+    async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
+        await built(engine)
+        before = await reads(engine)
+        top = before[0][0][0]
+        await engine.forget(ForgetRequest(ids=(top,)))
+        after = await reads(engine)
+        assert engine.last_semantic_plan is search.Plan.HNSW
+        assert top not in {i for hits in after for i, _ in hits}
+        assert engine._graphs is not None and engine._graphs.files()
+        assert (await engine.purge(PurgeRequest())).purged >= 1
+        assert engine._graphs.files() == []  # the files held the purged vector
+        assert await reads(engine) == after  # the exact scan answers until a new graph is built
+        assert engine._graphs.wait(60) and engine._graphs.files()
+
+
+async def test_a_torn_graph_file_is_rebuilt_not_read(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, 0, ITEMS)
+    async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
+        await built(engine)
+        want = await reads(engine)
+        assert engine._graphs is not None
+        (graph_file,) = engine._graphs.files()
+    graph_file.write_bytes(graph_file.read_bytes()[: graph_file.stat().st_size // 2])
+    async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
+        assert await first_plan(engine) is search.Plan.SCAN  # the exact scan while it is rebuilt
+        assert engine._graphs is not None and engine._graphs.wait(60)
+        assert await reads(engine) == want
+        assert engine.last_semantic_plan is search.Plan.HNSW
+
+
+async def test_a_reembed_makes_a_new_graph_and_retires_the_old_epochs(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, 0, ITEMS)
+    async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
+        await built(engine)
+        assert engine._graphs is not None
+        (old,) = engine._graphs.files()
+    async with SqliteEngine(path, embedder=SeededEmbedder("seeded-b")) as engine:
+        assert (await engine.reembed()).reembedded == ITEMS  # every vector rewritten: the epoch moves
+        assert await first_plan(engine) is search.Plan.SCAN  # no graph of the new vectors yet
+        assert engine._graphs is not None and engine._graphs.wait(60)
+        await reads(engine)
+        assert engine.last_semantic_plan is search.Plan.HNSW
+        assert not old.exists()  # a graph of vectors that no longer exist is deleted
