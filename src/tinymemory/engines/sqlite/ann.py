@@ -1,4 +1,4 @@
-"""An HNSW index (usearch, the `ann` extra) over the `vectors` table: approximate nearest rows for reads
+"""An HNSW index (usearch) over the `vectors` table: approximate nearest rows for reads
 over many rows, where scoring every row costs more than walking a graph.
 
 Settings (measured by bench/ann.py, docs/benchmarks.md section `ann`, reasons in docs/architecture/ann.md):
