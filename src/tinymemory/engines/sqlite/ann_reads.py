@@ -17,6 +17,8 @@ tail grows, on a background thread with its own connection, saved atomically, th
 meanwhile use the previous graph or the exact scan. A purge stops any build and deletes the files (they
 hold the purged vectors); the next large read starts a new build. Files are deleted, not overwritten in
 place: another process may have one mapped, and zeroing it under that process would corrupt its reads.
+`build_now` runs the same build in the foreground (`tinymemory db index`), so a large file can be
+prepared before it is served.
 """
 
 from __future__ import annotations
@@ -26,11 +28,14 @@ import json
 import logging
 import sqlite3
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from tinymemory.api.errors import Conflict, Unavailable
 from tinymemory.engines.sqlite import ann
 from tinymemory.engines.sqlite.vectors import Floats, Ints, from_blobs, read_epoch, top_order
 
@@ -45,6 +50,8 @@ MAX_K = 4_096
 # the background build adds on one thread: slower, but every stored row stays findable, and the other
 # core stays free for reads.
 BUILD_THREADS = 1
+BUILD_OP = "build_index"
+Progress = Callable[[int, int], None]  # (rows added so far, rows to add), after each chunk
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +61,17 @@ class Candidates:
     rowids: Ints
     scores: Floats
     exhausted: bool  # the graph returned fewer rows than asked: widening cannot find more
+
+
+@dataclass(frozen=True, slots=True)
+class BuildReport:
+    """What a foreground build did; `path` is None when there was nothing to index (no file written)."""
+
+    path: Path | None
+    rows: int  # rows in the graph now
+    added: int  # rows this build added
+    fresh: bool  # started from an empty graph (forced, or no whole saved graph of this epoch)
+    seconds: float
 
 
 class GraphHolder:
@@ -99,7 +117,7 @@ class GraphHolder:
             self._start(epoch)
             return None
 
-    def _load(self, epoch: int) -> ann.HnswIndex | None:
+    def _load(self, epoch: int, verify: bool = False) -> ann.HnswIndex | None:
         path = self.path_for(epoch)
         if path is None or not path.exists():
             return None
@@ -107,7 +125,7 @@ class GraphHolder:
         index.path = path
         try:
             # mapped, not copied: the first read pays for the pages it walks, not for the file
-            return index if index.load(view=True, verify=False) else None
+            return index if index.load(view=True, verify=verify) else None
         except Exception as exc:  # a torn or foreign file: rebuild rather than fail the read
             _log.warning("sqlite: ignoring unreadable HNSW graph %s (%s); it will be rebuilt", path, exc)
             return None
@@ -132,38 +150,111 @@ class GraphHolder:
         self._worker.start()
 
     def _build(self, epoch: int) -> None:
+        """The background build: extend the saved graph of `epoch` (or start one), save it, swap it in.
+        Any failure is logged and leaves the exact scan serving."""
+        try:
+            self._grow(epoch)
+        except Exception as exc:  # the exact scan keeps serving; say why the graph is missing
+            _log.warning("sqlite: building the HNSW graph failed (%s); reads use the exact scan", exc)
+
+    def _grow(
+        self, epoch: int, *, fresh: bool = False, verify: bool = False, progress: Progress | None = None
+    ) -> BuildReport | None:
+        """The one build path (background and `build_now`): load the saved graph of `epoch` unless
+        `fresh`, add the rows past it a chunk at a time, save, swap in, delete stale files.
+
+        None when it was abandoned: stopped, closed, or the file re-embedded meanwhile (nothing saved).
+        An empty graph is kept in memory but not saved: loaded again, it would fix its centring shift
+        at zero for every row added later (see ann.py)."""
         path = self.path_for(epoch)
         if path is None:
-            return
+            return None
+        started = time.monotonic()
+        uri = Path(self.db_path).resolve().as_uri() + "?mode=ro"
+        conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
         try:
-            uri = Path(self.db_path).resolve().as_uri() + "?mode=ro"
-            conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
-        except sqlite3.Error as exc:  # pragma: no cover - the file was just opened by the engine
-            _log.warning("sqlite: cannot build the HNSW graph (%s)", exc)
-            return
-        try:
-            index = self._load(epoch) or ann.HnswIndex(
-                self.db_path, self.embedder, self.dim, threads=BUILD_THREADS
-            )
+            loaded = None if fresh else self._load(epoch, verify=verify)
+            index = loaded or ann.HnswIndex(self.db_path, self.embedder, self.dim, threads=BUILD_THREADS)
             index.threads = BUILD_THREADS
             index.path = path
+            added, todo = 0, self._pending(conn, index.last_rowid) if progress is not None else 0
+            if progress is not None:
+                progress(0, todo)
             while not self._stop.is_set():
                 if read_epoch(conn) != epoch:
-                    return  # re-embedded meanwhile: the next read starts over
-                if index.refresh(conn, limit=ann.BUILD_CHUNK) == 0:
+                    return None  # re-embedded meanwhile: the next read starts over
+                step = index.refresh(conn, limit=ann.BUILD_CHUNK)
+                if step == 0:
                     break
+                added += step
+                if progress is not None:
+                    progress(added, max(todo, added))
             if self._stop.is_set():
-                return
+                return None
             with self._lock:
                 if self._closed or self._epoch != epoch:
-                    return
+                    return None
+                if index.size == 0:  # reads score every row as the tail; no file until there are rows
+                    self._graph = index
+                    return BuildReport(None, 0, 0, True, time.monotonic() - started)
                 index.save()
                 self._graph = index
             self._remove_stale(path, epoch)
-        except Exception as exc:  # the exact scan keeps serving; say why the graph is missing
-            _log.warning("sqlite: building the HNSW graph failed (%s); reads use the exact scan", exc)
+            return BuildReport(path, index.size, added, loaded is None, time.monotonic() - started)
         finally:
             conn.close()
+
+    def _pending(self, conn: sqlite3.Connection, last_rowid: int) -> int:
+        """Rows of this embedder past `last_rowid`: what a build has to add."""
+        row = conn.execute(
+            "SELECT count(*) FROM vectors WHERE item_rowid > ? AND embedder = ? AND dim = ?",
+            (last_rowid, self.embedder, self.dim),
+        ).fetchone()
+        return int(row[0])
+
+    def build_now(self, epoch: int, *, force: bool = False, progress: Progress | None = None) -> BuildReport:
+        """Build or extend the graph of `epoch` and wait for it (`tinymemory db index`); `force` starts
+        from scratch. It runs as the holder's build, so reads meanwhile start no second one, and `close`
+        or a purge stops it as they stop a background build. A running background build is waited for
+        (or, with `force`, stopped) first. The saved file is checksummed before it is extended.
+
+        Raises Conflict when the file was re-embedded during the build, Unavailable when the engine
+        was closed or purged meanwhile; the previous file then stays as it was."""
+        outcome: list[BuildReport | BaseException | None] = []
+
+        def work() -> None:
+            try:
+                outcome.append(self._grow(epoch, fresh=force, verify=True, progress=progress))
+            except BaseException as exc:  # handed to the caller's thread
+                outcome.append(exc)
+
+        while True:
+            with self._lock:
+                if self._closed:
+                    raise Unavailable(f"{BUILD_OP}: the engine is closed")
+                running = self._worker
+                if running is None or not running.is_alive():
+                    if self._epoch != epoch:
+                        self._graph, self._epoch = None, epoch
+                    self._stop.clear()
+                    mine = threading.Thread(target=work, name="tinymemory-hnsw", daemon=True)
+                    self._worker = mine
+                    mine.start()
+                    break
+            if force:
+                self._stop.set()
+            running.join()
+        mine.join()
+        result = outcome[0] if outcome else None
+        if isinstance(result, sqlite3.Error):
+            raise Unavailable(f"{BUILD_OP}: database error ({result})") from None
+        if isinstance(result, BaseException):
+            raise result
+        if result is not None:
+            return result
+        if self._closed or self._stop.is_set():
+            raise Unavailable(f"{BUILD_OP}: stopped before it finished (the engine was closed or purged)")
+        raise Conflict(f"{BUILD_OP}: the store was re-embedded during the build; run it again")
 
     def _remove_stale(self, keep: Path, epoch: int) -> None:
         """Delete this embedder's other graphs, and any embedder's graph of an older epoch (a re-embed
@@ -178,7 +269,7 @@ class GraphHolder:
                 other.unlink(missing_ok=True)
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Wait for a running build (tests, `tinymemory db index`); True when none is running."""
+        """Wait for a running background build (tests); True when none is running."""
         worker = self._worker
         if worker is not None:
             worker.join(timeout)

@@ -22,7 +22,7 @@ import numpy as np
 from tinymemory import __version__
 from tinymemory.api import validate
 from tinymemory.api.engine import EngineDescriptor
-from tinymemory.api.errors import Unavailable
+from tinymemory.api.errors import Unavailable, Unsupported
 from tinymemory.api.filters import FetchMode
 from tinymemory.api.ids import content_key
 from tinymemory.api.items import NewItem
@@ -50,7 +50,7 @@ from tinymemory.api.timeutil import ensure_utc
 from tinymemory.engines.embedder_choice import resolve_embedder
 from tinymemory.engines.paths import default_db_path
 from tinymemory.engines.sqlite import ann, db, graph, portable, reads, search, store
-from tinymemory.engines.sqlite.ann_reads import GraphHolder
+from tinymemory.engines.sqlite.ann_reads import BuildReport, GraphHolder
 from tinymemory.engines.sqlite.connections import (
     DEFAULT_READERS,
     Connections,
@@ -62,7 +62,7 @@ from tinymemory.engines.sqlite.group_commit import GroupCommit
 from tinymemory.engines.sqlite.reembed import Progress, ReembedResult, reembed_items
 from tinymemory.engines.sqlite.rows import to_us
 from tinymemory.engines.sqlite.schema import SCHEMA_VERSION
-from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix
+from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, read_epoch
 from tinymemory.engines.sqlite.where import is_selective
 from tinymemory.engines.versions import Pending, embed_new
 from tinymemory.retrieval import pipeline
@@ -411,6 +411,26 @@ class SqliteEngine:
         (a second run writes nothing); `progress(done, total)` runs after each batch.
         """
         return await reembed_items(self._run, self.embedder, self._matrix, batch, progress)
+
+    # -- the HNSW graph (engines/sqlite/ann_reads.py) -------------------------------------------------
+
+    async def build_index(
+        self, *, force: bool = False, progress: Callable[[int, int], None] | None = None
+    ) -> BuildReport:
+        """Build the HNSW graph of this embedder now, or bring the saved one up to date, and wait for
+        it, so a large file is ready before it serves (else the first large read starts it in the
+        background). `force` starts from scratch; `progress(added, to_add)` runs after each chunk, on
+        the build's thread. Reads use the graph once the file holds `ann.ANN_MIN_ROWS` vectors."""
+        op = "build_index"
+        if self.embedder is None:
+            raise Unsupported(f"{op}: there is no embedder (lexical-only search), so no vectors to index")
+        if self._graphs is None:
+            raise Unsupported(f"{op}: an in-memory database has no file to keep a graph in")
+        if not ann.available():
+            raise Unsupported(f"{op}: the usearch package is not installed")
+        graphs = self._graphs
+        epoch = await self._run(op, read_epoch)  # opens (and migrates) the file first
+        return await asyncio.to_thread(graphs.build_now, epoch, force=force, progress=progress)
 
     # -- relations (engines/sqlite/graph.py) ----------------------------------------------------------
 
