@@ -1,9 +1,13 @@
-"""`tinymemory db upgrade|status`: a store's schema, brought up to date or shown.
+"""`tinymemory db upgrade|status|index`: a store's schema, brought up to date or shown; a SQLite file's
+HNSW graph, built ahead.
 
 Engines migrate on open, so `upgrade` exists for deployments whose service role may not change the
 schema (several replicas over one PostgreSQL database: the owner runs it once, before a new version
 starts) and for operators who want to see the step happen. `status` only reads: it never migrates,
-and counts the items only when the schema is current.
+and counts the items only when the schema is current. `index` builds (or brings up to date) the graph
+that semantic reads over a large SQLite file walk, in the foreground, so the file is ready before it
+is served; otherwise the first large read builds it in the background and reads scan every row
+until it is done.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 from tinymemory.api import (
     ExploreRequest,
     Facet,
+    InvalidRequest,
     MemoryEngine,
     MetaFilter,
     NotFound,
@@ -50,11 +55,18 @@ class Upgrade:
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    parser = subparsers.add_parser("db", help="upgrade a store's schema, or show its engine and schema")
+    parser = subparsers.add_parser(
+        "db", help="upgrade a store's schema, show its engine and schema, or build its vector graph"
+    )
     sub = parser.add_subparsers(dest="db_command", metavar="ACTION", required=True)
     for action, help_text in (
         ("upgrade", "apply the schema migrations this tinymemory knows (safe to run again)"),
         ("status", "the store's engine, schema version and item count (reads only; never migrates)"),
+        (
+            "index",
+            "build or bring up to date a SQLite file's HNSW graph for the default embedder, before "
+            "serving it (a second run adds only new rows)",
+        ),
     ):
         p = sub.add_parser(action, help=help_text)
         add_db_flag(p)
@@ -66,12 +78,16 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
                 help="skip the embedder's vector index (PostgreSQL); give it when the service runs "
                 "with --no-embedder",
             )
+        if action == "index":
+            p.add_argument("--force", action="store_true", help="rebuild the graph from scratch")
         p.set_defaults(func=run, action=action)
 
 
 def run(args: argparse.Namespace) -> int:
     from tinymemory.engines import is_postgres_url, open_engine, redact
 
+    if args.action == "index":
+        return _index(args)
     target = db_target(args)
     if is_postgres_url(target):
         # PostgreSQL's upgrade also builds the embedder's vector index, which the service's role may
@@ -219,3 +235,87 @@ async def _status(op: str, engine: MemoryEngine, store: str) -> dict[str, Any]:
             out["items"] = counted.total
             out["items_capped"] = counted.truncated
     return out
+
+
+# -- index: the SQLite engine's HNSW graph, built in the foreground -----------------------------------
+
+INDEX_OP = "db index"
+
+
+def _index(args: argparse.Namespace) -> int:
+    from tinymemory.engines import is_postgres_url, open_engine, redact
+    from tinymemory.engines.sqlite import SqliteEngine, ann
+    from tinymemory.retrieval.embedders.progress import progress_bar
+
+    op = INDEX_OP
+    target = db_target(args)
+    if is_postgres_url(target):
+        raise Unsupported(
+            f"{op}: a PostgreSQL store keeps its own pgvector index, created by `tinymemory db upgrade`;"
+            " there is no graph file to build"
+        )
+    if target is not None and (target == ":memory:" or target.startswith("file::memory:")):
+        raise InvalidRequest(f"{op}: `--db {target}` has no file to keep a graph in; give a SQLite file")
+    engine = open_engine(target, embedder="default")
+    assert isinstance(engine, SqliteEngine)
+
+    async def go() -> dict[str, Any]:
+        try:
+            if engine.embedder is None:
+                raise Unsupported(f"{op}: {_lexical_only()}")
+            if not Path(engine.path).is_file():
+                raise NotFound(f"{op}: no store at `{engine.path}` (any command that writes creates it)")
+            with progress_bar(True) as bar:
+                task = bar.add_task(f"tinymemory {op}: adding {engine.embedder.name} vectors", total=None)
+
+                def report(done: int, total: int) -> None:
+                    bar.update(task, completed=done, total=total)
+
+                built = await engine.build_index(force=args.force, progress=report)
+        finally:
+            await engine.close()
+        threshold = ann.ANN_MIN_ROWS
+        out: dict[str, Any] = {
+            "store": redact(engine.path),
+            "engine": "sqlite",
+            "embedder": engine.embedder.name,
+            "file": None if built.path is None else str(built.path),
+            "rows": built.rows,
+            "added": built.added,
+            "rebuilt": built.fresh,
+            "seconds": round(built.seconds, 3),
+            "threshold": threshold,
+            "used_by_reads": built.path is not None and built.rows >= threshold,
+            "summary": _index_summary(built.path, built.rows, built.added, built.fresh, built.seconds),
+        }
+        sys.stderr.write(f"tinymemory {op}: {out['summary']}\n")
+        if built.path is not None and built.rows < threshold:
+            out["note"] = (
+                f"reads will not use the graph until the store holds {threshold:,} vectors of this "
+                f"embedder (it holds {built.rows:,}); until then they score every row exactly"
+            )
+            sys.stderr.write(f"tinymemory {op}: {out['note']}\n")
+        return out
+
+    return emit(asyncio.run(go()))
+
+
+def _lexical_only() -> str:
+    """Why there is nothing to index, with the embedders' own fix when they have one."""
+    from tinymemory.retrieval.embedders import lexical_only_reason
+
+    reason = lexical_only_reason()
+    base = "the store is searched lexical-only (no embedder), so there are no vectors to index"
+    return f"{base} ({reason})" if reason else f"{base}; choose an embedder with $TINYMEMORY_EMBEDDER"
+
+
+def _index_summary(path: Path | None, rows: int, added: int, fresh: bool, seconds: float) -> str:
+    if path is None:
+        return "nothing to index: the store holds no vectors of this embedder"
+    if fresh:
+        how = "built"
+    elif added:
+        how = f"extended by {added:,} rows"
+    else:
+        how = "up to date"
+    return f"{how}: {rows:,} rows in {path} ({seconds:.1f} s)"
