@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("usearch")
 
 from test_sqlite_ann import EMB, built, fill, stored_rowids
-from tinymemory.engines.sqlite.ann import HnswIndex
+from tinymemory.engines.sqlite.ann import _TAIL, HnswIndex
 from tinymemory.engines.sqlite.vectors import VectorMatrix, from_blob, top_order
 
 
@@ -128,7 +128,7 @@ SAVER = textwrap.dedent(
     import sqlite3, sys
     sys.path.insert(0, sys.argv[3])
     from test_sqlite_ann import SeededEmbedder
-    from tinymemory.engines.sqlite.ann import HnswIndex
+    from tinymemory.engines.sqlite.ann import _TAIL, HnswIndex
 
     index = HnswIndex(sys.argv[1], SeededEmbedder.name, SeededEmbedder.dim)
     with sqlite3.connect(sys.argv[1]) as conn:
@@ -154,7 +154,7 @@ async def test_a_process_killed_while_saving_leaves_a_whole_file(tmp_path: Path)
     first.save()
     assert first.path is not None
     here = str(Path(__file__).parent)
-    rng = np.random.default_rng(7)
+    rng = np.random.default_rng(1)  # a seed whose shift bytes hold a "}"
     for _ in range(6):
         proc = subprocess.Popen(
             [sys.executable, "-c", SAVER, str(path), "-", here], stdout=subprocess.PIPE, text=True
@@ -226,3 +226,21 @@ async def test_blobs_stored_as_float16_or_float32_are_both_read(tmp_path: Path) 
     for i in (0, 1, 10, 11):
         keys, scores = index.search(EMB.embed_query(f"mixed {i}"), 1)
         assert keys[0] == rowids[i] and scores[0] == pytest.approx(1.0, abs=3e-3)
+
+
+def test_a_saved_graph_loads_whatever_bytes_its_shift_holds(tmp_path: Path) -> None:
+    """The footer's shift vector follows its JSON as raw bytes; a "}" among them (nearly certain at 256
+    dimensions) once made every saved graph unreadable, so each start rebuilt it."""
+    dim = 256
+    rng = np.random.default_rng(1)  # a seed whose shift bytes hold a "}"
+    block = rng.standard_normal((300, dim)).astype(np.float32)
+    block /= np.linalg.norm(block, axis=1, keepdims=True)
+    index = HnswIndex(str(tmp_path / "m.db"), "wide", dim)
+    index.add(np.arange(1, 301, dtype=np.int64), block)
+    index.save()
+    assert index.path is not None
+    assert b"}" in index.path.read_bytes()[-(4 * dim + _TAIL.size) : -_TAIL.size]
+    again = HnswIndex(str(tmp_path / "m.db"), "wide", dim)
+    assert again.load() and again.size == 300 and again.last_rowid == 300
+    keys, _ = again.search(block[5], 1)
+    assert keys.tolist() == [6]

@@ -376,8 +376,11 @@ def _read_footer(path: Path) -> tuple[dict[str, Any], Floats]:
         body = fh.read(body_len)
     if zlib.crc32(body) != crc:
         raise ValueError("footer checksum")
-    end = body.rindex(b"}") + 1
-    meta = json.loads(body[:end])
+    # the JSON is ASCII (json.dumps escapes the rest); the shift's raw bytes after it may hold any
+    # byte, "}" included, so the JSON's end is found by decoding it, not by searching for a brace
+    meta, end = json.JSONDecoder().raw_decode(body.decode("latin-1"))
+    if not isinstance(meta, dict):
+        raise ValueError("footer is not an object")
     shift = np.frombuffer(body[end:], dtype="<f4").astype(np.float32)
     if len(shift) != meta["dim"] or int(meta["payload_len"]) + body_len + _TAIL.size != size:
         raise ValueError("lengths")
