@@ -36,6 +36,8 @@ NOT_FOR_A_READ = [
     "safetensors",  # MiniLM's weights
     "threadpoolctl",  # BLAS limits, for forward passes only
     "platformdirs",  # the user data dir, when neither --db nor $TINYMEMORY_HOME names the place
+    "tinymemory.engines.sqlite.ann",  # the HNSW graph, for large reads of files past 50,000 vectors
+    "usearch",
 ]
 
 

@@ -1,7 +1,7 @@
 """When and how a semantic read uses the HNSW graph (ann.py) instead of scoring every row.
 
 The rule is the Postgres engine's: a read whose filter admits few rows is scored exactly, row by row
-(search.py's filter-first plan); a larger read in a file of at least `ann.ANN_MIN_ROWS` vectors asks the
+(search.py's filter-first plan); a larger read in a file of at least `_ann().ANN_MIN_ROWS` vectors asks the
 graph for its nearest rows, adds every row stored since the graph was built (the tail, scored exactly),
 re-scores all of them from their stored vectors, and keeps those that pass the filter, widening until
 enough pass. Scores are therefore always the exact cosines the exact plans give; an approximate read
@@ -32,14 +32,25 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tinymemory.api.errors import Conflict, Unavailable
-from tinymemory.engines.sqlite import ann
 from tinymemory.engines.sqlite.vectors import Floats, Ints, from_blobs, read_epoch, top_order
 
+if TYPE_CHECKING:  # ann.py (usearch's wrapper) loads on first use: a small read never needs it
+    from tinymemory.engines.sqlite import ann
+
 _log = logging.getLogger(__name__)
+
+
+def _ann() -> ModuleType:
+    from tinymemory.engines.sqlite import ann
+
+    return ann
+
 
 # Rows past the graph's largest key that a read scores exactly; past this the graph is extended.
 TAIL_MAX = 20_000
@@ -77,6 +88,19 @@ class BuildReport:
 class GraphHolder:
     """One engine's graph for one embedder: loaded on first use, (re)built in the background."""
 
+    @classmethod
+    def for_file(cls, db_path: str, embedder: str, dim: int) -> GraphHolder | None:
+        """A holder for a database file; None in memory (nothing to persist a graph beside)."""
+        if db_path == ":memory:" or db_path.startswith("file::memory:"):
+            return None
+        return cls(db_path, embedder, dim)
+
+    @staticmethod
+    def serves(rows: int) -> bool:
+        """Whether a file of this many vectors is read through a graph (and usearch is installed)."""
+        ann = _ann()
+        return bool(ann.should_use(rows, ann.ANN_MIN_ROWS))
+
     def __init__(self, db_path: str, embedder: str, dim: int) -> None:
         self.db_path, self.embedder, self.dim = db_path, embedder, dim
         self._lock = threading.Lock()
@@ -89,12 +113,12 @@ class GraphHolder:
     # -- files ----------------------------------------------------------------------------------------
 
     def path_for(self, epoch: int) -> Path | None:
-        base = ann.index_path(self.db_path, self.embedder, self.dim)
+        base = _ann().index_path(self.db_path, self.embedder, self.dim)
         return None if base is None else base.with_name(f"{base.name}-e{epoch}")
 
     def files(self) -> list[Path]:
         """Every graph file of this database and embedder, whatever its epoch or state."""
-        base = ann.index_path(self.db_path, self.embedder, self.dim)
+        base = _ann().index_path(self.db_path, self.embedder, self.dim)
         if base is None or not base.parent.exists():
             return []
         return sorted(p for p in base.parent.iterdir() if p.name.startswith(base.name))
@@ -121,7 +145,7 @@ class GraphHolder:
         path = self.path_for(epoch)
         if path is None or not path.exists():
             return None
-        index = ann.HnswIndex(self.db_path, self.embedder, self.dim)
+        index = _ann().HnswIndex(self.db_path, self.embedder, self.dim)
         index.path = path
         try:
             # mapped, not copied: the first read pays for the pages it walks, not for the file
@@ -174,7 +198,7 @@ class GraphHolder:
         conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
         try:
             loaded = None if fresh else self._load(epoch, verify=verify)
-            index = loaded or ann.HnswIndex(self.db_path, self.embedder, self.dim, threads=BUILD_THREADS)
+            index = loaded or _ann().HnswIndex(self.db_path, self.embedder, self.dim, threads=BUILD_THREADS)
             index.threads = BUILD_THREADS
             index.path = path
             added, todo = 0, self._pending(conn, index.last_rowid) if progress is not None else 0
@@ -183,7 +207,7 @@ class GraphHolder:
             while not self._stop.is_set():
                 if read_epoch(conn) != epoch:
                     return None  # re-embedded meanwhile: the next read starts over
-                step = index.refresh(conn, limit=ann.BUILD_CHUNK)
+                step = index.refresh(conn, limit=_ann().BUILD_CHUNK)
                 if step == 0:
                     break
                 added += step
@@ -259,7 +283,7 @@ class GraphHolder:
     def _remove_stale(self, keep: Path, epoch: int) -> None:
         """Delete this embedder's other graphs, and any embedder's graph of an older epoch (a re-embed
         rewrote the vectors it holds); graphs of other embedders at this epoch may serve other engines."""
-        base = ann.index_path(self.db_path, self.embedder, self.dim)
+        base = _ann().index_path(self.db_path, self.embedder, self.dim)
         if base is None:
             return
         for other in base.parent.glob(f"{glob.escape(Path(self.db_path).name)}.hnsw-*"):

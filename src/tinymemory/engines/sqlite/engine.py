@@ -49,7 +49,7 @@ from tinymemory.api.requests import (
 from tinymemory.api.timeutil import ensure_utc
 from tinymemory.engines.embedder_choice import resolve_embedder
 from tinymemory.engines.paths import default_db_path
-from tinymemory.engines.sqlite import ann, db, graph, portable, reads, search, store
+from tinymemory.engines.sqlite import db, graph, portable, reads, search, store
 from tinymemory.engines.sqlite.ann_reads import BuildReport, GraphHolder
 from tinymemory.engines.sqlite.connections import (
     DEFAULT_READERS,
@@ -125,8 +125,8 @@ class SqliteEngine:
             self._matrix = VectorMatrix(self.embedder.name, self.embedder.dim)
         # the HNSW graph for reads over many rows of a large file (ann_reads.py); none in memory
         self._graphs: GraphHolder | None = None
-        if self.embedder is not None and ann.index_path(self.path, self.embedder.name, self.embedder.dim):
-            self._graphs = GraphHolder(self.path, self.embedder.name, self.embedder.dim)
+        if self.embedder is not None:
+            self._graphs = GraphHolder.for_file(self.path, self.embedder.name, self.embedder.dim)
         self._db = Connections(self.path, readers, durability)
         self.durability = durability
         # query embeddings and early scans run beside the reads, so one helper per reader
@@ -426,6 +426,8 @@ class SqliteEngine:
             raise Unsupported(f"{op}: there is no embedder (lexical-only search), so no vectors to index")
         if self._graphs is None:
             raise Unsupported(f"{op}: an in-memory database has no file to keep a graph in")
+        from tinymemory.engines.sqlite import ann
+
         if not ann.available():
             raise Unsupported(f"{op}: the usearch package is not installed")
         graphs = self._graphs

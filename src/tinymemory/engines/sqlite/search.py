@@ -16,7 +16,7 @@ from enum import StrEnum
 import numpy as np
 
 from tinymemory.api.filters import MetaFilter
-from tinymemory.engines.sqlite import ann, ann_reads, lexstats
+from tinymemory.engines.sqlite import ann_reads, lexstats
 from tinymemory.engines.sqlite.rows import from_us
 from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, Ints, VectorMatrix, from_blobs, top_order
 from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective
@@ -213,7 +213,7 @@ def semantic(
         if found is not None:
             return found
     rows = matrix.size if matrix.loaded else snapshot
-    if graphs is not None and ann.should_use(rows, ann.ANN_MIN_ROWS):
+    if graphs is not None and graphs.serves(rows):
         found = _approximate(conn, graphs, qvec, flt, snapshot, n)
         if found is not None:
             return found
