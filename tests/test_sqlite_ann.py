@@ -32,6 +32,9 @@ class SeededEmbedder:
     name = "seeded-24"
     dim = DIM
 
+    def __init__(self, name: str = "seeded-24") -> None:
+        self.name = name
+
     def _one(self, text: str) -> npt.NDArray[np.float32]:
         seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
         v = np.random.default_rng(seed).standard_normal(DIM).astype(np.float32)

@@ -3,42 +3,19 @@ answers are the exact plan's, the tail of rows stored after a build, purge and r
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-import numpy.typing as npt
 import pytest
 
 pytest.importorskip("usearch")
 
+from test_sqlite_ann import SeededEmbedder
 from test_sqlite_support import note
 from tinymemory.api import FetchMode, FetchRequest, ForgetRequest, MetaFilter, Namespace, PurgeRequest, Reach
 from tinymemory.engines.sqlite import SqliteEngine, ann, search
 
-DIM = 24
 ITEMS = 600
 pytestmark = pytest.mark.asyncio
-
-
-class SeededEmbedder:
-    """A well-spread random unit vector per text, so nearest neighbours are not tied."""
-
-    def __init__(self, name: str = "seeded-24") -> None:
-        self.name = name
-        self.dim = DIM
-
-    def _one(self, text: str) -> npt.NDArray[np.float32]:
-        seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
-        v = np.random.default_rng(seed).standard_normal(DIM).astype(np.float32)
-        return v / np.linalg.norm(v)
-
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        return np.stack([self._one(t) for t in texts]) if texts else np.zeros((0, DIM), np.float32)
-
-    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
-        return self._one(text)
 
 
 QUERIES = [f"query number {i}" for i in range(12)]

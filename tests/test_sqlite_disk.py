@@ -7,6 +7,7 @@ changed (float32 vectors, hex content keys, full indexes on the optional columns
 from __future__ import annotations
 
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +30,11 @@ from tinymemory.api.items import NewItem
 from tinymemory.engines.sqlite import SqliteEngine, schema
 from tinymemory.engines.sqlite.where import filter_sql
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from disk import OPTIONAL_INDEXES, to_version_8
+
 SECRET = "quokkasecret77"
 PLACE = "team:acme/agent:writer"
-OPTIONAL_INDEXES = {
-    "items_about": "about_kind, about_key, ns",
-    "items_thread_ns": "thread_id, ns",
-    "items_parent": "parent",
-}
 
 
 def items(n: int) -> list[NewItem]:
@@ -51,40 +50,6 @@ def items(n: int) -> list[NewItem]:
             extra["parent"] = "m_000000000000000000000001"
         out.append(note(f"memory {i} about lanterns and rivers number {i}", at=PLACE, **extra))
     return out
-
-
-V8_STATISTICS = (  # the per-namespace tables keyed by namespace name
-    "CREATE TABLE old_ns (ns TEXT PRIMARY KEY, docs INTEGER NOT NULL, tokens INTEGER NOT NULL) WITHOUT ROWID",
-    "INSERT INTO old_ns SELECT ns, docs, tokens FROM lex_ns",
-    "CREATE TABLE old_df (term TEXT NOT NULL, ns TEXT NOT NULL, df INTEGER NOT NULL,"
-    " PRIMARY KEY (term, ns)) WITHOUT ROWID",
-    "INSERT INTO old_df SELECT term, ns, df FROM lex_df",
-    "DROP VIEW lex_df",
-    "DROP TABLE lex_terms",
-    "DROP TABLE lex_ns",
-    "ALTER TABLE old_ns RENAME TO lex_ns",
-    "ALTER TABLE old_df RENAME TO lex_df",
-)
-
-
-def as_version_8(path: Path) -> None:
-    """Put back the version 8 layout: float32 vectors, hex keys, statistics by name, full indexes."""
-    raw = sqlite3.connect(path, isolation_level=None)
-    raw.execute("BEGIN")
-    for rowid, dim, vec in raw.execute("SELECT item_rowid, dim, vec FROM vectors").fetchall():
-        if len(vec) == 2 * dim:
-            wide = np.frombuffer(vec, dtype="<f2").astype("<f4").tobytes()
-            raw.execute("UPDATE vectors SET vec = ? WHERE item_rowid = ?", (wide, rowid))
-    raw.execute("UPDATE items SET ckey = lower(hex(ckey)) WHERE typeof(ckey) = 'blob'")
-    for statement in V8_STATISTICS:
-        raw.execute(statement)
-    for name, columns in OPTIONAL_INDEXES.items():
-        raw.execute(f"DROP INDEX {name}")
-        raw.execute(f"CREATE INDEX {name} ON items({columns})")
-    raw.execute("PRAGMA user_version = 8")
-    raw.execute("COMMIT")
-    raw.execute("VACUUM")
-    raw.close()
 
 
 def statistics(conn: sqlite3.Connection) -> tuple[list[tuple[object, ...]], ...]:
@@ -108,7 +73,7 @@ async def test_a_version_8_file_shrinks_and_keeps_its_memories(tmp_path: Path) -
     batch = items(400)
     async with SqliteEngine(path, embedder=HashEmbedder()) as engine:
         ids = [r.id for r in await engine.store_many(batch)]
-    as_version_8(path)
+    to_version_8(path)
     raw = sqlite3.connect(path)
     stats = statistics(raw)
     wide = {
@@ -148,7 +113,7 @@ async def test_a_forgotten_version_keeps_its_generation_after_the_upgrade(tmp_pa
     async with SqliteEngine(path, embedder=HashEmbedder()) as engine:
         first = await engine.store(fact)
         await engine.forget(ForgetRequest(ids=(first.id,)))
-    as_version_8(path)
+    to_version_8(path)
     async with SqliteEngine(path, embedder=HashEmbedder()) as engine:
         second = await engine.store(fact)
     assert first.id == item_id(content_key(fact), 0)
@@ -160,7 +125,7 @@ async def test_an_upgraded_file_exports_the_hex_keys(tmp_path: Path) -> None:
     batch = items(12)
     async with SqliteEngine(path, embedder=HashEmbedder()) as engine:
         await engine.store_many(batch)
-    as_version_8(path)
+    to_version_8(path)
     async with SqliteEngine(path, embedder=HashEmbedder()) as engine:
         records = [r async for r in engine.export_records(vectors=True)]
     assert [r.content_key for r in records] == [content_key(it) for it in batch]
@@ -178,7 +143,7 @@ async def test_a_purge_after_the_upgrade_leaves_no_byte_of_the_memory(tmp_path: 
     async with SqliteEngine(path, embedder=HashEmbedder()) as engine:
         await engine.store_many(items(300))
         stored = await engine.store(secret)
-    as_version_8(path)
+    to_version_8(path)
     assert key.encode() in file_bytes(path)
     async with SqliteEngine(path, embedder=HashEmbedder()) as engine:
         await engine.forget(ForgetRequest(ids=(stored.id,)))
