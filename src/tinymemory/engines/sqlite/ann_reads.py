@@ -24,7 +24,6 @@ prepared before it is served.
 from __future__ import annotations
 
 import glob
-import json
 import logging
 import sqlite3
 import threading
@@ -38,7 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tinymemory.api.errors import Conflict, Unavailable
-from tinymemory.engines.sqlite.vectors import Floats, Ints, from_blobs, read_epoch, top_order
+from tinymemory.engines.sqlite.vectors import Floats, Ints, from_blobs, read_epoch, scored_rows
 
 if TYPE_CHECKING:  # ann.py (usearch's wrapper) loads on first use: a small read never needs it
     from tinymemory.engines.sqlite import ann
@@ -328,21 +327,17 @@ def candidates(
     """The graph's k nearest rows at or below `snapshot`, plus the tail, all scored exactly."""
     keys, _ = graph.search(qvec, k, max_rowid=snapshot)
     exhausted = len(keys) < min(k, graph.size)
-    rows = conn.execute(
-        "SELECT v.item_rowid, v.vec FROM json_each(?) j CROSS JOIN vectors v ON v.item_rowid = j.value"
-        " WHERE v.embedder = ? AND v.dim = ?",
-        (json.dumps([int(x) for x in keys]), embedder, dim),
-    ).fetchall()
-    rows += conn.execute(
+    graph_ids, graph_scores = scored_rows(conn, embedder, dim, keys.tolist(), qvec)
+    tail = conn.execute(
         "SELECT item_rowid, vec FROM vectors WHERE item_rowid > ? AND item_rowid <= ? AND embedder = ?"
         " AND dim = ?",
         (graph.last_rowid, snapshot, embedder, dim),
     ).fetchall()
-    rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    scores = from_blobs([r[1] for r in rows], dim) @ qvec.astype(np.float32, copy=False)
-    order = top_order(scores, len(scores)) if len(rows) else np.empty(0, dtype=np.intp)
-    # ties by rowid, as the exact plans order them
-    order = order[np.lexsort((rowids[order], -scores[order]))] if len(order) else order
+    tail_ids = np.fromiter((r[0] for r in tail), dtype=np.int64, count=len(tail))
+    tail_scores = from_blobs([r[1] for r in tail], dim) @ qvec.astype(np.float32, copy=False)
+    rowids = np.concatenate([graph_ids, tail_ids])
+    scores = np.concatenate([graph_scores, tail_scores]).astype(np.float32, copy=False)
+    order = np.lexsort((rowids, -scores))  # best first, ties by rowid as the exact plans order them
     return Candidates(rowids[order], scores[order], exhausted)
 
 

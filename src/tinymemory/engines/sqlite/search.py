@@ -18,7 +18,7 @@ import numpy as np
 from tinymemory.api.filters import MetaFilter
 from tinymemory.engines.sqlite import ann_reads, lexstats
 from tinymemory.engines.sqlite.rows import from_us
-from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, Ints, VectorMatrix, from_blobs, top_order
+from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, scored_rows, top_order
 from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective
 from tinymemory.retrieval.bm25 import bm25
 from tinymemory.retrieval.pipeline import (
@@ -246,7 +246,7 @@ def _filter_first(
     if matrix.loaded:
         rowids, scores = matrix.scores_for(qvec, np.sort(np.asarray(cand, dtype=np.int64)))
     else:
-        rowids, scores = _scores_from_sql(conn, matrix, qvec, cand)
+        rowids, scores = scored_rows(conn, matrix.embedder, matrix.dim, cand, qvec)
     order = top_order(scores, n)
     ranked = [(int(rowids[i]), unit_cosine(float(scores[i]))) for i in order]
     return SemanticOutcome(ranked, Plan.FILTER_FIRST)
@@ -279,20 +279,6 @@ def _approximate(
             return SemanticOutcome(ranked[:n], Plan.HNSW)
         k *= max(4, int(1.5 * n / max(len(ranked), 1)) + 1)
     return None
-
-
-def _scores_from_sql(
-    conn: sqlite3.Connection, matrix: VectorMatrix, qvec: Floats, rowids: list[int]
-) -> tuple[Ints, Floats]:
-    """Cosines of the given rows' stored vectors of this embedder, read straight from the table."""
-    rows = conn.execute(
-        "SELECT v.item_rowid, v.vec FROM json_each(?) j CROSS JOIN vectors v ON v.item_rowid = j.value"
-        " WHERE v.embedder = ? AND v.dim = ? ORDER BY v.item_rowid",
-        (json.dumps(rowids), matrix.embedder, matrix.dim),
-    ).fetchall()
-    found = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    block = from_blobs([r[1] for r in rows], matrix.dim)
-    return found, block @ qvec.astype(np.float32, copy=False)
 
 
 def _scan(

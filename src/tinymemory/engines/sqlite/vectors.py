@@ -13,6 +13,7 @@ Re-embedding rewrites vectors of old rowids, which a range read cannot notice, s
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -60,6 +61,20 @@ def from_blobs(blobs: Sequence[bytes], dim: int) -> Floats:
     else:
         block = np.stack([from_blob(b, dim) for b in blobs])
     return _unit_rows(block)
+
+
+def scored_rows(
+    conn: sqlite3.Connection, embedder: str, dim: int, rowids: Sequence[int], query: Floats
+) -> tuple[Ints, Floats]:
+    """(rowids, cosines) of the given rows' stored vectors of this embedder, read straight from the
+    table in rowid order; rows without such a vector are left out."""
+    rows = conn.execute(
+        "SELECT v.item_rowid, v.vec FROM json_each(?) j CROSS JOIN vectors v ON v.item_rowid = j.value"
+        " WHERE v.embedder = ? AND v.dim = ? ORDER BY v.item_rowid",
+        (json.dumps([int(r) for r in rowids]), embedder, dim),
+    ).fetchall()
+    found = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    return found, from_blobs([r[1] for r in rows], dim) @ query.astype(np.float32, copy=False)
 
 
 def _unit_rows(block: Floats) -> Floats:
