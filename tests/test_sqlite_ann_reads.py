@@ -157,3 +157,42 @@ async def test_a_reembed_makes_a_new_graph_and_retires_the_old_epochs(tmp_path: 
         await reads(engine)
         assert engine.last_semantic_plan is search.Plan.HNSW
         assert not old.exists()  # a graph of vectors that no longer exist is deleted
+
+
+async def test_a_purge_moves_the_vectors_epoch_so_every_process_drops_what_it_holds(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    ids = await fill(path, 0, ITEMS)
+    async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
+        await built(engine)
+        assert engine._graphs is not None
+        (old,) = engine._graphs.files()
+        assert old.name.endswith("-e0")
+        await engine.forget(ForgetRequest(ids=(ids[0],)))
+        await engine.purge(PurgeRequest())
+        assert engine._graphs.files() == []
+        await reads(engine)
+        assert engine._graphs.wait(60)
+        (new,) = engine._graphs.files()
+        assert new.name.endswith("-e1")  # a graph of the vectors as they are after the purge
+
+
+async def test_one_process_builds_while_another_holds_the_build_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+
+    from tinymemory.engines.sqlite import ann_reads
+
+    monkeypatch.setattr(ann_reads, "RETRY_S", 0.0)
+    path = tmp_path / "m.db"
+    await fill(path, 0, ITEMS)
+    with open(f"{path}.hnsw.lock", "a+b") as other_process:
+        fcntl.flock(other_process.fileno(), fcntl.LOCK_EX)
+        async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
+            assert await first_plan(engine) is search.Plan.SCAN
+            assert engine._graphs is not None and engine._graphs.wait(60)
+            assert engine._graphs.files() == []  # it left the build to the lock's holder
+            fcntl.flock(other_process.fileno(), fcntl.LOCK_UN)
+            await built(engine)
+            assert engine._graphs.files()
+            assert await first_plan(engine) is search.Plan.HNSW

@@ -23,12 +23,13 @@ prepared before it is served.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -60,6 +61,8 @@ MAX_K = 4_096
 # the background build adds on one thread: slower, but every stored row stays findable, and the other
 # core stays free for reads.
 BUILD_THREADS = 1
+# Seconds before a process retries a build another process was running.
+RETRY_S = 5.0
 BUILD_OP = "build_index"
 Progress = Callable[[int, int], None]  # (rows added so far, rows to add), after each chunk
 
@@ -108,6 +111,7 @@ class GraphHolder:
         self._worker: threading.Thread | None = None
         self._stop = threading.Event()
         self._closed = False
+        self._retry_at = 0.0  # another process was building: do not try again before this
 
     # -- files ----------------------------------------------------------------------------------------
 
@@ -166,6 +170,8 @@ class GraphHolder:
         """Called with the lock held."""
         if self._worker is not None and self._worker.is_alive():
             return
+        if time.monotonic() < self._retry_at:
+            return
         self._stop.clear()
         self._worker = threading.Thread(
             target=self._build, args=(epoch,), name="tinymemory-hnsw", daemon=True
@@ -192,6 +198,39 @@ class GraphHolder:
         path = self.path_for(epoch)
         if path is None:
             return None
+        with self._build_lock(wait=progress is not None) as ours:
+            if not ours:  # another process is building this file's graph: load it when it is saved
+                self._retry_at = time.monotonic() + RETRY_S
+                return None
+            return self._grow_locked(epoch, path, fresh, verify, progress)
+
+    @contextlib.contextmanager
+    def _build_lock(self, wait: bool) -> Iterator[bool]:
+        """One build per database file across processes (an advisory lock on `<db>.hnsw.lock`): True
+        when this process holds it. Without fcntl (or a writable folder) every process may build."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            yield True
+            return
+        try:
+            handle = open(f"{self.db_path}.hnsw.lock", "a+b")  # noqa: SIM115 - held for the build
+        except OSError:
+            yield True
+            return
+        try:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError:
+                yield False
+                return
+            yield True
+        finally:
+            handle.close()  # releases the lock
+
+    def _grow_locked(
+        self, epoch: int, path: Path, fresh: bool, verify: bool, progress: Progress | None
+    ) -> BuildReport | None:
         started = time.monotonic()
         uri = Path(self.db_path).resolve().as_uri() + "?mode=ro"
         conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
@@ -215,12 +254,16 @@ class GraphHolder:
             if self._stop.is_set():
                 return None
             with self._lock:
-                if self._closed or self._epoch != epoch:
+                if self._closed or self._epoch != epoch or read_epoch(conn) != epoch:
                     return None
                 if index.size == 0:  # reads score every row as the tail; no file until there are rows
                     self._graph = index
                     return BuildReport(None, 0, 0, True, time.monotonic() - started)
                 index.save()
+                if read_epoch(conn) != epoch:  # purged or re-embedded while saving: not a valid graph
+                    path.unlink(missing_ok=True)
+                    self._graph = None
+                    return None
                 self._graph = index
             self._remove_stale(path, epoch)
             return BuildReport(path, index.size, added, loaded is None, time.monotonic() - started)

@@ -62,7 +62,7 @@ from tinymemory.engines.sqlite.group_commit import GroupCommit
 from tinymemory.engines.sqlite.reembed import Progress, ReembedResult, reembed_items
 from tinymemory.engines.sqlite.rows import to_us
 from tinymemory.engines.sqlite.schema import SCHEMA_VERSION
-from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, read_epoch
+from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, bump_epoch, read_epoch
 from tinymemory.engines.sqlite.where import is_selective
 from tinymemory.engines.versions import Pending, embed_new
 from tinymemory.retrieval import pipeline
@@ -249,8 +249,16 @@ class SqliteEngine:
         if request.forgotten_before is not None:
             before = to_us(ensure_utc(request.forgotten_before, field="purge: `forgotten_before`"))
 
+        def purge_rows(w: sqlite3.Connection) -> int:
+            n = store.purge(w, request.reach, before)
+            if n:
+                # every matrix and graph on this file, in any process, held the purged vectors:
+                # moving the vectors epoch makes each reload, and a graph build in flight discard itself
+                bump_epoch(w)
+            return n
+
         def run(c: sqlite3.Connection) -> int:
-            n = db.in_write(c, lambda w: store.purge(w, request.reach, before))
+            n = db.in_write(c, purge_rows)
             if n and self._matrix is not None:
                 self._matrix.reset()  # drop purged rows; reloads lazily on the next semantic read
             if n and self._graphs is not None:

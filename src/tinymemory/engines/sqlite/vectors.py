@@ -8,7 +8,9 @@ Rowids only grow (AUTOINCREMENT, writers serialise), so catching up with this or
 writes is one indexed range read of the rows past the last one loaded. Purged rows stay in the matrix
 until a local purge resets it; every hit is re-checked in SQL, so stale rows are never returned.
 Re-embedding rewrites vectors of old rowids, which a range read cannot notice, so it bumps a counter in
-`engine_meta` (`vectors_epoch`) and every matrix that sees the counter move reloads from scratch.
+`engine_meta` (`vectors_epoch`) and every matrix that sees the counter move reloads from scratch. A purge
+bumps it too, so no process keeps a purged vector in memory (and HNSW graphs, named by the epoch, are
+rebuilt without it).
 """
 
 from __future__ import annotations
