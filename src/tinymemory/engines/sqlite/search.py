@@ -47,6 +47,12 @@ class Plan(StrEnum):
     HNSW = "hnsw"  # the graph's nearest rows and the rows stored since it was built (ann_reads.py)
 
 
+# Rows the filter-first plan reads straight from SQL when the matrix is not in memory: about 3 us a row
+# (1,700 rows in 5.5 ms at 100k items), so 5,000 rows cost about 15 ms; a larger reach of a large file
+# goes through the graph (or loads the matrix once) instead.
+SQL_FIRST_MAX = 5_000
+
+
 def filter_first_cap(matrix_rows: int) -> int:
     """Largest candidate set worth scoring row by row; beyond it one full scan is cheaper."""
     return max(500, matrix_rows // 10)
@@ -233,7 +239,7 @@ def _filter_first(
     first scoped read 0.57 s with the load, see docs/benchmarks.md, coldstart)."""
     if matrix.loaded:
         matrix.refresh(conn)
-    cap = filter_first_cap(matrix.size if matrix.loaded else snapshot)
+    cap = filter_first_cap(matrix.size) if matrix.loaded else min(filter_first_cap(snapshot), SQL_FIRST_MAX)
     params: Params = [snapshot]
     where = filter_sql(flt, params)
     params.append(cap + 1)
