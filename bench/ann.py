@@ -392,8 +392,9 @@ def render(ctx: dict[str, Any]) -> str:
         "and sentences alike, at no cost; the whole mean (centre 1.0) loses on sentences.",
         "",
         f"**Chosen** (ann.py defaults): connectivity {ann.CONNECTIVITY}, expansion_add {ann.EXPANSION_ADD}, "
-        f"expansion_search {ef}, {ann.DTYPE} in the graph, metric ip, centre {ann.CENTRE}, built on every "
-        "core.",
+        f"expansion_search {ef}, {ann.DTYPE} in the graph, metric ip, centre {ann.CENTRE}; the engine "
+        "builds on one thread (the rows here on two: two threads adding at once can leave rows no search "
+        "reaches, docs/architecture/ann.md).",
     ]
     ev = ctx.get("evidence")
     if ev:

@@ -91,7 +91,8 @@ class HnswIndex:
         self.connectivity, self.expansion_add = connectivity, expansion_add
         self.expansion_search, self.centre = expansion_search, centre
         self.path = index_path(db_path, embedder, dim, dtype)
-        self.threads = threads or os.cpu_count() or 1
+        # one thread by default: usearch 2.26 can leave rows unreachable when two threads add at once
+        self.threads = threads or 1
         self.last_rowid = 0
         self.placeholders = 0  # slots holding a placeholder where a removed row was
         self._next_placeholder = 0
