@@ -91,11 +91,14 @@ class GraphHolder:
     """One engine's graph for one embedder: loaded on first use, (re)built in the background."""
 
     @classmethod
-    def for_file(cls, db_path: str, embedder: str, dim: int) -> GraphHolder | None:
-        """A holder for a database file; None in memory (nothing to persist a graph beside)."""
+    def for_file(
+        cls, db_path: str, embedder: str, dim: int, on_ready: Callable[[], None] | None = None
+    ) -> GraphHolder | None:
+        """A holder for a database file; None in memory (nothing to persist a graph beside).
+        `on_ready` runs when a graph is swapped in (the engine frees its matrix then)."""
         if db_path == ":memory:" or db_path.startswith("file::memory:"):
             return None
-        return cls(db_path, embedder, dim)
+        return cls(db_path, embedder, dim, on_ready)
 
     @staticmethod
     def serves(rows: int) -> bool:
@@ -103,8 +106,11 @@ class GraphHolder:
         ann = _ann()
         return bool(ann.should_use(rows, ann.ANN_MIN_ROWS))
 
-    def __init__(self, db_path: str, embedder: str, dim: int) -> None:
+    def __init__(
+        self, db_path: str, embedder: str, dim: int, on_ready: Callable[[], None] | None = None
+    ) -> None:
         self.db_path, self.embedder, self.dim = db_path, embedder, dim
+        self._on_ready = on_ready
         self._lock = threading.Lock()
         self._graph: ann.HnswIndex | None = None
         self._epoch: int | None = None
@@ -140,6 +146,7 @@ class GraphHolder:
             loaded = self._load(epoch)
             if loaded is not None:
                 self._graph = loaded
+                self._ready()
                 return loaded
             self._start(epoch)
             return None
@@ -156,6 +163,15 @@ class GraphHolder:
         except Exception as exc:  # a torn or foreign file: rebuild rather than fail the read
             _log.warning("sqlite: ignoring unreadable HNSW graph %s (%s); it will be rebuilt", path, exc)
             return None
+
+    @property
+    def loaded(self) -> bool:
+        """Whether a graph is in memory: a large read will most likely walk it, not scan."""
+        return self._graph is not None
+
+    def _ready(self) -> None:
+        if self._on_ready is not None:
+            self._on_ready()
 
     def extend_if_behind(self, tail_rows: int) -> None:
         """Start a background extension when the tail has grown past `TAIL_MAX`."""
@@ -265,6 +281,7 @@ class GraphHolder:
                     self._graph = None
                     return None
                 self._graph = index
+                self._ready()
             self._remove_stale(path, epoch)
             return BuildReport(path, index.size, added, loaded is None, time.monotonic() - started)
         finally:

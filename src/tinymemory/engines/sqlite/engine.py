@@ -126,7 +126,12 @@ class SqliteEngine:
         # the HNSW graph for reads over many rows of a large file (ann_reads.py); none in memory
         self._graphs: GraphHolder | None = None
         if self.embedder is not None:
-            self._graphs = GraphHolder.for_file(self.path, self.embedder.name, self.embedder.dim)
+            # once a graph serves large reads the whole-store matrix is not needed: free it (a fallback
+            # scan reloads it; small reaches read their rows from SQL)
+            matrix = self._matrix
+            self._graphs = GraphHolder.for_file(
+                self.path, self.embedder.name, self.embedder.dim, on_ready=matrix.reset if matrix else None
+            )
         self._db = Connections(self.path, readers, durability)
         self.durability = durability
         # query embeddings and early scans run beside the reads, so one helper per reader
@@ -315,7 +320,8 @@ class SqliteEngine:
         # A whole-store scan also starts on the helper thread, so the two rankers use both cores.
         embedding: asyncio.Future[tuple[Floats, EarlyScores | None]] | None = None
         if mode is not FetchMode.LEXICAL:
-            scan_early = not is_selective(req.filter)
+            # a whole-store read that will walk the graph needs no early scan of the matrix
+            scan_early = not is_selective(req.filter) and not (self._graphs and self._graphs.loaded)
             embedding = asyncio.ensure_future(self._embed_query(op, req.query, scan_early))
 
         def lexical_phase(conn: sqlite3.Connection) -> tuple[int, pipeline.Ranked, pipeline.ScopeStats]:
