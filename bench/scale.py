@@ -187,6 +187,8 @@ async def graph_vs_exact(engine: Any, queries: list[str]) -> dict[str, Any]:
             exact = set(ids["exact"])
             overlap.setdefault(mode.value, []).append(len(exact & set(ids["graph"])) / max(len(exact), 1))
     engine._graphs = graphs
+    if engine._matrix is not None:
+        engine._matrix.reset()  # as the engine leaves it once a graph serves: reads after use no matrix
     out: dict[str, Any] = {k: (percentile(v, 50), percentile(v, 95)) for k, v in lat.items()}
     out.update({f"{m}/recall": sum(v) / len(v) for m, v in overlap.items()})
     return out
