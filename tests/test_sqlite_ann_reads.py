@@ -11,7 +11,16 @@ pytest.importorskip("usearch")
 
 from test_sqlite_ann import SeededEmbedder
 from test_sqlite_support import note
-from tinymemory.api import FetchMode, FetchRequest, ForgetRequest, MetaFilter, Namespace, PurgeRequest, Reach
+from tinymemory.api import (
+    FetchMode,
+    FetchRequest,
+    ForgetRequest,
+    ItemKind,
+    MetaFilter,
+    Namespace,
+    PurgeRequest,
+    Reach,
+)
 from tinymemory.engines.sqlite import SqliteEngine, ann, search
 
 ITEMS = 600
@@ -105,6 +114,19 @@ async def test_a_small_reach_never_goes_through_the_graph(tmp_path: Path) -> Non
         scoped = await reads(engine, one_team)
         assert engine.last_semantic_plan is search.Plan.FILTER_FIRST
         assert all(all(h[0] for h in hits) for hits in scoped)
+
+
+async def test_a_filtered_read_too_large_to_score_row_by_row_scans_instead_of_walking_the_graph(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, 0, ITEMS)
+    every_learning = MetaFilter(kinds=(ItemKind.LEARNING,))  # admits all 600 rows: past filter-first
+    async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
+        await built(engine)
+        exact = await reads(engine, every_learning)
+        assert engine.last_semantic_plan is search.Plan.SCAN
+        assert exact == await reads(engine)  # the same rows as the whole store, scored exactly
 
 
 async def test_forgotten_rows_are_not_returned_and_purge_removes_the_graph_files(tmp_path: Path) -> None:

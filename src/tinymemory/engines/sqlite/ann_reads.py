@@ -1,15 +1,15 @@
 """When and how a semantic read uses the HNSW graph (ann.py) instead of scoring every row.
 
-The rule is the Postgres engine's: a read whose filter admits few rows is scored exactly, row by row
-(search.py's filter-first plan); a larger read in a file of at least `_ann().ANN_MIN_ROWS` vectors asks the
-graph for its nearest rows, adds every row stored since the graph was built (the tail, scored exactly),
-re-scores all of them from their stored vectors, and keeps those that pass the filter, widening until
-enough pass. Scores are therefore always the exact cosines the exact plans give; an approximate read
-can only miss rows, never misjudge one. Past the widening limit, or while no graph exists yet, the
-caller falls back to the exact scan.
+A read of the whole store (no filter beyond the default state) in a file of at least `ann.ANN_MIN_ROWS`
+vectors asks the graph for its nearest rows, adds every row stored since the graph was built (the tail,
+scored exactly), re-scores all of them from their stored vectors, and keeps those that pass the state
+filter, widening until enough pass. Scores are therefore always the exact cosines the exact plans give;
+an approximate read can only miss rows, never misjudge one. Past the widening limit, or while no graph
+exists yet, the caller falls back to the exact scan.
 
-Which rows a graph finds depends on every row in it, other tenants' among them, so the approximate plan
-serves only reads over more rows than the exact plans take: a small reach is never ranked through it.
+Which rows a graph finds depends on every row in it, other tenants' among them, so a filtered read (a
+reach, kinds, tags) never walks it: it is scored exactly over its own rows (search.py's filter-first
+plan, or the matrix). Stricter than the Postgres engine, which walks its graph for large filtered reads.
 
 The graph lives in a file beside the database, named after the embedder and the file's vectors epoch (a
 re-embed makes a new name, so a graph of old vectors is never read). It is built, and extended when the
