@@ -47,10 +47,11 @@ class Plan(StrEnum):
     HNSW = "hnsw"  # the graph's nearest rows and the rows stored since it was built (ann_reads.py)
 
 
-# Rows the filter-first plan reads straight from SQL when the matrix is not in memory: about 3 us a row
-# (1,700 rows in 5.5 ms at 100k items), so 5,000 rows cost about 15 ms; a larger reach of a large file
-# goes through the graph (or loads the matrix once) instead.
-SQL_FIRST_MAX = 5_000
+# Rows the filter-first plan reads straight from SQL when the matrix is not in memory. A row costs 3 us
+# when the reach's rows sit together and up to 9 us when they are scattered through a large file (one
+# agent, 1,700 rows: 5.5 ms; one team, 5,000 rows: 44 ms p50 at 100k items), so past 2,000 rows the
+# matrix is loaded once and serves the read instead.
+SQL_FIRST_MAX = 2_000
 
 
 def filter_first_cap(matrix_rows: int) -> int:
