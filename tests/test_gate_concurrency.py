@@ -103,4 +103,7 @@ def test_two_concurrent_jobs_publish_each_fact_once(tmp_path: Path) -> None:
     [agent] = json.loads(status.stdout)["agents"]
     assert agent["agent"] == "support" and agent["held"] == []
     assert sorted(p["text"] for p in agent["published"]) == texts
-    assert {d["decision"] for d in agent["decisions"]} == {"published"}
+    # the job that commits second either replays the publication or, when the first one's shared fact
+    # is already visible to it, merges into that fact: both leave each fact published once
+    decided = {d["decision"] for d in agent["decisions"]}
+    assert decided and decided <= {"published", "merged"}, decided
