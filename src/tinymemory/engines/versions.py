@@ -32,6 +32,7 @@ def stored_precision(vector: object) -> Floats:
     engines score and order every read alike (tests/postgres/test_parity.py)."""
     return np.asarray(vector, dtype=np.float32).reshape(-1).astype(np.float16).astype(np.float32)
 
+
 # Fields outside a memory's identity that a caller may correct by storing the same content again: the
 # correction becomes a new version (the old one stays readable with as_of), never a silent replay.
 CORRECTABLE = ("confidence", "learning_kind", "title", "summary", "purpose", "category")
