@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tinymemory.api.errors import Conflict, Unavailable
+from tinymemory.engines.sqlite.connections import mapped
 from tinymemory.engines.sqlite.vectors import Floats, Ints, from_blobs, read_epoch, scored_rows
 
 if TYPE_CHECKING:  # ann.py (usearch's wrapper) loads on first use: a small read never needs it
@@ -329,10 +330,8 @@ class GraphHolder:
             running.join()
         mine.join()
         result = outcome[0] if outcome else None
-        if isinstance(result, sqlite3.Error):
-            raise Unavailable(f"{BUILD_OP}: database error ({result})") from None
         if isinstance(result, BaseException):
-            raise result
+            raise mapped(BUILD_OP, result)
         if result is not None:
             return result
         if self._closed or self._stop.is_set():

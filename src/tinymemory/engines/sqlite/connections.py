@@ -18,7 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
-from tinymemory.api.errors import InvalidRequest, TinyMemoryError, Unavailable
+from tinymemory.api.errors import InvalidRequest, Unavailable
 from tinymemory.engines.sqlite import db
 
 T = TypeVar("T")
@@ -51,7 +51,7 @@ def check_readers(readers: object) -> int:
 
 def mapped(op: str, exc: BaseException) -> BaseException:
     """A database error becomes Unavailable naming the operation; our own errors pass as they are."""
-    if isinstance(exc, sqlite3.Error) and not isinstance(exc, TinyMemoryError):
+    if isinstance(exc, sqlite3.Error):
         out = Unavailable(f"{op}: database error ({exc})")
         out.__cause__ = exc
         return out
@@ -61,9 +61,7 @@ def mapped(op: str, exc: BaseException) -> BaseException:
 def _guarded(op: str, fn: Callable[[], T]) -> T:
     try:
         return fn()
-    except TinyMemoryError:
-        raise
-    except sqlite3.Error as exc:
+    except sqlite3.Error as exc:  # our own errors pass as they are
         raise mapped(op, exc) from exc
 
 
