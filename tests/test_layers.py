@@ -12,6 +12,9 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "tinymemory"
 
+_BRIDGE_BASE = {"api", "retrieval", "llm", "tools", "policy", "context", "lifecycle", "engines"}
+_BRIDGE_BASE |= {"memory", "async_memory", "_loop"}
+
 # layer -> the tinymemory layers it may import (itself included)
 ALLOWED: dict[str, set[str]] = {
     "api": {"api"},
@@ -24,8 +27,12 @@ ALLOWED: dict[str, set[str]] = {
     "context": {"api", "retrieval", "llm", "tools", "context"},
     "lifecycle": {"api", "retrieval", "llm", "tools", "context", "lifecycle"},
     "testing": {"api", "testing"},  # the conformance suite: speaks only the contract
+    # Bridges to other ecosystems: over the facades (memory, async_memory) and the layers below them.
+    # They open engines only through the `tinymemory.engines` factory (test below), never one engine.
+    "integrations": {*_BRIDGE_BASE, "integrations"},
+    "compat": {*_BRIDGE_BASE, "compat"},
 }
-TOP = {"cli", "service", "memory", "_loop", "__init__", "__main__"}  # entry points: anything
+TOP = {"cli", "service", "memory", "async_memory", "_loop", "__init__", "__main__"}  # entry points: anything
 
 
 def layer_of(path: Path) -> str:
@@ -58,6 +65,24 @@ def test_imports_point_down(path: Path) -> None:
     assert layer in ALLOWED, f"{layer} is not a known layer: add it to ALLOWED with its place"
     upward = imported_layers(path) - ALLOWED[layer]
     assert not upward, f"{path.relative_to(PACKAGE)} ({layer}) imports {sorted(upward)}"
+
+
+def engine_modules_imported(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("tinymemory.engines"))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tinymemory.engines"):
+            found.add(str(node.module))
+    return found
+
+
+def test_bridges_open_engines_only_through_the_factory() -> None:
+    """integrations/ and compat/ may call `tinymemory.engines.open_engine`, never import one engine."""
+    bridges = [p for p in SOURCES if layer_of(p) in ("integrations", "compat")]
+    for path in bridges:
+        assert engine_modules_imported(path) <= {"tinymemory.engines"}, path.relative_to(PACKAGE)
 
 
 def test_nothing_below_the_entry_points_imports_the_service() -> None:
