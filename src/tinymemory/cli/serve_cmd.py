@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,9 @@ from typing import Any
 from tinymemory.cli.common import add_db_flag, add_hs256_flags
 
 TRUTHY = frozenset({"1", "true", "yes", "on"})
+SERVICE_EXTRA = "tinymemory[service]"
+# The top-level modules of the `service` extra's packages (fastapi, uvicorn, PyJWT, prometheus-client).
+SERVICE_MODULES = ("fastapi", "uvicorn", "jwt", "prometheus_client")
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -91,7 +95,21 @@ def settings_of(args: argparse.Namespace) -> Any:
     )
 
 
+def require_service_extra(op: str = "serve") -> None:
+    """Refuse in one line that names the extra when the service's packages are missing: a core install
+    has no web stack, and an ImportError from deep inside the app would not say what to install."""
+    from tinymemory.api import Unsupported
+
+    missing = [name for name in SERVICE_MODULES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise Unsupported(
+            f"{op}: the memory service needs the service extra ({', '.join(missing)} not installed); "
+            f"install it with `pip install '{SERVICE_EXTRA}'`"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
+    require_service_extra()
     from tinymemory.service.server import serve
 
     settings = settings_of(args)
