@@ -10,6 +10,8 @@ from tinymemory.tools import ToolSpec
 
 
 def anthropic_tool(spec: ToolSpec) -> dict[str, Any]:
+    """The Anthropic tool definition of a spec (name, description, `input_schema`), ready for the `tools`
+    parameter."""
     return {
         "name": spec.name,
         "description": spec.description,

@@ -23,6 +23,8 @@ def openai_tool(spec: ToolSpec, *, strict: bool = False) -> dict[str, Any]:
 
 
 def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a JSON Schema made valid for OpenAI's strict mode: every property required, optional ones
+    made nullable instead, recursively."""
     out = copy.deepcopy(schema)
     _strict(out)
     return out

@@ -17,9 +17,14 @@ from tinymemory.tools import ToolSpec
 class ToolSet(Protocol):
     """What a runtime adapter serves: seed 000's `MemoryTools` or seed 003's `PolicyTools`."""
 
-    def specs(self) -> list[ToolSpec]: ...
+    def specs(self) -> list[ToolSpec]:
+        """The offered tools, runtime-neutral, for an adapter to turn into its runtime's definitions."""
+        ...
 
-    async def call(self, name: str, arguments: object = None) -> dict[str, Any]: ...
+    async def call(self, name: str, arguments: object = None) -> dict[str, Any]:
+        """Run one tool call (arguments as an object, JSON text or None) and return its JSON-ready
+        result; a refusal raises a TinyMemoryError whose message leads with the tool's name."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,10 +38,12 @@ class ToolOutput:
 
 
 def result_text(value: dict[str, Any]) -> str:
+    """A successful result as compact JSON (non-ASCII kept as is): what the model reads back."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def error_text(error: TinyMemoryError) -> str:
+    """A refusal as the text the model reads, `error: <message>`, so it can correct its call."""
     return f"error: {error.message}"
 
 

@@ -11,6 +11,9 @@ from tinymemory.api.namespace import Namespace, Reach
 
 
 class FetchMode(StrEnum):
+    """How a fetch ranks: by words (BM25), by meaning (embedding cosine), or both fused. An engine lists the
+    modes it serves in its descriptor, and the tools offer only those."""
+
     LEXICAL = "lexical"
     SEMANTIC = "semantic"
     HYBRID = "hybrid"
@@ -95,6 +98,8 @@ class MetaFilter:
         return tuple(out)
 
     def is_empty(self) -> bool:
+        """True when no field is set, so a caller can refuse a forget by filter that would match
+        everything."""
         return not self.set_fields()
 
     def constrains_beyond_scope(self) -> bool:

@@ -24,6 +24,9 @@ def normalise_text(text: str) -> str:
 
 
 def content_key(item: NewItem) -> str:
+    """The SHA-256 of what makes a memory itself (namespace, kind, normalised text and the fields that tell
+    equal texts apart), from which its id derives: storing the same content again is then a replay, not a
+    duplicate. Raises InvalidRequest for text that is not valid Unicode."""
     meta = item.meta
     canonical = {
         "ns": str(meta.namespace),

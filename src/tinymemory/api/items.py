@@ -20,6 +20,7 @@ class ItemKind(StrEnum):
 
     @classmethod
     def values(cls) -> tuple[str, ...]:
+        """Every kind's string value, in declaration order, for schemas and error messages that list them."""
         return tuple(k.value for k in cls)
 
 
@@ -160,8 +161,10 @@ class MemoryItem:
 
     @property
     def namespace(self) -> Namespace:
+        """The namespace the memory lives in (a shortcut for `meta.namespace`)."""
         return self.meta.namespace
 
     @property
     def is_active(self) -> bool:
+        """True for the current version of a memory: neither superseded (`valid_to` set) nor forgotten."""
         return self.valid_to is None and self.forgotten_at is None

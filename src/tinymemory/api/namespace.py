@@ -42,6 +42,7 @@ class Namespace:
 
     @classmethod
     def root(cls) -> Namespace:
+        """The empty path, the top of the tree: memory stored there is visible to every inheriting reach."""
         return cls(())
 
     @classmethod
@@ -78,16 +79,21 @@ class Namespace:
 
     @property
     def is_root(self) -> bool:
+        """True for the empty path."""
         return not self.segments
 
     @property
     def depth(self) -> int:
+        """How many `kind:name` segments the path has (0 for the root)."""
         return len(self.segments)
 
     def parent(self) -> Namespace | None:
+        """The namespace one segment up, or None for the root."""
         return None if self.is_root else Namespace(self.segments[:-1])
 
     def child(self, kind: str, name: str) -> Namespace:
+        """The namespace one segment down, `kind:name` below this one; the segment is checked by the same
+        grammar as `parse`."""
         return Namespace.parse(f"{self}/{kind}:{name}" if self.segments else f"{kind}:{name}")
 
     def ancestors(self) -> tuple[Namespace, ...]:
@@ -112,6 +118,9 @@ class Namespace:
 
 
 class ReachMode(StrEnum):
+    """How far a reach term extends from its node: the node alone (`exact`), the node and its ancestors
+    (`inherit`, an agent's default view), or the node and its descendants (`subtree`, for auditors)."""
+
     EXACT = "exact"
     INHERIT = "inherit"
     SUBTREE = "subtree"
@@ -125,6 +134,7 @@ class ReachTerm:
     mode: ReachMode
 
     def contains(self, ns: Namespace) -> bool:
+        """True when this term lets a read touch `ns`."""
         if self.mode is ReachMode.EXACT:
             return ns == self.namespace
         if self.mode is ReachMode.INHERIT:
@@ -148,6 +158,7 @@ class Reach:
 
     @classmethod
     def exact(cls, ns: Namespace) -> Reach:
+        """A reach of one node alone, without its ancestors or descendants."""
         return cls((ReachTerm(ns, ReachMode.EXACT),))
 
     @classmethod
@@ -157,6 +168,7 @@ class Reach:
 
     @classmethod
     def union(cls, *reaches: Reach) -> Reach:
+        """The reach covering every namespace any of `reaches` covers (terms kept once, in order)."""
         seen: dict[ReachTerm, None] = {}
         for r in reaches:
             for t in r.terms:
@@ -186,6 +198,7 @@ class Reach:
         return cls(tuple(terms))
 
     def contains(self, ns: Namespace) -> bool:
+        """True when a read under this reach may touch `ns`."""
         return any(t.contains(ns) for t in self.terms)
 
     def __contains__(self, ns: object) -> bool:
@@ -208,6 +221,7 @@ class Reach:
         return frozenset(out)
 
     def subtree_roots(self) -> frozenset[Namespace]:
+        """The nodes of the subtree terms, which engines compile to a prefix range each."""
         return frozenset(t.namespace for t in self.terms if t.mode is ReachMode.SUBTREE)
 
 

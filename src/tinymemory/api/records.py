@@ -93,6 +93,7 @@ class StoredRecord:
 
     @property
     def id(self) -> str:
+        """The stored version's id (that of its item)."""
         return self.item.id
 
 

@@ -16,6 +16,9 @@ MAX_IDS = 1000  # engine bound; the tools narrow this to 1..=200
 
 @dataclass(frozen=True, slots=True)
 class StoreResult:
+    """What a store did: the memory's id, whether it was a replay of content already stored (nothing written),
+    and the ids of earlier versions this store superseded."""
+
     id: str
     replayed: bool
     superseded: tuple[str, ...] = ()  # ids whose valid_to this store closed
@@ -23,6 +26,10 @@ class StoreResult:
 
 @dataclass(frozen=True, slots=True)
 class FetchRequest:
+    """A search: the query, its mode (None: hybrid when served), the filter that bounds it (the reach among
+    it), how many hits, a cursor for the next page, and an optional time hint that ranks memories about those
+    days first."""
+
     query: str
     mode: FetchMode | None = None  # None: hybrid when served, else the engine's first mode
     filter: MetaFilter = field(default_factory=MetaFilter)
@@ -33,12 +40,18 @@ class FetchRequest:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
+    """One fetched memory and its score in the fetch's mode (higher is better; comparable only within one
+    result)."""
+
     item: MemoryItem
     score: float
 
 
 @dataclass(frozen=True, slots=True)
 class FetchResult:
+    """The hits of a fetch, best first, the mode that ranked them, and a cursor for the next page when there
+    is one."""
+
     hits: tuple[Hit, ...]
     mode: FetchMode
     next_cursor: str | None = None
@@ -55,6 +68,8 @@ class ListRequest:
 
 @dataclass(frozen=True, slots=True)
 class ListResult:
+    """One page of listed memories, newest first, and a cursor for the next page when there is one."""
+
     items: tuple[MemoryItem, ...]
     next_cursor: str | None = None
 
@@ -98,6 +113,8 @@ class GetResult:
 
 @dataclass(frozen=True, slots=True)
 class ExploreRequest:
+    """Count the memories a filter matches by one facet, returning at most `limit` buckets."""
+
     facet: Facet
     filter: MetaFilter = field(default_factory=MetaFilter)
     limit: int = DEFAULT_LIMIT
@@ -105,6 +122,8 @@ class ExploreRequest:
 
 @dataclass(frozen=True, slots=True)
 class Bucket:
+    """One value of an explored facet and how many matched memories carry it."""
+
     value: str
     count: int
 
@@ -136,6 +155,9 @@ class ForgetRequest:
 
 @dataclass(frozen=True, slots=True)
 class ForgetResult:
+    """The ids forgotten (those asked for first, then the memories that cited them) and the asked ids that
+    were skipped (outside the reach, unknown or already forgotten)."""
+
     forgotten: tuple[str, ...]
     skipped: tuple[str, ...] = ()
 
@@ -150,11 +172,16 @@ class PurgeRequest:
 
 @dataclass(frozen=True, slots=True)
 class PurgeResult:
+    """How many forgotten versions a purge deleted for good."""
+
     purged: int
 
 
 @dataclass(frozen=True, slots=True)
 class RecallRequest:
+    """A question to answer from memory: the filter bounds what may be cited, `limit` how many memories are
+    read, and optional instructions, time hint and fetch mode shape the answer."""
+
     question: str
     filter: MetaFilter = field(default_factory=MetaFilter)
     limit: int = DEFAULT_LIMIT
@@ -165,6 +192,8 @@ class RecallRequest:
 
 @dataclass(frozen=True, slots=True)
 class Citation:
+    """A memory a recall's answer used, with its retrieval score."""
+
     id: str
     score: float
     item: MemoryItem
@@ -172,5 +201,8 @@ class Citation:
 
 @dataclass(frozen=True, slots=True)
 class RecallResult:
+    """The answer to a recall and the citations it rests on, so every claim can be traced to a stored
+    memory."""
+
     answer: str
     citations: tuple[Citation, ...]

@@ -67,6 +67,8 @@ def format_rfc3339(value: datetime) -> str:
 
 
 def utcnow() -> datetime:
+    """The current time, timezone-aware in UTC: every time the engines store is UTC, so times compare without
+    guessing a zone."""
     return datetime.now(UTC)
 
 

@@ -26,11 +26,14 @@ class PackItem:
 
     @property
     def line(self) -> str:
+        """The memory as one Markdown list line ending in its id, so a model can cite what it used."""
         return f"- {self.text} [{self.id}]"
 
 
 @dataclass(frozen=True, slots=True)
 class PackSection:
+    """One titled section of a pack (for example a tier or a kind of memory) and its lines, best first."""
+
     title: str
     items: tuple[PackItem, ...] = ()
 
@@ -50,22 +53,29 @@ class ContextPack:
 
     @property
     def items(self) -> tuple[PackItem, ...]:
+        """Every item of every section, in order."""
         return tuple(i for s in self.sections for i in s.items)
 
     @property
     def refs(self) -> tuple[str, ...]:
+        """The ids of the memories in the pack, each once, in order: what the injected context traces back
+        to."""
         return tuple(dict.fromkeys(i.id for i in self.items))
 
     @property
     def markdown(self) -> str:
+        """The pack rendered as a Markdown document with frontmatter, ready for a host to inject into a
+        prompt; empty for an empty pack."""
         return render(self)
 
     @property
     def tokens(self) -> int:
+        """The rendered document's estimated size in tokens, which the budget was fitted to."""
         return estimate_tokens(self.markdown)
 
     @property
     def is_empty(self) -> bool:
+        """True when no section holds an item (the pack then renders as the empty string)."""
         return not self.items
 
     def __str__(self) -> str:

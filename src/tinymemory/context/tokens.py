@@ -6,6 +6,8 @@ CHARS_PER_TOKEN = 4
 
 
 def estimate_tokens(text: str) -> int:
+    """Estimated tokens of `text` (characters / 4, rounded up): cheap and deterministic, so budgets fit the
+    same way on every machine without a tokenizer."""
     return -(-len(text) // CHARS_PER_TOKEN)
 
 

@@ -36,6 +36,11 @@ class TurnLog:
 
 
 class AgentMemory:
+    """The memory loop of one agent: `session_start` (its context.md), `pre_turn` (a recall pack for the
+    user's message), `post_turn` (log the turns and hand back the belief build) and `compact` (fold old
+    turns into a summary). Writes go to the agent's own part of the layout and reads never leave `reach`,
+    so a sibling agent's memory stays out."""
+
     def __init__(
         self,
         engine: MemoryEngine,
@@ -64,6 +69,8 @@ class AgentMemory:
 
     @property
     def reach(self) -> Reach:
+        """Everything this agent may read: its own subtree, its ancestors, the brain and the shared
+        learnings; never a sibling agent's part."""
         return self.layout.agent_reach(self.agent_id)
 
     async def session_start(self) -> ContextPack:

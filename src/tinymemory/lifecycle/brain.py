@@ -56,6 +56,7 @@ class IngestReport:
     chunks: int = 0  # chunks written
 
     def merge(self, other: IngestReport) -> None:
+        """Add another report's counts and failures to this one (a folder ingest sums its files')."""
         self.stored += other.stored
         self.replaced += other.replaced
         self.unchanged += other.unchanged
@@ -109,6 +110,8 @@ class Brain:
         return await self._ingest(parsed, source=source, name=name, base=base)
 
     async def ingest_file(self, path: str | Path, *, source: str, name: str | None = None) -> IngestReport:
+        """Ingest one document from disk (Markdown, text, HTML or, with the `pdf` extra, PDF); its file
+        name is its stable identity unless `name` is given, so a re-ingest replaces what changed."""
         p = Path(path)
         parsed = read_file(p)
         return await self._ingest(parsed, source=source, name=name or p.name, base=p.parent)

@@ -32,6 +32,10 @@ Step = Callable[[], Awaitable[JobReport]]
 
 
 class BackgroundJob:
+    """Deferred work (a belief build, a compaction) as named, idempotent steps. The host awaits it now or
+    runs it later; running it again changes nothing already done. `status`, `error` and `reports` say how
+    it went."""
+
     def __init__(self, name: str, steps: Sequence[tuple[str, Step]]) -> None:
         self.name = name
         self._steps = tuple(steps)
@@ -41,10 +45,12 @@ class BackgroundJob:
 
     @property
     def steps(self) -> tuple[str, ...]:
+        """The names of the job's steps, in the order they run."""
         return tuple(name for name, _ in self._steps)
 
     @property
     def stored(self) -> tuple[str, ...]:
+        """The ids every finished step wrote."""
         return tuple(i for r in self.reports for i in r.stored)
 
     async def run(self) -> tuple[JobReport, ...]:

@@ -19,30 +19,41 @@ from tinymemory.api import Namespace, Reach
 
 @dataclass(frozen=True, slots=True)
 class MemoryLayout:
+    """The standard tree under one root namespace: the brain's sources, the shared learnings, and each
+    agent's conversations and learnings. Every part of the lifecycle places and reads memory through it, so
+    they agree on where things live and which reach sees them."""
+
     root: Namespace = field(default_factory=Namespace.root)
 
     @classmethod
     def at(cls, root: str) -> MemoryLayout:
+        """The layout rooted at the namespace `root` names (e.g. `workspace:acme`)."""
         return cls(Namespace.parse(root, field="layout.root"))
 
     @property
     def brain_root(self) -> Namespace:
+        """The node under which every brain source keeps its documents and chunks."""
         return self.root.child("memory", "brain")
 
     def brain(self, source: str) -> Namespace:
+        """The node of one brain source's documents and chunks."""
         return self.brain_root.child("source", source)
 
     @property
     def shared_learnings(self) -> Namespace:
+        """The node of learnings every agent under the root shares."""
         return self.root.child("memory", "learnings")
 
     def agent(self, agent_id: str) -> Namespace:
+        """The node of one agent; the id is checked by the namespace grammar."""
         return self.root.child("agent", agent_id)
 
     def conversations(self, agent_id: str) -> Namespace:
+        """The node of one agent's logged turns and their compaction summaries."""
         return self.agent(agent_id).child("memory", "conversations")
 
     def learnings(self, agent_id: str) -> Namespace:
+        """The node of what one agent's belief builds learned from its conversations."""
         return self.agent(agent_id).child("memory", "learnings")
 
     def agent_reach(self, agent_id: str) -> Reach:

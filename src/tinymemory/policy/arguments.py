@@ -286,6 +286,8 @@ class PolicyArgs:
 
     @classmethod
     def declare(cls, policy: MemoryPolicy, *, enums: bool = True) -> PolicyArgs:
+        """The argument declarations of the five tools under `policy`; with `enums`, the policy's types and
+        relation names become enums in the schemas the model sees."""
         return cls(
             RememberArgs.declare(policy, enums=enums),
             RecallArgs.declare(policy, enums=enums),
@@ -295,6 +297,8 @@ class PolicyArgs:
         )
 
     def shape(self, tool: str) -> Shape:
+        """The argument shape of one memory__ tool by name: its JSON Schema and the reader that checks a
+        call against it."""
         return {
             MEMORY_REMEMBER: self.remember.shape,
             MEMORY_RECALL: self.recall.shape,

@@ -20,6 +20,10 @@ from tinymemory.api.echo import echo
 
 
 class Tier(StrEnum):
+    """The four tiers of memory an identity may have: the workspace's (institutional), an agent's, a
+    user's, and a user's with one agent. Each maps to a namespace; which tiers a read sees and a write
+    lands in follows from the identity."""
+
     INSTITUTIONAL = "institutional"
     AGENT = "agent"
     USER = "user"
@@ -27,6 +31,7 @@ class Tier(StrEnum):
 
     @classmethod
     def values(cls) -> tuple[str, ...]:
+        """Every tier's string value, for schemas and error messages that list them."""
         return tuple(t.value for t in cls)
 
 
@@ -81,6 +86,7 @@ class Identity:
 
     @property
     def tiers(self) -> Tiers:
+        """The namespaces of this identity's tiers, derived from its workspace, user and agent alone."""
         return Tiers.of(self)
 
 
@@ -95,6 +101,8 @@ class Tiers:
 
     @classmethod
     def of(cls, identity: Identity) -> Tiers:
+        """The tiers of `identity`: the workspace's node, then its agent's, its user's, and the user's node
+        for that agent (None where the identity lacks the user or agent)."""
         root = Namespace.of(("workspace", identity.workspace))
         agent = root.child("agent", identity.agent) if identity.agent else None
         user = root.child("user", identity.user) if identity.user else None
@@ -102,6 +110,7 @@ class Tiers:
         return cls(root, agent, user, user_agent)
 
     def namespace(self, tier: Tier) -> Namespace | None:
+        """The namespace of one tier, or None when this identity does not have that tier."""
         return {
             Tier.INSTITUTIONAL: self.institutional,
             Tier.AGENT: self.agent,
@@ -120,6 +129,8 @@ class Tiers:
 
     @property
     def write_place(self) -> Namespace | None:
+        """The namespace a remember writes to (see `write_tier`), or None when there is no user to write
+        for."""
         tier = self.write_tier
         return None if tier is None else self.namespace(tier)
 
@@ -148,6 +159,8 @@ class Tiers:
 
     @property
     def own_reach(self) -> Reach | None:
+        """The reach of the user's own tiers, the only memory a conversation may forget; None without a
+        user."""
         own = self.own()
         return self.reach_of(own) if own else None
 

@@ -249,10 +249,12 @@ class MemoryPolicy:
 
     @property
     def name(self) -> str | None:
+        """The policy's name (its file or workspace name), or None for one built in code."""
         return self._name
 
     @property
     def spec(self) -> PolicySpec:
+        """The validated policy document this object reads from."""
         return self._spec
 
     @property
@@ -268,6 +270,7 @@ class MemoryPolicy:
         return BUILTIN_DECLS
 
     def type_names(self) -> tuple[str, ...]:
+        """The names of every declared memory type, for recall's type enum."""
         return tuple(t.name for t in self.types)
 
     def writable_types(self, tiers: tuple[Tier, ...] = PERSONAL_TIERS) -> tuple[str, ...]:
@@ -275,6 +278,7 @@ class MemoryPolicy:
         return tuple(t.name for t in self.types if set(t.tiers) & set(tiers))
 
     def writable(self, type_name: str, tier: Tier) -> bool:
+        """Whether a memory of `type_name` may be written to `tier`, as the policy's schema declares."""
         return any(t.name == type_name and tier in t.tiers for t in self.types)
 
     @property
@@ -287,25 +291,33 @@ class MemoryPolicy:
 
     @property
     def has_relations(self) -> bool:
+        """Whether the policy declares relation types (then recall offers graph expansion over them)."""
         return self._spec.schema_ is not None and bool(self._spec.schema_.relations)
 
     def relation_names(self) -> tuple[str, ...]:
+        """The names of the declared relation types (empty without a schema)."""
         return tuple(r.name for r in self._spec.schema_.relations) if self._spec.schema_ else ()
 
     @property
     def require_about_for(self) -> tuple[str, ...]:
+        """The memory types that must name their subject (`about`), so a new statement of one supersedes
+        the old instead of sitting beside it."""
         return self._spec.dedup.require_about_for_kinds
 
     @property
     def inline_threshold_bytes(self) -> int:
+        """Bodies larger than this come back from recall and list as previews, read whole with
+        memory__open; it keeps tool results small."""
         return self._spec.recall.inline_threshold_bytes
 
     @property
     def gate(self) -> GateSpec:
+        """The policy's settings for the gate that decides which learnings are published to shared memory."""
         return self._spec.gate
 
     @property
     def notes(self) -> str | None:
+        """The workspace's notes for the model about its memory tools, or None when there are none."""
         notes = self._spec.tool_guidance.notes
         return notes if notes and notes.strip() else None
 

@@ -163,18 +163,22 @@ class PolicyTools:
 
     @property
     def identity(self) -> Identity:
+        """The identity these tools act for, as the host proved it."""
         return self._identity
 
     @property
     def policy(self) -> MemoryPolicy:
+        """The effective policy (the built-in default when none was given)."""
         return self._policy
 
     @property
     def registration(self) -> Registration:
+        """The agent's registration: whether it offers memory tools and ambient retrieval at all."""
         return self._registration
 
     @property
     def guidance(self) -> dict[str, Any]:
+        """The tool guidance document: what the model reads about each tool and the policy."""
         return self._guidance
 
     @property
@@ -190,6 +194,7 @@ class PolicyTools:
         return self._tiers.read_reach
 
     def names(self) -> list[str]:
+        """The names of the tools offered to this identity (none for an unverified conversation)."""
         return list(self._offered)
 
     def specs(self) -> list[ToolSpec]:

@@ -74,14 +74,19 @@ class MemoryTools:
 
     @classmethod
     def with_scope(cls, engine: MemoryEngine, scope: ToolScope) -> MemoryTools:
+        """The tools over `engine` confined to `scope`: the host fixes the namespace and reach there, so no
+        tool call can name another."""
         return cls(engine, scope)
 
     @property
     def engine(self) -> MemoryEngine:
+        """The engine every tool call reads and writes."""
         return self._engine
 
     @property
     def scope(self) -> ToolScope:
+        """The scope the host fixed: where writes land, what reads may reach, and whether writes are
+        offered."""
         return self._scope
 
     @property
@@ -135,6 +140,7 @@ class MemoryTools:
         return build_specs(self._engine.descriptor.fetch_modes, writes=self._scope.writes)
 
     def names(self) -> list[str]:
+        """The names of the tools this scope and engine offer, in the order `specs` describes them."""
         return [s.name for s in self.specs()]
 
     async def call(self, name: str, arguments: object = None) -> dict[str, Any]:

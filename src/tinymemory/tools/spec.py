@@ -56,6 +56,8 @@ class ToolSpec:
     parameters: dict[str, Any] = field(hash=False)
 
     def to_dict(self) -> dict[str, Any]:
+        """The spec as a plain dict (name, description, JSON Schema parameters), the shape most tool
+        runtimes take as is."""
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
 
 

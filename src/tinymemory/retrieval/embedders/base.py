@@ -17,13 +17,19 @@ Vectors = npt.NDArray[np.float32]
 
 @runtime_checkable
 class Embedder(Protocol):
+    """What an engine needs from an embedder: a stable name, a dimension, and L2-normalised float32 vectors
+    for documents and for a query. Engines call it in batches from a worker thread, so an implementation
+    may block."""
+
     @property
     def name(self) -> str:
         """Stable identifier stored beside vectors (a changed name means re-embedding)."""
         ...
 
     @property
-    def dim(self) -> int: ...
+    def dim(self) -> int:
+        """The length of every vector this embedder returns."""
+        ...
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed documents: shape (len(texts), dim), rows L2-normalised."""

@@ -68,6 +68,9 @@ class BlasLimiter:
 
     @contextmanager
     def one_thread(self) -> Iterator[None]:
+        """Run the block with every BLAS library limited to one thread (shared and counted, restored by the
+        last caller out): small forward passes are faster without OpenBLAS threads spinning against each
+        other."""
         with self._lock:
             if self._depth == 0:
                 self._saved = [(lib, int(lib.get_num_threads())) for lib in self._libs()]

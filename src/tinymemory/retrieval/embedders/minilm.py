@@ -39,10 +39,13 @@ class MiniLMEmbedder(TransformerEmbedder[BertWeights]):
 
     @property
     def name(self) -> str:
+        """The name stored beside its vectors, shared with the sentence-transformers route, whose vectors
+        agree."""
         return MINILM_NAME
 
     @property
     def dim(self) -> int:
+        """384, MiniLM's sentence vector size."""
         return MINILM_DIM
 
     def _load(self) -> Loaded[BertWeights]:

@@ -110,10 +110,12 @@ class OpenAICompatEmbedder:
 
     @property
     def name(self) -> str:
+        """`openai:<model>`, stored beside the vectors so a change of model means re-embedding."""
         return f"openai:{self._model}"
 
     @property
     def model(self) -> str:
+        """The model name sent with every request."""
         return self._model
 
     @property
@@ -126,12 +128,16 @@ class OpenAICompatEmbedder:
 
     @property
     def query_cache(self) -> QueryCache:
+        """The LRU of recent query vectors, which saves a round trip when a query is asked again."""
         return self._queries
 
     def close(self) -> None:
+        """Close the HTTP client and its connections."""
         self._client.close()
 
     def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed documents by POSTing them in batches: shape (len(texts), dim), rows L2-normalised. Raises
+        Unavailable when the endpoint fails or answers out of shape."""
         if isinstance(texts, str):
             raise TypeError("embed: `texts` must be a sequence of strings, not a single string")
         if not texts:
@@ -142,6 +148,7 @@ class OpenAICompatEmbedder:
         return np.concatenate(parts, axis=0)
 
     def embed_query(self, text: str) -> Vectors:
+        """Embed one query (shape (dim,)), served from the query cache when it was asked recently."""
         cached = self._queries.get(text)
         if cached is not None:
             return cached

@@ -9,6 +9,9 @@ from tinymemory.retrieval.embedders.base import Vectors
 
 
 class QueryCache:
+    """A small thread-safe LRU of query vectors, keyed by the query text: agents re-ask the same query
+    within a turn and across tools, and each embedding saved is a forward pass or a request."""
+
     def __init__(self, capacity: int = 256) -> None:
         if capacity < 0:
             raise ValueError("query cache: `capacity` must be >= 0")
@@ -19,6 +22,7 @@ class QueryCache:
         self.misses = 0
 
     def get(self, text: str) -> Vectors | None:
+        """The cached vector of `text` (marked most recent), or None; counts hits and misses."""
         with self._lock:
             vec = self._items.get(text)
             if vec is None:

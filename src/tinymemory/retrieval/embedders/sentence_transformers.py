@@ -51,6 +51,7 @@ class SentenceTransformersEmbedder:
 
     @property
     def dim(self) -> int:
+        """The model's sentence vector size (loads the model)."""
         return int(self._load().get_sentence_embedding_dimension())
 
     def _load(self) -> Any:
@@ -66,6 +67,7 @@ class SentenceTransformersEmbedder:
             return self._model
 
     def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed documents with the model (normalised by it): shape (len(texts), dim)."""
         if isinstance(texts, str):
             raise TypeError("embed: `texts` must be a sequence of strings, not a single string")
         model = self._load()
@@ -77,5 +79,6 @@ class SentenceTransformersEmbedder:
         return np.ascontiguousarray(out, dtype=np.float32)
 
     def embed_query(self, text: str) -> Vectors:
+        """Embed one query the same way as a document: shape (dim,)."""
         row: Vectors = self.embed([text])[0]
         return row

@@ -183,10 +183,13 @@ class StaticMiniLMEmbedder(LocalEmbedder[_Loaded]):
 
     @property
     def name(self) -> str:
+        """The name stored beside its vectors; it names the table's size, so a store embedded with another
+        table is re-embedded, not mixed."""
         return static_minilm_name(self._dim)
 
     @property
     def dim(self) -> int:
+        """The length of the table's rows, hence of every vector."""
         return self._dim
 
     @property

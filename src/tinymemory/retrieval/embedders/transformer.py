@@ -51,10 +51,12 @@ class LocalEmbedder(ABC, Generic[L]):
 
     @property
     def query_cache(self) -> QueryCache:
+        """The LRU of recent query vectors: agents ask the same query again within a turn and across tools."""
         return self._queries
 
     @property
     def loaded(self) -> bool:
+        """Whether the model has been read yet (it loads on first use)."""
         return self._state.ready
 
     def load(self) -> None:
@@ -73,6 +75,8 @@ class LocalEmbedder(ABC, Generic[L]):
         """Write the vector of `texts[i]` into `out[i]` (`texts` is not empty)."""
 
     def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed documents: shape (len(texts), dim), rows L2-normalised; an empty input gives an empty
+        array. Loads the model on first use."""
         if isinstance(texts, str):
             raise TypeError("embed: `texts` must be a sequence of strings, not a single string")
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -82,6 +86,8 @@ class LocalEmbedder(ABC, Generic[L]):
         return out
 
     def embed_query(self, text: str) -> Vectors:
+        """Embed one query (shape (dim,), L2-normalised), served from the query cache when it was asked
+        recently."""
         cached = self._queries.get(text)
         if cached is not None:
             return cached
