@@ -49,7 +49,7 @@ test: $(STAMP)
 # The documentation site (mkdocs.yml): guides, architecture pages and the API reference generated from
 # docstrings, into site/. --strict makes every warning (a broken link, a missing reference) an error.
 docs: $(DOCS_STAMP)
-	$(VENV)/bin/mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
