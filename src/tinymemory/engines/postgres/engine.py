@@ -58,6 +58,7 @@ from tinymemory.engines.postgres import (
 )
 from tinymemory.engines.postgres.db import Conn, Database
 from tinymemory.engines.sqlite.rows import to_us
+from tinymemory.engines.telemetry import operation
 from tinymemory.engines.versions import Floats, embed_new
 from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer, answer_recall
@@ -210,10 +211,12 @@ class PostgresEngine:
 
     # -- writes ---------------------------------------------------------------------------------------
 
+    @operation("store")
     async def store(self, item: NewItem) -> StoreResult:
         checked = validate.check_new_item("store", item)
         return (await self._store("store", [checked]))[0]
 
+    @operation("store_many")
     async def store_many(self, items: Sequence[NewItem]) -> list[StoreResult]:
         checked = validate.check_new_items("store_many", items)
         return await self._store("store_many", checked) if checked else []
@@ -242,6 +245,7 @@ class PostgresEngine:
         active = await database.read(op, tenants, lambda c: store.active_keys(c, keys))
         return await embed_new(op, self.embedder, items, keys, active)
 
+    @operation("forget")
     async def forget(self, request: ForgetRequest) -> ForgetResult:
         req = validate.check_forget(request)
         database = await self._ready("forget")
@@ -258,6 +262,7 @@ class PostgresEngine:
         done = await database.write("forget", tenants, lambda c: store.forget_filter(c, flt, req.reach))
         return ForgetResult(tuple(done), ())
 
+    @operation("purge")
     async def purge(self, request: PurgeRequest) -> PurgeResult:
         if not isinstance(request, PurgeRequest):
             raise validate.fail("purge", "request", "must be a PurgeRequest")
@@ -272,6 +277,7 @@ class PostgresEngine:
 
     # -- reads ----------------------------------------------------------------------------------------
 
+    @operation("get")
     async def get(self, request: GetRequest) -> GetResult:
         req = validate.check_get(request)
         database = await self._ready("get")
@@ -279,6 +285,7 @@ class PostgresEngine:
             "get", tenancy.reach_tenants(req.reach), lambda c: reads.get_items(c, req.ids, req.reach)
         )
 
+    @operation("list")
     async def list(self, request: ListRequest) -> ListResult:
         req = validate.check_list(request)
         database = await self._ready("list")
@@ -296,6 +303,7 @@ class PostgresEngine:
             nxt = ListCursor(to_us(last.meta.observed_at), last.id).encode(self._cursors(), fp)
         return ListResult(tuple(items), nxt)
 
+    @operation("explore")
     async def explore(self, request: ExploreRequest) -> ExploreResult:
         req = validate.check_explore(request)
         database = await self._ready("explore")
@@ -305,6 +313,7 @@ class PostgresEngine:
             lambda c: reads.explore(c, req.facet, req.filter, req.limit),
         )
 
+    @operation("fetch")
     async def fetch(self, request: FetchRequest) -> FetchResult:
         req = validate.check_fetch(request, self._descriptor.fetch_modes)
         return await self._fetch("fetch", req)
@@ -405,6 +414,7 @@ class PostgresEngine:
             raise Unavailable(f"{op}: the embedder failed ({exc})") from exc
         return np.asarray(vec, dtype=np.float32).reshape(-1)
 
+    @operation("recall")
     async def recall(self, request: RecallRequest) -> RecallResult:
         req = validate.check_recall(request, self._descriptor.fetch_modes)
         fetched = await self._fetch(
@@ -417,6 +427,7 @@ class PostgresEngine:
 
     # -- relations ------------------------------------------------------------------------------------
 
+    @operation("expand")
     async def expand(self, request: ExpandRequest) -> ExpandResult:
         """Walk the relations of the memories the filter sees, from `seed_name`, up to `max_hops`."""
         req = validate.check_expand(request)
@@ -434,6 +445,7 @@ class PostgresEngine:
         async for record in portable.export_records(self.dsn, vectors):
             yield record
 
+    @operation("import")
     async def import_records(self, records: Sequence[StoredRecord]) -> ImportResult:
         """Write the versions exactly, in one transaction holding the write locks of their tenants,
         rebuilding what derives from them; a version whose id is present is skipped. Vectors of another

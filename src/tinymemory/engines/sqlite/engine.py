@@ -64,6 +64,7 @@ from tinymemory.engines.sqlite.rows import to_us
 from tinymemory.engines.sqlite.schema import SCHEMA_VERSION
 from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, bump_epoch, read_epoch
 from tinymemory.engines.sqlite.where import is_selective
+from tinymemory.engines.telemetry import operation
 from tinymemory.engines.versions import Pending, embed_new
 from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer, answer_recall
@@ -187,10 +188,12 @@ class SqliteEngine:
 
     # -- writes ---------------------------------------------------------------------------------------
 
+    @operation("store")
     async def store(self, item: NewItem) -> StoreResult:
         checked = validate.check_new_item("store", item)
         return (await self._store("store", [checked]))[0]
 
+    @operation("store_many")
     async def store_many(self, items: Sequence[NewItem]) -> list[StoreResult]:
         checked = validate.check_new_items("store_many", items)
         return await self._store("store_many", checked) if checked else []
@@ -231,6 +234,7 @@ class SqliteEngine:
         active = await self._read(op, lambda c: store.active_keys(c, keys))
         return await embed_new(op, self.embedder, items, keys, active)
 
+    @operation("forget")
     async def forget(self, request: ForgetRequest) -> ForgetResult:
         req = validate.check_forget(request)
         if req.ids is not None:
@@ -246,6 +250,7 @@ class SqliteEngine:
         )
         return ForgetResult(tuple(done), ())
 
+    @operation("purge")
     async def purge(self, request: PurgeRequest) -> PurgeResult:
         if not isinstance(request, PurgeRequest):
             raise validate.fail("purge", "request", "must be a PurgeRequest")
@@ -276,10 +281,12 @@ class SqliteEngine:
 
     # -- reads ----------------------------------------------------------------------------------------
 
+    @operation("get")
     async def get(self, request: GetRequest) -> GetResult:
         req = validate.check_get(request)
         return await self._read("get", lambda r: reads.get_items(r, req.ids, req.reach))
 
+    @operation("list")
     async def list(self, request: ListRequest) -> ListResult:
         req = validate.check_list(request)
         fp = fingerprint("list", req.filter)
@@ -292,10 +299,12 @@ class SqliteEngine:
             nxt = ListCursor(to_us(last.meta.observed_at), last.id).encode(await self._cursors("list"), fp)
         return ListResult(tuple(items), nxt)
 
+    @operation("explore")
     async def explore(self, request: ExploreRequest) -> ExploreResult:
         req = validate.check_explore(request)
         return await self._read("explore", lambda r: reads.explore(r, req.facet, req.filter, req.limit))
 
+    @operation("fetch")
     async def fetch(self, request: FetchRequest) -> FetchResult:
         req = validate.check_fetch(request, self._descriptor.fetch_modes)
         return await self._fetch("fetch", req)
@@ -405,6 +414,7 @@ class SqliteEngine:
         except Exception as exc:
             raise Unavailable(f"{op}: the embedder failed ({exc})") from exc
 
+    @operation("recall")
     async def recall(self, request: RecallRequest) -> RecallResult:
         req = validate.check_recall(request, self._descriptor.fetch_modes)
         fetched = await self._fetch(
@@ -450,6 +460,7 @@ class SqliteEngine:
 
     # -- relations (engines/sqlite/graph.py) ----------------------------------------------------------
 
+    @operation("expand")
     async def expand(self, request: ExpandRequest) -> ExpandResult:
         """Walk the relations of the memories the filter sees, from `seed_name`, up to `max_hops`."""
         req = validate.check_expand(request)
@@ -469,6 +480,7 @@ class SqliteEngine:
         async for record in portable.export_file(self.path, vectors):
             yield record
 
+    @operation("import")
     async def import_records(self, records: Sequence[StoredRecord]) -> ImportResult:
         """Write the versions exactly, in one transaction, rebuilding what derives from them; a version
         whose id is present is skipped. Vectors of another embedder are dropped (reembed fills them)."""
