@@ -1,7 +1,8 @@
 """tinymemory: memory for LLM agents.
 
-`Memory` is the synchronous facade; `tinymemory.api` holds the contract (namespaces, reaches, items,
-requests, the async MemoryEngine protocol); `tinymemory.engines.sqlite` is the embedded default engine.
+`Memory` is the synchronous facade and `AsyncMemory` the same for async hosts; `tinymemory.api` holds
+the contract (namespaces, reaches, items, requests, the async MemoryEngine protocol);
+`tinymemory.engines.sqlite` is the embedded default engine.
 
 The names below load on first use (PEP 562), so `import tinymemory` alone (as `tinymemory --version`
 and every submodule import do) costs nothing; `from tinymemory import Memory` works as ever.
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
         Reach,
         TinyMemoryError,
     )
+    from tinymemory.async_memory import AsyncMemory
     from tinymemory.memory import Memory
 
 __version__ = "0.1.0"
@@ -43,7 +45,11 @@ _API_NAMES = (
     "Reach",
     "TinyMemoryError",
 )
-_LAZY = {**dict.fromkeys(_API_NAMES, "tinymemory.api"), "Memory": "tinymemory.memory"}
+_LAZY = {
+    **dict.fromkeys(_API_NAMES, "tinymemory.api"),
+    "AsyncMemory": "tinymemory.async_memory",
+    "Memory": "tinymemory.memory",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -61,6 +67,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "About",
+    "AsyncMemory",
     "FetchMode",
     "InvalidRequest",
     "ItemKind",

@@ -1,171 +1,57 @@
-"""`Memory`: the synchronous facade for scripts and notebooks.
+"""`Memory`: the synchronous facade for scripts and notebooks, so a script never needs asyncio.
 
-It owns one engine (the embedded SQLite engine unless you pass another) and one namespace. Writes land
-at that namespace; reads see it and its ancestors unless a wider or narrower `reach` is given, the same
-rule the agent tools follow.
-
-Every method fails with the library's own errors, never a bare TypeError or ValueError: a missing,
-unknown or mistyped argument is an `InvalidRequest` whose message starts with the method's name and
-names the argument ("fetch: `mode` `bogus` is not a fetch mode ..."), and nothing is written.
+A thin shell over `tinymemory.async_memory.AsyncMemory`: every method runs the coroutine of the same
+name on a private event loop thread (which also works inside a notebook's running loop). The rules
+(where writes land, what reads see, how bad arguments are refused) are AsyncMemory's, stated there
+once, so the two classes cannot drift apart.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import fields
-from datetime import datetime
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from datetime import datetime, tzinfo
+from os import PathLike
 from pathlib import Path
 from types import TracebackType
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tinymemory._loop import LoopThread
 from tinymemory.api import (
-    HOST_FIXED_FIELDS,
-    About,
     EngineDescriptor,
-    ExpandRequest,
     ExpandResult,
-    ExploreRequest,
     ExploreResult,
     Facet,
     FetchMode,
-    FetchRequest,
     FetchResult,
-    ForgetRequest,
     ForgetResult,
-    GetRequest,
     GetResult,
     ItemKind,
-    ItemMeta,
-    ListRequest,
     ListResult,
     MemoryEngine,
-    MetaFilter,
     Namespace,
     NewItem,
-    PurgeRequest,
     PurgeResult,
     Reach,
-    RecallRequest,
     RecallResult,
-    Relation,
-    Source,
     StoreResult,
     TimeHint,
 )
-from tinymemory.api.echo import echo
-from tinymemory.api.errors import InvalidRequest
-from tinymemory.api.validate import fail
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-# item()'s named parameters; the other ItemMeta fields are accepted as extra keywords.
-_ITEM_PARAMS = ("kind", "tags", "confidence", "learning_kind", "title", "about", "thread_id", "source")
-_META_KEYWORDS = tuple(
-    f.name for f in fields(ItemMeta) if f.name not in HOST_FIXED_FIELDS and f.name not in _ITEM_PARAMS
+from tinymemory.async_memory import (
+    BRIEF_TOKENS,
+    DEFAULT_SOURCE,
+    PACK_TOKENS,
+    AsyncMemory,
+    AsyncTools,
+    checked,
 )
-_FILTER_KEYWORDS = tuple(f.name for f in fields(MetaFilter) if f.name not in HOST_FIXED_FIELDS)
-_UNKNOWN_ITEM_KEYWORD = (
-    f"is not a known argument (known: {', '.join(('text', *_ITEM_PARAMS, *_META_KEYWORDS))})"
-)
-_UNKNOWN_FILTER_KEYWORD = f"is not a known argument or filter field (known: {', '.join(_FILTER_KEYWORDS)})"
 
+if TYPE_CHECKING:
+    from tinymemory.adapters import ToolOutput, ToolSet
+    from tinymemory.context import Brief, ContextPack
+    from tinymemory.lifecycle import IngestReport
+    from tinymemory.policy import MemoryPolicy
 
-def _check_keyword(op: str, key: str, allowed: tuple[str, ...], unknown: str) -> None:
-    """A keyword this Memory fixes (namespace, reach) or one not in `allowed` is refused, naming it."""
-    if key in HOST_FIXED_FIELDS:
-        raise fail(op, key, "is fixed by this Memory; open another Memory instead")
-    if key not in allowed:
-        raise fail(op, echo(key, 40), unknown)
-
-
-def _binding_error(
-    op: str, sig: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> InvalidRequest:
-    """Say which argument is wrong, in the library's words rather than Python's."""
-    params = [p for name, p in sig.parameters.items() if name != "self"]
-    named = {p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
-    takes_any = any(p.kind is p.VAR_KEYWORD for p in params)
-    for key in kwargs:
-        if key not in named and not takes_any:
-            known = ", ".join(sorted(named)) or "none"
-            return fail(op, echo(key, 40), f"is not a known argument (known: {known})")
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    given = len(args) - 1  # without self
-    for p in positional[given:]:
-        if p.default is p.empty and p.name not in kwargs:
-            return fail(op, p.name, "is required")
-    return InvalidRequest(
-        f"{op}: takes {len(positional)} positional argument(s), got {given} (give the options by keyword)"
-    )
-
-
-def _checked(op: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Bind the call before running it, so a missing, extra or unknown argument is an InvalidRequest
-    naming `op` rather than Python's TypeError; the wrapped signature (and its types) stay as written."""
-
-    def wrap(fn: Callable[P, R]) -> Callable[P, R]:
-        sig = inspect.signature(fn)
-
-        @functools.wraps(fn)
-        def call(*args: P.args, **kwargs: P.kwargs) -> R:
-            try:
-                sig.bind(*args, **kwargs)
-            except TypeError:
-                raise _binding_error(op, sig, args, kwargs) from None
-            return fn(*args, **kwargs)
-
-        return call
-
-    return wrap
-
-
-def _as_namespace(value: str | Namespace) -> Namespace:
-    return value if isinstance(value, Namespace) else Namespace.parse(value)
-
-
-def _as_kind(op: str, field: str, value: object) -> ItemKind:
-    try:
-        return ItemKind(value)  # type: ignore[arg-type]  # the enum refuses what it cannot take
-    except (ValueError, TypeError):
-        choices = ", ".join(ItemKind.values())
-        raise fail(op, field, f"`{echo(value)}` is not an item kind (one of: {choices})") from None
-
-
-def _as_strings(op: str, field: str, value: object, of: str = "strings") -> tuple[Any, ...]:
-    """A list (or other iterable) of `of` as a tuple; one bare string is refused, not split."""
-    if isinstance(value, str | bytes):
-        raise fail(op, field, f"must be a list of {of}, not one string")
-    if not isinstance(value, Iterable):
-        raise fail(op, field, f"must be a list of {of}, got {type(value).__name__}")
-    return tuple(value)
-
-
-def _as_about(op: str, field: str, value: object) -> object:
-    """A (kind, key) pair of strings becomes an About; an About passes; anything else is refused."""
-    if value is None or isinstance(value, About):
-        return value
-    if isinstance(value, tuple | list) and len(value) == 2 and all(isinstance(v, str) for v in value):
-        return About(value[0], value[1])
-    raise fail(op, field, "must be a (kind, key) pair of strings")
-
-
-def _as_relations(op: str, field: str, value: object) -> tuple[Any, ...]:
-    """Relations, or (subject, type, object) triples of strings made into Relations; the engine
-    checks each field."""
-    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
-        raise fail(op, field, "must be a list of relations or (subject, type, object) triples")
-    out: list[Any] = []
-    for i, rel in enumerate(value):
-        if isinstance(rel, tuple | list) and len(rel) == 3 and all(isinstance(v, str) for v in rel):
-            rel = Relation(rel[0], rel[1], rel[2])
-        if not isinstance(rel, Relation):
-            raise fail(op, f"{field}[{i}]", "must be a Relation or a (subject, type, object) triple")
-        out.append(rel)
-    return tuple(out)
+T = TypeVar("T")
 
 
 class Memory:
@@ -174,6 +60,12 @@ class Memory:
     >>> mem = Memory("./mem.db", namespace="team:acme/agent:writer")
     >>> mem.store("The user prefers dark roast coffee", tags=["preference"])
     >>> mem.fetch("what coffee does the user like").hits[0].item.text
+
+    Writes land at `namespace`; reads see it, its ancestors and the documents ingested at any of
+    them, unless `reach` says otherwise. Besides the engine's operations it gives context.md
+    (`context_md`), holistic recall (`recall_context`), ingest into the brain (`ingest`,
+    `ingest_text`) and the agent tool sets (`tools`). `AsyncMemory` has the same methods as
+    coroutines.
 
     Errors (all from `tinymemory.api.errors`): `InvalidRequest` for any bad, missing or unknown
     argument, naming the method and the field; `Unavailable` when the database or the embedder fails
@@ -190,44 +82,59 @@ class Memory:
         engine: MemoryEngine | None = None,
         embedder: Any = "default",
     ) -> None:
-        """Raises InvalidRequest for a malformed namespace, a reach that is not a `Reach`, or an
-        embedder name other than "default"."""
-        self.namespace = _as_namespace(namespace)
-        if reach is not None and not isinstance(reach, Reach):
-            raise fail("memory", "reach", "must be a Reach (see Reach.of, Reach.subtree) or None")
-        if isinstance(embedder, str) and embedder != "default":
-            raise fail(
-                "memory", "embedder", f"must be an Embedder, None or 'default', got `{echo(embedder)}`"
-            )
-        self.reach = reach if reach is not None else Reach.of(self.namespace)
-        if engine is None:
-            from tinymemory.engines import open_engine
+        """Open `path` (a SQLite file or a `postgresql://` URL; None is the default file) unless an
+        `engine` is given.
 
-            engine = open_engine(path, embedder=embedder)
-        self.engine: MemoryEngine = engine
+        Raises InvalidRequest for a malformed namespace, a reach that is not a `Reach`, or an
+        embedder name other than "default".
+        """
+        self._async = AsyncMemory(path, namespace=namespace, reach=reach, engine=engine, embedder=embedder)
         self._loop = LoopThread()
+
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return self._loop.run(coro)
+
+    # -- what this facade is bound to --------------------------------------------------------------
+    @property
+    def namespace(self) -> Namespace:
+        """Where every write lands."""
+        return self._async.namespace
+
+    @property
+    def reach(self) -> Reach:
+        """What every read, forget and purge is confined to."""
+        return self._async.reach
+
+    @property
+    def engine(self) -> MemoryEngine:
+        """The engine underneath, for what the facade does not wrap."""
+        return self._async.engine
+
+    @property
+    def descriptor(self) -> EngineDescriptor:
+        """The engine's name, version, fetch modes and embedder."""
+        return self._async.descriptor
 
     # -- lifecycle -------------------------------------------------------------------------------
     def close(self) -> None:
+        """Close the engine and stop the loop thread; later calls raise RuntimeError."""
         try:
-            self._loop.run(self.engine.close())
+            self._run(self._async.close())
         finally:
             self._loop.stop()
 
     def __enter__(self) -> Memory:
+        """`with Memory(...) as mem:` closes the store on the way out."""
         return self
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        """Close the store."""
         self.close()
 
-    @property
-    def descriptor(self) -> EngineDescriptor:
-        return self.engine.descriptor
-
     # -- writes ----------------------------------------------------------------------------------
-    @_checked("item")
+    @checked("item")
     def item(
         self,
         text: str,
@@ -243,13 +150,8 @@ class Memory:
         observed_at: datetime | None = None,
         **meta: Any,
     ) -> NewItem:
-        """Build a NewItem placed at this Memory's namespace (extra keyword args go to ItemMeta).
-
-        Raises InvalidRequest (`item: ...`) for an unknown keyword, a bad kind, tags given as one
-        string, or an `about` that is not a (kind, key) pair; the rest is checked when it is stored.
-        """
-        return self._new_item(
-            "item",
+        """Build a NewItem placed at this Memory's namespace, for `store_many` (see AsyncMemory.item)."""
+        return self._async.item(
             text,
             kind=kind,
             tags=tags,
@@ -263,99 +165,29 @@ class Memory:
             **meta,
         )
 
-    def _new_item(
-        self,
-        op: str,
-        text: str,
-        *,
-        kind: object = ItemKind.LEARNING,
-        tags: object = (),
-        confidence: float | None = None,
-        learning_kind: str | None = None,
-        title: str | None = None,
-        about: object = None,
-        thread_id: str | None = None,
-        source: object = None,
-        **meta: Any,
-    ) -> NewItem:
-        for key in meta:
-            _check_keyword(op, key, _META_KEYWORDS, _UNKNOWN_ITEM_KEYWORD)
-        for key, value in meta.items():
-            if key == "relations":
-                meta[key] = _as_relations(op, key, value)
-            elif isinstance(value, list):
-                meta[key] = tuple(value)
-        item_kind = _as_kind(op, "kind", kind)
-        if source is not None and not isinstance(source, str):
-            raise fail(op, "source", f"must be a string, got {type(source).__name__}")
-        return NewItem(
-            kind=item_kind,
-            text=text,
-            confidence=confidence,
-            meta=ItemMeta(
-                namespace=self.namespace,
-                tags=_as_strings(op, "tags", tags),
-                learning_kind=learning_kind
-                if learning_kind is not None
-                else ("fact" if item_kind is ItemKind.LEARNING else None),
-                title=title,
-                about=_as_about(op, "about", about),  # type: ignore[arg-type]
-                thread_id=thread_id,
-                source=Source(source) if source else None,
-                **meta,
-            ),
-        )
-
-    @_checked("store")
+    @checked("store")
     def store(self, text: str, **kwargs: Any) -> StoreResult:
-        """Store one memory; storing the same memory again is a replay (same id, replayed=True).
+        """Store one memory (`item()`'s keywords); the same memory again is a replay (see
+        AsyncMemory.store)."""
+        return self._run(self._async.store(text, **kwargs))
 
-        Takes `item()`'s keywords. Raises InvalidRequest (`store: ...`) for bad arguments or an
-        invalid item, Unavailable when the database or embedder fails; nothing is written on error.
-        """
-        return self._loop.run(self.engine.store(self._new_item("store", text, **kwargs)))
-
-    @_checked("store_many")
+    @checked("store_many")
     def store_many(self, items: Sequence[NewItem | str]) -> list[StoreResult]:
-        """Store in one transaction, embeddings batched; all or nothing.
+        """Store in one transaction, all or nothing (see AsyncMemory.store_many)."""
+        return self._run(self._async.store_many(items))
 
-        Raises InvalidRequest ("store_many: `items[i]...`") when any item is bad, before anything
-        is written; Unavailable when the database or embedder fails (the whole batch rolls back).
-        """
-        if isinstance(items, str | bytes):
-            raise fail("store_many", "items", "must be a list of texts or NewItems, not one string")
-        if not isinstance(items, Iterable):
-            raise fail("store_many", "items", f"must be a list, got {type(items).__name__}")
-        listed = list(items)
-        built = [self._new_item("store_many", i) if isinstance(i, str) else i for i in listed]
-        return self._loop.run(self.engine.store_many(built))
-
-    @_checked("forget")
+    @checked("forget")
     def forget(self, ids: Sequence[str] | None = None, **filter_fields: Any) -> ForgetResult:
-        """Soft-delete by ids or by a non-empty filter, confined to this Memory's reach.
+        """Soft-delete by ids or by a non-empty filter, within the reach (see AsyncMemory.forget)."""
+        return self._run(self._async.forget(ids, **filter_fields))
 
-        Raises InvalidRequest (`forget: ...`) for bad ids, an unknown filter field, or neither ids
-        nor a filter (the reach alone would forget everything in it).
-        """
-        if ids is not None:
-            req = ForgetRequest(ids=_as_strings("forget", "ids", ids, "ids"), reach=self.reach)
-        else:
-            flt = self._filter("forget", filter_fields)
-            if all(name == "reach" for name in flt.set_fields()):
-                raise InvalidRequest(
-                    "forget: `filter` must set at least one field when no ids are given"
-                    " (the reach alone would forget everything in it)"
-                )
-            req = ForgetRequest(filter=flt)
-        return self._loop.run(self.engine.forget(req))
-
-    @_checked("purge")
+    @checked("purge")
     def purge(self) -> PurgeResult:
-        """Permanently delete forgotten memory within this Memory's reach."""
-        return self._loop.run(self.engine.purge(PurgeRequest(reach=self.reach)))
+        """Permanently delete forgotten memory within the reach (see AsyncMemory.purge)."""
+        return self._run(self._async.purge())
 
     # -- reads -----------------------------------------------------------------------------------
-    @_checked("fetch")
+    @checked("fetch")
     def fetch(
         self,
         query: str,
@@ -366,60 +198,34 @@ class Memory:
         time_hint: TimeHint | None = None,
         **filter_fields: Any,
     ) -> FetchResult:
-        """Rank memory for `query`; extra keywords are MetaFilter fields.
-
-        Raises InvalidRequest (`fetch: ...`) for a bad query, mode, limit, cursor, hint or filter field.
-        """
-        if isinstance(mode, str) and not isinstance(mode, FetchMode):
-            try:
-                mode = FetchMode(mode)
-            except ValueError:
-                choices = ", ".join(m.value for m in FetchMode)
-                raise fail(
-                    "fetch", "mode", f"`{echo(mode)}` is not a fetch mode (one of: {choices})"
-                ) from None
-        req = FetchRequest(
-            query=query,
-            mode=mode,
-            filter=self._filter("fetch", filter_fields),
-            limit=limit,
-            cursor=cursor,
-            time_hint=time_hint,
+        """Rank memory for `query`; extra keywords are MetaFilter fields (see AsyncMemory.fetch)."""
+        return self._run(
+            self._async.fetch(
+                query, mode=mode, limit=limit, cursor=cursor, time_hint=time_hint, **filter_fields
+            )
         )
-        return self._loop.run(self.engine.fetch(req))
 
-    @_checked("recall")
+    @checked("recall")
     def recall(self, question: str, *, limit: int = 10, **filter_fields: Any) -> RecallResult:
-        """Answer `question` from memory with citations. Raises InvalidRequest (`recall: ...`) for bad
-        arguments, Unavailable when the answerer or embedder fails."""
-        req = RecallRequest(question=question, filter=self._filter("recall", filter_fields), limit=limit)
-        return self._loop.run(self.engine.recall(req))
+        """Answer `question` from memory with citations (see AsyncMemory.recall)."""
+        return self._run(self._async.recall(question, limit=limit, **filter_fields))
 
-    @_checked("list")
+    @checked("list")
     def list(self, *, limit: int = 10, cursor: str | None = None, **filter_fields: Any) -> ListResult:
-        """Newest first. Raises InvalidRequest (`list: ...`) for a bad limit, cursor or filter field."""
-        req = ListRequest(filter=self._filter("list", filter_fields), limit=limit, cursor=cursor)
-        return self._loop.run(self.engine.list(req))
+        """Newest first (see AsyncMemory.list)."""
+        return self._run(self._async.list(limit=limit, cursor=cursor, **filter_fields))
 
-    @_checked("get")
+    @checked("get")
     def get(self, ids: Sequence[str]) -> GetResult:
-        """Read by id; ids outside the reach come back as missing. Raises InvalidRequest for bad ids."""
-        return self._loop.run(
-            self.engine.get(GetRequest(ids=_as_strings("get", "ids", ids, "ids"), reach=self.reach))
-        )
+        """Read by id; ids outside the reach come back as missing (see AsyncMemory.get)."""
+        return self._run(self._async.get(ids))
 
-    @_checked("explore")
+    @checked("explore")
     def explore(self, facet: str | Facet, *, limit: int = 10, **filter_fields: Any) -> ExploreResult:
-        """Count memory by a facet. Raises InvalidRequest (`explore: ...`) for a bad facet or filter."""
-        try:
-            fac = Facet(facet)
-        except (ValueError, TypeError):
-            choices = ", ".join(f.value for f in Facet)
-            raise fail("explore", "facet", f"`{echo(facet)}` is not a facet (one of: {choices})") from None
-        req = ExploreRequest(facet=fac, filter=self._filter("explore", filter_fields), limit=limit)
-        return self._loop.run(self.engine.explore(req))
+        """Count memory by a facet (see AsyncMemory.explore)."""
+        return self._run(self._async.explore(facet, limit=limit, **filter_fields))
 
-    @_checked("expand")
+    @checked("expand")
     def expand(
         self,
         seed_name: str,
@@ -429,38 +235,120 @@ class Memory:
         limit: int = 10,
         **filter_fields: Any,
     ) -> ExpandResult:
-        """Memories linked to the entity `seed_name` by their relations, 1 or 2 hops away, within this
-        Memory's reach; extra keywords are MetaFilter fields (`as_of` walks the graph of that instant).
-
-        Raises InvalidRequest (`expand: ...`) for a bad seed name, relation type, max_hops, limit or
-        filter field.
-        """
-        types = (
-            (relation_types,)
-            if isinstance(relation_types, str)
-            else _as_strings("expand", "relation_types", relation_types)
+        """Memories linked to the entity `seed_name` by their relations (see AsyncMemory.expand)."""
+        return self._run(
+            self._async.expand(
+                seed_name, relation_types=relation_types, max_hops=max_hops, limit=limit, **filter_fields
+            )
         )
-        req = ExpandRequest(
-            seed_name=seed_name,
-            relation_types=types,
-            max_hops=max_hops,
-            filter=self._filter("expand", filter_fields),
-            limit=limit,
-        )
-        return self._loop.run(self.engine.expand(req))
 
-    def _filter(self, op: str, given: dict[str, Any]) -> MetaFilter:
-        """Keyword filter fields to a MetaFilter confined to this Memory's reach; values are checked
-        by the engine, only their shape is fixed up here (lists to tuples, pairs to About)."""
-        fields_: dict[str, Any] = {}
-        for key, value in given.items():
-            _check_keyword(op, key, _FILTER_KEYWORDS, _UNKNOWN_FILTER_KEYWORD)
-            if key == "kinds":
-                kinds = (value,) if isinstance(value, str) else _as_strings(op, "filter.kinds", value)
-                value = tuple(_as_kind(op, "filter.kinds", k) for k in kinds)
-            elif key == "about":
-                value = _as_about(op, "filter.about", value) if isinstance(value, list | tuple) else value
-            elif isinstance(value, list):
-                value = tuple(value)
-            fields_[key] = value
-        return MetaFilter(reach=self.reach, **fields_)
+    # -- context for a model -----------------------------------------------------------------------
+    @checked("context_md")
+    def context_md(
+        self,
+        *,
+        budget_tokens: int = BRIEF_TOKENS,
+        briefs: Sequence[Brief] | None = None,
+        learnings_limit: int = 50,
+    ) -> ContextPack:
+        """context.md, the session brief, as a budgeted ContextPack (`.markdown`); see
+        AsyncMemory.context_md."""
+        return self._run(
+            self._async.context_md(
+                budget_tokens=budget_tokens, briefs=briefs, learnings_limit=learnings_limit
+            )
+        )
+
+    @checked("recall_context")
+    def recall_context(
+        self,
+        query: str,
+        *,
+        budget_tokens: int = PACK_TOKENS,
+        limit: int = 10,
+        mode: str | FetchMode | None = None,
+        time_hint: TimeHint | None = None,
+        **filter_fields: Any,
+    ) -> ContextPack:
+        """Holistic recall for `query`, as one budgeted ContextPack; see AsyncMemory.recall_context."""
+        return self._run(
+            self._async.recall_context(
+                query,
+                budget_tokens=budget_tokens,
+                limit=limit,
+                mode=mode,
+                time_hint=time_hint,
+                **filter_fields,
+            )
+        )
+
+    # -- the brain: documents ----------------------------------------------------------------------
+    @checked("ingest")
+    def ingest(self, path: str | PathLike[str], *, source: str = DEFAULT_SOURCE) -> IngestReport:
+        """Ingest a file or a folder into the brain, replay-safe (see AsyncMemory.ingest)."""
+        return self._run(self._async.ingest(path, source=source))
+
+    @checked("ingest_text")
+    def ingest_text(
+        self,
+        text: str,
+        *,
+        name: str,
+        source: str = DEFAULT_SOURCE,
+        title: str | None = None,
+        media_type: str = "text/markdown",
+    ) -> IngestReport:
+        """Ingest one document given as a string, `name` its identity (see AsyncMemory.ingest_text)."""
+        return self._run(
+            self._async.ingest_text(text, name=name, source=source, title=title, media_type=media_type)
+        )
+
+    # -- tools for a model -----------------------------------------------------------------------
+    @checked("tools")
+    def tools(
+        self,
+        toolset: str = "memory",
+        *,
+        read_only: bool = False,
+        zone: str | tzinfo | None = None,
+        policy: MemoryPolicy | None = None,
+    ) -> Tools:
+        """A tool set bound to this Memory, called synchronously (see AsyncMemory.tools)."""
+        return Tools(self._async.tools(toolset, read_only=read_only, zone=zone, policy=policy), self._loop)
+
+
+class Tools:
+    """One tool set a model is given, bound to the Memory that made it: `AsyncTools` called
+    synchronously on that Memory's loop thread (see `Memory.tools`)."""
+
+    __slots__ = ("_async", "_loop")
+
+    def __init__(self, tools: AsyncTools, loop: LoopThread) -> None:
+        """Wrap `tools`, running its calls on `loop` (the Memory's)."""
+        self._async = tools
+        self._loop = loop
+
+    @property
+    def toolset(self) -> ToolSet:
+        """The underlying `MemoryTools` or `PolicyTools` (for `tinymemory.adapters.mcp.mcp_server`)."""
+        return self._async.toolset
+
+    @checked("names")
+    def names(self) -> list[str]:
+        """The names of the tools offered, in order."""
+        return self._async.names()
+
+    @checked("specs")
+    def specs(self, format: str = "neutral", *, strict: bool = False) -> list[dict[str, Any]]:
+        """The tools in a runtime's format: neutral, openai, anthropic or mcp (see AsyncTools.specs)."""
+        return self._async.specs(format, strict=strict)
+
+    @checked("call")
+    def call(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> dict[str, Any]:
+        """Run one tool and return its JSON-ready result, or raise (see AsyncTools.call)."""
+        return self._loop.run(self._async.call(name, arguments))
+
+    @checked("output")
+    def output(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> ToolOutput:
+        """Run one tool and return what the model reads, an error included (see AsyncTools.output)."""
+        return self._loop.run(self._async.output(name, arguments))
