@@ -1,0 +1,125 @@
+"""The small arguments of the mem0 calls, checked the way mem0 checks them, failing as InvalidInput."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any
+
+from tinymemory.api.echo import echo
+from tinymemory.api.errors import InvalidRequest
+from tinymemory.api.timeutil import ensure_utc, parse_rfc3339
+from tinymemory.compat.mem0.errors import invalid
+from tinymemory.compat.mem0.filters import Predicate, compile_filter
+from tinymemory.compat.mem0.scope import ENTITY_KEYS, Scope
+
+MAX_MEMORY_ID = 256
+
+
+def memory_id(op: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_MEMORY_ID:
+        raise invalid(op, "memory_id", f"must be a non-empty string of at most {MAX_MEMORY_ID} characters")
+    return value.strip()
+
+
+def top_k(op: str, value: object, limit: object) -> int:
+    """mem0's `top_k`; `limit` (its older name) is taken too, not both."""
+    if limit is not None:
+        if value != 20 and value is not None:
+            raise invalid(op, "limit", "is an older name for `top_k`: give one of them")
+        value = limit
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise invalid(op, "top_k", f"must be a non-negative integer, got {echo(value)}")
+    return value
+
+
+def threshold(op: str, value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise invalid(op, "threshold", f"must be a number between 0 and 1, got {echo(value)}")
+    return float(value)
+
+
+def flag(op: str, name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise invalid(op, name, f"must be true or false, got {echo(value)}")
+    return value
+
+
+def query(op: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise invalid(op, "query", "must be a non-empty string (not blank)")
+    return value.strip()
+
+
+def text(op: str, field: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise invalid(op, field, "must be a non-empty string")
+    return value
+
+
+def expiration(op: str, value: object) -> str | None:
+    """An expiration date as `YYYY-MM-DD`, from a date, a datetime or that string."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value.date().isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value).isoformat()
+        except ValueError:
+            pass
+    raise invalid(op, "expiration_date", f"must be a date in YYYY-MM-DD format, got {echo(value)}")
+
+
+def timestamp(op: str, value: object) -> datetime | None:
+    """When the memory was said: unix seconds, an aware datetime or an RFC 3339 string."""
+    if value is None:
+        return None
+    try:
+        if isinstance(value, datetime):
+            return ensure_utc(value, field=f"{op}: `timestamp`")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return datetime.fromtimestamp(value, UTC)
+        if isinstance(value, str):
+            return parse_rfc3339(value, field="timestamp", op=op)
+    except (InvalidRequest, OverflowError, OSError, ValueError) as exc:
+        raise invalid(op, "timestamp", f"is not a valid time ({exc})") from None
+    raise invalid(op, "timestamp", "must be unix seconds, a timezone-aware datetime or an RFC 3339 string")
+
+
+@dataclass(frozen=True, slots=True)
+class ReadScope:
+    """A read's session ids and what is left of its filters to match."""
+
+    scope: Scope
+    predicate: Predicate | None
+
+
+def read_scope(op: str, filters: object, given: Mapping[str, object]) -> ReadScope:
+    """mem0 2.x scopes reads by `filters={"user_id": ...}`; the ids are taken top-level too (its
+    older form). At least one id is required, as in mem0."""
+    if filters is None:
+        spec: dict[str, Any] = {}
+    elif isinstance(filters, Mapping):
+        spec = dict(filters)
+    else:
+        raise invalid(op, "filters", f"must be a dict, got {type(filters).__name__}")
+    ids: dict[str, object] = {}
+    for key in ENTITY_KEYS:
+        inside, outside = spec.pop(key, None), given.get(key)
+        if inside is not None and outside is not None and inside != outside:
+            raise invalid(op, key, "is given both top-level and in `filters` with different values")
+        ids[key] = inside if inside is not None else outside
+    scope = Scope.maybe(op, ids["user_id"], ids["agent_id"], ids["run_id"])
+    if scope.is_empty:
+        raise invalid(
+            op,
+            "filters",
+            "must contain at least one of: user_id, agent_id, run_id (e.g. filters={'user_id': 'u1'})",
+        )
+    return ReadScope(scope, compile_filter(op, spec))

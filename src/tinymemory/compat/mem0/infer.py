@@ -1,0 +1,81 @@
+"""`add(..., infer=True)`: the facts worth keeping in a conversation's user messages.
+
+With an LLM (tinymemory.llm) the model extracts them; without one the rule-based extractor of the
+agent lifecycle does (names, "my X is Y", preferences, "remember that ...", standing instructions,
+dated events). A fact with a stable subject (its `About`, say `preference/drink`) gets the same memory
+id every time in one scope, so a later "I prefer coffee" updates the memory that held "tea" instead of
+adding a contradicting one; a fact without a subject is keyed by its normalised text, so saying it
+again adds nothing.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from tinymemory.api import About, Namespace
+from tinymemory.api.ids import normalise_text
+from tinymemory.lifecycle import rules
+from tinymemory.llm import LLM
+
+# Fixed, so a fact's memory id is the same in every process (uuid5 of its scope and subject).
+_ID_SPACE = uuid.UUID("6c1f5a0e-3b7d-5c2a-9e41-0d8b7f3a2c15")
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    text: str
+    kind: str
+    about: About | None
+    confidence: float
+    event_from: datetime | None = None
+    event_to: datetime | None = None
+
+    def memory_id(self, ns: Namespace) -> str:
+        """Stable per scope and subject (or per text when the fact has no subject)."""
+        if self.about is not None:
+            key = f"{ns}\x1fabout\x1f{self.about.kind}\x1f{self.about.key}"
+        else:
+            key = f"{ns}\x1ftext\x1f{normalise_text(self.text).lower()}"
+        return str(uuid.uuid5(_ID_SPACE, key))
+
+
+async def extract_facts(llm: LLM | None, turns: Sequence[str], said_at: datetime) -> list[Fact]:
+    """Facts in the user's turns, latest value per subject, in order of appearance. The LLM's failure
+    is raised (Unavailable), never replaced by the rules silently."""
+    if not turns:
+        return []
+    facts: list[Fact] = []
+    if llm is not None:
+        for learning in await llm.extract(list(turns)):
+            subject = (
+                About(learning.about_kind, learning.about_key)
+                if learning.about_kind and learning.about_key
+                else None
+            )
+            facts.append(Fact(learning.text, learning.kind, subject, learning.confidence))
+    else:
+        for turn in turns:
+            for found in rules.extract(turn, said_at):
+                facts.append(
+                    Fact(
+                        found.text,
+                        found.kind,
+                        found.about,
+                        found.confidence,
+                        found.event_from,
+                        found.event_to,
+                    )
+                )
+    latest: dict[tuple[str, ...], Fact] = {}
+    for fact in facts:
+        key = (
+            ("about", fact.about.kind, fact.about.key)
+            if fact.about is not None
+            else ("text", normalise_text(fact.text).lower())
+        )
+        latest.pop(key, None)
+        latest[key] = fact
+    return list(latest.values())

@@ -1,0 +1,51 @@
+"""`add`'s `messages` argument read the way mem0 reads it: a string is one user message, a dict is one
+message, a list holds message dicts; system messages are skipped. Unlike mem0, a malformed message is
+refused (naming it) rather than skipped, so nothing is lost without a word."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from tinymemory.compat.mem0.errors import invalid
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: str
+    content: str
+    name: str | None = None
+
+
+def read_messages(op: str, messages: object) -> list[Message]:
+    """The non-system messages, in order. Raises InvalidInput for any other shape."""
+    if isinstance(messages, str):
+        raw: list[object] = [{"role": "user", "content": messages}]
+    elif isinstance(messages, Mapping):
+        raw = [messages]
+    elif isinstance(messages, list | tuple):
+        raw = list(messages)
+    else:
+        raise invalid(
+            op, "messages", f"must be a str, a dict or a list of dicts, got {type(messages).__name__}"
+        )
+    out: list[Message] = []
+    for i, m in enumerate(raw):
+        where = f"messages[{i}]" if not isinstance(messages, str | Mapping) else "messages"
+        if not isinstance(m, Mapping):
+            raise invalid(op, where, f"must be a dict with `role` and `content`, got {type(m).__name__}")
+        role, content, name = m.get("role"), m.get("content"), m.get("name")
+        if not isinstance(role, str) or not role.strip():
+            raise invalid(op, f"{where}.role", "must be a non-empty string such as `user` or `assistant`")
+        if not isinstance(content, str):
+            raise invalid(
+                op, f"{where}.content", "must be a string (images and other parts are not supported)"
+            )
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise invalid(op, f"{where}.name", "must be a non-empty string when given")
+        if role == "system":
+            continue
+        if not content.strip():
+            raise invalid(op, f"{where}.content", "must not be empty")
+        out.append(Message(role, content, name))
+    return out
