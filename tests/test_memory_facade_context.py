@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tinymemory import InvalidRequest, ItemKind, Memory, Namespace, Reach
-from tinymemory.async_memory import default_reach
+from tinymemory.async_memory import default_reach, lineage_scopes
 from tinymemory.context import Brief, ContextPack
 from tinymemory.lifecycle import MemoryLayout
 
@@ -194,6 +194,13 @@ def test_default_reach_is_the_lineage_and_its_brains() -> None:
     assert not reach.contains(Namespace.parse(SIBLING))
     assert not reach.contains(Namespace.parse(f"{SIBLING}/memory:brain/source:docs"))
     assert not reach.contains(Namespace.parse(f"{AGENT}/memory:conversations"))
+    scopes = lineage_scopes(ns)
+    assert [s.label for s in scopes] == [AGENT, "team:acme", "root"]
+    assert [s.weight for s in scopes] == pytest.approx([1.0, 0.7, 0.49])
+    probes = [*ns.lineage(), *(MemoryLayout(n).brain("x") for n in ns.lineage())]
+    probes += [Namespace.parse(p) for p in (SIBLING, f"{SIBLING}/memory:brain", f"{AGENT}/memory:learnings")]
+    for probe in probes:  # the scopes of a holistic read cover the default reach, no more
+        assert reach.contains(probe) == any(s.reach is not None and s.reach.contains(probe) for s in scopes)
 
 
 def test_the_default_embedder_serves_ingest_and_holistic_recall(tmp_path: Path) -> None:
