@@ -45,6 +45,20 @@ if TYPE_CHECKING:  # ann.py (usearch's wrapper) loads on first use: a small read
     from tinymemory.engines.sqlite import ann
 
 _log = logging.getLogger(__name__)
+_warned_without_usearch = False
+
+
+def _warn_without_usearch(rows: int) -> None:
+    """Say once per process why a large file is read by the exact scan: the graph is the `ann` extra,
+    and without it a read of a million vectors costs about 25 times more."""
+    global _warned_without_usearch
+    if not _warned_without_usearch:
+        _warned_without_usearch = True
+        _log.warning(
+            "%d vectors are scored by the exact scan: install `tinymemory[ann]` (usearch) for the HNSW "
+            "graph that reads files of this size faster",
+            rows,
+        )
 
 
 def _ann() -> ModuleType:
@@ -105,6 +119,8 @@ class GraphHolder:
     def serves(rows: int) -> bool:
         """Whether a file of this many vectors is read through a graph (and usearch is installed)."""
         ann = _ann()
+        if rows >= ann.ANN_MIN_ROWS and not ann.available():
+            _warn_without_usearch(rows)
         return bool(ann.should_use(rows, ann.ANN_MIN_ROWS))
 
     def __init__(

@@ -453,7 +453,9 @@ class SqliteEngine:
         from tinymemory.engines.sqlite import ann
 
         if not ann.available():
-            raise Unsupported(f"{op}: the usearch package is not installed")
+            raise Unsupported(
+                f"{op}: the usearch package is not installed; install it with `pip install 'tinymemory[ann]'`"
+            )
         graphs = self._graphs
         epoch = await self._run(op, read_epoch)  # opens (and migrates) the file first
         return await asyncio.to_thread(graphs.build_now, epoch, force=force, progress=progress)
