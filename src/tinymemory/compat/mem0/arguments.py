@@ -18,6 +18,7 @@ MAX_MEMORY_ID = 256
 
 
 def memory_id(op: str, value: object) -> str:
+    """A memory id: a non-empty string (mem0 writes UUIDs; any string is looked up)."""
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_MEMORY_ID:
         raise invalid(op, "memory_id", f"must be a non-empty string of at most {MAX_MEMORY_ID} characters")
     return value.strip()
@@ -35,6 +36,7 @@ def top_k(op: str, value: object, limit: object) -> int:
 
 
 def threshold(op: str, value: object) -> float | None:
+    """A minimum score in [0, 1], or None for no cut."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
@@ -43,18 +45,21 @@ def threshold(op: str, value: object) -> float | None:
 
 
 def flag(op: str, name: str, value: object) -> bool:
+    """A real bool: a truthy string such as "no" must not pass for True."""
     if not isinstance(value, bool):
         raise invalid(op, name, f"must be true or false, got {echo(value)}")
     return value
 
 
 def query(op: str, value: object) -> str:
+    """A search query, trimmed; blank is refused as mem0 refuses it."""
     if not isinstance(value, str) or not value.strip():
         raise invalid(op, "query", "must be a non-empty string (not blank)")
     return value.strip()
 
 
 def text(op: str, field: str, value: object) -> str:
+    """A memory's text (or a prompt): a string that is not blank."""
     if not isinstance(value, str) or not value.strip():
         raise invalid(op, field, "must be a non-empty string")
     return value

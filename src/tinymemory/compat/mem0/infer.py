@@ -26,6 +26,8 @@ _ID_SPACE = uuid.UUID("6c1f5a0e-3b7d-5c2a-9e41-0d8b7f3a2c15")
 
 @dataclass(frozen=True, slots=True)
 class Fact:
+    """One fact found in the user's turns, with its subject when it has a stable one."""
+
     text: str
     kind: str
     about: About | None

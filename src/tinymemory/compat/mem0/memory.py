@@ -24,7 +24,7 @@ class Memory:
 
     >>> m = Memory()                                   # or Memory.from_config({...}), Memory(path=...)
     >>> m.add("I prefer tea", user_id="alice", infer=False)
-    >>> m.search("what does alice drink?", filters={"user_id": "alice"})["results"][0]["memory"]
+    >>> found = m.search("what does alice drink?", filters={"user_id": "alice"})
 
     The methods, their arguments and result shapes are mem0's; see `AsyncMemory` for each one and
     docs/integrations/mem0.md for the mapping onto namespaces and what differs. Calling a closed

@@ -12,6 +12,8 @@ from tinymemory.compat.mem0.errors import invalid
 
 @dataclass(frozen=True, slots=True)
 class Message:
+    """One message to remember: its role, its text and the speaker's name (mem0's actor_id)."""
+
     role: str
     content: str
     name: str | None = None

@@ -58,6 +58,7 @@ def encode_name(value: str) -> str:
 
 
 def decode_name(name: str) -> str:
+    """The id `encode_name` made `name` from."""
     if not name.startswith(_ENCODED):
         return name
     body, out, i = name[len(_ENCODED) :], bytearray(), 0
@@ -102,6 +103,7 @@ class Scope:
 
     @property
     def is_empty(self) -> bool:
+        """No id is set: the call spans the whole root."""
         return self.user_id is None and self.agent_id is None and self.run_id is None
 
     def _pairs(self) -> list[tuple[str, str | None]]:

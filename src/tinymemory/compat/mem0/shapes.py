@@ -32,6 +32,7 @@ RESERVED = frozenset({"data", "hash", "created_at", "updated_at", "id", "text_le
 
 
 def about(memory_id: str) -> About:
+    """The subject every version of one mem0 memory shares."""
     return About(ABOUT_KIND, memory_id)
 
 
@@ -91,6 +92,7 @@ class Fields:
 
     @classmethod
     def of(cls, item: MemoryItem) -> Fields:
+        """The fields kept in `item`'s extra pairs (created_at falls back to its valid_from)."""
         own: dict[str, str] = {}
         metadata: dict[str, Any] = {}
         for key, value in item.meta.extra:
@@ -115,6 +117,7 @@ class View:
 
     @classmethod
     def of(cls, item: MemoryItem, root: Namespace) -> View:
+        """`item` (an active version this API wrote under `root`) as mem0 sees it."""
         assert item.meta.about is not None
         found = Scope.from_namespace(item.namespace, root)
         scope = Scope(
@@ -138,6 +141,7 @@ class View:
         return out
 
     def is_expired(self, today: datetime) -> bool:
+        """Its expiration date is before `today` (mem0 keeps it through that day)."""
         exp = self.fields.expiration_date
         return exp is not None and exp < today.astimezone(UTC).date().isoformat()
 

@@ -57,6 +57,7 @@ class Event:
     role: str | None = None
 
     def as_dict(self, memory_id: str) -> dict[str, Any]:
+        """The entry as mem0's `history` lists it."""
         return {
             "id": self.id,
             "memory_id": memory_id,
@@ -78,6 +79,7 @@ async def find_active(engine: MemoryEngine, flt: MetaFilter, memory_id: str) -> 
 
 
 async def find_log(engine: MemoryEngine, reach: Reach, memory_id: str) -> MemoryItem | None:
+    """The delete log of `memory_id` within `reach`, if it was ever deleted there."""
     flt = MetaFilter(reach=reach, sources=(LOG_SOURCE,), about=About(LOG_ABOUT, memory_id))
     found = await engine.list(ListRequest(filter=flt, limit=1))
     return found.items[0] if found.items else None
