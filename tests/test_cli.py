@@ -164,10 +164,25 @@ def test_reads_see_the_whole_file_unless_narrowed(db: Path) -> None:
     assert {
         i["id"] for i in run("list", "--namespace", WRITER, "--reach", "all", db=db)["items"]
     } == everything
-    assert run("info", "--namespace", WRITER, db=db)["reach"] == f"inherit({WRITER})"
+    # ... and the documents ingested along that lineage (the brain under each node), as Memory reads
+    assert run("info", "--namespace", WRITER, db=db)["reach"] == (
+        f"inherit({WRITER})+subtree({WRITER}/memory:brain)+subtree(team:acme/memory:brain)"
+        "+subtree(memory:brain)"
+    )
 
     # forget and purge reach the whole file too; forget with no ids still needs a filter
     assert run("forget", reviewer, db=db)["forgotten"] == [reviewer]
     assert run("purge", db=db) == {"purged": 1}
     assert run("forget", db=db, ok=False)["error"] == "invalid_request"
     assert {i["id"] for i in run("list", db=db)["items"]} == {writer, team}
+
+
+def test_a_namespace_reads_the_documents_ingested_along_its_lineage(db: Path, tmp_path: Path) -> None:
+    """`ingest --namespace team:acme` then `fetch --namespace <an agent under it>` finds the document;
+    a sibling team's namespace does not."""
+    doc = tmp_path / "handbook.md"
+    doc.write_text("# Expenses\n\nTaxi receipts are filed within thirty days.\n", encoding="utf-8")
+    run("ingest", str(doc), "--source", "handbook", "--namespace", "team:acme", "--quiet", db=db)
+    found = run("fetch", "taxi receipts", "--namespace", WRITER, db=db)["hits"]
+    assert found and "thirty days" in found[0]["item"]["text"]
+    assert run("fetch", "taxi receipts", "--namespace", "team:other/agent:x", db=db)["hits"] == []

@@ -1,7 +1,8 @@
 """Flags and helpers every CLI command shares: where the store is, where writes land, what reads see.
 
 The person at the command line owns the file, so reads see every namespace in it unless `--namespace` or
-`--reach` narrows them; `tinymemory mcp` applies the same rule to its `--place`.
+`--reach` narrows them (a namespace reads its lineage and the documents ingested along it, as `Memory`
+does); `tinymemory mcp` applies the same rule to its `--place`.
 """
 
 from __future__ import annotations
@@ -80,11 +81,16 @@ def namespace_of(args: argparse.Namespace) -> Namespace:
 
 
 def scope_reach(place: Namespace, reach: str | None) -> Reach | None:
-    """An explicit reach wins (`all` is every namespace); without one, a place reads its lineage and the
-    root reads everything (None)."""
+    """An explicit reach wins (`all` is every namespace); without one, a place reads what a `Memory` placed
+    there reads (its lineage and the documents ingested at any node of it) and the root reads everything
+    (None)."""
     if reach is not None and reach.strip():
         return None if reach.strip() == ALL_REACH else Reach.parse(reach, field="--reach")
-    return None if place.is_root else Reach.of(place)
+    if place.is_root:
+        return None
+    from tinymemory.async_memory.scope import default_reach
+
+    return default_reach(place)
 
 
 def reach_of(args: argparse.Namespace) -> Reach:
