@@ -1,0 +1,554 @@
+"""`TinyMemoryStore`: a LangGraph `BaseStore` over any tinymemory engine.
+
+LangGraph agents (and LangMem's memory tools) keep long-term memory in a `BaseStore`. This one keeps it
+in a tinymemory engine, so the same memories get hybrid retrieval, namespaces with reaches, bitemporal
+history and forgetting, and tinymemory's own tools can read what a LangGraph agent wrote.
+
+- Namespace tuples map one to one onto tinymemory namespaces below a base (`langgraph_names`).
+- Each item is a memory whose text is its indexed fields and whose value travels exactly beside it
+  (`langgraph_records`); a put is a new version that supersedes the last one.
+- Search with a query ranks with the engine's fetch (hybrid when it serves it) inside the prefix's
+  subtree reach, so nothing outside the prefix is ranked by or shown; items that the fetch did not rank
+  (nothing indexed, or past its candidate pool) follow without a score. Without a query, items come
+  newest update first. Filters follow LangGraph's operators (`langgraph_match`).
+- A batch reads before it writes (as LangGraph's in-memory store does): its gets and searches see the
+  store as it was, and the last put of a (namespace, key) wins. Its puts are stored in one transaction.
+- TTL: an item put with `ttl` (minutes) is never returned once expired; reads with `refresh_ttl` store
+  a new version with a later expiry; `sweep_ttl` forgets the expired ones.
+
+The engine always runs on the store's own loop thread: `batch` waits for it, `abatch` awaits it without
+blocking the caller's loop. An engine bound to one event loop (PostgreSQL's pool) therefore never sees
+two; do not drive the same engine from another loop while the store uses it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, cast
+
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    IndexConfig,
+    InvalidNamespaceError,
+    Item,
+    ListNamespacesOp,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+    TTLConfig,
+    tokenize_path,
+)
+
+from tinymemory._loop import LoopThread
+from tinymemory.api import (
+    MAX_IDS,
+    MAX_LIMIT,
+    FetchRequest,
+    ForgetRequest,
+    InvalidRequest,
+    ListRequest,
+    MemoryEngine,
+    MetaFilter,
+    Namespace,
+    NewItem,
+    PurgeRequest,
+    Reach,
+    utcnow,
+)
+from tinymemory.api.echo import echo
+from tinymemory.api.validate import MAX_QUERY_CHARS
+from tinymemory.integrations import langgraph_match as match
+from tinymemory.integrations.langgraph_names import to_namespace
+from tinymemory.integrations.langgraph_records import (
+    INDEXED_TAG,
+    SOURCE,
+    Record,
+    Version,
+    about_for,
+    check_value,
+    decode,
+    expiry,
+    index_text,
+    new_item,
+)
+
+__all__ = ["TinyMemoryStore"]
+
+_OP_NAMES = "a GetOp, PutOp, SearchOp or ListNamespacesOp"
+
+
+def _op_name(op: Op) -> str:
+    if isinstance(op, PutOp):
+        return "put" if op.value is not None else "delete"
+    if isinstance(op, GetOp):
+        return "get"
+    if isinstance(op, SearchOp):
+        return "search"
+    return "list_namespaces"
+
+
+def _check_labels(labels: object, *, root: bool = False) -> tuple[str, ...]:
+    """LangGraph's own label rules, raising its InvalidNamespaceError (ops given to `batch` directly
+    skip BaseStore's checks); `root` adds the rules for a namespace that is written to."""
+    if not isinstance(labels, tuple):
+        raise InvalidNamespaceError(f"Namespace must be a tuple of strings, got {type(labels).__name__}.")
+    for label in labels:
+        if not isinstance(label, str):
+            raise InvalidNamespaceError(
+                f"Invalid namespace label '{label}' found in {labels}. Namespace labels must be strings,"
+                f" but got {type(label).__name__}."
+            )
+        if not label:
+            raise InvalidNamespaceError(f"Namespace labels cannot be empty strings. Got {label} in {labels}")
+        if "." in label or "\x00" in label:
+            raise InvalidNamespaceError(
+                f"Invalid namespace label '{label}' found in {labels}."
+                " Namespace labels cannot contain periods ('.') or NUL bytes."
+            )
+    if root and not labels:
+        raise InvalidNamespaceError("Namespace cannot be empty.")
+    if root and labels[0] == "langgraph":
+        raise InvalidNamespaceError(f'Root label for namespace cannot be "langgraph". Got: {labels}')
+    return labels
+
+
+def _count(op: str, field: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidRequest(f"{op}: `{field}` must be a whole number >= 0, got {echo(value)}")
+    return value
+
+
+def _index_paths(op: str, field: str, fields: object) -> tuple[str, ...]:
+    if isinstance(fields, str) or not isinstance(fields, Sequence):
+        raise InvalidRequest(f"{op}: `{field}` must be a list of field paths, False or None")
+    for i, path in enumerate(fields):
+        if not isinstance(path, str) or not path:
+            raise InvalidRequest(f"{op}: `{field}[{i}]` must be a non-empty field path such as `text`")
+        try:
+            tokenize_path(path)
+        except Exception:
+            raise InvalidRequest(f"{op}: `{field}[{i}]` `{echo(path)}` is not a field path") from None
+    return tuple(fields)
+
+
+def _ttl_minutes(op: str, ttl: object) -> float | None:
+    if ttl is None:
+        return None
+    if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not math.isfinite(ttl) or ttl <= 0:
+        raise InvalidRequest(f"{op}: `ttl` must be a positive number of minutes or None, got {echo(ttl)}")
+    return float(ttl)
+
+
+@dataclass(frozen=True, slots=True)
+class _Put:
+    """A checked PutOp: its mapped namespace and what it will store."""
+
+    op: PutOp
+    namespace: Namespace
+    value: dict[str, Any] | None
+    paths: tuple[str, ...]
+    ttl: float | None
+
+
+class TinyMemoryStore(BaseStore):
+    """A LangGraph store over a tinymemory engine (see the module docstring for the mapping).
+
+    >>> store = TinyMemoryStore(path="memory.db")
+    >>> store.put(("users", "u1"), "prefs", {"text": "prefers dark roast coffee"})
+    >>> store.search(("users",), query="what coffee does the user like")[0].key
+    'prefs'
+
+    `engine`: any MemoryEngine, which the store takes over (it runs it on its own loop thread and
+    `close()` closes it); without one, `path` (or the default location) is opened with
+    `tinymemory.engines.open_engine`. `namespace`: the tinymemory namespace the
+    store's tuples live below (the root by default). `index`: LangGraph's index config; only `fields`
+    is taken (the engine embeds with its own embedder), `["$"]` (the whole value) by default. `ttl`:
+    LangGraph's TTLConfig (`default_ttl`, `refresh_on_read`). `clock`: the current time, for tests
+    and replays of expiry.
+
+    Errors: a bad namespace label raises LangGraph's InvalidNamespaceError, as its stores do; any other
+    bad argument raises tinymemory's InvalidRequest naming the operation and field; Unavailable when the
+    engine fails.
+    """
+
+    supports_ttl: bool = True
+
+    def __init__(
+        self,
+        engine: MemoryEngine | None = None,
+        *,
+        path: str | Path | None = None,
+        namespace: str | Namespace = "",
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
+        embedder: Any = "default",
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        if engine is not None and path is not None:
+            raise InvalidRequest("store: give `engine` or `path`, not both")
+        self.base = namespace if isinstance(namespace, Namespace) else Namespace.parse(namespace)
+        self.fields = self._index_fields(index)
+        self.ttl_config = self._ttl_config(ttl)
+        self._clock = clock
+        if engine is None:
+            from tinymemory.engines import open_engine
+
+            engine = open_engine(path, embedder=embedder)
+        self.engine: MemoryEngine = engine
+        self._loop = LoopThread()
+        self._closed = False
+
+    @staticmethod
+    def _index_fields(index: object) -> tuple[str, ...]:
+        if index is None:
+            return ("$",)
+        if not isinstance(index, Mapping):
+            raise InvalidRequest(
+                f"store: `index` must be a dict like {{'fields': ['text']}}, got {type(index).__name__}"
+            )
+        for name in index:
+            if name in ("embed", "dims"):
+                raise InvalidRequest(
+                    f"store: `index.{name}` is not taken: the engine embeds with its own embedder"
+                    " (open the engine with the embedder you want and pass it as `engine`)"
+                )
+            if name != "fields":
+                raise InvalidRequest(
+                    f"store: `index.{echo(name)}` is not a known index setting (known: fields)"
+                )
+        fields = index.get("fields")
+        return ("$",) if fields is None else _index_paths("store", "index.fields", fields)
+
+    @staticmethod
+    def _ttl_config(ttl: object) -> TTLConfig | None:
+        if ttl is None:
+            return None
+        if not isinstance(ttl, Mapping):
+            raise InvalidRequest(f"store: `ttl` must be a TTLConfig dict, got {type(ttl).__name__}")
+        known = ("default_ttl", "refresh_on_read", "omit_expired", "sweep_interval_minutes")
+        for name in ttl:
+            if name not in known:
+                raise InvalidRequest(
+                    f"store: `ttl.{echo(name)}` is not a TTL setting (known: {', '.join(known)})"
+                )
+        _ttl_minutes("store", ttl.get("default_ttl"))
+        if not isinstance(ttl.get("refresh_on_read", True), bool):
+            raise InvalidRequest("store: `ttl.refresh_on_read` must be true or false")
+        return cast(TTLConfig, dict(ttl))
+
+    # -- lifecycle ----------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the engine and stop the store's loop thread (the store drives the engine it was given,
+        so it closes it too, as `Memory` does)."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._loop.run(self.engine.close())
+        finally:
+            self._loop.stop()
+
+    def __enter__(self) -> TinyMemoryStore:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def _run(self, ops: Iterable[Op]) -> tuple[list[Op], list[Namespace | _Put | None]]:
+        if self._closed:
+            raise RuntimeError("tinymemory: this TinyMemoryStore is closed")
+        listed = list(ops)
+        return listed, [self._check(i, op) for i, op in enumerate(listed)]
+
+    # -- BaseStore ------------------------------------------------------------------------------------
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run the operations in order of LangGraph's contract: reads first, then the writes."""
+        listed, checked = self._run(ops)
+        return self._loop.run(self._batch(listed, checked))
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """`batch` for async hosts: the engine runs on the store's loop thread, awaited from this one."""
+        listed, checked = self._run(ops)
+        return await asyncio.to_thread(self._loop.run, self._batch(listed, checked))
+
+    # -- maintenance ----------------------------------------------------------------------------------
+
+    def sweep_ttl(self) -> int:
+        """Forget every expired item (with its history); returns how many items were expired."""
+        if self._closed:
+            raise RuntimeError("tinymemory: this TinyMemoryStore is closed")
+        return self._loop.run(self._sweep())
+
+    async def asweep_ttl(self) -> int:
+        """`sweep_ttl` for async hosts."""
+        if self._closed:
+            raise RuntimeError("tinymemory: this TinyMemoryStore is closed")
+        return await asyncio.to_thread(self._loop.run, self._sweep())
+
+    def purge(self, namespace_prefix: tuple[str, ...] = ()) -> int:
+        """Remove the bytes of forgotten memory (deleted items and their history) under a prefix.
+
+        A delete forgets at once (nothing deleted is read again); purge erases it from the file. It
+        purges every forgotten memory in the prefix's subtree, whoever forgot it."""
+        if self._closed:
+            raise RuntimeError("tinymemory: this TinyMemoryStore is closed")
+        labels = _check_labels(namespace_prefix)
+        ns = to_namespace(self.base, labels, op="purge", field="namespace_prefix")
+        return self._loop.run(self.engine.purge(PurgeRequest(reach=Reach.subtree(ns)))).purged
+
+    # -- checks (on the caller's thread, before anything runs) ----------------------------------------
+
+    def _check(self, i: int, op: object) -> Namespace | _Put | None:
+        if isinstance(op, PutOp):
+            return self._check_put(op)
+        if isinstance(op, GetOp):
+            labels = _check_labels(op.namespace)
+            if not isinstance(op.key, str):
+                raise InvalidRequest(f"get: `key` must be a string, got {type(op.key).__name__}")
+            return to_namespace(self.base, labels, op="get")
+        if isinstance(op, SearchOp):
+            labels = _check_labels(op.namespace_prefix)
+            if op.query is not None and not isinstance(op.query, str):
+                raise InvalidRequest(
+                    f"search: `query` must be a string or None, got {type(op.query).__name__}"
+                )
+            if op.query is not None and len(op.query) > MAX_QUERY_CHARS:
+                raise InvalidRequest(f"search: `query` is longer than {MAX_QUERY_CHARS} characters")
+            if op.filter is not None:
+                match.check_filter("search", op.filter)
+            _count("search", "limit", op.limit)
+            _count("search", "offset", op.offset)
+            return to_namespace(self.base, labels, op="search", field="namespace_prefix")
+        if isinstance(op, ListNamespacesOp):
+            for j, cond in enumerate(op.match_conditions or ()):
+                _, path = match.check_condition("list_namespaces", f"match_conditions[{j}]", *cond)
+                _check_labels(path)
+            if op.max_depth is not None:
+                _count("list_namespaces", "max_depth", op.max_depth)
+            _count("list_namespaces", "limit", op.limit)
+            _count("list_namespaces", "offset", op.offset)
+            return None
+        raise InvalidRequest(f"batch: `ops[{i}]` must be {_OP_NAMES}, got {type(op).__name__}")
+
+    def _check_put(self, op: PutOp) -> _Put:
+        name = _op_name(op)
+        labels = _check_labels(op.namespace, root=op.value is not None)
+        if not isinstance(op.key, str):
+            raise InvalidRequest(f"{name}: `key` must be a string, got {type(op.key).__name__}")
+        ns = to_namespace(self.base, labels, op=name)
+        if op.value is None:
+            return _Put(op, ns, None, (), None)
+        value = check_value(name, op.value)
+        if op.index is False:
+            paths: tuple[str, ...] = ()
+        elif op.index is None:
+            paths = self.fields
+        else:
+            paths = _index_paths(name, "index", op.index)
+        return _Put(op, ns, value, paths, _ttl_minutes(name, op.ttl))
+
+    # -- the batch ------------------------------------------------------------------------------------
+
+    async def _batch(self, ops: list[Op], checked: list[Namespace | _Put | None]) -> list[Result]:
+        now = self._clock()
+        results: list[Result] = [None] * len(ops)
+        touched: dict[tuple[Namespace, str], Record] = {}  # read items whose TTL a read refreshes
+        puts: dict[tuple[Namespace, str], _Put] = {}
+        for i, (op, mapped) in enumerate(zip(ops, checked, strict=True)):
+            if isinstance(op, GetOp):
+                assert isinstance(mapped, Namespace)
+                found = await self._record(mapped, op.key, now)
+                results[i] = self._item(found) if found is not None else None
+                if found is not None and op.refresh_ttl:
+                    touched[(mapped, found.key)] = found
+            elif isinstance(op, SearchOp):
+                assert isinstance(mapped, Namespace)
+                page = await self._search(op, mapped, now)
+                results[i] = [
+                    SearchItem(r.namespace, r.key, r.value, r.created_at, r.updated_at, s) for r, s in page
+                ]
+                if op.refresh_ttl:
+                    touched.update(((r.item.meta.namespace, r.key), r) for r, _ in page)
+            elif isinstance(op, ListNamespacesOp):
+                results[i] = await self._list_namespaces(op, now)
+            else:
+                assert isinstance(mapped, _Put)
+                puts[(mapped.namespace, mapped.op.key)] = mapped
+        await self._write(
+            list(puts.values()), [r for k, r in touched.items() if r.ttl and k not in puts], now
+        )
+        return results
+
+    @staticmethod
+    def _item(record: Record) -> Item:
+        return Item(
+            value=record.value,
+            key=record.key,
+            namespace=record.namespace,
+            created_at=record.created_at,
+            updated_at=record.updated_at,
+        )
+
+    async def _record(
+        self, ns: Namespace, key: str, now: datetime, *, expired: bool = False
+    ) -> Record | None:
+        """The live item at (ns, key); with `expired`, an expired one too."""
+        flt = MetaFilter(namespace=ns, reach=Reach.exact(ns), sources=(SOURCE,), about=about_for(key))
+        listed = await self.engine.list(ListRequest(filter=flt, limit=5))
+        for item in listed.items:
+            record = decode(item, self.base)
+            if record is not None and record.key == key and (expired or not record.expired(now)):
+                return record
+        return None
+
+    async def _records(self, reach: Reach) -> AsyncIterator[Record]:
+        """Every item this store wrote under `reach` (expired ones too), newest update first."""
+        cursor: str | None = None
+        flt = MetaFilter(reach=reach, sources=(SOURCE,))
+        while True:
+            page = await self.engine.list(ListRequest(filter=flt, limit=MAX_LIMIT, cursor=cursor))
+            for item in page.items:
+                record = decode(item, self.base)
+                if record is not None:
+                    yield record
+            if page.next_cursor is None:
+                return
+            cursor = page.next_cursor
+
+    async def _scan(self, reach: Reach, now: datetime) -> AsyncIterator[Record]:
+        """The live items under `reach`, newest update first."""
+        async for record in self._records(reach):
+            if not record.expired(now):
+                yield record
+
+    async def _forget(self, records: dict[str, Namespace]) -> None:
+        """Forget these ids (each confined to its own namespace), a bounded number per request."""
+        ids = list(records)
+        for at in range(0, len(ids), MAX_IDS):
+            chunk = ids[at : at + MAX_IDS]
+            reach = Reach.union(*(Reach.exact(records[i]) for i in dict.fromkeys(chunk)))
+            await self.engine.forget(ForgetRequest(ids=tuple(chunk), reach=reach))
+
+    async def _search(
+        self, op: SearchOp, prefix: Namespace, now: datetime
+    ) -> list[tuple[Record, float | None]]:
+        want = op.offset + op.limit
+        if op.limit == 0:
+            return []
+        reach = Reach.subtree(prefix)
+        found: list[tuple[Record, float | None]] = []
+        seen: set[str] = set()
+        if op.query is not None and op.query.strip():
+            flt = MetaFilter(reach=reach, sources=(SOURCE,), tags_any=(INDEXED_TAG,))
+            cursor: str | None = None
+            while len(found) < want:
+                res = await self.engine.fetch(
+                    FetchRequest(op.query, filter=flt, limit=min(MAX_LIMIT, max(want, 10)), cursor=cursor)
+                )
+                for hit in res.hits:
+                    record = decode(hit.item, self.base)
+                    if record is None or record.expired(now) or hit.item.id in seen:
+                        continue
+                    seen.add(hit.item.id)
+                    if match.matches(record.value, op.filter):
+                        found.append((record, hit.score))
+                if res.next_cursor is None:
+                    break
+                cursor = res.next_cursor
+        if len(found) < want:
+            # unranked: no query, nothing indexed, or past the fetch's candidates; newest update first
+            async for record in self._scan(reach, now):
+                if record.item.id not in seen and match.matches(record.value, op.filter):
+                    found.append((record, None))
+                    if len(found) >= want:
+                        break
+        return found[op.offset : want]
+
+    async def _list_namespaces(self, op: ListNamespacesOp, now: datetime) -> list[tuple[str, ...]]:
+        conditions = [match.check_condition("list_namespaces", "", *c) for c in op.match_conditions or ()]
+        literal: tuple[str, ...] = ()
+        for kind, path in conditions:
+            if kind == "prefix":
+                head = path[: path.index("*")] if "*" in path else path
+                literal = head if len(head) > len(literal) else literal
+        try:
+            reach = Reach.subtree(to_namespace(self.base, literal, op="list_namespaces", field="prefix"))
+        except InvalidRequest:
+            return []  # a prefix tinymemory cannot hold holds nothing
+        names: set[tuple[str, ...]] = set()
+        async for record in self._scan(reach, now):
+            names.add(record.namespace)
+        listed = [ns for ns in names if all(match.condition_holds(k, p, ns) for k, p in conditions)]
+        if op.max_depth is not None:
+            listed = list({ns[: op.max_depth] for ns in listed})
+        return sorted(listed)[op.offset : op.offset + op.limit]
+
+    async def _write(self, puts: list[_Put], refresh: list[Record], now: datetime) -> None:
+        """Store the batch's puts and TTL refreshes in one transaction, then forget what was deleted."""
+        items: list[NewItem] = []
+        forget: dict[str, Namespace] = {}
+        for put in puts:
+            current = await self._record(put.namespace, put.op.key, now, expired=True)
+            if put.value is None:
+                if current is not None:
+                    forget.update(dict.fromkeys((current.first_id, current.item.id), put.namespace))
+                continue
+            previous = None
+            if current is not None:
+                created = now if current.expired(now) else current.created_at
+                previous = Version(created, current.first_id)
+            items.append(
+                new_item(
+                    namespace=put.namespace,
+                    key=put.op.key,
+                    value=put.value,
+                    text=index_text(put.value, put.paths),
+                    updated_at=now,
+                    previous=previous,
+                    ttl=put.ttl,
+                    expires_at=expiry(now, put.ttl),
+                    op=_op_name(put.op),
+                )
+            )
+        for record in refresh:
+            indexed = INDEXED_TAG in record.item.meta.tags
+            items.append(
+                new_item(
+                    namespace=record.item.meta.namespace,
+                    key=record.key,
+                    value=record.value,
+                    text=record.item.text if indexed else "",
+                    updated_at=record.updated_at,
+                    previous=Version(record.created_at, record.first_id),
+                    ttl=record.ttl,
+                    expires_at=expiry(now, record.ttl),
+                    op="refresh_ttl",
+                )
+            )
+        if items:
+            await self.engine.store_many(items)
+        await self._forget(forget)
+
+    async def _sweep(self) -> int:
+        now = self._clock()
+        forget: dict[str, Namespace] = {}
+        count = 0
+        async for record in self._records(Reach.subtree(self.base)):
+            if record.expired(now):
+                count += 1
+                forget.update(dict.fromkeys((record.first_id, record.item.id), record.item.meta.namespace))
+        await self._forget(forget)
+        return count
