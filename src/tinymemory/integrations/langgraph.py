@@ -160,24 +160,32 @@ class _Put:
 
 
 class TinyMemoryStore(BaseStore):
-    """A LangGraph store over a tinymemory engine (see the module docstring for the mapping).
+    """A LangGraph store over a tinymemory engine, so graphs and LangMem's tools keep their memory in it.
 
-    >>> store = TinyMemoryStore(path="memory.db")
-    >>> store.put(("users", "u1"), "prefs", {"text": "prefers dark roast coffee"})
-    >>> store.search(("users",), query="what coffee does the user like")[0].key
-    'prefs'
+    See the module docstring for how tuples, items and searches map onto the engine.
 
-    `engine`: any MemoryEngine, which the store takes over (it runs it on its own loop thread and
-    `close()` closes it); without one, `path` (or the default location) is opened with
-    `tinymemory.engines.open_engine`. `namespace`: the tinymemory namespace the
-    store's tuples live below (the root by default). `index`: LangGraph's index config; only `fields`
-    is taken (the engine embeds with its own embedder), `["$"]` (the whole value) by default. `ttl`:
-    LangGraph's TTLConfig (`default_ttl`, `refresh_on_read`). `clock`: the current time, for tests
-    and replays of expiry.
+    Args:
+        engine: Any MemoryEngine. The store takes it over: it runs it on its own loop thread, and
+            `close()` closes it.
+        path: Without `engine`, the store to open with `tinymemory.engines.open_engine` (a SQLite
+            file, a `postgresql://` URL, or None for the default file).
+        namespace: The tinymemory namespace the store's tuples live below (the root by default).
+        index: LangGraph's index config. Only `fields` is taken (the engine embeds with its own
+            embedder); `["$"]`, the whole value, by default.
+        ttl: LangGraph's TTLConfig (`default_ttl`, `refresh_on_read`).
+        embedder: With `path`, the engine's embedder: "default", None (words only) or an Embedder.
+        clock: The current time, for tests and replays of expiry.
 
-    Errors: a bad namespace label raises LangGraph's InvalidNamespaceError, as its stores do; any other
-    bad argument raises tinymemory's InvalidRequest naming the operation and field; Unavailable when the
-    engine fails.
+    Raises:
+        InvalidRequest: A bad argument, naming the operation and field. A bad namespace label
+            raises LangGraph's own InvalidNamespaceError instead, as its stores do, and a failing
+            engine raises Unavailable.
+
+    Examples:
+        >>> store = TinyMemoryStore(path="memory.db")
+        >>> store.put(("users", "u1"), "prefs", {"text": "prefers dark roast coffee"})
+        >>> store.search(("users",), query="what coffee does the user like")[0].key
+        'prefs'
     """
 
     supports_ttl: bool = True
