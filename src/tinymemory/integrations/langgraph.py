@@ -32,21 +32,27 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, cast
 
-from langgraph.store.base import (
-    BaseStore,
-    GetOp,
-    IndexConfig,
-    InvalidNamespaceError,
-    Item,
-    ListNamespacesOp,
-    Op,
-    PutOp,
-    Result,
-    SearchItem,
-    SearchOp,
-    TTLConfig,
-    tokenize_path,
-)
+try:
+    from langgraph.store.base import (
+        BaseStore,
+        GetOp,
+        IndexConfig,
+        InvalidNamespaceError,
+        Item,
+        ListNamespacesOp,
+        Op,
+        PutOp,
+        Result,
+        SearchItem,
+        SearchOp,
+        TTLConfig,
+        tokenize_path,
+    )
+except ImportError as exc:  # pragma: no cover - only without the extra
+    raise ImportError(
+        "tinymemory.integrations.langgraph needs LangGraph's store package: "
+        'pip install "tinymemory[langgraph]"'
+    ) from exc
 
 from tinymemory._loop import LoopThread
 from tinymemory.api import (
