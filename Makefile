@@ -40,7 +40,8 @@ demo: $(STAMP)
 # The suites above the engine run twice: on SQLite (with everything else), then on Postgres (a throwaway
 # server from the pgserver wheel; see tests/engines.py). The engine suites already cover both.
 PG_SUITES := tests/test_tools_*.py tests/test_policy_*.py tests/test_context_*.py tests/test_lifecycle_*.py \
-	tests/test_gate_flow.py tests/test_gate_concurrency.py tests/test_privacy_properties.py tests/service
+	tests/test_gate_flow.py tests/test_gate_concurrency.py tests/test_privacy_properties.py tests/service \
+	tests/test_integration_lang*.py tests/test_compat_mem0.py
 
 test: $(STAMP)
 	$(PY) -m pytest -q
