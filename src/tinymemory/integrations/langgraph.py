@@ -146,11 +146,19 @@ def _index_paths(op: str, field: str, fields: object) -> tuple[str, ...]:
     return tuple(fields)
 
 
+# A TTL beyond a century is refused: an expiry must stay a datetime (year 9999 at most).
+MAX_TTL_MINUTES = 100 * 366 * 24 * 60
+
+
 def _ttl_minutes(op: str, ttl: object) -> float | None:
     if ttl is None:
         return None
     if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not math.isfinite(ttl) or ttl <= 0:
         raise InvalidRequest(f"{op}: `ttl` must be a positive number of minutes or None, got {echo(ttl)}")
+    if ttl > MAX_TTL_MINUTES:
+        raise InvalidRequest(
+            f"{op}: `ttl` must be at most {MAX_TTL_MINUTES} minutes (a century), got {echo(ttl)}"
+        )
     return float(ttl)
 
 
@@ -219,6 +227,10 @@ class TinyMemoryStore(BaseStore):
             engine = open_engine(path, embedder=embedder)
         self.engine: MemoryEngine = engine
         self._loop = LoopThread()
+        # one batch at a time: a batch reads a key's current version before writing the next one, so
+        # two interleaved on the loop would each start a history of their own, and a delete would
+        # forget only one of them
+        self._lock = asyncio.Lock()
         self._closed = False
 
     @staticmethod
@@ -283,6 +295,8 @@ class TinyMemoryStore(BaseStore):
     def _run(self, ops: Iterable[Op]) -> tuple[list[Op], list[Namespace | _Put | None]]:
         if self._closed:
             raise RuntimeError("tinymemory: this TinyMemoryStore is closed")
+        if isinstance(ops, str | bytes | Mapping) or not isinstance(ops, Iterable):
+            raise InvalidRequest(f"batch: `ops` must be a list of operations, got {type(ops).__name__}")
         listed = list(ops)
         return listed, [self._check(i, op) for i, op in enumerate(listed)]
 
@@ -347,7 +361,15 @@ class TinyMemoryStore(BaseStore):
             _count("search", "offset", op.offset)
             return to_namespace(self.base, labels, op="search", field="namespace_prefix")
         if isinstance(op, ListNamespacesOp):
-            for j, cond in enumerate(op.match_conditions or ()):
+            conditions = op.match_conditions or ()
+            if not isinstance(conditions, tuple | list):
+                raise InvalidRequest("list_namespaces: `match_conditions` must be a tuple of MatchConditions")
+            for j, cond in enumerate(conditions):
+                if not isinstance(cond, tuple) or len(cond) != 2:
+                    raise InvalidRequest(
+                        f"list_namespaces: `match_conditions[{j}]` must be a MatchCondition"
+                        f" (match_type, path), got {type(cond).__name__}"
+                    )
                 _, path = match.check_condition("list_namespaces", f"match_conditions[{j}]", *cond)
                 _check_labels(path)
             if op.max_depth is not None:
@@ -377,6 +399,10 @@ class TinyMemoryStore(BaseStore):
     # -- the batch ------------------------------------------------------------------------------------
 
     async def _batch(self, ops: list[Op], checked: list[Namespace | _Put | None]) -> list[Result]:
+        async with self._lock:
+            return await self._batch_unlocked(ops, checked)
+
+    async def _batch_unlocked(self, ops: list[Op], checked: list[Namespace | _Put | None]) -> list[Result]:
         now = self._clock()
         results: list[Result] = [None] * len(ops)
         touched: dict[tuple[Namespace, str], Record] = {}  # read items whose TTL a read refreshes
@@ -557,6 +583,10 @@ class TinyMemoryStore(BaseStore):
         await self._forget(forget)
 
     async def _sweep(self) -> int:
+        async with self._lock:
+            return await self._sweep_unlocked()
+
+    async def _sweep_unlocked(self) -> int:
         now = self._clock()
         forget: dict[str, Namespace] = {}
         count = 0

@@ -32,11 +32,28 @@ def _number(value: object) -> float | None:
         return None
 
 
-def check_filter(op: str, flt: object, field: str = "filter") -> None:
-    """Refuse a filter that is not a dict of str keys, uses an unknown operator, or orders against a
-    bound that is not a number."""
+MAX_FILTER_DEPTH = 100  # as deep as a stored value may be nested
+
+
+def _check_nesting(op: str, where: str, value: object, depth: int) -> None:
+    """Refuse a filter value nested deeper than any stored value can be (comparing one recurses)."""
+    if depth > MAX_FILTER_DEPTH:
+        raise InvalidRequest(f"{op}: `{where}` is nested more than {MAX_FILTER_DEPTH} levels deep")
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            _check_nesting(op, f"{where}.{echo(k, 40)}", v, depth + 1)
+    elif isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            _check_nesting(op, f"{where}[{i}]", v, depth + 1)
+
+
+def check_filter(op: str, flt: object, field: str = "filter", depth: int = 0) -> None:
+    """Refuse a filter that is not a dict of str keys, uses an unknown operator, orders against a
+    bound that is not a number, or is nested deeper than a stored value may be."""
     if not isinstance(flt, Mapping):
         raise InvalidRequest(f"{op}: `{field}` must be a dict of field -> value, got {type(flt).__name__}")
+    if depth > MAX_FILTER_DEPTH:
+        raise InvalidRequest(f"{op}: `{field}` is nested more than {MAX_FILTER_DEPTH} levels deep")
     for key, want in flt.items():
         if not isinstance(key, str):
             raise InvalidRequest(f"{op}: `{field}` has a key that is not a string ({echo(key)})")
@@ -50,8 +67,11 @@ def check_filter(op: str, flt: object, field: str = "filter") -> None:
                     )
                 if name in _ORDERING and _number(bound) is None:
                     raise InvalidRequest(f"{op}: `{where}.{name}` must be a number, got {echo(bound)}")
+                _check_nesting(op, f"{where}.{name}", bound, depth + 2)
         elif isinstance(want, Mapping):
-            check_filter(op, want, where)
+            check_filter(op, want, where, depth + 1)
+        else:
+            _check_nesting(op, where, want, depth + 1)
 
 
 def _operator(value: Any, name: str, bound: Any) -> bool:

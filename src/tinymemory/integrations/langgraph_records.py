@@ -179,7 +179,8 @@ def new_item(
     )
     if len(envelope) > MAX_ENVELOPE_CHARS:
         raise InvalidRequest(
-            f"{op}: `value` is too large ({len(envelope)} characters as JSON, at most {MAX_ENVELOPE_CHARS})"
+            f"{op}: `key` and `value` are too large together ({len(envelope)} characters as JSON,"
+            f" at most {MAX_ENVELOPE_CHARS})"
         )
     indexed = bool(text)
     # an item with nothing to index still needs a text: its value, kept out of ranking by the tag
