@@ -197,13 +197,14 @@ def check_name(op: str, field: str, value: object) -> str:
 
 
 @contextmanager
-def renamed(op: str, prefix: str) -> Iterator[None]:
-    """A library error whose message starts with `prefix` (a lower layer's operation) is raised again
-    led by `op`, the method the caller called."""
+def renamed(op: str, *prefixes: str) -> Iterator[None]:
+    """A library error whose message starts with one of `prefixes` (a lower layer's operation) is
+    raised again led by `op`, the method the caller called."""
     try:
         yield
     except TinyMemoryError as exc:
-        if not exc.message.startswith(prefix):
+        prefix = next((p for p in prefixes if exc.message.startswith(p)), None)
+        if prefix is None:
             raise
         raise type(exc)(f"{op}: {exc.message.removeprefix(prefix)}") from exc
 

@@ -41,7 +41,15 @@ from tinymemory.api import (
 )
 from tinymemory.api.echo import echo
 from tinymemory.api.errors import InvalidRequest
-from tinymemory.api.validate import check_fetch, check_filter, check_limit, check_query, fail
+from tinymemory.api.validate import (
+    MAX_FIELD_CHARS,
+    check_fetch,
+    check_filter,
+    check_limit,
+    check_query,
+    check_unicode,
+    fail,
+)
 from tinymemory.async_memory.arguments import (
     as_mode,
     as_namespace,
@@ -69,6 +77,14 @@ PACK_TOKENS = 800  # a holistic-recall pack's default budget (the agent lifecycl
 PACK_KINDS = (ItemKind.LEARNING, ItemKind.CHUNK, ItemKind.SUMMARY, ItemKind.CONVERSATION)
 MAX_BUDGET_TOKENS = 1_000_000
 TEXT_MEDIA_TYPES = ("text/markdown", "text/plain", "text/html")
+
+
+def _check_field(op: str, field: str, value: str) -> None:
+    """A document's name or title as the store will hold it: refused here, under the caller's names,
+    rather than by the store's read or write in its own words."""
+    check_unicode(op, field, value)
+    if len(value) > MAX_FIELD_CHARS:
+        raise fail(op, field, f"is longer than {MAX_FIELD_CHARS} characters")
 
 
 class AsyncMemory:
@@ -451,10 +467,14 @@ class AsyncMemory:
         if not isinstance(path, str | PathLike) or not str(path).strip():
             raise fail(op, "path", "must be a file or folder path")
         target = Path(path)
-        if not target.exists():
+        try:
+            exists = target.exists()
+        except OSError as exc:  # a name too long for the file system, a loop of links, ...
+            raise fail(op, "path", f"`{echo(str(target))}` cannot be read ({exc.strerror})") from None
+        if not exists:
             raise fail(op, "path", f"`{echo(str(target))}` does not exist")
         brain = self._brain(op, source)
-        with renamed(op, "brain ingest: "):
+        with renamed(op, "brain ingest: ", "store: "):
             return await brain.ingest(target, source=source)
 
     @checked("ingest_text")
@@ -476,14 +496,18 @@ class AsyncMemory:
         op = "ingest_text"
         if not isinstance(text, str) or not text.strip():
             raise fail(op, "text", "must be a non-empty string")
+        check_unicode(op, "text", text)
         if not isinstance(name, str) or not name.strip():
             raise fail(op, "name", "must be a non-empty string")
-        if title is not None and not isinstance(title, str):
-            raise fail(op, "title", f"must be a string, got {type(title).__name__}")
+        _check_field(op, "name", name)
+        if title is not None:
+            if not isinstance(title, str):
+                raise fail(op, "title", f"must be a string, got {type(title).__name__}")
+            _check_field(op, "title", title)
         if media_type not in TEXT_MEDIA_TYPES:
             raise fail(op, "media_type", f"`{echo(media_type)}` is not one of: {', '.join(TEXT_MEDIA_TYPES)}")
         brain = self._brain(op, source)
-        with renamed(op, "brain ingest: "):
+        with renamed(op, "brain ingest: ", "store: "):
             return await brain.ingest_text(text, source=source, name=name, media_type=media_type, title=title)
 
     def _brain(self, op: str, source: object) -> Brain:
