@@ -10,7 +10,8 @@ from typing import Any
 from tinymemory.api.echo import echo
 from tinymemory.api.errors import InvalidRequest
 from tinymemory.api.timeutil import ensure_utc, parse_rfc3339
-from tinymemory.compat.mem0.errors import invalid
+from tinymemory.api.validate import MAX_TEXT_CHARS
+from tinymemory.compat.mem0.errors import invalid, stored_text
 from tinymemory.compat.mem0.filters import Predicate, compile_filter
 from tinymemory.compat.mem0.scope import ENTITY_KEYS, Scope
 
@@ -21,7 +22,7 @@ def memory_id(op: str, value: object) -> str:
     """A memory id: a non-empty string (mem0 writes UUIDs; any string is looked up)."""
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_MEMORY_ID:
         raise invalid(op, "memory_id", f"must be a non-empty string of at most {MAX_MEMORY_ID} characters")
-    return value.strip()
+    return stored_text(op, "memory_id", value.strip())
 
 
 def top_k(op: str, value: object, limit: object) -> int:
@@ -62,7 +63,9 @@ def text(op: str, field: str, value: object) -> str:
     """A memory's text (or a prompt): a string that is not blank."""
     if not isinstance(value, str) or not value.strip():
         raise invalid(op, field, "must be a non-empty string")
-    return value
+    if len(value) > MAX_TEXT_CHARS:
+        raise invalid(op, field, f"is longer than {MAX_TEXT_CHARS} characters")
+    return stored_text(op, field, value)
 
 
 def expiration(op: str, value: object) -> str | None:

@@ -48,7 +48,14 @@ from tinymemory.compat.mem0.filters import Predicate
 from tinymemory.compat.mem0.infer import extract_facts
 from tinymemory.compat.mem0.messages import Message, read_messages
 from tinymemory.compat.mem0.scope import SOURCE, Scope
-from tinymemory.compat.mem0.shapes import Fields, View, about, clean_metadata, iso
+from tinymemory.compat.mem0.shapes import (
+    Fields,
+    View,
+    about,
+    check_metadata_size,
+    clean_metadata,
+    iso,
+)
 from tinymemory.compat.mem0.versions import (
     LOG_SOURCE,
     chain_events,
@@ -251,9 +258,11 @@ class AsyncMemory:
             ):
                 continue  # said before: nothing new (mem0 skips a duplicate too)
             old = Fields.of(active) if active is not None else None
+            merged = {**(old.metadata if old else {}), **meta}
+            check_metadata_size("add", merged)
             fields = Fields(
                 old.created_at if old else iso(now),
-                {**(old.metadata if old else {}), **meta},
+                merged,
                 expiration_date=expires,
             )
             items.append(
@@ -310,9 +319,11 @@ class AsyncMemory:
             raise MemoryNotFound(f"update: memory with id {mid} not found; provide a valid `memory_id`")
         old = Fields.of(active)
         expires = old.expiration_date if expiration_date is _UNSET else args.expiration(op, expiration_date)
+        merged = {**old.metadata, **meta}
+        check_metadata_size(op, merged)
         fields = Fields(
             old.created_at,
-            {**old.metadata, **meta},
+            merged,
             actor_id=old.actor_id,
             role=old.role,
             attributed_to=old.attributed_to,

@@ -14,6 +14,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from tinymemory.api.echo import echo
 from tinymemory.api.errors import InvalidRequest, NotFound, Unsupported
+from tinymemory.api.validate import check_unicode
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -34,6 +35,15 @@ class UnsupportedFeature(Unsupported, ValueError):
 def invalid(op: str, field: str, problem: str) -> InvalidInput:
     """`op: \\`field\\` problem`, the library's message style."""
     return InvalidInput(f"{op}: `{field}` {problem}")
+
+
+def stored_text(op: str, field: str, value: str) -> str:
+    """`value` holds no NUL and no lone surrogate: refused here, naming the caller's field, rather than
+    by the engine naming its own item's."""
+    try:
+        return check_unicode(op, field, value)
+    except InvalidRequest as exc:
+        raise InvalidInput(exc.message) from None
 
 
 def as_value_error(op: str, exc: InvalidRequest) -> InvalidInput:

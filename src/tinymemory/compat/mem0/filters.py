@@ -19,24 +19,28 @@ Predicate = Callable[[Mapping[str, Any]], bool]
 _LOGICAL = ("AND", "OR", "NOT")
 _OPERATORS = ("eq", "ne", "in", "nin", "gt", "gte", "lt", "lte", "contains", "icontains")
 _MISSING = object()
+MAX_DEPTH = 32
 
 
-def compile_filter(op: str, spec: Mapping[str, Any]) -> Predicate | None:
+def compile_filter(op: str, spec: Mapping[str, Any], depth: int = 0) -> Predicate | None:
     """A predicate for the non-scope part of `spec`, or None when nothing is left to match.
-    Raises InvalidInput naming the key for an unknown operator or a malformed logical list."""
-    parts = [_clause(op, key, value) for key, value in spec.items()]
+    Raises InvalidInput naming the key for an unknown operator or a malformed logical list, and for
+    logical lists nested deeper than MAX_DEPTH (matching them would exhaust the stack)."""
+    if depth > MAX_DEPTH:
+        raise invalid(op, "filters", f"nests AND/OR/NOT lists deeper than {MAX_DEPTH} levels")
+    parts = [_clause(op, key, value, depth) for key, value in spec.items()]
     if not parts:
         return None
     return lambda payload: all(p(payload) for p in parts)
 
 
-def _clause(op: str, key: object, value: Any) -> Predicate:
+def _clause(op: str, key: object, value: Any, depth: int) -> Predicate:
     if not isinstance(key, str):
         raise invalid(op, "filters", f"keys must be strings, got {echo(key)}")
     if key in _LOGICAL:
         if not isinstance(value, list) or not value or not all(isinstance(c, Mapping) for c in value):
             raise invalid(op, f"filters.{key}", "must be a non-empty list of filter dicts")
-        subs = [compile_filter(op, c) or (lambda _p: True) for c in value]
+        subs = [compile_filter(op, c, depth + 1) or (lambda _p: True) for c in value]
         if key == "AND":
             return lambda p: all(s(p) for s in subs)
         if key == "OR":

@@ -7,7 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from tinymemory.compat.mem0.errors import invalid
+from tinymemory.api.echo import echo
+from tinymemory.api.validate import MAX_TEXT_CHARS
+from tinymemory.compat.mem0.errors import invalid, stored_text
+
+MAX_LABEL_CHARS = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +49,25 @@ def read_messages(op: str, messages: object) -> list[Message]:
             )
         if name is not None and (not isinstance(name, str) or not name.strip()):
             raise invalid(op, f"{where}.name", "must be a non-empty string when given")
+        _label(op, f"{where}.role", role)
+        if name is not None:
+            _label(op, f"{where}.name", name)
         if role == "system":
             continue
         if not content.strip():
             raise invalid(op, f"{where}.content", "must not be empty")
+        content_field = "messages" if isinstance(messages, str) else f"{where}.content"
+        if len(content) > MAX_TEXT_CHARS:
+            raise invalid(op, content_field, f"is longer than {MAX_TEXT_CHARS} characters")
+        stored_text(op, content_field, content)
         out.append(Message(role, content, name))
     return out
+
+
+def _label(op: str, field: str, value: str) -> None:
+    """A role or a speaker's name: short printable text, kept beside the memory."""
+    if len(value) > MAX_LABEL_CHARS:
+        raise invalid(op, field, f"is longer than {MAX_LABEL_CHARS} characters")
+    if not value.isprintable():
+        raise invalid(op, field, f"`{echo(value, 40)}` must hold printable characters only")
+    stored_text(op, field, value)

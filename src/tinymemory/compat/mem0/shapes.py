@@ -28,6 +28,7 @@ _META = "mem0.meta."
 PROMOTED = ("user_id", "agent_id", "run_id", "actor_id", "role", "attributed_to", "expiration_date")
 _OWN = ("created_at", "actor_id", "role", "attributed_to", "expiration_date")
 # Keys mem0 itself sets; caller metadata never overrides them.
+MAX_METADATA_KEYS = 256
 RESERVED = frozenset({"data", "hash", "created_at", "updated_at", "id", "text_lemmatized", *PROMOTED})
 
 
@@ -53,24 +54,48 @@ def clean_metadata(op: str, metadata: object) -> dict[str, Any]:
         return {}
     if not isinstance(metadata, Mapping):
         raise invalid(op, "metadata", f"must be a dict, got {type(metadata).__name__}")
+    check_metadata_size(op, metadata)
     out: dict[str, Any] = {}
     for key, value in metadata.items():
         if not isinstance(key, str) or not key:
             raise invalid(op, "metadata", f"keys must be non-empty strings, got {echo(key)}")
+        if "\x00" in key or not _encodes(key):
+            raise invalid(
+                op, "metadata", f"key `{echo(key, 40)}` must be valid unicode without nul characters"
+            )
         if key in RESERVED or key == "actor_id":
             continue
         try:
             encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             raise invalid(
-                op, f"metadata.{echo(key, 40)}", "must be a JSON value (str, number, bool, list, dict, None)"
+                op,
+                f"metadata.{echo(key, 40)}",
+                "must be a JSON value (str, number, bool, list, dict, None) nested at most a few levels",
             ) from None
+        if not _encodes(encoded):
+            raise invalid(op, f"metadata.{echo(key, 40)}", "is not valid unicode (it holds a lone surrogate)")
         if len(encoded) > MAX_FIELD_CHARS or len(key) + len(_META) > MAX_FIELD_CHARS:
             raise invalid(
                 op, f"metadata.{echo(key, 40)}", f"is longer than {MAX_FIELD_CHARS} characters as JSON"
             )
         out[key] = json.loads(encoded)
     return out
+
+
+def check_metadata_size(op: str, metadata: Mapping[str, Any]) -> None:
+    """At most MAX_METADATA_KEYS keys: each is a stored pair read back with every hit."""
+    if len(metadata) > MAX_METADATA_KEYS:
+        raise invalid(op, "metadata", f"has {len(metadata)} keys; at most {MAX_METADATA_KEYS} are kept")
+
+
+def _encodes(text: str) -> bool:
+    """`text` encodes as UTF-8 (holds no lone surrogate)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 @dataclass(frozen=True, slots=True)
