@@ -119,6 +119,26 @@ def test_hostile_input_is_refused_naming_the_call_and_field(
     assert mem.get_all(filters=U)["results"] == []  # nothing was written
 
 
+BAD_CONFIGS: list[tuple[str, dict[str, Any]]] = [
+    ("llm.config.ollama_base_url", {"provider": "ollama", "config": {"ollama_base_url": 5}}),
+    ("llm.config.max_tokens", {"provider": "openai", "config": {"max_tokens": math.inf, "api_key": "k"}}),
+    ("llm.config.max_tokens", {"provider": "openai", "config": {"max_tokens": 0, "api_key": "k"}}),
+    ("llm.config.temperature", {"provider": "openai", "config": {"temperature": math.nan, "api_key": "k"}}),
+    ("llm.config.api_key", {"provider": "openai", "config": {"api_key": 5}}),
+    ("llm.config.model", {"provider": "openai", "config": {"model": ["gpt"], "api_key": "k"}}),
+    ("llm.provider", {"provider": ["openai"], "config": {}}),
+    ("llm.provider", {"provider": {}, "config": {}}),
+]
+
+
+@pytest.mark.parametrize(
+    ("field", "llm"), BAD_CONFIGS, ids=[f"{i}-{f}" for i, (f, _) in enumerate(BAD_CONFIGS)]
+)
+def test_a_bad_llm_config_is_an_invalid_input(tmp_path: Path, field: str, llm: dict[str, Any]) -> None:
+    with pytest.raises(InvalidInput, match=rf"^from_config: `{field}`"):
+        Memory.from_config({"llm": llm, "path": str(tmp_path / "m.db")})
+
+
 CRAFTED = ["Alice", "alice2", "alic", "alice/agent:x", "user:alice", "..", "*", "lg:x", "a/b", "x~alice", "%"]
 
 

@@ -34,6 +34,7 @@ PROVIDERS: dict[str, tuple[str, str, str | None]] = {
 }
 _ENV_BASE = {"openai": "OPENAI_BASE_URL", "vllm": "VLLM_BASE_URL"}
 _ENV_KEY = {"openai": "OPENAI_API_KEY"}
+MAX_TOKENS = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +89,8 @@ def read_llm(section: object, env: Mapping[str, str]) -> LLMConfig:
     cfg = section.get("config") or {}
     if not isinstance(cfg, Mapping):
         raise invalid(op, "llm.config", "must be a dict")
+    if not isinstance(provider, str):
+        raise invalid(op, "llm.provider", f"must be a provider name, got {type(provider).__name__}")
     if provider not in PROVIDERS:
         raise UnsupportedFeature(
             f"{op}: `llm.provider` `{echo(provider)}` is not supported (supported: {', '.join(PROVIDERS)};"
@@ -95,19 +98,36 @@ def read_llm(section: object, env: Mapping[str, str]) -> LLMConfig:
         )
     url_key, default_url, default_model = PROVIDERS[provider]
     base = cfg.get(url_key) or env.get(_ENV_BASE.get(provider, ""), "") or default_url
+    if not isinstance(base, str):
+        raise invalid(op, f"llm.config.{url_key}", "must be a URL string")
     if provider == "ollama" and not base.rstrip("/").endswith("/v1"):
         base = base.rstrip("/") + "/v1"  # ollama serves the OpenAI-compatible API under /v1
     model = cfg.get("model") or default_model
-    if not isinstance(model, str) or not model:
-        raise invalid(op, "llm.config.model", f"is required for provider `{provider}`")
+    if not isinstance(model, str) or not model.strip():
+        raise invalid(op, "llm.config.model", f"must be a model name (required for provider `{provider}`)")
     api_key = cfg.get("api_key") or env.get(_ENV_KEY.get(provider, ""), "") or None
+    if api_key is not None and not isinstance(api_key, str):
+        raise invalid(op, "llm.config.api_key", "must be a string")
     kw: dict[str, Any] = {}
-    for name in ("temperature", "max_tokens"):
-        value = cfg.get(name)
-        if value is not None:
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise invalid(op, f"llm.config.{name}", "must be a number")
-            kw[name] = int(value) if name == "max_tokens" else float(value)
-    if not isinstance(base, str):
-        raise invalid(op, f"llm.config.{url_key}", "must be a URL string")
+    temperature = cfg.get("temperature")
+    if temperature is not None:
+        if isinstance(temperature, bool) or not isinstance(temperature, int | float):
+            raise invalid(op, "llm.config.temperature", "must be a number")
+        if not 0 <= temperature <= 2:  # False for NaN
+            raise invalid(op, "llm.config.temperature", f"must be between 0 and 2, got {echo(temperature)}")
+        kw["temperature"] = float(temperature)
+    max_tokens = cfg.get("max_tokens")
+    if max_tokens is not None:
+        if (
+            isinstance(max_tokens, bool)
+            or not isinstance(max_tokens, int | float)
+            or not 1 <= max_tokens <= MAX_TOKENS  # False for NaN
+            or max_tokens != int(max_tokens)
+        ):
+            raise invalid(
+                op,
+                "llm.config.max_tokens",
+                f"must be a whole number from 1 to {MAX_TOKENS}, got {echo(max_tokens)}",
+            )
+        kw["max_tokens"] = int(max_tokens)
     return LLMConfig(base.rstrip("/"), model, api_key, **kw)
