@@ -139,6 +139,24 @@ def test_a_bad_llm_config_is_an_invalid_input(tmp_path: Path, field: str, llm: d
         Memory.from_config({"llm": llm, "path": str(tmp_path / "m.db")})
 
 
+def test_bad_constructor_arguments_are_invalid_inputs(tmp_path: Path) -> None:
+    where = tmp_path / "m.db"
+    with pytest.raises(InvalidInput, match=r"^memory: `foo` is not a known argument"):
+        Memory(path=where, foo=1)  # type: ignore[call-arg]
+    with pytest.raises(InvalidInput, match=r"^memory: `foo` is not a known argument"):
+        AsyncMemory(path=where, foo=1)  # type: ignore[call-arg]
+    with pytest.raises(InvalidInput, match=r"^memory: `engine` must be a tinymemory engine"):
+        Memory(engine="memory.db")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match=r"^memory: `llm` must be"):
+        Memory(path=where, llm="gpt")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match=r"^memory: .*`embedder`"):
+        Memory(path=where, embedder="no-such-embedder")
+    with pytest.raises(InvalidInput, match=r"^memory: .*`target`"):
+        Memory(path=5)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match=r"^memory: .*`target`"):
+        Memory(path="a\x00b")
+
+
 CRAFTED = ["Alice", "alice2", "alic", "alice/agent:x", "user:alice", "..", "*", "lg:x", "a/b", "x~alice", "%"]
 
 

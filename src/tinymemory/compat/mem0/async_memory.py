@@ -42,6 +42,7 @@ from tinymemory.compat.mem0.errors import (
     UnsupportedFeature,
     as_value_error,
     async_api,
+    checked,
     invalid,
 )
 from tinymemory.compat.mem0.filters import Predicate
@@ -86,6 +87,7 @@ class AsyncMemory:
     mem0 feature not offered; `Unavailable` when the database, embedder or LLM fails.
     """
 
+    @checked("memory")
     def __init__(
         self,
         config: Any = None,
@@ -108,10 +110,12 @@ class AsyncMemory:
             )
         except InvalidRequest as exc:
             raise as_value_error("memory", exc) from None
+        if engine is not None and not isinstance(engine, MemoryEngine):
+            raise invalid("memory", "engine", f"must be a tinymemory engine, got {type(engine).__name__}")
+        if llm is not None and not isinstance(llm, LLM | LLMConfig):
+            raise invalid("memory", "llm", f"must be an LLM, an LLMConfig or None, got {type(llm).__name__}")
         if engine is None:
-            from tinymemory.engines import open_engine
-
-            engine = open_engine(path if path is not None else settings.path, embedder=embedder)
+            engine = _open(path if path is not None else settings.path, embedder)
         self.engine: MemoryEngine = engine
         self._owns_llm = not isinstance(llm, LLM)
         config_llm = llm if isinstance(llm, LLMConfig) else settings.llm
@@ -560,6 +564,18 @@ class AsyncMemory:
             cursor = page.next_cursor
             if cursor is None:
                 return out
+
+
+def _open(target: str | Path | None, embedder: Any) -> MemoryEngine:
+    """`open_engine`, its refusals (a bad target, a bad embedder) as this API's InvalidInput."""
+    from tinymemory.engines import open_engine
+
+    try:
+        return open_engine(target, embedder=embedder)
+    except InvalidRequest as exc:
+        raise as_value_error("memory", exc) from None
+    except TypeError as exc:  # the engine's word for an embedder of the wrong kind
+        raise as_value_error("memory", InvalidRequest(str(exc))) from None
 
 
 def _keep(view: View, predicate: Predicate | None, show_expired: bool, today: Any) -> bool:

@@ -31,6 +31,7 @@ class Memory:
     Memory raises RuntimeError.
     """
 
+    @checked("memory")
     def __init__(
         self,
         config: Any = None,
