@@ -214,3 +214,11 @@ def test_an_acknowledged_write_survives_kill_9(tmp_path: Path) -> None:
     with TinyMemoryStore(path=path, embedder=None) as store:
         assert sorted(r.key for r in store.search(("a",))) == ["k0", "k1", "k2", "k4"]
         assert store.get(("a",), "k3") is None
+
+
+def test_opening_with_the_wrong_things_is_refused_by_name(tmp_path: Path) -> None:
+    path = tmp_path / "lg.db"
+    refused(lambda: TinyMemoryStore("lg.db"), "store: `engine` must be a MemoryEngine")  # type: ignore[arg-type]
+    refused(lambda: TinyMemoryStore(path=path, embedder="bogus"), "store: `embedder` must be an Embedder")
+    refused(lambda: TinyMemoryStore(path=path, embedder=5), "store: `embedder` must be an Embedder")
+    refused(lambda: TinyMemoryStore(path=path, bogus=1), "store: `bogus` is not a known argument")  # type: ignore[call-arg]

@@ -175,3 +175,14 @@ def test_acknowledged_writes_survive_kill_9(tmp_path: Path) -> None:
     with Memory(path, namespace="team:a", embedder=None) as mem:
         texts = {i.text for i in mem.list(limit=50).items}
     assert {"alpha fact", "the bravo document", "charlie tool fact"} <= texts
+
+
+def test_opening_with_the_wrong_things_is_refused_by_name(tmp_path: Path) -> None:
+    from tinymemory import AsyncMemory
+
+    path = tmp_path / "m.db"
+    refused(lambda: Memory(path, embedder=5), "memory: `embedder` must be an Embedder")
+    refused(lambda: AsyncMemory(path, embedder=object()), "memory: `embedder` must be an Embedder")
+    refused(lambda: Memory(engine="m.db"), "memory: `engine` must be a MemoryEngine")  # type: ignore[arg-type]
+    refused(lambda: Memory(path, bogus=1), "memory: `bogus` is not a known argument")  # type: ignore[call-arg]
+    refused(lambda: Memory(path, "ns:x"), "memory: takes 1 positional argument")  # type: ignore[misc]

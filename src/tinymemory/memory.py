@@ -73,6 +73,7 @@ class Memory:
     closed Memory raises RuntimeError.
     """
 
+    @checked("memory")
     def __init__(
         self,
         path: str | Path | None = None,

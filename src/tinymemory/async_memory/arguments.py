@@ -114,6 +114,25 @@ def checked(op: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     return wrap
 
 
+def check_opening(op: str, engine: object, embedder: object) -> None:
+    """What a facade or bridge opens: an engine that is a MemoryEngine (a file or URL given in its
+    place is the commonest slip), and an embedder that is an Embedder, None or "default"."""
+    from tinymemory.api import MemoryEngine
+
+    if engine is not None and not isinstance(engine, MemoryEngine):
+        raise fail(
+            op,
+            "engine",
+            f"must be a MemoryEngine, got {type(engine).__name__} (a file or URL goes in `path`)",
+        )
+    if embedder is None or embedder == "default":
+        return
+    from tinymemory.retrieval.embedders.base import Embedder
+
+    if not isinstance(embedder, Embedder):
+        raise fail(op, "embedder", f"must be an Embedder, None or 'default', got `{echo(embedder)}`")
+
+
 def as_namespace(value: str | Namespace) -> Namespace:
     """A namespace, parsed from its text form when given as a string."""
     return value if isinstance(value, Namespace) else Namespace.parse(value)

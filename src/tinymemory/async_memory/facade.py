@@ -56,6 +56,7 @@ from tinymemory.async_memory.arguments import (
     as_strings,
     check_bool,
     check_name,
+    check_opening,
     checked,
     meta_filter,
     new_item,
@@ -101,6 +102,7 @@ class AsyncMemory:
     closed AsyncMemory raises RuntimeError.
     """
 
+    @checked("memory")
     def __init__(
         self,
         path: str | Path | None = None,
@@ -119,10 +121,7 @@ class AsyncMemory:
         self._namespace = as_namespace(namespace)
         if reach is not None and not isinstance(reach, Reach):
             raise fail("memory", "reach", "must be a Reach (see Reach.of, Reach.subtree) or None")
-        if isinstance(embedder, str) and embedder != "default":
-            raise fail(
-                "memory", "embedder", f"must be an Embedder, None or 'default', got `{echo(embedder)}`"
-            )
+        check_opening("memory", engine, embedder)
         self._reach_given = reach is not None
         self._reach = reach if reach is not None else default_reach(self._namespace)
         if engine is None:

@@ -72,6 +72,7 @@ from tinymemory.api import (
 )
 from tinymemory.api.echo import echo
 from tinymemory.api.validate import MAX_QUERY_CHARS
+from tinymemory.async_memory.arguments import check_opening, checked
 from tinymemory.integrations import langgraph_match as match
 from tinymemory.integrations.langgraph_names import to_namespace
 from tinymemory.integrations.langgraph_records import (
@@ -204,6 +205,7 @@ class TinyMemoryStore(BaseStore):
 
     supports_ttl: bool = True
 
+    @checked("store")
     def __init__(
         self,
         engine: MemoryEngine | None = None,
@@ -217,6 +219,7 @@ class TinyMemoryStore(BaseStore):
     ) -> None:
         if engine is not None and path is not None:
             raise InvalidRequest("store: give `engine` or `path`, not both")
+        check_opening("store", engine, embedder)
         self.base = namespace if isinstance(namespace, Namespace) else Namespace.parse(namespace)
         self.fields = self._index_fields(index)
         self.ttl_config = self._ttl_config(ttl)
