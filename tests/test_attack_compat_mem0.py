@@ -6,6 +6,7 @@ Each refusal must be this API's own error naming the call and the field, with no
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import subprocess
@@ -17,8 +18,10 @@ from typing import Any
 
 import pytest
 
+from chat_server import LocalChatServer, reply
 from engines import make_engine, store_target
 from tinymemory import Memory as NativeMemory
+from tinymemory.api import Unavailable
 from tinymemory.compat.mem0 import AsyncMemory, InvalidInput, Memory, UnsupportedFeature
 
 
@@ -283,3 +286,17 @@ def test_threads_sharing_one_memory_neither_deadlock_nor_fork_a_memory(mem: Memo
 def test_unsupported_stays_a_value_error(mem: Memory) -> None:
     with pytest.raises(UnsupportedFeature):
         mem.add("x", user_id="u", memory_type="procedural_memory")
+
+
+@pytest.mark.parametrize("fact", ["The user\x00 likes tea.", "The user \ud800 likes tea.", "x" * 1_000_001])
+def test_a_model_reply_the_store_cannot_hold_is_the_models_failure(tmp_path: Path, fact: str) -> None:
+    answer = {"learnings": [{"text": fact, "kind": "fact", "turns": [0]}]}
+    server = LocalChatServer(lambda request: reply(json.dumps(answer)))
+    config = {"llm": {"provider": "openai", "config": {"model": "m", "openai_base_url": server.url}}}
+    try:
+        with Memory(config, engine=make_engine(tmp_path / "memory.db")) as mem:
+            with pytest.raises(Unavailable, match=r"^llm extract: `learnings\[0\]\.text`"):
+                mem.add("I like tea", user_id="u")
+            assert mem.get_all(filters=U)["results"] == []
+    finally:
+        server.close()

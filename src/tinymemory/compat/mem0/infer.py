@@ -15,8 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from tinymemory.api import About, Namespace
+from tinymemory.api import About, Namespace, Unavailable
+from tinymemory.api.errors import InvalidRequest
 from tinymemory.api.ids import normalise_text
+from tinymemory.api.validate import MAX_TEXT_CHARS, check_unicode
 from tinymemory.lifecycle import rules
 from tinymemory.llm import LLM
 
@@ -51,7 +53,8 @@ async def extract_facts(llm: LLM | None, turns: Sequence[str], said_at: datetime
         return []
     facts: list[Fact] = []
     if llm is not None:
-        for learning in await llm.extract(list(turns)):
+        for i, learning in enumerate(await llm.extract(list(turns))):
+            _storable(i, learning.text)
             subject = (
                 About(learning.about_kind, learning.about_key)
                 if learning.about_kind and learning.about_key
@@ -81,3 +84,15 @@ async def extract_facts(llm: LLM | None, turns: Sequence[str], said_at: datetime
         latest.pop(key, None)
         latest[key] = fact
     return list(latest.values())
+
+
+def _storable(index: int, text: str) -> None:
+    """A model's fact the engine could not store is the model's failure (Unavailable, nothing written),
+    not the caller's bad input."""
+    field = f"learnings[{index}].text"
+    if len(text) > MAX_TEXT_CHARS:
+        raise Unavailable(f"llm extract: `{field}` is longer than {MAX_TEXT_CHARS} characters")
+    try:
+        check_unicode("llm extract", field, text)
+    except InvalidRequest as exc:
+        raise Unavailable(exc.message) from None
