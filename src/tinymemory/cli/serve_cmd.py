@@ -95,12 +95,13 @@ def settings_of(args: argparse.Namespace) -> Any:
     )
 
 
-def require_service_extra(op: str = "serve") -> None:
-    """Refuse in one line that names the extra when the service's packages are missing: a core install
-    has no web stack, and an ImportError from deep inside the app would not say what to install."""
+def require_service_extra(op: str = "serve", modules: tuple[str, ...] = SERVICE_MODULES) -> None:
+    """Refuse in one line that names the extra when the service's packages (or the `modules` of them
+    that `op` needs) are missing: a core install has no web stack, and an ImportError from deep inside
+    the app would not say what to install."""
     from tinymemory.api import Unsupported
 
-    missing = [name for name in SERVICE_MODULES if importlib.util.find_spec(name) is None]
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
     if missing:
         raise Unsupported(
             f"{op}: the memory service needs the service extra ({', '.join(missing)} not installed); "

@@ -49,6 +49,10 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def run_issue(args: argparse.Namespace) -> int:
+    from tinymemory.cli.serve_cmd import require_service_extra
+
+    # Tokens are the service's (signed with PyJWT, its extra's package); a core install may lack it.
+    require_service_extra("token issue", modules=("jwt",))
     from tinymemory.service.settings import secret_from
     from tinymemory.service.tokens import issue_jwt, issue_opaque
 
