@@ -66,7 +66,7 @@ from tinymemory.async_memory.scope import default_reach, lineage_scopes
 from tinymemory.async_memory.tools import TOOLSETS, AsyncTools, memory_toolset, policy_toolset
 
 if TYPE_CHECKING:
-    from tinymemory.context import Brief, ContextPack, Scope
+    from tinymemory.context import Brief, ContextPack
     from tinymemory.lifecycle import Brain, IngestReport
     from tinymemory.policy import MemoryPolicy
 
@@ -431,24 +431,18 @@ class AsyncMemory:
             op,
         )
         check_limit(op, budget_tokens, field="budget_tokens", maximum=MAX_BUDGET_TOKENS)
+        # the scopes' union is exactly this facade's reach; `recall` reads a Reach as one scope
+        scopes = self._reach if self._reach_given else lineage_scopes(self._namespace)
         return await recall(
             self._live,
             req.query,
-            self._scopes(),
+            scopes,
             budget_tokens=budget_tokens,
             limit=req.limit,
             filter=req.filter,
             mode=req.mode,
             time_hint=req.time_hint,
         )
-
-    def _scopes(self) -> tuple[Scope, ...]:
-        """The terms of a holistic read; their union is exactly this facade's reach."""
-        from tinymemory.context import Scope
-
-        if self._reach_given:
-            return (Scope(self._reach, 1.0, str(self._reach)),)
-        return lineage_scopes(self._namespace)
 
     # -- the brain: documents ----------------------------------------------------------------------
     @checked("ingest")
