@@ -8,6 +8,7 @@ memory stays out.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tinymemory.api import Namespace, Reach
@@ -38,15 +39,15 @@ def default_reach(namespace: Namespace) -> Reach:
 
 
 def lineage_scopes(namespace: Namespace, decay: float = LINEAGE_DECAY) -> tuple[Scope, ...]:
-    """One scope per node of the lineage, nearest first, each with its brain; every step up weighs
-    `decay` times the one below. Their union is exactly `default_reach(namespace)`."""
-    from tinymemory.context import Scope
+    """`context.lineage_scopes` (one scope per node of the lineage, nearest first, every step up
+    weighing `decay` times the one below), each node's scope widened by its brain. Their union is
+    exactly `default_reach(namespace)`."""
+    from tinymemory.context import lineage_scopes as node_scopes
 
     scopes: list[Scope] = []
-    weight = 1.0
-    for node in namespace.lineage():
+    for node, scope in zip(namespace.lineage(), node_scopes(namespace, decay=decay), strict=True):
         brain = brain_root(node)
-        terms = [Reach.exact(node)] + ([Reach.subtree(brain)] if brain is not None else [])
-        scopes.append(Scope(Reach.union(*terms), weight, str(node) or "root"))
-        weight *= decay
+        if brain is not None:
+            scope = replace(scope, reach=Reach.union(Reach.exact(node), Reach.subtree(brain)))
+        scopes.append(scope)
     return tuple(scopes)
