@@ -21,6 +21,7 @@ from tinymemory.api import (
     FetchMode,
     ItemKind,
     ItemMeta,
+    MemoryEngine,
     MetaFilter,
     Namespace,
     NewItem,
@@ -117,8 +118,6 @@ def checked(op: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
 def check_opening(op: str, engine: object, embedder: object) -> None:
     """What a facade or bridge opens: an engine that is a MemoryEngine (a file or URL given in its
     place is the commonest slip), and an embedder that is an Embedder, None or "default"."""
-    from tinymemory.api import MemoryEngine
-
     if engine is not None and not isinstance(engine, MemoryEngine):
         raise fail(
             op,
