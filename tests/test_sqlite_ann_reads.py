@@ -21,7 +21,7 @@ from tinymemory.api import (
     PurgeRequest,
     Reach,
 )
-from tinymemory.engines.sqlite import SqliteEngine, ann, search
+from tinymemory.engines.sqlite import SqliteEngine, ann, ann_reads, search
 
 ITEMS = 600
 pytestmark = pytest.mark.asyncio
@@ -103,6 +103,19 @@ async def test_rows_stored_after_the_build_are_found_through_the_tail(tmp_path: 
         got = await engine.fetch(FetchRequest("query number 3", mode=FetchMode.SEMANTIC, limit=3))
         assert engine.last_semantic_plan is search.Plan.HNSW
         assert got.hits[0].item.id == new_id and got.hits[0].score == pytest.approx(1.0, abs=1e-3)
+
+
+async def test_rows_of_another_embedder_do_not_count_in_the_tail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The graph can never take in another embedder's rows, so they must not make it look behind."""
+    monkeypatch.setattr(ann_reads, "TAIL_MAX", 20)
+    path = tmp_path / "m.db"
+    await fill(path, 0, ITEMS)
+    async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
+        await built(engine)
+        await fill(path, ITEMS, 60, SeededEmbedder("seeded-other"))
+        assert await first_plan(engine) is search.Plan.HNSW
 
 
 async def test_a_small_reach_never_goes_through_the_graph(tmp_path: Path) -> None:

@@ -190,12 +190,11 @@ class GraphHolder:
         if self._on_ready is not None:
             self._on_ready()
 
-    def extend_if_behind(self, tail_rows: int) -> None:
-        """Start a background extension when the tail has grown past `TAIL_MAX`."""
-        if tail_rows > TAIL_MAX:
-            with self._lock:
-                if self._epoch is not None and not self._closed:
-                    self._start(self._epoch)
+    def extend(self) -> None:
+        """Start a background extension (a read found the tail grown past `TAIL_MAX`)."""
+        with self._lock:
+            if self._epoch is not None and not self._closed:
+                self._start(self._epoch)
 
     # -- background builds ----------------------------------------------------------------------------
 
@@ -390,6 +389,22 @@ class GraphHolder:
         self.wait()
 
 
+def scored_tail(
+    conn: sqlite3.Connection, graph: ann.HnswIndex, qvec: Floats, snapshot: int, dim: int, embedder: str
+) -> tuple[Ints, Floats] | None:
+    """The rows of this embedder stored since the graph was built, up to `snapshot`, scored exactly:
+    read once per read, however often it widens. None past `TAIL_MAX` rows (the graph is behind)."""
+    tail = conn.execute(
+        "SELECT item_rowid, vec FROM vectors WHERE item_rowid > ? AND item_rowid <= ? AND embedder = ?"
+        " AND dim = ? LIMIT ?",
+        (graph.last_rowid, snapshot, embedder, dim, TAIL_MAX + 1),
+    ).fetchall()
+    if len(tail) > TAIL_MAX:
+        return None
+    tail_ids = np.fromiter((r[0] for r in tail), dtype=np.int64, count=len(tail))
+    return tail_ids, from_blobs([r[1] for r in tail], dim) @ qvec.astype(np.float32, copy=False)
+
+
 def candidates(
     conn: sqlite3.Connection,
     graph: ann.HnswIndex,
@@ -398,26 +413,14 @@ def candidates(
     k: int,
     dim: int,
     embedder: str,
+    tail: tuple[Ints, Floats],
 ) -> Candidates:
-    """The graph's k nearest rows at or below `snapshot`, plus the tail, all scored exactly."""
+    """The graph's k nearest rows at or below `snapshot`, scored exactly, with the scored tail."""
     keys, _ = graph.search(qvec, k, max_rowid=snapshot)
     exhausted = len(keys) < min(k, graph.size)
     graph_ids, graph_scores = scored_rows(conn, embedder, dim, keys.tolist(), qvec)
-    tail = conn.execute(
-        "SELECT item_rowid, vec FROM vectors WHERE item_rowid > ? AND item_rowid <= ? AND embedder = ?"
-        " AND dim = ?",
-        (graph.last_rowid, snapshot, embedder, dim),
-    ).fetchall()
-    tail_ids = np.fromiter((r[0] for r in tail), dtype=np.int64, count=len(tail))
-    tail_scores = from_blobs([r[1] for r in tail], dim) @ qvec.astype(np.float32, copy=False)
+    tail_ids, tail_scores = tail
     rowids = np.concatenate([graph_ids, tail_ids])
     scores = np.concatenate([graph_scores, tail_scores]).astype(np.float32, copy=False)
     order = np.lexsort((rowids, -scores))  # best first, ties by rowid as the exact plans order them
     return Candidates(rowids[order], scores[order], exhausted)
-
-
-def tail_rows(conn: sqlite3.Connection, graph: ann.HnswIndex, snapshot: int) -> int:
-    row = conn.execute(
-        "SELECT count(*) FROM vectors WHERE item_rowid > ? AND item_rowid <= ?", (graph.last_rowid, snapshot)
-    ).fetchone()
-    return int(row[0])

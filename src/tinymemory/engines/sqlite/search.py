@@ -275,13 +275,13 @@ def _approximate(
     graph = graphs.graph(conn)
     if graph is None:
         return None
-    tail = ann_reads.tail_rows(conn, graph, snapshot)
-    if tail > ann_reads.TAIL_MAX:
-        graphs.extend_if_behind(tail)
+    tail = ann_reads.scored_tail(conn, graph, qvec, snapshot, graphs.dim, graphs.embedder)
+    if tail is None:
+        graphs.extend()
         return None
     k = 2 * n + 32
     while k <= ann_reads.MAX_K:
-        found = ann_reads.candidates(conn, graph, qvec, snapshot, k, graphs.dim, graphs.embedder)
+        found = ann_reads.candidates(conn, graph, qvec, snapshot, k, graphs.dim, graphs.embedder, tail)
         picked = [int(r) for r in found.rowids]
         ok = _visible(conn, picked, flt, snapshot)
         ranked = [(r, unit_cosine(float(s))) for r, s in zip(picked, found.scores, strict=True) if r in ok]
