@@ -8,13 +8,12 @@ clauses working while still being tinymemory errors (`InvalidRequest`, `NotFound
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar
 
-from tinymemory.api.echo import echo
 from tinymemory.api.errors import InvalidRequest, NotFound, Unsupported
 from tinymemory.api.validate import check_unicode
+from tinymemory.async_memory import arguments
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -56,50 +55,29 @@ def as_value_error(op: str, exc: InvalidRequest) -> InvalidInput:
 
 
 def checked(op: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Bind a call before running it, so a missing or unknown argument is an InvalidInput naming `op`
-    and the argument, not Python's TypeError (for coroutine functions, raised when called)."""
+    """The facades' `checked` (a missing or unknown argument named, not Python's TypeError), with
+    every InvalidRequest the call raises coming out as an InvalidInput (a ValueError) named for `op`."""
 
     def wrap(fn: Callable[P, R]) -> Callable[P, R]:
-        sig = inspect.signature(fn)
+        bound = arguments.checked(op)(fn)
 
         @functools.wraps(fn)
         def call(*args: P.args, **kwargs: P.kwargs) -> R:
             try:
-                sig.bind(*args, **kwargs)
-            except TypeError:
-                raise _binding_error(op, sig, args, kwargs) from None
-            return fn(*args, **kwargs)
+                return bound(*args, **kwargs)
+            except InvalidRequest as exc:
+                raise as_value_error(op, exc) from None
 
         return call
 
     return wrap
 
 
-def _binding_error(
-    op: str, sig: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> InvalidInput:
-    params = [p for name, p in sig.parameters.items() if name != "self"]
-    named = {p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
-    for key in kwargs:
-        if key not in named:
-            return invalid(op, echo(key, 40), f"is not a known argument (known: {', '.join(sorted(named))})")
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    given = len(args) - 1  # without self
-    for p in positional[given:]:
-        if p.default is p.empty and p.name not in kwargs:
-            return invalid(op, p.name, "is required")
-    return InvalidInput(
-        f"{op}: takes {len(positional)} positional argument(s), got {given} (give the options by keyword)"
-    )
-
-
 def async_api(op: str) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Coroutine[Any, Any, R]]]:
-    """`checked` for a coroutine method, whose engine errors also come out as this API's kinds: an
-    engine's InvalidRequest becomes an InvalidInput (a ValueError) named for `op`."""
+    """`checked` for a coroutine method: the arguments are bound when it is called (not awaited), and
+    the engine's InvalidRequest comes out as an InvalidInput (a ValueError) named for `op`."""
 
     def wrap(fn: Callable[P, Awaitable[R]]) -> Callable[P, Coroutine[Any, Any, R]]:
-        sig = inspect.signature(fn)
-
         async def run(*args: P.args, **kwargs: P.kwargs) -> R:
             try:
                 return await fn(*args, **kwargs)
@@ -107,13 +85,9 @@ def async_api(op: str) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Coro
                 raise as_value_error(op, exc) from None
 
         @functools.wraps(fn)
-        def call(*args: P.args, **kwargs: P.kwargs) -> Coroutine[Any, Any, R]:
-            try:
-                sig.bind(*args, **kwargs)
-            except TypeError:
-                raise _binding_error(op, sig, args, kwargs) from None
+        def start(*args: P.args, **kwargs: P.kwargs) -> Coroutine[Any, Any, R]:
             return run(*args, **kwargs)
 
-        return call
+        return checked(op)(start)
 
     return wrap
