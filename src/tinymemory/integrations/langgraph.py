@@ -72,7 +72,7 @@ from tinymemory.api import (
 )
 from tinymemory.api.echo import echo
 from tinymemory.api.validate import MAX_QUERY_CHARS
-from tinymemory.async_memory.arguments import check_opening, checked
+from tinymemory.async_memory.arguments import as_namespace, check_opening, checked
 from tinymemory.integrations import langgraph_match as match
 from tinymemory.integrations.langgraph_names import to_namespace
 from tinymemory.integrations.langgraph_records import (
@@ -81,6 +81,7 @@ from tinymemory.integrations.langgraph_records import (
     Record,
     Version,
     about_for,
+    check_key,
     check_value,
     decode,
     expiry,
@@ -220,7 +221,7 @@ class TinyMemoryStore(BaseStore):
         if engine is not None and path is not None:
             raise InvalidRequest("store: give `engine` or `path`, not both")
         check_opening("store", engine, embedder)
-        self.base = namespace if isinstance(namespace, Namespace) else Namespace.parse(namespace)
+        self.base = as_namespace(namespace)
         self.fields = self._index_fields(index)
         self.ttl_config = self._ttl_config(ttl)
         self._clock = clock
@@ -347,8 +348,7 @@ class TinyMemoryStore(BaseStore):
             return self._check_put(op)
         if isinstance(op, GetOp):
             labels = _check_labels(op.namespace)
-            if not isinstance(op.key, str):
-                raise InvalidRequest(f"get: `key` must be a string, got {type(op.key).__name__}")
+            check_key("get", op.key)
             return to_namespace(self.base, labels, op="get")
         if isinstance(op, SearchOp):
             labels = _check_labels(op.namespace_prefix)
@@ -385,8 +385,7 @@ class TinyMemoryStore(BaseStore):
     def _check_put(self, op: PutOp) -> _Put:
         name = _op_name(op)
         labels = _check_labels(op.namespace, root=op.value is not None)
-        if not isinstance(op.key, str):
-            raise InvalidRequest(f"{name}: `key` must be a string, got {type(op.key).__name__}")
+        check_key(name, op.key)
         ns = to_namespace(self.base, labels, op=name)
         if op.value is None:
             return _Put(op, ns, None, (), None)
