@@ -244,6 +244,7 @@ INDEX_OP = "db index"
 
 def _index(args: argparse.Namespace) -> int:
     from tinymemory.engines import is_postgres_url, open_engine, redact
+    from tinymemory.engines.paths import in_memory
     from tinymemory.engines.sqlite import SqliteEngine, ann
     from tinymemory.retrieval.embedders.progress import progress_bar
 
@@ -254,7 +255,7 @@ def _index(args: argparse.Namespace) -> int:
             f"{op}: a PostgreSQL store keeps its own pgvector index, created by `tinymemory db upgrade`;"
             " there is no graph file to build"
         )
-    if target is not None and (target == ":memory:" or target.startswith("file::memory:")):
+    if target is not None and in_memory(target):
         raise InvalidRequest(f"{op}: `--db {target}` has no file to keep a graph in; give a SQLite file")
     engine = open_engine(target, embedder="default")
     assert isinstance(engine, SqliteEngine)

@@ -9,6 +9,12 @@ HOME_ENV = "TINYMEMORY_HOME"
 DB_FILE = "memory.db"
 
 
+def in_memory(db_path: str) -> bool:
+    """Whether a SQLite target has no file behind it (`:memory:`, `file::memory:...`), so nothing can be
+    kept beside it."""
+    return db_path == ":memory:" or db_path.startswith("file::memory:")
+
+
 def default_db_path() -> Path:
     """`$TINYMEMORY_HOME/memory.db`, else the user data dir's `tinymemory/memory.db`; creates the folder."""
     home = os.environ.get(HOME_ENV)

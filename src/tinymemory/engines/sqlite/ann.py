@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from tinymemory.engines.paths import in_memory
 from tinymemory.engines.sqlite import vectors
 from tinymemory.engines.sqlite.vectors import Floats, Ints
 
@@ -65,7 +66,7 @@ def should_use(rows: int, threshold: int = ANN_MIN_ROWS) -> bool:
 
 def index_path(db_path: str, embedder: str, dim: int, dtype: str = DTYPE) -> Path | None:
     """`<db>.hnsw-<embedder>-<dim>-<dtype>`, or None for an in-memory database (nothing to persist)."""
-    if db_path == ":memory:" or db_path.startswith("file::memory:"):
+    if in_memory(db_path):
         return None
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", embedder)
     return Path(f"{db_path}.hnsw-{safe}-{dim}-{dtype}")

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tinymemory.api.errors import Conflict, Unavailable
+from tinymemory.engines.paths import in_memory
 from tinymemory.engines.sqlite.connections import mapped
 from tinymemory.engines.sqlite.vectors import Floats, Ints, from_blobs, read_epoch, scored_rows
 
@@ -111,7 +112,7 @@ class GraphHolder:
     ) -> GraphHolder | None:
         """A holder for a database file; None in memory (nothing to persist a graph beside).
         `on_ready` runs when a graph is swapped in (the engine frees its matrix then)."""
-        if db_path == ":memory:" or db_path.startswith("file::memory:"):
+        if in_memory(db_path):
             return None
         return cls(db_path, embedder, dim, on_ready)
 
