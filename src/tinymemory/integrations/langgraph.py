@@ -296,9 +296,12 @@ class TinyMemoryStore(BaseStore):
     ) -> None:
         self.close()
 
-    def _run(self, ops: Iterable[Op]) -> tuple[list[Op], list[Namespace | _Put | None]]:
+    def _check_open(self) -> None:
         if self._closed:
             raise RuntimeError("tinymemory: this TinyMemoryStore is closed")
+
+    def _run(self, ops: Iterable[Op]) -> tuple[list[Op], list[Namespace | _Put | None]]:
+        self._check_open()
         if isinstance(ops, str | bytes | Mapping) or not isinstance(ops, Iterable):
             raise InvalidRequest(f"batch: `ops` must be a list of operations, got {type(ops).__name__}")
         listed = list(ops)
@@ -320,14 +323,12 @@ class TinyMemoryStore(BaseStore):
 
     def sweep_ttl(self) -> int:
         """Forget every expired item (with its history); returns how many items were expired."""
-        if self._closed:
-            raise RuntimeError("tinymemory: this TinyMemoryStore is closed")
+        self._check_open()
         return self._loop.run(self._sweep())
 
     async def asweep_ttl(self) -> int:
         """`sweep_ttl` for async hosts."""
-        if self._closed:
-            raise RuntimeError("tinymemory: this TinyMemoryStore is closed")
+        self._check_open()
         return await asyncio.to_thread(self._loop.run, self._sweep())
 
     def purge(self, namespace_prefix: tuple[str, ...] = ()) -> int:
@@ -335,8 +336,7 @@ class TinyMemoryStore(BaseStore):
 
         A delete forgets at once (nothing deleted is read again); purge erases it from the file. It
         purges every forgotten memory in the prefix's subtree, whoever forgot it."""
-        if self._closed:
-            raise RuntimeError("tinymemory: this TinyMemoryStore is closed")
+        self._check_open()
         labels = _check_labels(namespace_prefix)
         ns = to_namespace(self.base, labels, op="purge", field="namespace_prefix")
         return self._loop.run(self.engine.purge(PurgeRequest(reach=Reach.subtree(ns)))).purged
