@@ -154,6 +154,8 @@ def test_bad_constructor_arguments_are_invalid_inputs(tmp_path: Path) -> None:
         Memory(path=where, llm="gpt")  # type: ignore[arg-type]
     with pytest.raises(InvalidInput, match=r"^memory: .*`embedder`"):
         Memory(path=where, embedder="no-such-embedder")
+    with pytest.raises(InvalidInput, match=r"^memory: `embedder` must be an Embedder"):
+        Memory(path=where, embedder=5)  # was an AttributeError from the engine
     with pytest.raises(InvalidInput, match=r"^memory: .*`target`"):
         Memory(path=5)  # type: ignore[arg-type]
     with pytest.raises(InvalidInput, match=r"^memory: .*`target`"):

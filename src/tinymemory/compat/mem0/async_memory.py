@@ -20,7 +20,6 @@ from tinymemory.api import (
     MAX_LIMIT,
     FetchRequest,
     ForgetRequest,
-    InvalidRequest,
     ItemKind,
     ItemMeta,
     ListRequest,
@@ -35,12 +34,12 @@ from tinymemory.api import (
     utcnow,
 )
 from tinymemory.api.ids import normalise_text
+from tinymemory.async_memory.arguments import check_opening
 from tinymemory.compat.mem0 import arguments as args
 from tinymemory.compat.mem0.config import read_config
 from tinymemory.compat.mem0.errors import (
     MemoryNotFound,
     UnsupportedFeature,
-    as_value_error,
     async_api,
     checked,
     invalid,
@@ -102,20 +101,20 @@ class AsyncMemory:
         URL, default the standard store) or `engine` (then owned: `close` closes it) says where they live;
         `llm` serves `infer=True` (else the config's `llm`, else `TINYMEMORY_LLM_BASE_URL`, else the
         rule-based extractor)."""
-        try:
-            settings = read_config(config)
-            root = namespace if namespace is not None else (settings.namespace or "")
-            self.root = (
-                root if isinstance(root, Namespace) else Namespace.parse(root, field="memory: `namespace`")
-            )
-        except InvalidRequest as exc:
-            raise as_value_error("memory", exc) from None
+        settings = read_config(config)
+        root = namespace if namespace is not None else (settings.namespace or "")
+        if not isinstance(root, Namespace):
+            root = Namespace.parse(root, field="memory: `namespace`")
+        self.root = root
         if engine is not None and not isinstance(engine, MemoryEngine):
             raise invalid("memory", "engine", f"must be a tinymemory engine, got {type(engine).__name__}")
         if llm is not None and not isinstance(llm, LLM | LLMConfig):
             raise invalid("memory", "llm", f"must be an LLM, an LLMConfig or None, got {type(llm).__name__}")
         if engine is None:
-            engine = _open(path if path is not None else settings.path, embedder)
+            from tinymemory.engines import open_engine
+
+            check_opening("memory", None, embedder)
+            engine = open_engine(path if path is not None else settings.path, embedder=embedder)
         self.engine: MemoryEngine = engine
         self._owns_llm = not isinstance(llm, LLM)
         config_llm = llm if isinstance(llm, LLMConfig) else settings.llm
@@ -564,18 +563,6 @@ class AsyncMemory:
             cursor = page.next_cursor
             if cursor is None:
                 return out
-
-
-def _open(target: str | Path | None, embedder: Any) -> MemoryEngine:
-    """`open_engine`, its refusals (a bad target, a bad embedder) as this API's InvalidInput."""
-    from tinymemory.engines import open_engine
-
-    try:
-        return open_engine(target, embedder=embedder)
-    except InvalidRequest as exc:
-        raise as_value_error("memory", exc) from None
-    except TypeError as exc:  # the engine's word for an embedder of the wrong kind
-        raise as_value_error("memory", InvalidRequest(str(exc))) from None
 
 
 def _keep(view: View, predicate: Predicate | None, show_expired: bool, today: Any) -> bool:
