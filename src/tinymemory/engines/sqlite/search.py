@@ -287,7 +287,7 @@ def _approximate(
         ranked = [(r, unit_cosine(float(s))) for r, s in zip(picked, found.scores, strict=True) if r in ok]
         if len(ranked) >= n or found.exhausted:
             return SemanticOutcome(ranked[:n], Plan.HNSW)
-        k *= max(4, int(1.5 * n / max(len(ranked), 1)) + 1)
+        k = _widened(k, n, len(ranked))
     return None
 
 
@@ -312,8 +312,13 @@ def _scan(
         ranked = [(r, unit_cosine(float(scores[i]))) for r, i in zip(picked, order, strict=True) if r in ok]
         if len(ranked) >= n or k >= total:
             return SemanticOutcome(ranked[:n], Plan.SCAN)
-        # widen by the observed pass rate (at least 4x) so a narrow filter needs few rounds
-        k = min(total, k * max(4, int(1.5 * n / max(len(ranked), 1)) + 1))
+        k = min(total, _widened(k, n, len(ranked)))
+
+
+def _widened(k: int, n: int, passed: int) -> int:
+    """The next number of candidates to ask for, when `passed` of `k` passed the filter and `n` are
+    wanted: widened by the observed pass rate (at least 4x) so a narrow filter needs few rounds."""
+    return k * max(4, int(1.5 * n / max(passed, 1)) + 1)
 
 
 # Every indexed text of a row (title, text, summary): what the rerankers match query terms against.
