@@ -14,6 +14,7 @@ from typing import Any
 
 from tinymemory.api import InvalidRequest
 from tinymemory.api.echo import echo
+from tinymemory.integrations.langgraph_records import MAX_VALUE_DEPTH
 
 _ORDERING = {
     "$gt": lambda a, b: a > b,
@@ -32,7 +33,7 @@ def _number(value: object) -> float | None:
         return None
 
 
-MAX_FILTER_DEPTH = 100  # as deep as a stored value may be nested
+MAX_FILTER_DEPTH = MAX_VALUE_DEPTH  # as deep as a stored value may be nested
 
 
 def _check_nesting(op: str, where: str, value: object, depth: int) -> None:

@@ -38,6 +38,7 @@ HASHED_ABOUT_KIND = "langgraph-sha256"
 INDEXED_TAG = "langgraph-indexed"
 _CHUNK_KEY = "langgraph:"
 MAX_ENVELOPE_CHARS = MAX_TEXT_CHARS
+MAX_VALUE_DEPTH = 100  # how deeply a stored value may nest (checking one recurses)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +93,8 @@ def check_value(op: str, value: object) -> dict[str, Any]:
 
 
 def _check_json(op: str, where: str, value: object, depth: int = 0) -> None:
-    if depth > 100:
-        raise InvalidRequest(f"{op}: `{where}` is nested more than 100 levels deep")
+    if depth > MAX_VALUE_DEPTH:
+        raise InvalidRequest(f"{op}: `{where}` is nested more than {MAX_VALUE_DEPTH} levels deep")
     if value is None or isinstance(value, str | bool | int):
         return
     if isinstance(value, float):
