@@ -36,22 +36,6 @@ def top_k(op: str, value: object, limit: object) -> int:
     return value
 
 
-def threshold(op: str, value: object) -> float | None:
-    """A minimum score in [0, 1], or None for no cut."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise invalid(op, "threshold", f"must be a number between 0 and 1, got {echo(value)}")
-    return float(value)
-
-
-def flag(op: str, name: str, value: object) -> bool:
-    """A real bool: a truthy string such as "no" must not pass for True."""
-    if not isinstance(value, bool):
-        raise invalid(op, name, f"must be true or false, got {echo(value)}")
-    return value
-
-
 def query(op: str, value: object) -> str:
     """A search query, trimmed; blank is refused as mem0 refuses it."""
     if not isinstance(value, str) or not value.strip():

@@ -34,7 +34,8 @@ from tinymemory.api import (
     utcnow,
 )
 from tinymemory.api.ids import normalise_text
-from tinymemory.async_memory.arguments import check_opening
+from tinymemory.api.validate import check_fraction
+from tinymemory.async_memory.arguments import check_bool, check_opening
 from tinymemory.compat.mem0 import arguments as args
 from tinymemory.compat.mem0.config import read_config
 from tinymemory.compat.mem0.errors import (
@@ -181,7 +182,7 @@ class AsyncMemory:
         ns = scope.namespace(op, self.root)
         meta = clean_metadata(op, metadata)
         expires = args.expiration(op, expiration_date)
-        infer = args.flag(op, "infer", infer)
+        infer = check_bool(op, "infer", infer)
         if memory_type is not None:
             if memory_type == PROCEDURAL:
                 raise UnsupportedFeature(f"add: `memory_type` `{PROCEDURAL}` is not supported")
@@ -452,7 +453,7 @@ class AsyncMemory:
         op = "get_all"
         read = args.read_scope(op, filters, {"user_id": user_id, "agent_id": agent_id, "run_id": run_id})
         k = args.top_k(op, top_k, limit)
-        show_expired = args.flag(op, "show_expired", show_expired)
+        show_expired = check_bool(op, "show_expired", show_expired)
         flt = read.scope.read_filter(op, self.root)
         out: list[dict[str, Any]] = []
         cursor: str | None = None
@@ -497,10 +498,10 @@ class AsyncMemory:
         q = args.query(op, query)
         read = args.read_scope(op, filters, {"user_id": user_id, "agent_id": agent_id, "run_id": run_id})
         k = args.top_k(op, top_k, limit)
-        floor = args.threshold(op, threshold)
-        args.flag(op, "rerank", rerank)
-        args.flag(op, "explain", explain)
-        show_expired = args.flag(op, "show_expired", show_expired)
+        floor = None if threshold is None else check_fraction(op, "threshold", threshold)
+        check_bool(op, "rerank", rerank)
+        check_bool(op, "explain", explain)
+        show_expired = check_bool(op, "show_expired", show_expired)
         if reference_date is not None:
             raise UnsupportedFeature(
                 "search: `reference_date` is not supported (mem0 offers it on its platform only)"
