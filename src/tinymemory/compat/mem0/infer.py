@@ -37,13 +37,16 @@ class Fact:
     event_from: datetime | None = None
     event_to: datetime | None = None
 
+    @property
+    def subject(self) -> tuple[str, ...]:
+        """What the fact is about: its About, else its normalised text."""
+        if self.about is not None:
+            return ("about", self.about.kind, self.about.key)
+        return ("text", normalise_text(self.text).lower())
+
     def memory_id(self, ns: Namespace) -> str:
         """Stable per scope and subject (or per text when the fact has no subject)."""
-        if self.about is not None:
-            key = f"{ns}\x1fabout\x1f{self.about.kind}\x1f{self.about.key}"
-        else:
-            key = f"{ns}\x1ftext\x1f{normalise_text(self.text).lower()}"
-        return str(uuid.uuid5(_ID_SPACE, key))
+        return str(uuid.uuid5(_ID_SPACE, "\x1f".join((str(ns), *self.subject))))
 
 
 async def extract_facts(llm: LLM | None, turns: Sequence[str], said_at: datetime) -> list[Fact]:
@@ -76,13 +79,8 @@ async def extract_facts(llm: LLM | None, turns: Sequence[str], said_at: datetime
                 )
     latest: dict[tuple[str, ...], Fact] = {}
     for fact in facts:
-        key = (
-            ("about", fact.about.kind, fact.about.key)
-            if fact.about is not None
-            else ("text", normalise_text(fact.text).lower())
-        )
-        latest.pop(key, None)
-        latest[key] = fact
+        latest.pop(fact.subject, None)  # a new value moves to the end of the order
+        latest[fact.subject] = fact
     return list(latest.values())
 
 
