@@ -188,11 +188,7 @@ class HnswIndex:
         added = 0
         while limit is None or added < limit:
             chunk = vectors.REFRESH_CHUNK if limit is None else min(vectors.REFRESH_CHUNK, limit - added)
-            rows = conn.execute(
-                "SELECT item_rowid, vec FROM vectors WHERE item_rowid > ? AND embedder = ? AND dim = ?"
-                " ORDER BY item_rowid LIMIT ?",
-                (self.last_rowid, self.embedder, self.dim, chunk),
-            ).fetchall()
+            rows = vectors.rows_after(conn, self.embedder, self.dim, self.last_rowid, chunk)
             if not rows:
                 break
             keys = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))

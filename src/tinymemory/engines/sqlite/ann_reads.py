@@ -40,7 +40,14 @@ import numpy as np
 from tinymemory.api.errors import Conflict, Unavailable
 from tinymemory.engines.paths import in_memory
 from tinymemory.engines.sqlite.connections import mapped
-from tinymemory.engines.sqlite.vectors import Floats, Ints, from_blobs, read_epoch, scored_rows
+from tinymemory.engines.sqlite.vectors import (
+    Floats,
+    Ints,
+    count_after,
+    from_blobs,
+    read_epoch,
+    scored_rows,
+)
 
 if TYPE_CHECKING:  # ann.py (usearch's wrapper) loads on first use: a small read never needs it
     from tinymemory.engines.sqlite import ann
@@ -272,8 +279,9 @@ class GraphHolder:
             index = loaded or _ann().HnswIndex(self.db_path, self.embedder, self.dim, threads=BUILD_THREADS)
             index.threads = BUILD_THREADS
             index.path = path
-            added, todo = 0, self._pending(conn, index.last_rowid) if progress is not None else 0
+            added, todo = 0, 0
             if progress is not None:
+                todo = count_after(conn, self.embedder, self.dim, index.last_rowid)
                 progress(0, todo)
             while not self._stop.is_set():
                 if read_epoch(conn) != epoch:
@@ -303,14 +311,6 @@ class GraphHolder:
             return BuildReport(path, index.size, added, loaded is None, time.monotonic() - started)
         finally:
             conn.close()
-
-    def _pending(self, conn: sqlite3.Connection, last_rowid: int) -> int:
-        """Rows of this embedder past `last_rowid`: what a build has to add."""
-        row = conn.execute(
-            "SELECT count(*) FROM vectors WHERE item_rowid > ? AND embedder = ? AND dim = ?",
-            (last_rowid, self.embedder, self.dim),
-        ).fetchone()
-        return int(row[0])
 
     def build_now(self, epoch: int, *, force: bool = False, progress: Progress | None = None) -> BuildReport:
         """Build or extend the graph of `epoch` and wait for it (`tinymemory db index`); `force` starts

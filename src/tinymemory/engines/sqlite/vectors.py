@@ -85,6 +85,28 @@ def _unit_rows(block: Floats) -> Floats:
     return scaled
 
 
+def rows_after(
+    conn: sqlite3.Connection, embedder: str, dim: int, last_rowid: int, limit: int
+) -> list[tuple[int, bytes]]:
+    """Up to `limit` (rowid, blob) of this embedder's vectors past `last_rowid`, in rowid order: how the
+    matrix and the HNSW graph catch up with the table."""
+    rows: list[tuple[int, bytes]] = conn.execute(
+        "SELECT item_rowid, vec FROM vectors WHERE item_rowid > ? AND embedder = ? AND dim = ?"
+        " ORDER BY item_rowid LIMIT ?",
+        (last_rowid, embedder, dim, limit),
+    ).fetchall()
+    return rows
+
+
+def count_after(conn: sqlite3.Connection, embedder: str, dim: int, last_rowid: int) -> int:
+    """How many of this embedder's vectors lie past `last_rowid` (what a catch-up has to add)."""
+    row = conn.execute(
+        "SELECT count(*) FROM vectors WHERE item_rowid > ? AND embedder = ? AND dim = ?",
+        (last_rowid, embedder, dim),
+    ).fetchone()
+    return int(row[0])
+
+
 def read_epoch(conn: sqlite3.Connection) -> int:
     """How many times vectors of existing rows were rewritten (0: never)."""
     row = conn.execute("SELECT value FROM engine_meta WHERE key = ?", (EPOCH_KEY,)).fetchone()
@@ -177,26 +199,15 @@ class VectorMatrix:
         twice (at 1M x 384 one copy is 1.5 GB); a full first chunk reserves room for the rest at once."""
         added = 0
         while True:
-            rows = conn.execute(
-                "SELECT item_rowid, vec FROM vectors WHERE item_rowid > ? AND embedder = ? AND dim = ?"
-                " ORDER BY item_rowid LIMIT ?",
-                (self.last_rowid, self.embedder, self.dim, REFRESH_CHUNK),
-            ).fetchall()
+            rows = rows_after(conn, self.embedder, self.dim, self.last_rowid, REFRESH_CHUNK)
             if not rows:
                 return added
             if added == 0 and len(rows) == REFRESH_CHUNK:
-                self._grow(self._n + self._pending(conn))
+                self._grow(self._n + count_after(conn, self.embedder, self.dim, self.last_rowid))
             self._append(rows)
             added += len(rows)
             if len(rows) < REFRESH_CHUNK:
                 return added
-
-    def _pending(self, conn: sqlite3.Connection) -> int:
-        row = conn.execute(
-            "SELECT count(*) FROM vectors WHERE item_rowid > ? AND embedder = ? AND dim = ?",
-            (self.last_rowid, self.embedder, self.dim),
-        ).fetchone()
-        return int(row[0])
 
     def _append(self, rows: list[tuple[int, bytes]]) -> None:
         count = len(rows)
