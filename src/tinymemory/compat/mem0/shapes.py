@@ -26,10 +26,11 @@ _PREFIX = "mem0."
 _META = "mem0.meta."
 # Result keys mem0 lifts out of the payload when present, in its order.
 PROMOTED = ("user_id", "agent_id", "run_id", "actor_id", "role", "attributed_to", "expiration_date")
-_OWN = ("created_at", "actor_id", "role", "attributed_to", "expiration_date")
+_LABELS = PROMOTED[3:]  # the promoted keys a memory carries itself (the others are its scope's ids)
+_OWN = ("created_at", *_LABELS)
 # Keys mem0 itself sets; caller metadata never overrides them.
-MAX_METADATA_KEYS = 256
 RESERVED = frozenset({"data", "hash", "created_at", "updated_at", "id", "text_lemmatized", *PROMOTED})
+MAX_METADATA_KEYS = 256
 
 
 def about(memory_id: str) -> About:
@@ -63,7 +64,7 @@ def clean_metadata(op: str, metadata: object) -> dict[str, Any]:
             raise invalid(
                 op, "metadata", f"key `{echo(key, 40)}` must be valid unicode without nul characters"
             )
-        if key in RESERVED or key == "actor_id":
+        if key in RESERVED:
             continue
         try:
             encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
@@ -156,7 +157,7 @@ class View:
         """The flat record mem0's metadata filters read: caller metadata, ids and own fields."""
         out: dict[str, Any] = dict(self.fields.metadata)
         out.update(self.scope.as_dict())
-        for name in ("actor_id", "role", "attributed_to", "expiration_date"):
+        for name in _LABELS:
             value = getattr(self.fields, name)
             if value is not None:
                 out[name] = value
