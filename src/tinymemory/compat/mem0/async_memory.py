@@ -66,6 +66,7 @@ from tinymemory.compat.mem0.versions import (
     find_log,
     logged_events,
 )
+from tinymemory.lifecycle.turns import list_all
 from tinymemory.llm import LLM, LLMConfig
 
 _log = logging.getLogger("tinymemory.compat.mem0")
@@ -384,7 +385,7 @@ class AsyncMemory:
                 "user_id",
                 "is missing: at least one filter is required to delete all memories (reset() deletes all)",
             )
-        actives = await self._list_all(scope.read_filter(op, self.root))
+        actives = await list_all(self.engine, scope.read_filter(op, self.root))
         await self._delete(actives, scope.reach(op, self.root))
         return {"message": "Memories deleted successfully!"}
 
@@ -413,7 +414,7 @@ class AsyncMemory:
         """Delete every memory this API wrote under the root, with its history, and purge what is
         forgotten there (mem0 drops its collection and history table)."""
         everything = Reach.subtree(self.root)
-        actives = await self._list_all(MetaFilter(reach=everything, sources=(SOURCE, LOG_SOURCE)))
+        actives = await list_all(self.engine, MetaFilter(reach=everything, sources=(SOURCE, LOG_SOURCE)))
         walked = await chains(self.engine, actives, everything)
         await self._forget([v.id for chain in walked for v in chain], everything)
         await self.engine.purge(PurgeRequest(reach=everything))
@@ -554,16 +555,6 @@ class AsyncMemory:
             (chain,) = await chains(self.engine, [active], reach)
             events += chain_events(chain)
         return [e.as_dict(mid) for e in events]
-
-    async def _list_all(self, flt: MetaFilter) -> list[MemoryItem]:
-        out: list[MemoryItem] = []
-        cursor: str | None = None
-        while True:
-            page = await self.engine.list(ListRequest(filter=flt, limit=MAX_LIMIT, cursor=cursor))
-            out.extend(page.items)
-            cursor = page.next_cursor
-            if cursor is None:
-                return out
 
 
 def _keep(view: View, predicate: Predicate | None, show_expired: bool, today: Any) -> bool:
