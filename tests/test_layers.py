@@ -31,7 +31,10 @@ ALLOWED: dict[str, set[str]] = {
     # They open engines only through the `tinymemory.engines` factory (test below), never one engine.
     "integrations": {*_BRIDGE_BASE, "integrations"},
     "compat": {*_BRIDGE_BASE, "compat"},
+    "_version": {"_version"},  # a leaf: the version string alone
 }
+for _allowed in ALLOWED.values():
+    _allowed.add("_version")  # every layer may say which version it is
 TOP = {"cli", "service", "memory", "async_memory", "_loop", "__init__", "__main__"}  # entry points: anything
 
 
@@ -91,6 +94,29 @@ def test_nothing_below_the_entry_points_imports_the_service() -> None:
         p.relative_to(PACKAGE)
         for p in PACKAGE.rglob("*.py")
         if "service" in imported_layers(p) and layer_of(p) not in ("service", "cli")
+    ]
+    assert importers == []
+
+
+def imports_the_package_face(path: Path) -> bool:
+    """`from tinymemory import X` or `import tinymemory`: the face re-exports the layers, so a module
+    below it that imports it reaches every layer at once."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "tinymemory" and node.level == 0:
+            return True
+        if isinstance(node, ast.Import) and any(a.name == "tinymemory" for a in node.names):
+            return True
+    return False
+
+
+def test_nothing_below_the_face_imports_it() -> None:
+    """The version comes from the leaf `_version`, never from the package face."""
+    faces = {"__init__", "__main__"}
+    importers = [
+        p.relative_to(PACKAGE)
+        for p in PACKAGE.rglob("*.py")
+        if layer_of(p) not in faces and imports_the_package_face(p)
     ]
     assert importers == []
 

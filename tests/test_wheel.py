@@ -70,15 +70,15 @@ class Built:
 
 
 def source_version() -> str:
-    """`__version__` as written in src/tinymemory/__init__.py (read as setuptools reads it: statically)."""
-    tree = ast.parse((ROOT / "src/tinymemory/__init__.py").read_text(encoding="utf-8"))
+    """`__version__` as written in src/tinymemory/_version.py (read as setuptools reads it: statically)."""
+    tree = ast.parse((ROOT / "src/tinymemory/_version.py").read_text(encoding="utf-8"))
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == "__version__" for t in node.targets
         ):
             assert isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
             return node.value.value
-    raise AssertionError("no __version__ in src/tinymemory/__init__.py")
+    raise AssertionError("no __version__ in src/tinymemory/_version.py")
 
 
 def _checked(out: subprocess.CompletedProcess[str], what: str) -> None:

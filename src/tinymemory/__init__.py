@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from tinymemory.async_memory import AsyncMemory
     from tinymemory.memory import Memory
 
-__version__ = "0.1.0"
+from tinymemory._version import __version__
 
 _API_NAMES = (
     "About",

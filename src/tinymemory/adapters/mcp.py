@@ -15,7 +15,7 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from tinymemory import __version__
+from tinymemory._version import __version__
 from tinymemory.adapters.output import ToolOutput, ToolSet, call_tool
 from tinymemory.tools import MEMORY_STORE, READ_TOOLS, TOOL_NAMES, ToolSpec
 

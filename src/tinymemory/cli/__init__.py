@@ -7,7 +7,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from tinymemory import __version__
+from tinymemory._version import __version__
 from tinymemory.cli.edge import run_guarded
 
 # Each module exposes register(subparsers) and sets `func` on its parsers.

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
-from tinymemory import __version__
+from tinymemory._version import __version__
 from tinymemory.api.engine import EngineDescriptor
 from tinymemory.api.errors import Conflict, TinyMemoryError, Unavailable
 from tinymemory.api.filters import MetaFilter

@@ -19,7 +19,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from tinymemory import __version__
+from tinymemory._version import __version__
 from tinymemory.api import MemoryEngine, TinyMemoryError
 from tinymemory.service.auth import Authenticator
 from tinymemory.service.edge import Edge

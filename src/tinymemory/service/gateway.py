@@ -27,7 +27,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.routing import Route
 
-from tinymemory import __version__
+from tinymemory._version import __version__
 from tinymemory.adapters.mcp import POLICY_INSTRUCTIONS, SERVER_NAME, mcp_result, mcp_tool
 from tinymemory.adapters.output import ToolOutput, call_tool, error_text
 from tinymemory.api import InvalidRequest

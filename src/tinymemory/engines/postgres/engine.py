@@ -15,7 +15,7 @@ from types import TracebackType
 import numpy as np
 import psycopg
 
-from tinymemory import __version__
+from tinymemory._version import __version__
 from tinymemory.api import validate
 from tinymemory.api.engine import EngineDescriptor
 from tinymemory.api.errors import TinyMemoryError, Unavailable

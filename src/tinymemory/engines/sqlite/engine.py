@@ -19,7 +19,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from tinymemory import __version__
+from tinymemory._version import __version__
 from tinymemory.api import validate
 from tinymemory.api.engine import EngineDescriptor
 from tinymemory.api.errors import Unavailable, Unsupported
