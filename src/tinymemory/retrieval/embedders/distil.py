@@ -35,7 +35,6 @@ from tinymemory.retrieval.embedders.bert_numpy import I64, BertConfig, BertWeigh
 from tinymemory.retrieval.embedders.blas_threads import BLAS
 from tinymemory.retrieval.embedders.locate import find_minilm_dir
 from tinymemory.retrieval.embedders.progress import progress_bar
-from tinymemory.retrieval.embedders.static import UNK_ID, load_tokenizer
 from tinymemory.retrieval.embedders.tables import (
     STATIC_DIM,
     Manifest,
@@ -45,6 +44,7 @@ from tinymemory.retrieval.embedders.tables import (
     static_minilm_path,
     write_atomically,
 )
+from tinymemory.retrieval.embedders.wordpiece import UNK_ID, load_tokenizer
 
 SIF_COEFFICIENT = 1e-4  # model2vec's default
 CLS_ID, SEP_ID = 101, 102

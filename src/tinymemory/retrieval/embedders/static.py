@@ -36,11 +36,10 @@ from tinymemory.retrieval.embedders.tables import (
     verify_table,
 )
 from tinymemory.retrieval.embedders.transformer import LocalEmbedder
+from tinymemory.retrieval.embedders.wordpiece import UNK_ID, load_tokenizer
 
 if TYPE_CHECKING:  # imported by the load, on the thread that first embeds, not at engine start
     from tokenizers import Tokenizer
-
-UNK_ID = 100  # [UNK] in the MiniLM (bert-base-uncased) vocabulary: the vector of a text with no tokens
 
 _log = logging.getLogger(__name__)
 
@@ -143,17 +142,6 @@ def map_table(path: Path) -> tuple[mmap.mmap, Table]:
         raise Unavailable(f"embed: static-minilm table {path} is not a plain C-order array")
     table: Table = np.frombuffer(mapped, dtype=dtype, count=count, offset=offset).reshape(shape)
     return mapped, table
-
-
-def load_tokenizer(path: Path) -> Tokenizer:
-    """MiniLM's WordPiece tokenizer (`tokenizer.json`) with padding and truncation off: a sum has no
-    length limit."""
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_file(str(path))
-    tokenizer.no_padding()
-    tokenizer.no_truncation()
-    return tokenizer
 
 
 class StaticMiniLMEmbedder(LocalEmbedder[_Loaded]):
