@@ -43,9 +43,12 @@ PG_SUITES := tests/test_tools_*.py tests/test_policy_*.py tests/test_context_*.p
 	tests/test_gate_flow.py tests/test_gate_concurrency.py tests/test_privacy_properties.py tests/service \
 	tests/test_integration_lang*.py tests/test_compat_mem0.py tests/test_attack_*.py
 
+# PYTEST_ARGS adds flags to both runs (.ci/run passes --durations to list the slowest tests).
+PYTEST_ARGS ?=
+
 test: $(STAMP)
-	$(PY) -m pytest -q
-	TINYMEMORY_TEST_ENGINE=postgres $(PY) -m pytest -q -p no:cacheprovider $(PG_SUITES)
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+	TINYMEMORY_TEST_ENGINE=postgres $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS) $(PG_SUITES)
 
 # The documentation site (mkdocs.yml): guides, architecture pages and the API reference generated from
 # docstrings, into site/. --strict makes every warning (a broken link, a missing reference) an error.
