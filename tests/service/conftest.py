@@ -82,12 +82,15 @@ def start_service(tmp: Path, *, policy: Path | None = None, embedder: str | None
         .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
         .decode()
     )
+    token_file = tmp / "tokens.yaml"
+    if not token_file.exists() and not token_file.is_symlink():
+        token_file.write_text("tokens: []\n")  # the service refuses to start without its file
     settings = ServiceSettings(
         db=store_target(tmp / "service.db"),
         policy=policy,
         jwt_secret=SECRET,
         jwt_public_key=public_pem,
-        token_file=tmp / "tokens.yaml",
+        token_file=token_file,
         embedder=embedder,
         max_body_bytes=256 * 1024,
     )

@@ -5,9 +5,11 @@ and the route rules (anonymous 401 everywhere, an API key 403 on memory routes, 
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac
 import json
+import socket
 import time
 from collections.abc import Callable
 from typing import Any
@@ -263,3 +265,38 @@ def test_a_verified_user_reads_guidance_and_the_registry(service: RunningService
 def test_health_routes_need_no_token(service: RunningService) -> None:
     for path in ("/healthz", "/readyz", "/metrics"):
         assert call(service, None, "GET", path).status_code == 200
+
+
+def raw_request(service: RunningService, authorization: bytes) -> bytes:
+    """The status line the service answers to an Authorization header no HTTP client would send."""
+    host, port = service.url.removeprefix("http://").split(":")
+    body = b'{"query": "tea"}'
+    head = (
+        f"POST {MEMORY}/recall HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n"
+    ).encode()
+    with socket.create_connection((host, int(port)), timeout=30) as conn:
+        conn.sendall(head + b"Authorization: " + authorization + b"\r\n\r\n" + body)
+        answer = b""
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := conn.recv(65536):
+                answer += chunk
+    return answer.split(b"\r\n", 1)[0]
+
+
+@pytest.mark.parametrize(
+    "authorization",
+    [
+        b"Bearer tm_abc\x00def",  # a NUL byte
+        b"Bearer " + b"a" * 1_000_000,  # a megabyte
+        b"Bearer tm_\xe9\xe9\xe9",  # not ASCII (latin-1 on the wire)
+        b"Bearer \xe9.\xe9.\xe9",  # not ASCII, shaped like a JWT
+        b"Bearer eyJhbGciOiJIUzI1NiJ9.\xff\xfe.x",
+    ],
+)
+def test_hostile_authorization_bytes_are_refused_and_the_service_stays_up(
+    service: RunningService, authorization: bytes
+) -> None:
+    status = raw_request(service, authorization)
+    assert status.split(b" ")[1] in (b"400", b"401", b"431"), status
+    assert call(service, service.token(), "POST", f"{MEMORY}/recall", {"query": "tea"}).status_code == 200

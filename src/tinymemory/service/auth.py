@@ -15,7 +15,6 @@ a header the caller chooses.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -27,7 +26,7 @@ from tinymemory.api import InvalidRequest
 from tinymemory.policy import Identity
 from tinymemory.service.errors import Forbidden, Unauthorized
 from tinymemory.service.settings import ServiceSettings
-from tinymemory.service.token_file import TokenFile
+from tinymemory.service.token_cache import CachedTokenFile
 
 MAX_TOKEN_CHARS = 8192
 USER_CLAIM = "sub"
@@ -101,8 +100,9 @@ class Authenticator:
         self._public_key = settings.jwt_public_key
         self._issuer = settings.jwt_issuer
         self._audience = settings.jwt_audience
-        self._file = TokenFile(settings.token_file) if settings.token_file is not None else None
-        self._lock = threading.Lock()
+        self._file = CachedTokenFile(settings.token_file) if settings.token_file is not None else None
+        if self._file is not None:
+            self._file.load("serve")  # a file the service cannot use stops it before it listens
 
     def caller(self, authorization: str | None) -> Caller:
         """The caller an Authorization header proves; anonymous without one. Raises Unauthorized for a
@@ -122,8 +122,7 @@ class Authenticator:
     def _opaque(self, token: str) -> Caller:
         if self._file is None:
             raise Unauthorized("the bearer token is not a JWT and this service has no token file")
-        with self._lock:
-            entry = self._file.lookup(token)
+        entry = self._file.lookup(token)  # Unavailable (503) while the file cannot be used
         if entry is None:
             raise Unauthorized("the bearer token is not known to this service")
         if entry.expires_at is not None and entry.expires_at <= datetime.now(UTC):

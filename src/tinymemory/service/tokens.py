@@ -14,7 +14,7 @@ import jwt
 from tinymemory.api import InvalidRequest
 from tinymemory.policy import Identity
 from tinymemory.service.auth import ADMIN_CLAIM, AGENT_CLAIM, KIND_CLAIM, USER_CLAIM, WORKSPACE_CLAIM
-from tinymemory.service.token_file import TokenEntry, TokenFile, new_token, token_sha256
+from tinymemory.service.token_file import TokenEntry, append_entry, new_token, token_sha256
 
 DEFAULT_TTL = timedelta(days=30)
 
@@ -72,5 +72,5 @@ def issue_opaque(
     Identity(workspace, user, agent)
     token = new_token()
     expires = datetime.now(UTC) + ttl if ttl is not None else None
-    TokenFile(path).add(TokenEntry(token_sha256(token), workspace, user, agent, admin, expires, label))
+    append_entry(path, TokenEntry(token_sha256(token), workspace, user, agent, admin, expires, label))
     return token
