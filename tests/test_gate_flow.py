@@ -339,7 +339,7 @@ async def test_a_fact_that_carries_an_identifier_is_shared_without_it(engine: Sq
     [
         (MADRID, ("queued", "scrubbed")),
         ("Ask dave.jones@example.com for the office keys.", ("queued", "scrubbed")),
-        ("Refunds go to IBAN DE89 3704 0044 0532 0130 00 within 30 days.", ("queued", "scrubbed")),
+        ("Parcels for Lisbon arrive on Tuesdays; text Rui on +351 912 345 678.", ("queued", "scrubbed")),
         ("Refunds go to refunds@example.com within 30 days.", ("queued", None)),  # a role address stays
         ("My account number is 4711 0815 2233.", ("kept_private", "personal")),  # first person
         ("I lost my badge; mail me at jo@example.org", ("kept_private", "personal")),
@@ -347,6 +347,13 @@ async def test_a_fact_that_carries_an_identifier_is_shared_without_it(engine: Sq
         ("Write to dave.jones@example.com.", ("kept_private", "personal")),  # nothing left but the address
         ("Call +49 30 1234 5678 for it.", ("kept_private", "personal")),
         ("The user's IBAN is DE89 3704 0044 0532 0130 00.", ("kept_private", "personal")),
+        # a record's identifier is what the sentence is about: it stays private even scrubbed
+        ("Refunds go to IBAN DE89 3704 0044 0532 0130 00 within 30 days.", ("kept_private", "personal")),
+        ("Order #55123 was delivered to the wrong door", ("kept_private", "personal")),
+        ("Policy number: HX-2291-77 covers the user's car", ("kept_private", "personal")),
+        ("Anna lives at 45 Oak Avenue", ("kept_private", "personal")),
+        ("The team lunch is paid with card 4111 1111 1111 1111", ("kept_private", "personal")),
+        ("The office wifi password is hunter2 for visitors", ("kept_private", "personal")),
     ],
 )
 async def test_which_shares_are_queued_scrubbed(
