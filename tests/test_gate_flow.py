@@ -4,6 +4,7 @@ file: the memory__ tools queue shares, the job weighs them, other users read wha
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -11,10 +12,10 @@ from typing import Any
 import pytest
 
 from engines import make_engine
-from tinymemory.api import GetRequest, ListRequest, MetaFilter, Namespace, Reach, utcnow
+from tinymemory.api import GetRequest, ItemKind, ListRequest, MetaFilter, Namespace, NewItem, Reach, utcnow
 from tinymemory.engines.sqlite import SqliteEngine
 from tinymemory.policy import Identity, MemoryPolicy, PolicyTools
-from tinymemory.policy.gate import GateJob, gate_matcher, gate_status, queued_pairs
+from tinymemory.policy.gate import GateJob, contains_identifier, gate_matcher, gate_status, queued_pairs
 
 WS, AGENT = "acme", "support"
 FACT = "The Berlin office closes at 6 pm on Fridays."
@@ -141,7 +142,7 @@ async def test_a_personal_fact_is_never_queued_nor_published(engine: SqliteEngin
         ("alice", "My account number is 4711 0815 2233."),
         ("bob", "My account number is 4711 0815 2233."),
         ("carol", "I was diagnosed with diabetes last year."),
-        ("dave", "Ask dave.jones@example.com for the office keys."),
+        ("dave", "Write to dave.jones@example.com."),
     ):
         out = await world.share(user, text)
         assert (out["share"], out["share_reason"]) == ("kept_private", "personal"), text
@@ -214,3 +215,153 @@ async def test_status_shows_groups_subjects_and_decisions(engine: SqliteEngine) 
     assert {d["decision"] for d in after["decisions"]} == {"published"}
     assert [p["text"] for p in after["published"]] == [OTHER]
     assert "alice" not in repr(after) and "carol" not in repr(after)
+
+
+# -------------------------------------------------------------------------- every sharer, everywhere
+
+BADGES = "The visitor badges are handed out by erin at reception."
+
+
+def status_text(status: dict[str, Any]) -> str:
+    return repr(status).casefold()
+
+
+async def test_every_sharer_is_scrubbed_from_every_candidate(engine: SqliteEngine) -> None:
+    # erin's own copy loses her name, frank's copy names erin: both must read the same to group.
+    world = World(engine, policy())
+    for user in ("erin", "frank"):
+        assert (await world.share(user, BADGES))["share"] == "queued"
+    status = await gate_status(engine, WS, world.policy, gate_matcher())
+    [group] = status["agents"][0]["held"]
+    assert group["distinct_subjects"] == 2
+    assert "erin" not in status_text(status) and "frank" not in status_text(status)
+    assert (await world.run()).published == 1
+    [copy] = await world.shared()
+    assert "erin" not in copy.text.casefold() and "reception" in copy.text
+    after = await gate_status(engine, WS, world.policy, gate_matcher())
+    assert "erin" not in status_text(after) and "frank" not in status_text(after)
+
+
+async def test_a_sharer_whose_shares_are_settled_is_still_scrubbed(engine: SqliteEngine) -> None:
+    # gina's only share is decided and leaves the queue; her name in later shares is still a sharer's.
+    world = World(engine, policy())
+    await world.share("gina", OTHER)
+    await world.share("harry", OTHER)
+    assert (await world.run()).published == 1
+    permits = "Parking permits are signed at the front desk by gina."
+    await world.share("ivan", permits)
+    await world.share("judy", permits)
+    assert "gina" not in status_text(await gate_status(engine, WS, world.policy, gate_matcher()))
+    assert (await world.run()).published == 1
+    texts = [s.text for s in await world.shared()]
+    assert len(texts) == 2 and not [t for t in texts if "gina" in t.casefold()], texts
+
+
+async def test_a_publication_naming_a_later_sharer_is_scrubbed_again(engine: SqliteEngine) -> None:
+    world = World(engine, policy())
+    permits = "Parking permits are signed at the front desk by kate."
+    await world.share("ivan", permits)
+    await world.share("judy", permits)
+    assert (await world.run()).published == 1
+    [before] = await world.shared()
+    assert "kate" in before.text  # kate is no sharer yet: her name is part of the fact
+    await world.share("kate", FACT)  # now she is one: no publication may carry her name
+    report = await world.run()
+    assert report.rescrubbed == 1
+    [after] = await world.shared()
+    assert "kate" not in after.text.casefold() and "front desk" in after.text
+    assert after.meta.purpose == before.meta.purpose
+    got = await engine.get(GetRequest(ids=(before.id,)))
+    assert got.items == () and got.forgotten == ()  # the version that named her is purged
+    hits = await world.recall("carol", "who signs parking permits?")
+    assert [h["id"] for h in hits if "front desk" in h["content"]] == [after.id]
+    assert (await world.run()).rescrubbed == 0
+
+
+async def test_a_publication_carrying_an_identifier_is_scrubbed_again(engine: SqliteEngine) -> None:
+    # A copy published before a detector learnt a spelling: the next run takes the identifier out.
+    world = World(engine, policy())
+    await world.share("ivan", OTHER)
+    await world.share("judy", OTHER)
+    await world.run()
+    [published] = await world.shared()
+    leaked = "Refunds are accepted within 30 days of purchase; ask jane.doe@example.com."
+    tier = Namespace.of(("workspace", WS), ("agent", AGENT))
+    await engine.store(NewItem(ItemKind.LEARNING, leaked, replace(published.meta, namespace=tier)))
+    await world.share("kate", FACT)
+    report = await world.run()
+    assert report.rescrubbed == 1
+    [copy] = await world.shared()
+    assert "jane" not in copy.text and "[email]" in copy.text
+
+
+@pytest.mark.parametrize("dana", ["dana.lee", "dana_lee", "dana-lee", "Dana.Lee@acme"])
+@pytest.mark.xfail(strict=True, reason="needs deid id-form split")
+async def test_a_sharer_named_in_any_id_form_is_never_published(tmp_path: Path, dana: str) -> None:
+    async with make_engine(tmp_path / "dana.db") as eng:
+        world = World(eng, policy())
+        travel = "Dana Lee approves every travel request above 500 euros"
+        for user in (dana, "frank"):
+            assert (await world.share(user, travel))["share"] == "queued"
+        held = status_text(await gate_status(eng, WS, world.policy, gate_matcher()))
+        assert (await world.run()).published == 1
+        seen = [s.text for s in await world.shared()]
+        seen += [h["content"] for h in await world.recall("carol", "who approves travel requests?")]
+        seen += [held, status_text(await gate_status(eng, WS, world.policy, gate_matcher()))]
+        assert len(seen) >= 3
+        for text in seen:
+            assert "dana" not in text.casefold() and "lee" not in text.casefold(), text
+
+
+# ----------------------------------------------------- a fact that carries an identifier, without it
+
+MADRID = "The Madrid office closes at 3 pm; write to bX@beta.example"
+
+
+async def test_a_fact_that_carries_an_identifier_is_shared_without_it(engine: SqliteEngine) -> None:
+    world = World(engine, policy())
+    for user in ("alice", "bob"):
+        out = await world.share(user, MADRID)
+        assert (out["share"], out["share_reason"]) == ("queued", "scrubbed")
+    [own] = await world.recall("alice", "Madrid office")
+    assert own["content"] == MADRID  # the user's own copy keeps what they wrote
+    status = await gate_status(engine, WS, world.policy, gate_matcher())
+    assert "bx@" not in status_text(status)
+    assert (await world.run()).published == 1
+    [copy] = await world.shared()
+    assert copy.text == "The Madrid office closes at 3 pm; write to [email]"
+    hits = await world.recall("carol", "when does the Madrid office close?")
+    assert hits and hits[0]["id"] == copy.id and hits[0]["metadata"]["tier"] == "agent"
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        (MADRID, ("queued", "scrubbed")),
+        ("Ask dave.jones@example.com for the office keys.", ("queued", "scrubbed")),
+        ("Parcels for Lisbon arrive on Tuesdays; text Rui on +351 912 345 678.", ("queued", "scrubbed")),
+        ("Refunds go to refunds@example.com within 30 days.", ("queued", None)),  # a role address stays
+        ("My account number is 4711 0815 2233.", ("kept_private", "personal")),  # first person
+        ("I lost my badge; mail me at jo@example.org", ("kept_private", "personal")),
+        ("She takes insulin; her phone is +49 30 1234 5678.", ("kept_private", "personal")),  # health
+        ("Write to dave.jones@example.com.", ("kept_private", "personal")),  # nothing left but the address
+        ("Call +49 30 1234 5678 for it.", ("kept_private", "personal")),
+        ("The user's IBAN is DE89 3704 0044 0532 0130 00.", ("kept_private", "personal")),
+        # a record's identifier is what the sentence is about: it stays private even scrubbed
+        ("Refunds go to IBAN DE89 3704 0044 0532 0130 00 within 30 days.", ("kept_private", "personal")),
+        ("Order #55123 was delivered to the wrong door", ("kept_private", "personal")),
+        ("Policy number: HX-2291-77 covers the user's car", ("kept_private", "personal")),
+        ("Anna lives at 45 Oak Avenue", ("kept_private", "personal")),
+        ("The team lunch is paid with card 4111 1111 1111 1111", ("kept_private", "personal")),
+        ("The office wifi password is hunter2 for visitors", ("kept_private", "personal")),
+    ],
+)
+async def test_which_shares_are_queued_scrubbed(
+    engine: SqliteEngine, text: str, answer: tuple[str, str | None]
+) -> None:
+    out = await World(engine, policy()).share("alice", text)
+    assert (out["share"], out.get("share_reason")) == answer
+    assert bool(await queued_pairs(engine)) is (answer[0] == "queued")
+    if answer[1] == "scrubbed":
+        [candidate] = (await gate_status(engine, WS, policy(), gate_matcher()))["agents"][0]["held"]
+        assert not contains_identifier(candidate["text"], keep_organisational=True)

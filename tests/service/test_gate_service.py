@@ -82,3 +82,24 @@ def test_gate_routes_are_for_admins(gated: RunningService) -> None:
         assert http.get("/api/v1/gate").json()["enabled"] is True
     if not is_postgres():
         assert Path(gated.settings.db).exists()
+
+
+def test_the_gate_status_names_no_sharer(gated: RunningService) -> None:
+    # frank's copy names erin, another sharer of the agent: neither the status nor the publication may.
+    badges = "The visitor badges are handed out by erin at reception."
+    for user in ("erin", "frank"):
+        with gated.client(gated.token("globex", user, "front")) as http:
+            out = http.post("/api/v1/memory/remember", json={"content": badges, "share": True}).json()
+            assert out["share"] == "queued", out
+    with gated.client(gated.token("globex", None)) as http:
+        status = http.get("/api/v1/gate")
+        assert status.status_code == 200
+        [agent] = status.json()["agents"]
+        assert [g["distinct_subjects"] for g in agent["held"]] == [2]
+        assert "erin" not in status.text and "frank" not in status.text
+        assert http.post("/api/v1/gate/run").json()["published"] == 1
+        after = http.get("/api/v1/gate")
+        assert "erin" not in after.text and "frank" not in after.text
+        assert [p["text"] for p in after.json()["agents"][0]["published"]] == [
+            "The visitor badges are handed out by [person] at reception."
+        ]

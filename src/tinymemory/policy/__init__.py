@@ -19,7 +19,7 @@ from tinymemory.policy.guidance import fallback_guidance, render_guidance, with_
 from tinymemory.policy.identity import PERSONAL_TIERS, Identity, Tier, Tiers
 from tinymemory.policy.policy import BUILTIN_TYPES, DEFAULT_TYPE, MemoryPolicy
 from tinymemory.policy.session import MediaProbe
-from tinymemory.policy.tools import PolicyTools, Registration
+from tinymemory.policy.tools import PolicyTools, Registration, log_refused
 
 __all__ = [
     "BUILTIN_TYPES",
@@ -41,6 +41,7 @@ __all__ = [
     "Tier",
     "Tiers",
     "fallback_guidance",
+    "log_refused",
     "render_guidance",
     "with_fallback",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from tinymemory.api import GetRequest, MemoryEngine, MemoryItem, Ref
+from tinymemory.api import GetRequest, MemoryEngine, MemoryItem, Reach, Ref
 from tinymemory.policy.arguments import PolicyArgs
 from tinymemory.policy.identity import Identity, Tiers
 from tinymemory.policy.policy import MemoryPolicy
@@ -14,6 +14,22 @@ from tinymemory.tools.preview import ResultBounds
 # Says whether a media reference's content is still there (a blob store, a file share...).
 MediaProbe = Callable[[Ref], Awaitable[bool]]
 MAX_VERSIONS = 64  # supersession links followed from an old id to the current version
+
+
+async def earlier_versions(engine: MemoryEngine, item: MemoryItem, reach: Reach) -> list[MemoryItem]:
+    """The versions `item` superseded, newest first, as far as `reach` holds them (the chain, `item`
+    included, cut at MAX_VERSIONS): what must go with it when it is forgotten."""
+    found: list[MemoryItem] = []
+    seen = {item.id}
+    previous = item.supersedes
+    while previous is not None and len(seen) < MAX_VERSIONS and previous not in seen:
+        got = await engine.get(GetRequest(ids=(previous,), reach=reach))
+        if not got.items:
+            break
+        found.append(got.items[0])
+        seen.add(previous)
+        previous = got.items[0].supersedes
+    return found
 
 
 @dataclass(frozen=True, slots=True)

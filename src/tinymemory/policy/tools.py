@@ -68,6 +68,16 @@ class Registration:
                 )
 
 
+def log_refused(workspace: str | None) -> None:
+    """The one info record a refusal of the memory tools leaves (no verified user: anonymous or an API
+    key), here and in the service, so an operator finds every refusal under one logger and wording."""
+    log.info(
+        "memory tools not registered for workspace %s: the conversation has no verified user "
+        "(anonymous or API key)",
+        workspace if workspace is not None else "(none)",
+    )
+
+
 def offered_tools(identity: Identity, registration: Registration) -> tuple[str, ...]:
     """The tools a conversation gets, in the canonical order."""
     if not identity.is_verified_user or not registration.tools:
@@ -142,11 +152,7 @@ class PolicyTools:
         effective = policy if policy is not None else MemoryPolicy.default()
         offered = offered_tools(identity, reg)
         if not identity.is_verified_user:
-            log.info(
-                "memory tools not registered for workspace %s: the conversation has no verified user "
-                "(anonymous or API key)",
-                identity.workspace,
-            )
+            log_refused(identity.workspace)
         if guidance is not None:
             doc = with_fallback(guidance)
         else:

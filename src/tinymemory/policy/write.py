@@ -8,7 +8,6 @@ from tinymemory.api import (
     DEFAULT_CONFIDENCE,
     About,
     ForgetRequest,
-    GetRequest,
     InvalidRequest,
     ItemKind,
     ItemMeta,
@@ -17,12 +16,13 @@ from tinymemory.api import (
     utcnow,
 )
 from tinymemory.policy import render
-from tinymemory.policy.gate.deid import is_personal
-from tinymemory.policy.gate.queue import candidate_item, queue_marker, withdraw
-from tinymemory.policy.session import MAX_VERSIONS, PolicySession
+from tinymemory.policy.gate.queue import queue_items, withdraw
+from tinymemory.policy.gate.screen import PERSONAL, screen
+from tinymemory.policy.session import PolicySession, earlier_versions
 from tinymemory.tools.args import Obj
 
-# What a share answers: queued for the gate, or accepted and kept private (with the reason).
+# What a share answers: queued for the gate, or accepted and kept private (with the reason); a share
+# queued without the identifiers it carried says so too (share_reason `scrubbed`).
 KEPT_PRIVATE = "kept_private"
 QUEUED = "queued"
 NOT_OWN_MESSAGE = (
@@ -70,18 +70,15 @@ async def remember(session: PolicySession, raw: Obj) -> dict[str, Any]:
         ),
         confidence=DEFAULT_CONFIDENCE if confidence is None else confidence,
     )
-    target, private_because = share_target(session, item.text) if values[a.share] else (None, None)
+    target, reason = share_target(session, item.text) if values[a.share] else (None, None)
     stored = await session.engine.store(item)
     if target is not None:
         # After the user's copy: the candidate cites it. Should this write fail, the user's copy is
         # kept and a retry (a replay of it) queues the candidate again.
         await session.engine.store_many(
-            [
-                candidate_item(
-                    session.identity, target, stored.id, item.text, kind, item.confidence or 0.0, utcnow()
-                ),
-                queue_marker(session.identity.workspace, target),
-            ]
+            queue_items(
+                session.identity, target, stored.id, item.text, kind, item.confidence or 0.0, utcnow()
+            )
         )
     status = "unchanged" if stored.replayed else "updated" if stored.superseded else "created"
     out: dict[str, Any] = {"id": stored.id, "status": status, "tier": tier.value}
@@ -89,14 +86,15 @@ async def remember(session: PolicySession, raw: Obj) -> dict[str, Any]:
         out["supersedes"] = list(stored.superseded)
     if values[a.share]:
         out["share"] = QUEUED if target is not None else KEPT_PRIVATE
-        if private_because is not None:
-            out["share_reason"] = private_because
+        if reason is not None:
+            out["share_reason"] = reason
     return out
 
 
 def share_target(session: PolicySession, text: str) -> tuple[str | None, str | None]:
-    """The agent a share is queued for, or None and why it stays private. A personal fact is never
-    queued: the gate would not publish it, so it is not kept anywhere but the user's own tier."""
+    """The agent a share is queued for (with `scrubbed` when its identifiers were taken out), or None
+    and why it stays private. A personal fact is never queued: the gate would not publish it, so it is
+    not kept anywhere but the user's own tier (see `gate.screen.screen`)."""
     gate = session.policy.gate
     agent = session.share_agent or session.identity.agent
     if not gate.enabled:
@@ -105,9 +103,10 @@ def share_target(session: PolicySession, text: str) -> tuple[str | None, str | N
         return None, "user_shares_off"
     if agent is None:
         return None, "no_agent"
-    if is_personal(text):
-        return None, "personal"
-    return agent, None
+    verdict = screen(session.identity, text)
+    if verdict == PERSONAL:
+        return None, PERSONAL
+    return agent, verdict
 
 
 async def forget(session: PolicySession, raw: Obj) -> dict[str, Any]:
@@ -121,16 +120,9 @@ async def forget(session: PolicySession, raw: Obj) -> dict[str, Any]:
     own = tiers.own_reach
     if own is None or current.namespace not in own:
         return {"status": "not_allowed", "id": current.id, "message": NOT_OWN_MESSAGE}
-    versions = [current.id]
-    texts = [current.text]
-    previous = current.supersedes
-    while previous is not None and len(versions) < MAX_VERSIONS and previous not in versions:
-        got = await session.engine.get(GetRequest(ids=(previous,), reach=own))
-        if not got.items:
-            break
-        versions.append(got.items[0].id)
-        texts.append(got.items[0].text)
-        previous = got.items[0].supersedes
+    chain = [current, *await earlier_versions(session.engine, current, own)]
+    versions = [v.id for v in chain]
+    texts = [v.text for v in chain]
     result = await session.engine.forget(ForgetRequest(ids=tuple(versions), reach=own))
     await withdraw(session.engine, session.identity, texts)
     return {

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from tinymemory.api import InvalidRequest
 from tinymemory.api.echo import echo
 from tinymemory.api.validate import check_unicode, fail
+from tinymemory.policy import log_refused
 from tinymemory.service.auth import Caller
 from tinymemory.service.state import ServiceState
 
@@ -43,6 +44,16 @@ def service(request: Request) -> ServiceState:
 def caller(request: Request) -> Caller:
     """The caller the Authorization header proves (anonymous without one)."""
     return service(request).auth.caller(request.headers.get("authorization"))
+
+
+def memory_caller(request: Request, op: str) -> Caller:
+    """The caller of a memory route, who must be a verified user: an anonymous caller is answered 401
+    and an API key 403, each refusal logged the way the library logs one."""
+    who = caller(request)
+    if not who.is_user:
+        log_refused(who.workspace)
+    who.need_user(op)
+    return who
 
 
 def _reject_constant(name: str) -> float:

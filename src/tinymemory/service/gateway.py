@@ -31,7 +31,7 @@ from tinymemory._version import __version__
 from tinymemory.adapters.mcp import POLICY_INSTRUCTIONS, SERVER_NAME, mcp_result, mcp_tool
 from tinymemory.adapters.output import ToolOutput, call_tool, error_text
 from tinymemory.api import InvalidRequest
-from tinymemory.policy import MEMORY_REMEMBER, Identity, PolicyTools
+from tinymemory.policy import MEMORY_REMEMBER, Identity, PolicyTools, log_refused
 from tinymemory.service.app import error_response
 from tinymemory.service.auth import Caller
 from tinymemory.service.errors import Forbidden, Unauthorized
@@ -130,8 +130,9 @@ def caller_of(ctx: ServerRequestContext[Any, Any]) -> Caller:
 
 
 async def gateway_tools(state: ServiceState, caller: Caller) -> GatewayTools | None:
-    """The caller's tools, or None for anyone but a verified user."""
+    """The caller's tools, or None (the refusal logged) for anyone but a verified user."""
     if not caller.is_user or caller.workspace is None:
+        log_refused(caller.workspace)
         return None
     tools = await state.policy_tools(caller, gateway=True)
     return GatewayTools(tools, state.registry, caller.workspace)
@@ -180,6 +181,7 @@ class VerifiedGateway:
             await error_response(request, 401, "unauthorized", f"mcp: {exc.message}")(scope, receive, send)
             return
         if caller.workspace is None:
+            log_refused(None)
             message = "mcp: the gateway needs a bearer token (Authorization: Bearer <token>)"
             await error_response(request, 401, "unauthorized", message)(scope, receive, send)
             return

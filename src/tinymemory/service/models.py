@@ -120,7 +120,13 @@ class Remembered(Answer):
     status: Literal["created", "updated", "unchanged"]
     tier: TierName
     supersedes: list[str] | None = Field(None, description="the ids this version replaced")
-    share: Literal["kept_private"] | None = Field(None, description="what became of a share request")
+    share: Literal["queued", "kept_private"] | None = Field(
+        None, description="what became of a share request"
+    )
+    share_reason: Literal["no_gate", "user_shares_off", "no_agent", "personal", "scrubbed"] | None = Field(
+        None,
+        description="why a share stayed private, or `scrubbed`: queued without the identifiers it carried",
+    )
 
 
 class Memories(Answer):
@@ -386,4 +392,8 @@ class GateRunReport(BaseModel):
     rejected: int
     withdrawn: int
     personal: int
+    rescrubbed: int = Field(
+        0, description="published facts given a version scrubbed of a sharer or identifier"
+    )
+    retracted: int = Field(0, description="published facts taken back as personal")
     shared_ids: list[str]

@@ -1,9 +1,10 @@
 """The shared-write gate: shares that enough distinct users corroborate become the agent's knowledge,
 de-identified; nothing a tool call does writes shared memory directly.
 
-`queue` builds the candidate a share leaves for the gate, `match` decides "the same fact", `deid`
-keeps sharers and personal facts out of what is published, `job` weighs the queue (idempotent, safe
-to run twice at once) and `status` shows it to a workspace's admins. docs/architecture/gate.md has the
+`queue` builds the candidate a share leaves for the gate, `screen` decides what a share may leave
+and what may be shown or published, `match` decides "the same fact", `deid` finds the identifiers and
+personal facts, `job` weighs the queue (idempotent, safe to run twice at once) and `status` shows it
+to a workspace's admins. docs/architecture/gate.md has the
 flow.
 """
 

@@ -1,11 +1,14 @@
 """The gate job: weigh the queued shares of each (workspace, agent) and publish, merge, hold or reject.
 
-One pass, for every pair with candidates:
+One pass, for every pair with candidates, with every sharer the agent's gate ever recorded (the
+roster) scrubbed from every text it compares, publishes or keeps published:
 
-1. withdraw a candidate whose sharer forgot or corrected their own copy;
-2. reject a candidate older than `gate.window` that was never published;
-3. group the live candidates by "the same fact" (`match.FactMatcher`);
-4. a group matching a fact the gate already published is merged into it as evidence (the shared
+1. check the published facts again: one that names a sharer (a user who shared after it was
+   published) or carries an identifier gets a scrubbed version, one that is personal is taken back;
+2. withdraw a candidate whose sharer forgot or corrected their own copy;
+3. reject a candidate older than `gate.window` that was never published;
+4. group the live candidates by "the same fact" (`match.FactMatcher`), on their scrubbed texts;
+5. a group matching a fact the gate already published is merged into it as evidence (the shared
    memory's next version counts the new sharers); else a group with `gate.minDistinctSubjects`
    distinct sharers is published, de-identified, to the agent's shared tier; else it is held.
 
@@ -38,7 +41,6 @@ from tinymemory.api import (
     Source,
     utcnow,
 )
-from tinymemory.policy.gate.deid import contains_identifier, deidentify, is_personal
 from tinymemory.policy.gate.match import FactMatcher
 from tinymemory.policy.gate.queue import (
     GATE_SOURCE,
@@ -48,8 +50,13 @@ from tinymemory.policy.gate.queue import (
     candidate_node,
     decision_node,
     fact_key,
+    sharer_item,
+    sharer_node,
+    sharers_of,
 )
+from tinymemory.policy.gate.screen import publishable, scrub
 from tinymemory.policy.policy import MemoryPolicy
+from tinymemory.policy.session import earlier_versions
 
 PAGE = 500
 SHARED_ABOUT = "shared-fact"
@@ -68,6 +75,8 @@ class GateReport:
     rejected: int = 0
     withdrawn: int = 0
     personal: int = 0
+    rescrubbed: int = 0
+    retracted: int = 0
     shared_ids: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
@@ -79,6 +88,8 @@ class GateReport:
             "rejected": self.rejected,
             "withdrawn": self.withdrawn,
             "personal": self.personal,
+            "rescrubbed": self.rescrubbed,
+            "retracted": self.retracted,
             "shared_ids": self.shared_ids,
         }
 
@@ -109,6 +120,12 @@ async def queued_pairs(engine: MemoryEngine, workspace: str | None = None) -> li
         if agent and (workspace is None or ws == workspace):
             pairs.append((ws, agent))
     return sorted(set(pairs))
+
+
+async def roster(engine: MemoryEngine, workspace: str, agent: str) -> dict[str, str]:
+    """Every user who ever shared with `agent`, by digest: what a publication must never name."""
+    entries = await read_all(engine, sharer_node(workspace, agent))
+    return {i.meta.about.key: i.text for i in entries if i.meta.about and i.text}
 
 
 def shared_purpose(sharers: int) -> str:
@@ -183,6 +200,7 @@ class GateJob:
         ]
         if not candidates:
             return
+        sharers = await self._sharers(workspace, agent, candidates)
         decided = await self._decided(workspace, agent, [c.id for c in candidates])
         settled = [c for c in candidates if c.id in decided]
         todo = [c for c in candidates if c.id not in decided]
@@ -197,29 +215,78 @@ class GateJob:
             else:
                 live.append(c)
         shared = await read_all(self.engine, agent_tier(workspace, agent), MetaFilter(sources=(GATE_SOURCE,)))
-        for group in self.matcher.group([c.text for c in live]):
+        shared = await self._recheck(workspace, agent, shared, sharers, report)
+        texts = [scrub(c.text, sharers) for c in live]
+        for group in self.matcher.group(texts):
             members = [live[i] for i in group]
+            text = texts[group[0]]
             decisions += await self._weigh(
-                workspace, agent, members, shared, gate.min_distinct_subjects, report
+                workspace, agent, members, text, sharers, shared, gate.min_distinct_subjects, report
             )
         await self._record(workspace, agent, decisions, report)
         await self._retire(
             workspace, agent, [*settled, *(c for c in candidates if c.id in {d.candidate for d in decisions})]
         )
 
+    async def _sharers(self, workspace: str, agent: str, candidates: list[Candidate]) -> list[str]:
+        """Every sharer of the agent's gate. A candidate queued before the roster existed adds its
+        sharer to it here, before the candidate (and with it the only record of them) is retired."""
+        recorded = await roster(self.engine, workspace, agent)
+        missing = {c.subject: c.user for c in candidates if c.user and recorded.get(c.subject) != c.user}
+        if missing:
+            await self.engine.store_many(
+                [sharer_item(workspace, agent, subject, user) for subject, user in sorted(missing.items())]
+            )
+        return sharers_of(recorded, candidates)
+
+    async def _recheck(
+        self,
+        workspace: str,
+        agent: str,
+        shared: list[MemoryItem],
+        sharers: list[str],
+        report: GateReport,
+    ) -> list[MemoryItem]:
+        """The published facts as they may stay. One that names a sharer (a user who shared after it
+        was published) or carries an identifier (a spelling the detectors learnt since) gets a
+        scrubbed version; one that is personal even scrubbed is taken back. The version that named
+        someone is forgotten and purged, so no history read finds it."""
+        kept: list[MemoryItem] = []
+        stale: list[str] = []
+        reach = Reach.exact(agent_tier(workspace, agent))
+        for s in shared:
+            if publishable(s.text, sharers):
+                kept.append(s)
+                continue
+            stale += [s.id, *(v.id for v in await earlier_versions(self.engine, s, reach))]
+            clean = scrub(s.text, sharers)
+            if not publishable(clean, sharers):
+                report.retracted += 1
+                continue
+            stored = await self.engine.store(NewItem(s.kind, clean, s.meta, s.confidence))
+            kept.append((await self.engine.get(GetRequest(ids=(stored.id,)))).items[0])
+            report.rescrubbed += 1
+            report.shared_ids.append(stored.id)
+        if stale:
+            await self.engine.forget(ForgetRequest(ids=tuple(stale), reach=reach))
+            await self.engine.purge(PurgeRequest(reach=reach))
+        return kept
+
     async def _weigh(
         self,
         workspace: str,
         agent: str,
         members: list[Candidate],
+        text: str,
+        sharers: list[str],
         shared: list[MemoryItem],
         needed: int,
         report: GateReport,
     ) -> list[Decision]:
-        first = members[0]  # the earliest share: a fixed choice, so two jobs publish the same text
-        sharers = [m.user for m in members if m.user]
-        text = deidentify(first.text, sharers, keep_organisational=True)
-        if is_personal(text) or contains_identifier(text, sharers, keep_organisational=True):
+        """`text` is the group's first member (the earliest share: a fixed choice, so two jobs publish
+        the same text), scrubbed of every sharer of the agent."""
+        first = members[0]
+        if not publishable(text, sharers):
             return [Decision(m.id, PERSONAL, None, m.subject) for m in members]
         existing = next((s for s in shared if self.matcher.same(s.text, text)), None)
         if existing is not None:

@@ -618,6 +618,11 @@ def _content(word: str) -> bool:
     return word not in _STOP and word not in _FUNCTION and not any(c.isdigit() for c in word)
 
 
+def content_words(text: str) -> list[str]:
+    """The words of `text` that carry its meaning: normalised, without stop, function and number words."""
+    return [w for w in normalise(text).split() if _content(w)]
+
+
 def embedding_text(text: str) -> str:
     """What is embedded: the normalised text without its stop words, so that "returns require the
     receipt" and "the receipt is required for returns" meet (measured: higher paraphrase similarity, and

@@ -5,12 +5,15 @@ same user sharing the same fact again refreshes their candidate rather than addi
 holds the fact already de-identified of its sharer, a one-way digest of the sharer (enough to count
 distinct users, not to name one) and the id of the user's own copy (so a fact its sharer forgot is
 withdrawn). A marker in the root node `gate:queue` tells the job which (workspace, agent) pairs have
-candidates; nothing a user's reach covers.
+candidates, and the roster `workspace:W/gate:A/log:sharers` keeps the id of every user who ever shared
+with the agent, so that no publication and no status view names any of them, even one whose own
+shares are long decided. Nothing here is in a user's reach.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -29,13 +32,14 @@ from tinymemory.api import (
     Reach,
     Source,
 )
-from tinymemory.policy.gate.deid import deidentify
 from tinymemory.policy.gate.match import normalise
+from tinymemory.policy.gate.screen import own_text
 from tinymemory.policy.identity import Identity
 
 GATE_SOURCE = "gate"
 CANDIDATE_ABOUT = "gate-candidate"
 QUEUE_ABOUT = "gate-queue"
+SHARER_ABOUT = "gate-sharer"
 SUBJECT_KEY = "gate_subject"
 SOURCE_KEY = "gate_source"
 USER_KEY = "gate_user"  # the sharer, kept in the gate's own records only, to scrub them from a publication
@@ -48,6 +52,10 @@ def candidate_node(workspace: str, agent: str) -> Namespace:
 
 def decision_node(workspace: str, agent: str) -> Namespace:
     return candidate_node(workspace, agent).child("log", "decisions")
+
+
+def sharer_node(workspace: str, agent: str) -> Namespace:
+    return candidate_node(workspace, agent).child("log", "sharers")
 
 
 def agent_tier(workspace: str, agent: str) -> Namespace:
@@ -65,8 +73,7 @@ def fact_key(text: str) -> str:
 
 def candidate_key(identity: Identity, text: str) -> str:
     """The about key of `identity`'s candidate for `text`: one per user and fact."""
-    clean = deidentify(text, [identity.user] if identity.user else [], keep_organisational=True)
-    return _key(subject_of(identity), clean)
+    return _key(subject_of(identity), own_text(identity, text))
 
 
 def _key(subject: str, clean: str) -> str:
@@ -101,8 +108,7 @@ def candidate_item(
     now: datetime,
 ) -> NewItem:
     subject = subject_of(identity)
-    # An organisation's role address or hotline is the fact itself ("write to support@..."): it stays.
-    clean = deidentify(text, [identity.user] if identity.user else [], keep_organisational=True)
+    clean = own_text(identity, text)
     return NewItem(
         ItemKind.LEARNING,
         clean,
@@ -117,6 +123,41 @@ def candidate_item(
         ),
         confidence=confidence,
     )
+
+
+def queue_items(
+    identity: Identity,
+    agent: str,
+    source_id: str,
+    text: str,
+    kind: str,
+    confidence: float,
+    now: datetime,
+) -> list[NewItem]:
+    """What one share leaves for the gate: the candidate, the sharer on the agent's roster, the marker."""
+    items = [candidate_item(identity, agent, source_id, text, kind, confidence, now)]
+    if identity.user:
+        items.append(sharer_item(identity.workspace, agent, subject_of(identity), identity.user))
+    return [*items, queue_marker(identity.workspace, agent)]
+
+
+def sharer_item(workspace: str, agent: str, subject: str, user: str) -> NewItem:
+    """One entry of the roster: the same user again is a replay."""
+    return NewItem(
+        ItemKind.DOCUMENT,
+        user,
+        ItemMeta(
+            namespace=sharer_node(workspace, agent),
+            source=Source(GATE_SOURCE, None),
+            about=About(SHARER_ABOUT, subject),
+        ),
+    )
+
+
+def sharers_of(recorded: dict[str, str], candidates: Iterable[Candidate]) -> list[str]:
+    """The roster's ids and the ids the candidates hold (a candidate queued before the roster existed
+    has its sharer only there), sorted so that two jobs scrub alike."""
+    return sorted({*recorded.values(), *(c.user for c in candidates if c.user)})
 
 
 def queue_marker(workspace: str, agent: str) -> NewItem:

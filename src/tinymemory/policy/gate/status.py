@@ -1,6 +1,7 @@
 """What the gate holds for a workspace, for its admins: the candidates grouped as the job would group
 them, how many distinct users back each group against how many it needs, when each expires, and the
-decisions taken so far. Sharers appear only as counts."""
+decisions taken so far. Sharers appear only as counts: every text shown is scrubbed of every sharer the
+agent's gate recorded, as the job scrubs what it compares and publishes."""
 
 from __future__ import annotations
 
@@ -8,9 +9,17 @@ from datetime import datetime
 from typing import Any
 
 from tinymemory.api import ListRequest, MemoryEngine, MetaFilter, Reach, format_rfc3339, utcnow
-from tinymemory.policy.gate.job import Decision, queued_pairs, read_all
+from tinymemory.policy.gate.job import Decision, queued_pairs, read_all, roster
 from tinymemory.policy.gate.match import FactMatcher
-from tinymemory.policy.gate.queue import GATE_SOURCE, Candidate, agent_tier, candidate_node, decision_node
+from tinymemory.policy.gate.queue import (
+    GATE_SOURCE,
+    Candidate,
+    agent_tier,
+    candidate_node,
+    decision_node,
+    sharers_of,
+)
+from tinymemory.policy.gate.screen import scrub
 from tinymemory.policy.policy import MemoryPolicy
 
 MAX_DECISIONS = 100
@@ -30,13 +39,15 @@ async def gate_status(
     agents = []
     for _, agent in await queued_pairs(engine, workspace):
         live = [c for c in map(Candidate.of, await read_all(engine, candidate_node(workspace, agent))) if c]
+        sharers = sharers_of(await roster(engine, workspace, agent), live)
+        texts = [scrub(c.text, sharers) for c in live]
         groups = []
-        for group in matcher.group([c.text for c in live]):
+        for group in matcher.group(texts):
             members = [live[i] for i in group]
             latest = max(m.shared_at for m in members)
             groups.append(
                 {
-                    "text": members[0].text,
+                    "text": texts[group[0]],
                     "candidates": [m.id for m in members],
                     "distinct_subjects": len({m.subject for m in members}),
                     "needed": gate.min_distinct_subjects,
@@ -70,7 +81,9 @@ async def gate_status(
                 "agent": agent,
                 "held": groups,
                 "decisions": recent,
-                "published": [{"id": s.id, "text": s.text, "purpose": s.meta.purpose} for s in shared],
+                "published": [
+                    {"id": s.id, "text": scrub(s.text, sharers), "purpose": s.meta.purpose} for s in shared
+                ],
             }
         )
     return {

@@ -34,8 +34,7 @@ MAX_BUDGET = 32_000
 )
 async def context(request: Request) -> ContextModel:
     """Reads every tier the caller sees; empty when the agent's ambient retrieval is switched off."""
-    state, caller = deps.service(request), deps.caller(request)
-    caller.need_user(OP)
+    state, caller = deps.service(request), deps.memory_caller(request, OP)
     tools = await state.policy_tools(caller)
     budget = deps.query_int(request, OP, "budget_tokens", DEFAULT_BUDGET, MIN_BUDGET, MAX_BUDGET)
     reach = tools.ambient_reach()

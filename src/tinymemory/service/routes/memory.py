@@ -62,8 +62,7 @@ Handler = Callable[[Request], Awaitable[JSONResponse]]
 
 def _policy_route(name: str) -> Handler:
     async def handler(request: Request) -> JSONResponse:
-        state, caller = deps.service(request), deps.caller(request)
-        caller.need_user(name)
+        state, caller = deps.service(request), deps.memory_caller(request, name)
         tools = await state.policy_tools(caller)
         return JSONResponse(await tools.call(name, await deps.json_body(request, name)))
 
@@ -72,8 +71,7 @@ def _policy_route(name: str) -> Handler:
 
 def _core_route(name: str) -> Handler:
     async def handler(request: Request) -> JSONResponse:
-        state, caller = deps.service(request), deps.caller(request)
-        caller.need_user(name)
+        state, caller = deps.service(request), deps.memory_caller(request, name)
         return JSONResponse(await state.core_tools(caller).call(name, await deps.json_body(request, name)))
 
     return handler

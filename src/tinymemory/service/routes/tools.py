@@ -10,6 +10,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request
 
 from tinymemory.adapters.output import ToolSet, call_tool
+from tinymemory.policy import log_refused
 from tinymemory.service import deps
 from tinymemory.service.auth import Caller
 from tinymemory.service.models import ToolCallBody, ToolList, ToolOutputModel, ToolSpecModel, errors
@@ -45,8 +46,10 @@ async def _tool_set(state: ServiceState, caller: Caller, which: str) -> ToolSet:
     },
 )
 async def list_tools(request: Request) -> ToolList:
-    """The tools the caller is offered. An API key is offered none."""
+    """The tools the caller is offered. An API key is offered none (and the refusal is logged)."""
     state, caller = deps.service(request), deps.caller(request)
+    if not caller.is_user:
+        log_refused(caller.workspace)
     caller.need_workspace(LIST_OP)
     which = deps.query_choice(request, LIST_OP, "set", SETS)
     if not caller.is_user:
@@ -70,8 +73,7 @@ async def list_tools(request: Request) -> ToolList:
 )
 async def call(request: Request) -> ToolOutputModel:
     """Run one tool for the caller's scope; the set follows the name (memory__x: policy, else seed 000)."""
-    state, caller = deps.service(request), deps.caller(request)
-    caller.need_user(CALL_OP)
+    state, caller = deps.service(request), deps.memory_caller(request, CALL_OP)
     body = await deps.model_body(request, ToolCallBody, CALL_OP)
     which = "policy" if body.tool.startswith(POLICY_PREFIX) else "memory"
     tools = await _tool_set(state, caller, which)
