@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
@@ -23,7 +23,9 @@ from tinymemory._version import __version__
 from tinymemory.api import MemoryEngine, TinyMemoryError
 from tinymemory.service.auth import Authenticator
 from tinymemory.service.edge import Edge
-from tinymemory.service.errors import status_of
+from tinymemory.service.errors import error_response, status_of
+from tinymemory.service.gateway import mount_gateway
+from tinymemory.service.inspector import mount_inspector
 from tinymemory.service.metrics import ServiceMetrics
 from tinymemory.service.policies import PolicyBook
 from tinymemory.service.registry import AgentRegistry
@@ -34,17 +36,6 @@ from tinymemory.service.state import ServiceState
 log = logging.getLogger("tinymemory.service")
 
 HTTP_KINDS = {401: "unauthorized", 403: "forbidden", 404: "not_found", 413: "too_large"}
-
-
-def error_response(
-    request: Request, status: int, kind: str, message: str, headers: Mapping[str, str] | None = None
-) -> JSONResponse:
-    request_id = getattr(request.state, "request_id", "")
-    body = {"error": {"kind": kind, "message": message}, "request_id": request_id}
-    sent = dict(headers or {})
-    if status == 401:
-        sent["WWW-Authenticate"] = "Bearer"
-    return JSONResponse(body, status_code=status, headers=sent or None)
 
 
 def _validation_message(exc: RequestValidationError, request: Request) -> str:
@@ -153,10 +144,6 @@ def create_app(settings: ServiceSettings, engine: MemoryEngine | None = None) ->
 
 
 def mount_surfaces(app: FastAPI, state: ServiceState) -> None:
-    """The MCP gateway and the inspector page (they import this module's error shape, so they load
-    after it)."""
-    from tinymemory.service.gateway import mount_gateway
-    from tinymemory.service.inspector import mount_inspector
-
+    """The MCP gateway and the inspector page."""
     mount_gateway(app, state)
     mount_inspector(app, state)

@@ -6,6 +6,11 @@ it: a contract error, a failed sign-in, a malformed body, an unknown route.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from fastapi import Request
+from fastapi.responses import JSONResponse
+
 from tinymemory.api import TinyMemoryError
 
 
@@ -42,3 +47,15 @@ ERROR_KINDS = (*STATUS_OF_KIND, "internal")
 
 def status_of(error: TinyMemoryError) -> int:
     return STATUS_OF_KIND.get(error.kind, 400)
+
+
+def error_response(
+    request: Request, status: int, kind: str, message: str, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    """The one error body every surface answers with (routes, the MCP gateway, the inspector's API)."""
+    request_id = getattr(request.state, "request_id", "")
+    body = {"error": {"kind": kind, "message": message}, "request_id": request_id}
+    sent = dict(headers or {})
+    if status == 401:
+        sent["WWW-Authenticate"] = "Bearer"
+    return JSONResponse(body, status_code=status, headers=sent or None)

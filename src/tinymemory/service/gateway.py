@@ -32,9 +32,8 @@ from tinymemory.adapters.mcp import POLICY_INSTRUCTIONS, SERVER_NAME, mcp_result
 from tinymemory.adapters.output import ToolOutput, call_tool, error_text
 from tinymemory.api import InvalidRequest
 from tinymemory.policy import MEMORY_REMEMBER, Identity, PolicyTools, log_refused
-from tinymemory.service.app import error_response
 from tinymemory.service.auth import Caller
-from tinymemory.service.errors import Forbidden, Unauthorized
+from tinymemory.service.errors import Forbidden, Unauthorized, error_response
 from tinymemory.service.registry import AgentRegistry
 from tinymemory.service.state import ServiceState
 from tinymemory.tools.fields import Boolean, Text
