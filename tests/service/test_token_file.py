@@ -113,10 +113,15 @@ def assert_fails_closed(responses: list[tuple[str, httpx.Response]]) -> None:
     for name, response in responses:
         expected = 503 if name.startswith(("opaque", "unknown")) else 401
         assert response.status_code == expected, (name, response.status_code, response.text)
-        if expected == 503:
+        if expected == 503 and name.endswith("inspector"):  # a person's browser gets a page
+            assert response.headers["content-type"].startswith("text/html"), (name, response.text)
+            assert "Cannot check your sign-in" in response.text, (name, response.text)
+        elif expected == 503:
             body = response.json()
             assert set(body) == {"error", "request_id"}, body
             assert body["error"]["kind"] == "unavailable", body
+            if name.endswith("mcp"):
+                assert body["error"]["message"].startswith("mcp: "), body
 
 
 MALFORMED: dict[str, Callable[[Path, dict[str, str]], None]] = {

@@ -30,10 +30,10 @@ from starlette.routing import Route
 from tinymemory._version import __version__
 from tinymemory.adapters.mcp import POLICY_INSTRUCTIONS, SERVER_NAME, mcp_result, mcp_tool
 from tinymemory.adapters.output import ToolOutput, call_tool, error_text
-from tinymemory.api import InvalidRequest
+from tinymemory.api import InvalidRequest, Unavailable
 from tinymemory.policy import MEMORY_REMEMBER, Identity, PolicyTools, log_refused
 from tinymemory.service.auth import Caller
-from tinymemory.service.errors import Forbidden, Unauthorized, error_response
+from tinymemory.service.errors import Forbidden, Unauthorized, error_response, status_of
 from tinymemory.service.registry import AgentRegistry
 from tinymemory.service.state import ServiceState
 from tinymemory.tools.fields import Boolean, Text
@@ -176,8 +176,9 @@ class VerifiedGateway:
         request = Request(scope)
         try:
             caller = self._state.auth.caller(request.headers.get("authorization"))
-        except Unauthorized as exc:
-            await error_response(request, 401, "unauthorized", f"mcp: {exc.message}")(scope, receive, send)
+        except (Unauthorized, Unavailable) as exc:
+            status = status_of(exc)
+            await error_response(request, status, exc.kind, f"mcp: {exc.message}")(scope, receive, send)
             return
         if caller.workspace is None:
             log_refused(None)

@@ -13,7 +13,7 @@ from datetime import datetime
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from tinymemory.api import InvalidRequest, TinyMemoryError, parse_rfc3339
+from tinymemory.api import InvalidRequest, TinyMemoryError, Unavailable, parse_rfc3339
 from tinymemory.policy import MEMORY_FORGET, MEMORY_RECALL, Tier, Tiers
 from tinymemory.service import deps
 from tinymemory.service.errors import Unauthorized, status_of
@@ -84,6 +84,8 @@ async def guarded(request: Request, handler: Page, *, anonymous: Response | None
         session = signed_in(request)
     except Unauthorized as exc:
         return signed_out(request, f"You were signed out: {exc.message}.")
+    except Unavailable as exc:  # the service cannot check any token now (its token file is unusable)
+        return page(pages.problem("Cannot check your sign-in", exc.message), status_of(exc))
     if session is None:
         return anonymous if anonymous is not None else redirect("/")
     if not session.caller.is_user:
@@ -208,6 +210,8 @@ async def signin(request: Request) -> Response:
         deps.service(request).auth.caller("Bearer " + token)
     except Unauthorized as exc:
         return page(pages.signin(f"Sign-in failed: {exc.message}."), 401)
+    except Unavailable as exc:
+        return page(pages.signin(f"Sign-in is not possible now: {exc.message}."), status_of(exc))
     response = redirect("/")
     set_session(response, request, token)
     return response
