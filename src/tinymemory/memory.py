@@ -285,9 +285,12 @@ class Memory:
 
     # -- the brain: documents ----------------------------------------------------------------------
     @checked("ingest")
-    def ingest(self, path: str | PathLike[str], *, source: str = DEFAULT_SOURCE) -> IngestReport:
-        """Ingest a file or a folder into the brain, replay-safe (see AsyncMemory.ingest)."""
-        return self._run(self._async.ingest(path, source=source))
+    def ingest(
+        self, path: str | PathLike[str], *, source: str = DEFAULT_SOURCE, follow_symlinks: bool = False
+    ) -> IngestReport:
+        """Ingest a file or a folder into the brain, replay-safe; links leading outside the folder are
+        skipped and reported unless `follow_symlinks` (see AsyncMemory.ingest)."""
+        return self._run(self._async.ingest(path, source=source, follow_symlinks=follow_symlinks))
 
     @checked("ingest_text")
     def ingest_text(

@@ -446,19 +446,24 @@ class AsyncMemory:
 
     # -- the brain: documents ----------------------------------------------------------------------
     @checked("ingest")
-    async def ingest(self, path: str | PathLike[str], *, source: str = DEFAULT_SOURCE) -> IngestReport:
+    async def ingest(
+        self, path: str | PathLike[str], *, source: str = DEFAULT_SOURCE, follow_symlinks: bool = False
+    ) -> IngestReport:
         """Ingest a file or a folder (markdown, text, html; pdf with the pdf extra) into the brain.
 
         Documents land under `<namespace>/memory:brain/source:<source>`, the place `tinymemory ingest
         --namespace ... --source ...` uses, which this facade's default reach reads. Each document
         is stored whole and in chunks; ingesting it again is skipped when unchanged and replaces its
         chunks when changed. A folder is walked recursively (hidden files skipped) and one unreadable
-        file is reported in `failed` without stopping the others. Raises InvalidRequest (`ingest:
-        ...`) for a path that does not exist or a bad source name.
+        file is reported in `failed` without stopping the others. A symbolic link inside the folder
+        that leads outside it (or to nothing) is skipped and reported in `failed` too, unless
+        `follow_symlinks`; `path` itself may be a link. Raises InvalidRequest (`ingest: ...`) for a
+        path that does not exist or a bad source name.
         """
         op = "ingest"
         if not isinstance(path, str | PathLike) or not str(path).strip():
             raise fail(op, "path", "must be a file or folder path")
+        check_bool(op, "follow_symlinks", follow_symlinks)
         target = Path(path)
         try:
             exists = target.exists()
@@ -468,7 +473,7 @@ class AsyncMemory:
             raise fail(op, "path", f"`{echo(str(target))}` does not exist")
         brain = self._brain(op, source)
         with renamed(op, "brain ingest: ", "store: "):
-            return await brain.ingest(target, source=source)
+            return await brain.ingest(target, source=source, follow_symlinks=follow_symlinks)
 
     @checked("ingest_text")
     async def ingest_text(

@@ -29,7 +29,6 @@ from tinymemory.api import (
     MetaFilter,
     NotFound,
     TinyMemoryError,
-    Unavailable,
     Unsupported,
 )
 from tinymemory.cli.common import add_db_flag, db_target, emit
@@ -123,6 +122,8 @@ def _sqlite_path(engine: MemoryEngine) -> str | None:
 
 def _sqlite_version(op: str, path: str) -> int | None:
     """The file's schema version, None when there is no file; reading it writes nothing."""
+    from tinymemory.engines.sqlite import db
+
     if path == ":memory:" or not Path(path).is_file():
         return None
     try:
@@ -131,8 +132,8 @@ def _sqlite_version(op: str, path: str) -> int | None:
             return int(conn.execute("PRAGMA user_version").fetchone()[0])
         finally:
             conn.close()
-    except sqlite3.Error as exc:
-        raise Unavailable(f"{op}: database error ({exc})") from None
+    except db.ERRORS as exc:
+        raise db.database_error(op, exc) from None
 
 
 def _sqlite_upgrade(op: str, path: str) -> tuple[int, int]:
@@ -147,8 +148,8 @@ def _sqlite_upgrade(op: str, path: str) -> tuple[int, int]:
             return before, user_version(conn)
         finally:
             conn.close()
-    except sqlite3.Error as exc:
-        raise Unavailable(f"{op}: database error ({exc})") from None
+    except db.ERRORS as exc:
+        raise db.database_error(op, exc) from None
 
 
 def _code_version(engine: MemoryEngine) -> int | None:

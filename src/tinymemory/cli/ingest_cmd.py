@@ -19,7 +19,12 @@ def _run(args: argparse.Namespace) -> int:
         engine = open_store(args, embedder=embedder)
         try:
             brain = Brain(engine, layout)
-            return await brain.ingest(Path(args.path), source=args.source, progress=not args.quiet)
+            return await brain.ingest(
+                Path(args.path),
+                source=args.source,
+                progress=not args.quiet,
+                follow_symlinks=args.follow_symlinks,
+            )
         finally:
             await engine.close()
 
@@ -41,9 +46,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "ingest",
         help="ingest documents (markdown, text, html; pdf with the pdf extra) into the brain",
-        description="Unchanged documents are skipped; changed ones replace their chunks.",
+        description="Unchanged documents are skipped; changed ones replace their chunks. A symbolic "
+        "link inside the folder that leads outside it (or to nothing) is skipped and listed under "
+        '"failed", unless --follow-symlinks; PATH itself may be a link.',
     )
-    p.add_argument("path", help="a file or a folder (walked recursively, hidden files skipped)")
+    p.add_argument(
+        "path",
+        help="a file or a folder (walked recursively, hidden files skipped, links that leave it refused)",
+    )
+    p.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="also follow symbolic links that lead outside the folder (only for a folder you trust)",
+    )
     p.add_argument("--source", required=True, help="the brain source name, e.g. handbook")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_store_flags(p)

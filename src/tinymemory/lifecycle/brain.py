@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -34,7 +34,8 @@ from tinymemory.api import (
     utcnow,
 )
 from tinymemory.lifecycle.chunking import chunk
-from tinymemory.lifecycle.documents import Parsed, media_type_of, parse, read_file, resolve_refs
+from tinymemory.lifecycle.documents import Parsed, parse, read_file, resolve_refs
+from tinymemory.lifecycle.folders import walk_documents
 from tinymemory.lifecycle.layout import MemoryLayout
 from tinymemory.lifecycle.relations import llm_relations, rule_relations
 from tinymemory.llm import LLM
@@ -116,14 +117,22 @@ class Brain:
         parsed = read_file(p)
         return await self._ingest(parsed, source=source, name=name or p.name, base=p.parent)
 
-    async def ingest_folder(self, folder: str | Path, *, source: str, progress: bool = False) -> IngestReport:
+    async def ingest_folder(
+        self, folder: str | Path, *, source: str, progress: bool = False, follow_symlinks: bool = False
+    ) -> IngestReport:
         """Every readable document under `folder` (sorted, hidden files skipped). One bad file is
-        reported in `failed` and does not stop the others."""
+        reported in `failed` and does not stop the others; so is a symbolic link that leads outside
+        the folder, which is skipped unless `follow_symlinks` (see lifecycle.folders)."""
         root = Path(folder)
         if not root.is_dir():
             raise InvalidRequest(f"brain ingest: `path` `{root}` is not a folder")
-        files = sorted(_documents(root))
+        walk = walk_documents(root, follow_symlinks=follow_symlinks)
+        files = sorted(walk.documents)
         report = IngestReport()
+        for path, why in walk.skipped:
+            rel = path.relative_to(root).as_posix()
+            log.warning("brain ingest: %s skipped: %s", rel, why)
+            report.failed.append((rel, f"brain ingest: `path` `{rel}` is {why}"))
         with _progress(progress, len(files), f"ingesting {root.name}") as advance:
             for file in files:
                 rel = file.relative_to(root).as_posix()
@@ -135,11 +144,15 @@ class Brain:
                 advance()
         return report
 
-    async def ingest(self, path: str | Path, *, source: str, progress: bool = False) -> IngestReport:
-        """A file or a folder."""
+    async def ingest(
+        self, path: str | Path, *, source: str, progress: bool = False, follow_symlinks: bool = False
+    ) -> IngestReport:
+        """A file or a folder (`path` itself may be a symbolic link: naming it is the caller's choice)."""
         p = Path(path)
         if p.is_dir():
-            return await self.ingest_folder(p, source=source, progress=progress)
+            return await self.ingest_folder(
+                p, source=source, progress=progress, follow_symlinks=follow_symlinks
+            )
         if not p.is_file():
             raise InvalidRequest(f"brain ingest: `path` `{p}` does not exist")
         return await self.ingest_file(p, source=source)
@@ -242,15 +255,6 @@ class Brain:
 
 def _refs_in(text: str, refs: tuple[Ref, ...]) -> tuple[Ref, ...]:
     return tuple(r for r in refs if r.ref in text)
-
-
-def _documents(root: Path) -> Iterator[Path]:
-    for path in root.rglob("*"):
-        rel = path.relative_to(root)
-        if any(part.startswith(".") for part in rel.parts):
-            continue
-        if path.is_file() and media_type_of(path) is not None:
-            yield path
 
 
 class _progress:

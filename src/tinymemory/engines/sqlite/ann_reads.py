@@ -176,15 +176,16 @@ class GraphHolder:
             self._start(epoch)
             return None
 
-    def _load(self, epoch: int, verify: bool = False) -> ann.HnswIndex | None:
+    def _load(self, epoch: int) -> ann.HnswIndex | None:
         path = self.path_for(epoch)
         if path is None or not path.exists():
             return None
         index = _ann().HnswIndex(self.db_path, self.embedder, self.dim)
         index.path = path
         try:
-            # mapped, not copied: the first read pays for the pages it walks, not for the file
-            return index if index.load(view=True, verify=verify) else None
+            # mapped, not copied. Checksummed first (one read of the file): usearch trusts what it maps,
+            # and a damaged file it walks can crash the process, not only give wrong rows
+            return index if index.load(view=True, verify=True) else None
         except Exception as exc:  # a torn or foreign file: rebuild rather than fail the read
             _log.warning("sqlite: ignoring unreadable HNSW graph %s (%s); it will be rebuilt", path, exc)
             return None
@@ -227,7 +228,7 @@ class GraphHolder:
             _log.warning("sqlite: building the HNSW graph failed (%s); reads use the exact scan", exc)
 
     def _grow(
-        self, epoch: int, *, fresh: bool = False, verify: bool = False, progress: Progress | None = None
+        self, epoch: int, *, fresh: bool = False, progress: Progress | None = None
     ) -> BuildReport | None:
         """The one build path (background and `build_now`): load the saved graph of `epoch` unless
         `fresh`, add the rows past it a chunk at a time, save, swap in, delete stale files.
@@ -242,7 +243,7 @@ class GraphHolder:
             if not ours:  # another process is building this file's graph: load it when it is saved
                 self._retry_at = time.monotonic() + RETRY_S
                 return None
-            return self._grow_locked(epoch, path, fresh, verify, progress)
+            return self._grow_locked(epoch, path, fresh, progress)
 
     @contextlib.contextmanager
     def _build_lock(self, wait: bool) -> Iterator[bool]:
@@ -269,13 +270,13 @@ class GraphHolder:
             handle.close()  # releases the lock
 
     def _grow_locked(
-        self, epoch: int, path: Path, fresh: bool, verify: bool, progress: Progress | None
+        self, epoch: int, path: Path, fresh: bool, progress: Progress | None
     ) -> BuildReport | None:
         started = time.monotonic()
         uri = Path(self.db_path).resolve().as_uri() + "?mode=ro"
         conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
         try:
-            loaded = None if fresh else self._load(epoch, verify=verify)
+            loaded = None if fresh else self._load(epoch)
             index = loaded or _ann().HnswIndex(self.db_path, self.embedder, self.dim, threads=BUILD_THREADS)
             index.threads = BUILD_THREADS
             index.path = path
@@ -324,7 +325,7 @@ class GraphHolder:
 
         def work() -> None:
             try:
-                outcome.append(self._grow(epoch, fresh=force, verify=True, progress=progress))
+                outcome.append(self._grow(epoch, fresh=force, progress=progress))
             except BaseException as exc:  # handed to the caller's thread
                 outcome.append(exc)
 

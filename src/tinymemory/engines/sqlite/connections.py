@@ -51,18 +51,16 @@ def check_readers(readers: object) -> int:
 
 def mapped(op: str, exc: BaseException) -> BaseException:
     """A database error becomes Unavailable naming the operation; our own errors pass as they are."""
-    if isinstance(exc, sqlite3.Error):
-        out = Unavailable(f"{op}: database error ({exc})")
-        out.__cause__ = exc
-        return out
+    if isinstance(exc, db.ERRORS):
+        return db.database_error(op, exc)
     return exc
 
 
 def _guarded(op: str, fn: Callable[[], T]) -> T:
     try:
         return fn()
-    except sqlite3.Error as exc:  # our own errors pass as they are
-        raise mapped(op, exc) from exc
+    except db.ERRORS as exc:  # our own errors pass as they are
+        raise db.database_error(op, exc) from exc
 
 
 class Connections:

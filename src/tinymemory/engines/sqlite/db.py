@@ -1,4 +1,5 @@
-"""Connections, pragmas and transactions: the durability and multi-process rules live here.
+"""Connections, pragmas, transactions and what their errors become: the durability and multi-process
+rules live here.
 
 Durability is chosen per engine (see DURABILITY): "full" fsyncs the WAL at every commit, so an
 acknowledged write survives a killed process, an OS crash and a power loss; "normal" (WAL with
@@ -32,41 +33,105 @@ CACHE_KIB = 65_536
 READER_CACHE_KIB = 16_384
 
 
+# What a failed sqlite3 call can raise. SQLite's message may quote bytes of a damaged file (a schema
+# entry's SQL); CPython cannot decode those, and raises UnicodeDecodeError in place of the real error.
+ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, UnicodeDecodeError)
+# SQLite's primary result codes for a file that is not a sound database (a code's low byte is its kind),
+# and a read past the end of the file: a page number the damage made up, or a truncated file
+_DAMAGE_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
+_SHORT_READ = sqlite3.SQLITE_IOERR_SHORT_READ
+_UNDECODABLE_COLUMN = "Could not decode to UTF-8 column"
+_BAD_HEADER = "unsupported file format"  # the header's format bytes: SQLite gives it no code of its own
+RECOVERY = "restore a backup, or salvage what is readable with the sqlite3 shell's `.recover`"
+
+
+class DamagedRow(sqlite3.DatabaseError):
+    """A stored value that does not decode as tinymemory wrote it: the file was changed under the engine."""
+
+
+def database_error(op: str, exc: Exception) -> Unavailable:
+    """A failed sqlite3 call as Unavailable naming the operation; a damaged file says so, in words of
+    its own rather than the bytes SQLite quotes from it."""
+    damage = _damage(exc)
+    if damage is not None:
+        out = Unavailable(f"{op}: the database file is damaged ({damage}); {RECOVERY}")
+    else:
+        out = Unavailable(f"{op}: database error ({exc})")
+    out.__cause__ = exc
+    return out
+
+
+def _damage(exc: Exception) -> str | None:
+    """What is damaged, or None when the error is not about the file's bytes."""
+    if isinstance(exc, DamagedRow):
+        return str(exc)
+    if isinstance(exc, UnicodeDecodeError):
+        raw = exc.object if isinstance(exc.object, bytes) else b""
+        return _printable(raw.decode("utf-8", "replace")) or "an undecodable error"
+    if not isinstance(exc, sqlite3.Error):
+        return None
+    text = str(exc)
+    if text.startswith(_UNDECODABLE_COLUMN):  # the module's own error; it quotes the stored text
+        column = text[len(_UNDECODABLE_COLUMN) :].split(" with text ", 1)[0].strip()
+        return f"a stored text is not valid UTF-8 (column {_printable(column)})"
+    code = getattr(exc, "sqlite_errorcode", None)
+    if (isinstance(code, int) and code & 0xFF in _DAMAGE_CODES) or text == _BAD_HEADER:
+        return _printable(text)
+    if code == _SHORT_READ:
+        return "it is shorter than its pages say"
+    return None
+
+
+def _printable(message: str) -> str:
+    """SQLite's message without the damaged bytes it quotes after " - " ("malformed database schema
+    (items) - near ...: syntax error"), and with any unprintable character of a damaged name replaced."""
+    head = message.split(" - ", 1)[0]
+    return "".join(c if c.isprintable() and c != "\ufffd" else "?" for c in head)
+
+
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
 
 
-def _open(path: str, cache_kib: int) -> sqlite3.Connection:
+def _open(path: str, cache_kib: int, setup: Callable[[sqlite3.Connection], None]) -> sqlite3.Connection:
+    """A connection with the pragmas every one has, then `setup`'s. A connection whose setup fails is
+    closed at once: one left to the garbage collector keeps the file's locks and shared memory in this
+    process, and a file copied back over a damaged one would then be read through that stale state."""
     conn = sqlite3.connect(
         path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
     )
-    conn.row_factory = sqlite3.Row
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    conn.execute("PRAGMA temp_store = MEMORY")
-    conn.execute(f"PRAGMA cache_size = -{cache_kib}")
+    try:
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA temp_store = MEMORY")
+        conn.execute(f"PRAGMA cache_size = -{cache_kib}")
+        setup(conn)
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
 def connect(path: str, durability: str = DEFAULT_DURABILITY) -> sqlite3.Connection:
     """The writing connection: WAL (readers never block the writer), the durability's sync level
     ("full": a commit survives power loss and SIGKILL) and a busy timeout; then migrate the schema."""
-    conn = _open(path, CACHE_KIB)
-    if path != ":memory:":
-        retry_busy(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
-    conn.execute(f"PRAGMA synchronous = {DURABILITY[durability]}")
-    # deleted content is overwritten with zeros, so a purged memory's bytes leave the file
-    conn.execute("PRAGMA secure_delete = ON")
-    retry_busy(lambda: migrate(conn))
-    return conn
+
+    def setup(conn: sqlite3.Connection) -> None:
+        if path != ":memory:":
+            retry_busy(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
+        conn.execute(f"PRAGMA synchronous = {DURABILITY[durability]}")
+        # deleted content is overwritten with zeros, so a purged memory's bytes leave the file
+        conn.execute("PRAGMA secure_delete = ON")
+        retry_busy(lambda: migrate(conn))
+
+    return _open(path, CACHE_KIB, setup)
 
 
 def connect_reader(path: str) -> sqlite3.Connection:
     """A reading connection to a file the writing connection has already opened (WAL, migrated):
     query_only, so a read can never take the write lock."""
-    conn = _open(path, READER_CACHE_KIB)
-    conn.execute("PRAGMA query_only = ON")
-    return conn
+    return _open(path, READER_CACHE_KIB, lambda conn: conn.execute("PRAGMA query_only = ON").close())
 
 
 def retry_busy(fn: Callable[[], T], deadline_s: float = LOCK_DEADLINE_S) -> T:

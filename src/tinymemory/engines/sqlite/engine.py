@@ -458,7 +458,10 @@ class SqliteEngine:
             )
         graphs = self._graphs
         epoch = await self._run(op, read_epoch)  # opens (and migrates) the file first
-        return await asyncio.to_thread(graphs.build_now, epoch, force=force, progress=progress)
+        try:
+            return await asyncio.to_thread(graphs.build_now, epoch, force=force, progress=progress)
+        except db.ERRORS as exc:  # the build reads the vectors on a connection of its own
+            raise db.database_error(op, exc) from exc
 
     # -- relations (engines/sqlite/graph.py) ----------------------------------------------------------
 

@@ -20,7 +20,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from tinymemory.api.errors import TinyMemoryError, Unavailable
+from tinymemory.api.errors import TinyMemoryError
 from tinymemory.api.records import ImportResult, StoredRecord, StoredVector, second_active, tombstone
 from tinymemory.engines.sqlite import db, lexstats, threads
 from tinymemory.engines.sqlite.rows import ITEM_SELECT, decode_item, record_values
@@ -82,8 +82,8 @@ async def export_file(path: str, vectors: bool) -> AsyncIterator[StoredRecord]:
                 return fn()
             except TinyMemoryError:
                 raise
-            except sqlite3.Error as exc:
-                raise Unavailable(f"{EXPORT}: database error ({exc})") from exc
+            except db.ERRORS as exc:
+                raise db.database_error(EXPORT, exc) from exc
 
         return await loop.run_in_executor(pool, call)
 
@@ -95,9 +95,11 @@ async def export_file(path: str, vectors: bool) -> AsyncIterator[StoredRecord]:
 
     def finish() -> None:
         for conn in opened:
-            if conn.in_transaction:
-                conn.execute("COMMIT")
-            conn.close()
+            try:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")  # a read's: it fails only on a damaged file
+            finally:
+                conn.close()
 
     try:
         conn = await run(begin)
@@ -110,8 +112,10 @@ async def export_file(path: str, vectors: bool) -> AsyncIterator[StoredRecord]:
                 return
             after = page[-1][0]
     finally:
-        await run(finish)
-        pool.shutdown(wait=False)
+        try:
+            await run(finish)
+        finally:
+            pool.shutdown(wait=False)
 
 
 # -- import ---------------------------------------------------------------------------------------------

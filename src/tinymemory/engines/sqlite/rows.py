@@ -7,6 +7,7 @@ import sqlite3
 from datetime import datetime
 from typing import Any
 
+from tinymemory.api.errors import TinyMemoryError
 from tinymemory.api.items import (
     SCALAR_META_FIELDS,
     About,
@@ -23,6 +24,7 @@ from tinymemory.engines.micros import from_us as from_us
 from tinymemory.engines.micros import opt_from_us as opt_from_us
 from tinymemory.engines.micros import opt_to_us as opt_to_us
 from tinymemory.engines.micros import to_us as to_us
+from tinymemory.engines.sqlite.db import DamagedRow
 from tinymemory.engines.versions import relations_of
 
 # Scalar meta fields stored in same-named columns.
@@ -96,6 +98,15 @@ def item_values(
 
 
 def decode_item(row: sqlite3.Row) -> MemoryItem:
+    """The item a row holds. A row tinymemory did not write that way (a damaged file) raises DamagedRow,
+    which the engine reports as a damaged file, not as a defect of its own."""
+    try:
+        return _decode_item(row)
+    except (ValueError, TypeError, KeyError, OverflowError, TinyMemoryError) as exc:
+        raise DamagedRow(f"a stored item does not decode: {type(exc).__name__}") from exc
+
+
+def _decode_item(row: sqlite3.Row) -> MemoryItem:
     extra = json.loads(row["extra"])
     source = Source(row["source_kind"], row["source_id"]) if row["source_kind"] is not None else None
     about = About(row["about_kind"], row["about_key"]) if row["about_kind"] is not None else None
