@@ -41,21 +41,39 @@ _FAMILY = re.compile(rf"\b{_POSSESSIVE}\s+(?:\w+\s+)?(?:{_FAMILY_WORDS}|family|e
 _CATEGORIES: list[tuple[str, re.Pattern[str]]] = [
     (
         "health",
-        re.compile(
-            r"\b(?:diagnos\w*|illness|ill|sick|disease|disorder|pregnan\w*|medication|medicine|prescri\w*|"
-            r"therapy|therapist|allerg\w*|surgery|depress\w*|antidepress\w*|anxiety|cancer|tumou?r|diabet\w*|"
-            r"asthma|hiv|disabilit\w*|disabled|adhd|autis\w*|injur\w*|hospitali[sz]\w*|in (?:the )?hospital|"
-            r"symptom\w*|blood pressure|migraine|epilep\w*|chemo\w*|rehab|addict\w*|mental health|bipolar|"
-            r"insulin|dementia|alzheimer\w*|parkinson\w*|psychiatr\w*|schizophreni\w*|ptsd|ocd|anorexi\w*|"
-            r"bulimi\w*|miscarriage|ivf|wheelchair|sick leave|sick note|maternity leave|antibiotic\w*|"
-            r"(?:heart|medical|chronic|health|skin|lung) (?:condition|problem|disease)s?)\b",
+        re.compile(  # conditions, treatments, disabilities, addiction, reproductive health
+            r"\b(?:diagnos\w*|illness|ill|sick|disease|disorder|syndrome|pregnan\w*|medication|medicine|meds|"
+            r"prescri\w*|therapy|therapist|allerg\w*|surgery|operation on|depress\w*|antidepress\w*|anxiety|"
+            r"panic attacks?|burn-?out|breakdown|cancer|tumou?r|leuka?emia|lymphoma|diabet\w*|asthma|hiv|"
+            r"aids patient|hepatitis|tuberculosis|herpes|chlamydia|std|sti|lupus|crohn\w*|colitis|coeliac|"
+            r"celiac|arthritis|rheumat\w*|sclerosis|fibromyalgia|endometriosis|pcos|thyroid|eczema|psoriasis|"
+            r"glaucoma|cataracts?|tinnitus|vertigo|insomnia|sleep apn(?:o)?ea|narcolepsy|obes\w*|"
+            r"eating disorder|"
+            r"anorexi\w*|bulimi\w*|self-harm\w*|suicid\w*|disabilit\w*|disabled|adhd|autis\w*|asperger\w*|"
+            r"dyslexi\w*|tourette\w*|stutter\w*|stammer\w*|down syndrome|cerebral palsy|paraly[sz]\w*|"
+            r"parapleg\w*|quadripleg\w*|amput\w*|prosthe\w*|pacemaker|injur\w*|fractur\w*|concussion|"
+            r"broken (?:leg|arm|wrist|ankle|hip|back)|hospitali[sz]\w*|in (?:the )?hospital|hospice|"
+            r"palliative|"
+            r"terminal(?:ly)? ill|symptom\w*|blood pressure|migraine|epilep\w*|seizures?|stroke|heart attack|"
+            r"heart surgery|chemo\w*|radiotherapy|dialysis|transplant|biopsy|rehab|addict\w*|alcoholi\w*|"
+            r"drinking problem|drug (?:use|problem|habit)|sober|relapse\w*|overdose\w*|mental health|bipolar|"
+            r"psychos[ie]s|psychotic|antipsychotic\w*|lithium|ssris?|opioids?|methadone|steroids?|insulin|"
+            r"dementia|alzheimer\w*|parkinson\w*|psychiatr\w*|psycholog\w*|schizophreni\w*|ptsd|ocd|"
+            r"covid|long covid|miscarriage|abortion|ivf|fertility|infertil\w*|postnatal|postpartum|"
+            r"menopaus\w*|wheelchair|sick leave|sick note|maternity leave|antibiotic\w*|antiretroviral\w*|"
+            r"suffer(?:s|ed|ing)? from|recover(?:s|ed|ing)? from|expecting (?:a baby|a child|twins)|"
+            r"baby is due|blood thinners?|anticoagulants?|deaf|blind|hard of hearing|hearing (?:aid|loss)|"
+            r"(?:heart|medical|chronic|health|skin|lung|kidney|liver) (?:condition|problem|disease|"
+            r"failure))s?\b",
             re.I,
         ),
     ),
     (
         "finances",
         re.compile(
-            r"\b(?:earn|earns|earned|earning|salary|income|wage|wages|paid \d|debt|debts|loan|mortgage|"
+            r"\b(?:earn|earns|earned|earning|salary|income|wage|wages|paid \d|debt|debts|in debt|loan|"
+            r"mortgage|"
+            r"insolven\w*|debt collectors?|repossess\w*|evict\w*|payday loans?|on benefits|unemployed|"
             r"bankrupt\w*|credit score|savings|overdrawn|owe|owes|owed|net worth|bonus was|inheritance)\b",
             re.I,
         ),
@@ -79,8 +97,18 @@ _CATEGORIES: list[tuple[str, re.Pattern[str]]] = [
     (
         "beliefs",
         re.compile(
-            r"\b(?:religio\w*|christian|muslim|jewish|hindu|buddhist|atheist|vot(?:e|es|ed|ing) for|"
-            r"political|party member|gay|lesbian|bisexual|transgender|sexual orientation|union member)\b",
+            r"\b(?:religio\w*|christian|catholic|protestant|muslim|jewish|hindu|sikh|buddhist|atheist|"
+            r"vot(?:e|es|ed|ing) for|political|party member|member of the \w+ party|gay|lesbian|bisexual|"
+            r"transgender|"
+            r"sexual orientation|union member)\b",
+            re.I,
+        ),
+    ),
+    (
+        "criminal record",
+        re.compile(
+            r"\b(?:criminal record|police record|convicted|conviction|arrested|in prison|in jail|on parole|"
+            r"on probation|on bail|charged with|served time|sentenced|restraining order|sex offender)\b",
             re.I,
         ),
     ),
@@ -111,12 +139,12 @@ _ABOUT_SOMEONE = ("account", "work")  # a pronoun's or a name's order or job is 
 # ----------------------------------------------------------------------------------------- named people
 
 _NAME_BEFORE_PREDICATE = re.compile(
-    r"(?P<name>[^\W\d_][\w-]{0,30}(?:[ ][^\W\d_][\w-]{0,30}){0,2})"
+    r"(?P<name>[^\W\d_][\w-]{0,30}(?:[ ][^\W\d_][\w-]{0,30}){0,2}?)"  # the shortest: "Hana" of "Hana takes"
     r"(?:'s\b|,[ ]who\b|[ ](?:is|was|has|had|isn't|wasn't|hasn't|does|did|doesn't|didn't|will|would|can|"
     r"could|should|must|might|may|takes|took|earns|earned|makes|made|lives|lived|suffers|suffered|gets|got|"
     r"needs|needed|uses|used|owes|owed|became|becomes|visits|visited|sees|saw|votes|voted|prays|identifies|"
     r"belongs|attends|attended|receives|received|underwent|undergoes|goes|went|moved|feels|felt|tested|"
-    r"recently|just|still|also|never|always|now)\b)"
+    r"recently|just|still|also|never|always|now|[a-z]{2,30}(?:s|ed))\b)"
 )
 _NOT_NAMES = {
     "the", "a", "an", "this", "that", "these", "those", "it", "its", "we", "you", "they", "there", "here",
@@ -137,7 +165,7 @@ _PEOPLE_IN_GENERAL = re.compile(
     r"women|men|adults|minors|those|whoever)\b",
     re.I,
 )
-_SENSITIVE = ("health", "finances", "family", "identity", "beliefs")
+_SENSITIVE = ("health", "finances", "family", "identity", "beliefs", "criminal record")
 
 
 def _sensitive_word(word: str) -> bool:
@@ -148,11 +176,22 @@ def _name_like(word: str) -> bool:
     return word[0].isupper() and not (word.isupper() and len(word) > 1) and word.casefold() not in _NOT_NAMES
 
 
+_OPENERS = {"fyi", "nb", "ps", "btw", "reminder", "note", "update", "tip", "attention", "important", "info"}
+
+
 def _opens_sentence(s: str, start: int) -> bool:
+    """Whether the word at `start` opens its sentence (after "FYI", "Note:" and the like too)."""
     i = start - 1
-    while i >= 0 and not s[i].isalnum() and s[i] not in ".!?;:\n":
-        i -= 1
-    return i < 0 or s[i] in ".!?;:\n"
+    while True:
+        while i >= 0 and not s[i].isalnum() and s[i] not in ".!?;\n":
+            i -= 1
+        if i < 0 or s[i] in ".!?;\n":
+            return True
+        word_end = i + 1
+        while i >= 0 and s[i].isalnum():
+            i -= 1
+        if s[i + 1 : word_end].casefold() not in _OPENERS:
+            return False
 
 
 def named_people(s: str) -> Iterator[str]:
@@ -165,7 +204,7 @@ def named_people(s: str) -> Iterator[str]:
             if not _name_like(w):
                 break
             tail.insert(0, w)
-        if not tail or any(_sensitive_word(w) for w in tail):
+        if not tail or any(_sensitive_word(w) or _PEOPLE_IN_GENERAL.fullmatch(w) for w in tail):
             continue
         if len(tail) == 1 and _opens_sentence(s, m.end("name") - len(tail[0])):
             if general is None:

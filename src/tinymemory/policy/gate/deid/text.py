@@ -75,13 +75,19 @@ FIRST_PERSON = re.compile(r"(?<![\w.'-])i(?![\w.-])|\b(?:me|my|mine|myself)\b", 
 _SENTENCE_BREAK = re.compile(r"[.!?;](?:\s+|$)")
 _ORG_PHONE_CONTEXT = re.compile(
     r"\b(?:support|hotline|helpline|help ?desk|service|office|reception|front desk|store|shop|branch|"
-    r"line|cent(?:er|re)|team|department|desk|sales|billing|switchboard|toll[- ]free|emergency|"
+    r"line|cent(?:er|re)|team|department|desk|sales|billing|switchboard|toll[- ]free|emergency (?:line|"
+    r"number|services?)|"
     r"call us|reach us|contact us|headquarters|hq|clinic|warehouse|fax)\b",
     re.I,
 )
+# A sentence that says the number is somebody's own, whatever else it names ("emergency contact").
+_OWN_PHONE = re.compile(
+    r"\b(?:emergency contact|private|personal|home (?:phone|number)|mobile of|cell of)\b", re.I
+)
 _ORG_ADDRESS_CONTEXT = re.compile(
     r"\b(?:office|offices|store|shop|branch|warehouse|headquarters|hq|campus|site|factory|showroom|clinic|"
-    r"returns?|located|location|reception|depot|outlet|our|company|premises|studio|lab|plant)\b",
+    r"returns|return address|located|location|reception|depot|outlet|our|company|premises|studio|lab|"
+    r"plant)\b",
     re.I,
 )
 _RESIDENCE = re.compile(
@@ -112,7 +118,11 @@ class Sentences:
 
     def organisational_phone(self, pos: int) -> bool:
         k = self.index(pos)
-        return self._has(k, _ORG_PHONE_CONTEXT) and not self._has(k, FIRST_PERSON)
+        return (
+            self._has(k, _ORG_PHONE_CONTEXT)
+            and not self._has(k, FIRST_PERSON)
+            and not self._has(k, _OWN_PHONE)
+        )
 
     def organisational_address(self, pos: int) -> bool:
         k = self.index(pos)
