@@ -282,6 +282,7 @@ PHONES = [
     "+33 1 23 45 67 89",
     "01 23 45 67 89",
     "+41 44 668 18 00",
+    "01.23.45.67.89",
 ]
 
 
@@ -300,6 +301,18 @@ def test_an_organisations_line_stays(phone: str) -> None:
     text = f"The support hotline is {phone}, weekdays 9 to 5"
     assert not is_personal(text), personal_reason(text)
     assert deidentify(text, keep_organisational=True) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "emergency contact: +49 30 1234567",
+        "Office phone, but private: 030 1234567",
+        "Her home number is (030) 123-4567, the front desk has it",
+    ],
+)
+def test_a_number_said_to_be_someones_own_is_personal_whatever_else_the_sentence_names(text: str) -> None:
+    assert personal_reason(text) == "phone number of a person", text
 
 
 @pytest.mark.parametrize(
@@ -403,6 +416,11 @@ def test_an_organisations_address_stays(address: str) -> None:
     assert deidentify(text, keep_organisational=True) == text
 
 
+def test_return_as_a_verb_is_no_returns_department() -> None:
+    assert personal_reason("Return the borrowed ladder to 12 Baker Street") == "street address of a person"
+    assert not is_personal("Returns go to 12 Baker Street")
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -501,6 +519,10 @@ def test_generated_ids_scrub_each_name_part(parts: list[str], sep: str, case: st
         "Keep the insulin for Priya in the fridge; Priya has type 1 diabetes",
         "Olu, who has epilepsy, should not work alone",
         "[person] is pregnant",
+        "FYI: Hana takes antidepressants",
+        "Mrs Tanaka earns less than the interns",
+        "Jonas filed for bankruptcy in May",
+        "The CEO is pregnant",
     ],
 )
 def test_a_named_person_with_a_sensitive_detail_is_personal(text: str) -> None:
@@ -518,6 +540,8 @@ def test_a_named_person_with_a_sensitive_detail_is_personal(text: str) -> None:
         "Pregnant employees get 14 weeks of leave",
         "Diabetes screening is free for all employees",
         "Berlin has the largest office",
+        "FYI Parking is free for disabled visitors",
+        "Alcohol is not allowed on site",
     ],
 )
 def test_a_role_holder_or_a_rule_about_people_stays_shareable(text: str) -> None:

@@ -7,8 +7,8 @@ does them offline here (bench/gate_match.py records what was tried; bench/gate_d
   many users share it. Personal means: an identifier of a person or an account (a private e-mail
   address, a phone number not presented as an organisation's line, a payment card, an IBAN, an account,
   customer, order or national id number, a home address, a credential), a first-person statement ("I",
-  "my", "me"), or a sensitive detail (health, money, family, identity, beliefs, home) about a particular
-  person: "the user", "she", or a name ("Dana Lee has diabetes"). A rule about people in general
+  "my", "me"), or a sensitive detail (health, money, family, identity, beliefs, a criminal record, home) about
+  a particular person: "the user", "she", "the CEO", or a name ("Dana Lee has diabetes"). A rule about people in general
   ("customers must give their account number to support", "pregnant employees get 14 weeks of leave")
   is shareable, and so is a named person in a role with no sensitive detail ("Dana Lee approves every
   travel request above 500 euros"): who approves is the organisation's fact. When that person is one of

@@ -2,12 +2,12 @@
 
 Personal: an identifier of a person or an account (not an organisation's role address, line or office),
 a first-person statement, a family detail ("my wife", "Frank's son"), or a sensitive detail (health,
-finances, family, identity, beliefs, home) about a particular person: one named by a pronoun or a
-role ("she", "the customer"), by a placeholder this module wrote ("[person]"), or by name ("Dana Lee has
+finances, family, identity, beliefs, a criminal record, home) about a particular person: one named by a
+pronoun or a role ("she", "the customer", "the CEO"), by a placeholder this module wrote ("[person]"), or by name ("Dana Lee has
 diabetes", "Frank is pregnant", "Olu, who has epilepsy, ...").
 
-A name is a capitalised word (or two or three) directly before a verb of state or possession ("is",
-"has", "takes", "earns", "lives", ...), a possessive "'s" or ", who"; it is not a name when it is an
+A name is a capitalised word (or two or three) directly before a verb ("is", "has", "takes", or any
+word ending in -s or -ed), a possessive "'s" or ", who"; it is not a name when it is an
 ordinary sentence opener ("The", "Everyone", "Today", a weekday), a sensitive word itself ("Insulin is
 kept in the fridge"), or a single word opening a sentence about people in general ("Parking is free for
 disabled staff"). A named person in a role, with no sensitive detail ("Dana Lee approves every travel
