@@ -1,10 +1,10 @@
 """Whether a fact is about one person, and so is never published however many users share it.
 
-Personal: an identifier of a person or an account (not an organisation's role address, line or office),
-a first-person statement, a family detail ("my wife", "Frank's son"), or a sensitive detail (health,
-finances, family, identity, beliefs, a criminal record, home) about a particular person: one named by a
-pronoun or a role ("she", "the customer", "the CEO"), by a placeholder this module wrote ("[person]"), or by name ("Dana Lee has
-diabetes", "Frank is pregnant", "Olu, who has epilepsy, ...").
+Personal: an identifier of a person or an account (not an organisation's role address, line or office), a
+first-person statement, a family detail ("my wife", "Frank's son"), or a sensitive detail (health, finances,
+family, identity, beliefs, a criminal record, home) about a particular person: one named by a pronoun or a
+role ("she", "the customer", "the CEO"), by a placeholder this module wrote ("[person]"), or by name ("Dana
+Lee has diabetes", "Frank is pregnant", "Olu, who has epilepsy, ...").
 
 A name is a capitalised word (or two or three) directly before a verb ("is", "has", "takes", or any
 word ending in -s or -ed), a possessive "'s" or ", who"; it is not a name when it is an
