@@ -296,7 +296,6 @@ async def test_a_publication_carrying_an_identifier_is_scrubbed_again(engine: Sq
 
 
 @pytest.mark.parametrize("dana", ["dana.lee", "dana_lee", "dana-lee", "Dana.Lee@acme"])
-@pytest.mark.xfail(strict=True, reason="needs deid id-form split")
 async def test_a_sharer_named_in_any_id_form_is_never_published(tmp_path: Path, dana: str) -> None:
     async with make_engine(tmp_path / "dana.db") as eng:
         world = World(eng, policy())
