@@ -583,3 +583,24 @@ def test_adversarial_inputs_finish() -> None:
         "    contains_identifier(text, ['Aa.Bb'])\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "j a n e . d o e @ gmail . com",
+        "j a n e . d o e@gmail.com",
+        "f r a n k @ acme-corp . de",
+        "jane.doe @ gmail . com",
+    ],
+)
+def test_a_letter_spaced_address_is_scrubbed_whole(address: str) -> None:
+    text = f"Contact {address} about the keys"
+    assert personal_reason(text) == "e-mail address of a person", text
+    assert deidentify(text) == "Contact [email] about the keys"
+
+
+def test_a_letter_spaced_role_address_stays_organisational() -> None:
+    text = "Customers write to s u p p o r t @ acme . com for refunds"
+    assert not is_personal(text)
+    assert deidentify(text, keep_organisational=True) == text

@@ -39,7 +39,7 @@ _AT = (
     r"|(?P<spaced>[ ]{1,2}@[ ]{0,2}|@[ ]{1,2})"
     r"|(?P<word>[ ]{1,2}at[ ]{1,2})"
 )
-_DOT = r"(?:[ ]{0,2}[\[({<][ ]?(?:dot|\.)[ ]?[\])}>][ ]{0,2}|[ ]{1,2}dot[ ]{1,2}|\.)"
+_DOT = r"(?:[ ]{0,2}[\[({<][ ]?(?:dot|\.)[ ]?[\])}>][ ]{0,2}|[ ]{1,2}dot[ ]{1,2}|[ ]{1,2}\.[ ]{1,2}|\.)"
 _OBFUSCATED = re.compile(
     rf"(?<![\w.+-])(?=(?P<local>[\w+-]{{1,64}}(?:{_DOT}[\w+-]{{1,64}}){{0,4}})(?:{_AT})"
     rf"(?P<domain>[a-z0-9][a-z0-9-]{{0,62}})(?P<tld>(?:{_DOT}[a-z]{{2,12}}(?![\w-])){{0,3}}))",
@@ -95,15 +95,32 @@ def _accepted(v: str, m: re.Match[str]) -> bool:
     return provider
 
 
+# A local part typed one character at a time ("j a n e . d o e @ gmail . com"): the patterns above see
+# only its last character, so a one-character local part takes the spaced characters before it too.
+_LETTER_SPACED_TAIL = re.compile(r"(?<!\S)(?:[\w.+-][ ]{1,2}){1,64}\Z")
+
+
+def _spaced_start(v: str, start: int, local: str) -> int:
+    """Where the address really starts when its local part was typed letter-spaced."""
+    if len(local) != 1:
+        return start
+    window = max(0, start - 192)
+    m = _LETTER_SPACED_TAIL.search(v, window, start)
+    return m.start() if m else start
+
+
 def email_spans(v: str) -> Iterator[Span]:
     """Every e-mail address of the view `v`, each flagged organisational when its local part is a role."""
     for m in _PLAIN.finditer(v):
-        yield Span(m.start(), m.end(), "email", bool(ROLE_LOCAL.match(m.group(1))))
+        start = _spaced_start(v, m.start(), m.group(1))
+        local = re.sub(r"[ ]", "", v[start : m.start(1)]) + m.group(1)
+        yield Span(start, m.end(), "email", bool(ROLE_LOCAL.match(local)))
     last_end = 0
     for m in _OBFUSCATED.finditer(v):
         if m.start() < last_end or not _accepted(v, m):
             continue
         end = m.end("tld") if m.group("tld") else m.end("domain")
-        local = _DOT_TOKEN.sub(".", m.group("local"))
+        start = _spaced_start(v, m.start(), m.group("local"))
+        local = re.sub(r"[ ]", "", v[start : m.start()]) + _DOT_TOKEN.sub(".", m.group("local"))
         last_end = end
-        yield Span(m.start(), end, "email", bool(ROLE_LOCAL.match(local)))
+        yield Span(start, end, "email", bool(ROLE_LOCAL.match(local)))
