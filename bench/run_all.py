@@ -15,6 +15,7 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("scale.py", ["--sizes", "10000,100000,1000000"]),
     ("ann.py", []),
     ("coldstart.py", []),
+    ("oneshot.py", []),
     ("disk.py", []),
     ("concurrency.py", []),
     ("context_compile.py", []),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,29 @@ def test_a_new_engine_walks_the_prepared_graph_from_its_first_read(
             return engine.last_semantic_plan, len(got.hits)
 
     assert asyncio.run(first_read()) == (search.Plan.HNSW, 5)  # no background build was needed
+
+
+def test_one_shot_commands_start_no_background_build(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command answers and exits, so it never starts a build of a large file that it would only
+    stop at exit: its large read scans (or walks a graph `db index` saved)."""
+    monkeypatch.setattr(ann, "ANN_MIN_ROWS", 200)
+    db = tmp_path / "m.db"
+    fill(db, 0, ITEMS)
+    started: list[str] = []
+    start = threading.Thread.start
+
+    def spy(thread: threading.Thread) -> None:
+        started.append(thread.name)
+        start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", spy)
+    for argv in (["fetch", "memory 7 on topic 7", "--mode", "semantic"], ["recall", "memory 7"]):
+        out, _ = run(capsys, *argv, "--db", str(db))
+        assert out
+    assert started and "tinymemory-hnsw" not in started  # the command's own threads did start
+    assert graph_files(db) == []
 
 
 def test_the_engine_reports_progress_chunk_by_chunk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

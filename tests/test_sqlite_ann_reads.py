@@ -94,6 +94,23 @@ async def test_a_new_process_maps_the_saved_graph(tmp_path: Path) -> None:
         assert engine.last_semantic_plan is search.Plan.HNSW
 
 
+async def test_without_background_builds_a_large_read_scans_but_still_maps_a_saved_graph(
+    tmp_path: Path,
+) -> None:
+    """A short-lived process (`background_index=False`, the CLI's one-shot commands) starts no build it
+    could not finish; a graph saved by a long-lived process or `tinymemory db index` still serves it."""
+    path = tmp_path / "m.db"
+    await fill(path, 0, ITEMS)
+    async with SqliteEngine(path, embedder=SeededEmbedder(), background_index=False) as engine:
+        assert engine.background_index is False
+        assert await reads(engine) and engine.last_semantic_plan is search.Plan.SCAN
+        assert engine._graphs is not None and engine._graphs._worker is None  # no build was started
+        assert not engine._graphs.files()
+        await engine.build_index()  # the foreground build is still there when asked for
+    async with SqliteEngine(path, embedder=SeededEmbedder(), background_index=False) as engine:
+        assert await first_plan(engine) is search.Plan.HNSW
+
+
 async def test_rows_stored_after_the_build_are_found_through_the_tail(tmp_path: Path) -> None:
     path = tmp_path / "m.db"
     await fill(path, 0, ITEMS)

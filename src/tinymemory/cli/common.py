@@ -35,12 +35,21 @@ def db_target(args: argparse.Namespace) -> str | None:
     return value or None
 
 
-def open_store(args: argparse.Namespace, embedder: Any = "default") -> MemoryEngine:
+def open_store(
+    args: argparse.Namespace, embedder: Any = "default", *, long_lived: bool = False
+) -> MemoryEngine:
     """The engine `--db` names (SQLite file or postgresql:// URL), through the one rule every entry
-    point shares."""
-    from tinymemory.engines import open_engine
+    point shares.
 
-    return open_engine(db_target(args), embedder=embedder)
+    A command answers and exits, so a SQLite file opened for it never starts building its HNSW graph in
+    the background (the build of a large file takes minutes and would be stopped at exit): it reads a
+    saved graph or scans. `long_lived` (the MCP server) lets it build, as the library does."""
+    from tinymemory.engines import is_postgres_url, open_engine
+
+    target = db_target(args)
+    if long_lived or is_postgres_url(target):
+        return open_engine(target, embedder=embedder)
+    return open_engine(target, embedder=embedder, background_index=False)
 
 
 def add_hs256_flags(parser: argparse.ArgumentParser) -> None:

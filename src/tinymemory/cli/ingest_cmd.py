@@ -48,7 +48,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="ingest documents (markdown, text, html; pdf with the pdf extra) into the brain",
         description="Unchanged documents are skipped; changed ones replace their chunks. A symbolic "
         "link inside the folder that leads outside it (or to nothing) is skipped and listed under "
-        '"failed", unless --follow-symlinks; PATH itself may be a link.',
+        '"failed", unless --follow-symlinks; so is an image or attachment a document links outside '
+        "the folder (the document is stored, the file is not read). PATH itself may be a link.",
     )
     p.add_argument(
         "path",

@@ -151,8 +151,8 @@ def run(args: argparse.Namespace) -> int:
     place = Namespace.parse(args.place or "", field="--place")
     scope = ToolScope(place, scope_reach(place, args.reach), writes=not args.read_only)
     served = policy_identity(args) if args.tools == "policy" else None
-    engine = open_store(args, embedder=None if args.no_embedder else "default")
-    warm_up(engine)
+    engine = open_store(args, embedder=None if args.no_embedder else "default", long_lived=True)
+    warming = warm_up(engine)
     # The MCP SDK is the largest import of this process (about half a second); the embedder loads meanwhile.
     from tinymemory.adapters.mcp import INSTRUCTIONS, POLICY_INSTRUCTIONS, serve_stdio
 
@@ -175,6 +175,10 @@ def run(args: argparse.Namespace) -> int:
             await engine.close()
 
     asyncio.run(serve())
+    if warming is not None:
+        # a client that leaves at once must not leave the load running into interpreter exit, where a
+        # daemon thread inside native code is torn down (see engines/sqlite/ann_reads.py)
+        warming.join()
     return 0
 
 

@@ -8,9 +8,9 @@ from typing import Any
 from tinymemory.api import LEARNING_KINDS, Facet, FetchMode, InvalidRequest, ItemKind
 from tinymemory.cli.common import (
     add_store_flags,
-    db_target,
     emit,
     namespace_of,
+    open_store,
     reach_label,
     reach_of,
     time_arg,
@@ -20,12 +20,10 @@ from tinymemory.memory import Memory
 
 
 def open_memory(args: argparse.Namespace) -> Memory:
-    return Memory(
-        db_target(args),
-        namespace=namespace_of(args),
-        reach=reach_of(args),
-        embedder=None if args.no_embedder else "default",
-    )
+    """The store as a one-shot command opens it (see common.open_store: no background graph build)."""
+    namespace, reach = namespace_of(args), reach_of(args)  # refused before anything is opened
+    engine = open_store(args, embedder=None if args.no_embedder else "default")
+    return Memory(engine=engine, namespace=namespace, reach=reach)
 
 
 def _add_filter_flags(p: argparse.ArgumentParser) -> None:

@@ -104,25 +104,45 @@ class Brain:
         title: str | None = None,
         base: Path | None = None,
     ) -> IngestReport:
-        """Ingest a string; `name` is its stable identity (a path-like name), re-used on re-ingest."""
+        """Ingest a string; `name` is its stable identity (a path-like name), re-used on re-ingest.
+        Local links resolve against `base` and are read only inside it (see lifecycle.documents)."""
         parsed = parse(text, media_type, title or Path(name).stem or name)
         if title:
             parsed = Parsed(title, parsed.text, parsed.links, parsed.media_type)
-        return await self._ingest(parsed, source=source, name=name, base=base)
+        return await self._ingest(parsed, source=source, name=name, base=base, root=base)
 
-    async def ingest_file(self, path: str | Path, *, source: str, name: str | None = None) -> IngestReport:
+    async def ingest_file(
+        self,
+        path: str | Path,
+        *,
+        source: str,
+        name: str | None = None,
+        root: str | Path | None = None,
+        follow_symlinks: bool = False,
+    ) -> IngestReport:
         """Ingest one document from disk (Markdown, text, HTML or, with the `pdf` extra, PDF); its file
-        name is its stable identity unless `name` is given, so a re-ingest replaces what changed."""
+        name is its stable identity unless `name` is given, so a re-ingest replaces what changed.
+
+        The files it links are hashed only inside `root` (default: the document's folder); a link
+        leading outside is stored as unavailable and reported in `failed`, unless `follow_symlinks`."""
         p = Path(path)
         parsed = read_file(p)
-        return await self._ingest(parsed, source=source, name=name or p.name, base=p.parent)
+        return await self._ingest(
+            parsed,
+            source=source,
+            name=name or p.name,
+            base=p.parent,
+            root=Path(root) if root is not None else p.parent,
+            follow_symlinks=follow_symlinks,
+        )
 
     async def ingest_folder(
         self, folder: str | Path, *, source: str, progress: bool = False, follow_symlinks: bool = False
     ) -> IngestReport:
         """Every readable document under `folder` (sorted, hidden files skipped). One bad file is
         reported in `failed` and does not stop the others; so is a symbolic link that leads outside
-        the folder, which is skipped unless `follow_symlinks` (see lifecycle.folders)."""
+        the folder, which is skipped unless `follow_symlinks` (see lifecycle.folders), and a link in a
+        document to a file outside it, which is not read (see lifecycle.documents)."""
         root = Path(folder)
         if not root.is_dir():
             raise InvalidRequest(f"brain ingest: `path` `{root}` is not a folder")
@@ -137,7 +157,11 @@ class Brain:
             for file in files:
                 rel = file.relative_to(root).as_posix()
                 try:
-                    report.merge(await self.ingest_file(file, source=source, name=rel))
+                    report.merge(
+                        await self.ingest_file(
+                            file, source=source, name=rel, root=root, follow_symlinks=follow_symlinks
+                        )
+                    )
                 except (InvalidRequest, Unsupported) as exc:
                     log.warning("brain ingest: %s skipped: %s", rel, exc)
                     report.failed.append((rel, str(exc)))
@@ -155,9 +179,18 @@ class Brain:
             )
         if not p.is_file():
             raise InvalidRequest(f"brain ingest: `path` `{p}` does not exist")
-        return await self.ingest_file(p, source=source)
+        return await self.ingest_file(p, source=source, follow_symlinks=follow_symlinks)
 
-    async def _ingest(self, parsed: Parsed, *, source: str, name: str, base: Path | None) -> IngestReport:
+    async def _ingest(
+        self,
+        parsed: Parsed,
+        *,
+        source: str,
+        name: str,
+        base: Path | None,
+        root: Path | None,
+        follow_symlinks: bool = False,
+    ) -> IngestReport:
         report = IngestReport()
         ns = self.layout.brain(source)
         if not parsed.text.strip():
@@ -174,7 +207,8 @@ class Brain:
             report.unchanged.append(name)
             return report
         edges = await self._relations([c.text for c in pieces])  # may fail: nothing written yet
-        refs = resolve_refs(parsed.links, base)
+        resolved = resolve_refs(parsed.links, base, root=root, follow_symlinks=follow_symlinks)
+        refs = resolved.refs
         observed = self.now()
         src = Source("brain", source)
         doc = NewItem(
@@ -221,6 +255,9 @@ class Brain:
             await self.engine.store_many(chunks)
         (report.replaced if previous is not None else report.stored).append(name)
         report.chunks += len(chunks)
+        for ref, why in resolved.refused:  # the document is stored; the file it links was not read
+            log.warning("brain ingest: %s links %s, which %s", name, ref, why)
+            report.failed.append((name, f"brain ingest: `path` `{name}` links `{ref}`, which {why}"))
         return report
 
     async def _relations(self, texts: list[str]) -> list[tuple[Relation, ...]]:

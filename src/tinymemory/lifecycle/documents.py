@@ -2,6 +2,14 @@
 
 Markdown and plain text are read as they are; HTML is turned into headings and paragraphs with the
 standard library's parser; PDF is read with pypdf when it is installed (the `pdf` extra).
+
+A document's local links (images, attachments) are hashed so a memory can say which file it saw. A
+link is only read when it resolves, symbolic links followed, inside the folder being ingested: a
+document from someone else may link `../../.ssh/id_rsa` or `/etc/passwd`, and hashing that file would
+store proof that it exists and what it holds. Such a link is kept as `unavailable` and reported, the
+rule the folder walk applies to symbolic links (lifecycle.folders), and `follow_symlinks` lifts both.
+Only regular files are read, opened without blocking, so a link to a FIFO or a device cannot hang the
+ingest or read forever.
 """
 
 from __future__ import annotations
@@ -9,8 +17,10 @@ from __future__ import annotations
 import hashlib
 import importlib
 import mimetypes
+import os
 import re
-from dataclasses import dataclass
+import stat
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -33,6 +43,9 @@ ATTACHMENT_SUFFIXES = frozenset(
 _MD_IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _MD_LINK = re.compile(r"(?<!!)\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _MD_H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.M)
+_HASH_BLOCK = 1 << 20
+# how a refusal (a link out of the folder: lifecycle.folders, and links in documents here) says the way out
+FOLLOW_HINT = "follow_symlinks=True (`--follow-symlinks`) follows it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,31 +104,87 @@ def _read_pdf(path: Path, title: str) -> Parsed:
     return Parsed(str(meta_title or title), text, (), "application/pdf")
 
 
-def resolve_refs(links: tuple[tuple[str, str], ...], base: Path | None) -> tuple[Ref, ...]:
-    """Refs with sha256 and media type for local files; remote ones keep their url; missing ones are
-    `unavailable` (their text is still ingested)."""
-    out: list[Ref] = []
+@dataclass(slots=True)
+class ResolvedRefs:
+    """A document's refs, and the local links that were not read because they lead outside the root."""
+
+    refs: tuple[Ref, ...] = ()
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (ref as written, why)
+
+
+def resolve_refs(
+    links: tuple[tuple[str, str], ...],
+    base: Path | None,
+    *,
+    root: Path | None = None,
+    follow_symlinks: bool = False,
+) -> ResolvedRefs:
+    """Refs with sha256 and media type for local files; remote ones keep their url; missing ones, and
+    anything but a regular file, are `unavailable` (their text is still ingested).
+
+    Local links resolve against `base` (the document's folder). With `root`, a link that resolves
+    outside it, symbolic links followed, is not read: it is `unavailable` and listed in `refused`,
+    unless `follow_symlinks`. Without `root`, `base` is the root."""
+    out = ResolvedRefs()
+    refs: list[Ref] = []
+    inside = (root if root is not None else base).resolve() if base is not None else None
     for kind, ref in links:
         guessed = mimetypes.guess_type(ref.split("?")[0])[0]
         if kind == "attachment" and guessed and guessed.startswith("image/"):
             kind = "image"
         if re.match(r"^[a-z][a-z0-9+.-]*://", ref, re.I):
-            out.append(Ref(kind, ref, guessed, None, "available", ref))
+            refs.append(Ref(kind, ref, guessed, None, "available", ref))
             continue
         local = _local(base, ref)
-        if local is None:
-            out.append(Ref(kind, ref, guessed, None, "unavailable"))
-            continue
-        digest = hashlib.sha256(local.read_bytes()).hexdigest()
-        out.append(Ref(kind, ref, guessed, digest, "available"))
-    return tuple(out)
+        if (
+            local is not None
+            and inside is not None
+            and not follow_symlinks
+            and not local.is_relative_to(inside)
+        ):
+            out.refused.append((ref, f"leads outside the folder (`{local}`); it was not read; {FOLLOW_HINT}"))
+            local = None
+        digest = None if local is None else _regular_file_sha256(local)
+        if digest is None:
+            refs.append(Ref(kind, ref, guessed, None, "unavailable"))
+        else:
+            refs.append(Ref(kind, ref, guessed, digest, "available"))
+    out.refs = tuple(refs)
+    return out
 
 
 def _local(base: Path | None, ref: str) -> Path | None:
+    """Where a local link leads, symbolic links resolved (it may not exist); None for no file link."""
     if base is None or ref.startswith(("data:", "#", "mailto:")):
         return None
-    candidate = (base / PurePosixPath(ref.split("#")[0].split("?")[0])).resolve()
-    return candidate if candidate.is_file() else None
+    path = ref.split("#")[0].split("?")[0]
+    if not path:
+        return None
+    try:
+        return (base / PurePosixPath(path)).resolve()
+    except (OSError, RuntimeError):  # a loop of links (RuntimeError before Python 3.13)
+        return None
+
+
+def _regular_file_sha256(path: Path) -> str | None:
+    """The file's sha256, or None when it is missing, unreadable or not a regular file. Opened without
+    blocking and checked on the open descriptor, so a FIFO (which would wait for a writer) or a device
+    such as /dev/zero (which never ends) is refused, even if it replaced a file since it was found."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        digest = hashlib.sha256()
+        while block := os.read(fd, _HASH_BLOCK):
+            digest.update(block)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return digest.hexdigest()
 
 
 def _is_attachment(url: str) -> bool:

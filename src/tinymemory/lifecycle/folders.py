@@ -15,9 +15,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tinymemory.lifecycle.documents import media_type_of
-
-FOLLOW_HINT = "follow_symlinks=True (`--follow-symlinks`) follows it"
+from tinymemory.lifecycle.documents import FOLLOW_HINT, media_type_of
 
 
 @dataclass(slots=True)

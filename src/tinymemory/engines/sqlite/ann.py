@@ -41,8 +41,12 @@ from tinymemory.engines.sqlite.vectors import Floats, Ints
 
 # Below this many vectors the exact scan is as fast (bench/ann.py measures the crossover).
 ANN_MIN_ROWS = 50_000
-# Rows a background build adds per `refresh` call, so it can stop between calls.
+# Rows a background build adds per `refresh` call (its progress is reported per chunk).
 BUILD_CHUNK = 16_384
+# Rows per usearch `add` call while a build may be asked to stop: usearch cannot be interrupted inside
+# a call (about 0.25 s for 512 rows on one thread at 100,000 rows), and a process that exits waits for
+# the call in flight (see ann_reads.py: a thread torn down inside usearch aborts the process).
+ADD_BATCH = 512
 DTYPE = "f16"  # f32 measured the same recall at twice the file; i8 measured recall@10 0.67 at 1M
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
@@ -182,9 +186,14 @@ class HnswIndex:
 
     # -- changes ----------------------------------------------------------------------------------
 
-    def refresh(self, conn: sqlite3.Connection, limit: int | None = None) -> int:
+    def refresh(
+        self, conn: sqlite3.Connection, limit: int | None = None, stop: Callable[[], bool] | None = None
+    ) -> int:
         """Add the rows of this embedder committed past the largest key indexed, at most `limit` of
-        them (a background build adds a chunk at a time); return how many were added."""
+        them (a background build adds a chunk at a time); return how many were added.
+
+        With `stop`, rows are added `ADD_BATCH` at a time and `stop()` is asked between batches: once
+        it says True, refresh returns early, the graph whole up to `last_rowid`."""
         added = 0
         while limit is None or added < limit:
             chunk = vectors.REFRESH_CHUNK if limit is None else min(vectors.REFRESH_CHUNK, limit - added)
@@ -192,8 +201,13 @@ class HnswIndex:
             if not rows:
                 break
             keys = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-            self.add(keys, vectors.from_blobs([r[1] for r in rows], self.dim))
-            added += len(rows)
+            block = vectors.from_blobs([r[1] for r in rows], self.dim)
+            step = len(rows) if stop is None else ADD_BATCH
+            for at in range(0, len(rows), step):
+                if stop is not None and stop():
+                    return added
+                self.add(keys[at : at + step], block[at : at + step])
+                added += len(keys[at : at + step])
             if len(rows) < chunk:
                 break
         return added

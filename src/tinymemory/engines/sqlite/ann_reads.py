@@ -19,16 +19,27 @@ hold the purged vectors); the next large read starts a new build. Files are dele
 place: another process may have one mapped, and zeroing it under that process would corrupt its reads.
 `build_now` runs the same build in the foreground (`tinymemory db index`), so a large file can be
 prepared before it is served.
+
+Exits. usearch releases the GIL while it adds, and an interpreter that exits with a daemon thread inside
+such a call kills that thread when it asks for the GIL back; the kill unwinds through a C++ destructor
+and the process dies with SIGABRT ("terminate called without an active exception"). So an exit hook
+stops every build and waits for it: a build adds `ann.ADD_BATCH` rows per call and checks its stop flag
+between calls, so the wait is one call (a fraction of a second), and a stopped build saves nothing. A
+holder made with `background=False` (the CLI's one-shot commands) never starts a build: such a process
+exits long before a build of a large file could finish, so it reads a saved graph if there is one and
+otherwise scans, and the graph is left to long-lived processes and `tinymemory db index`.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import glob
 import logging
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,8 +97,35 @@ MAX_K = 4_096
 BUILD_THREADS = 1
 # Seconds before a process retries a build another process was running.
 RETRY_S = 5.0
+# Seconds between tries for the build lock while a foreground build waits for another process's.
+LOCK_POLL_S = 0.1
 BUILD_OP = "build_index"
 Progress = Callable[[int, int], None]  # (rows added so far, rows to add), after each chunk
+
+# Every holder alive, for the exit hook; and whether the interpreter is exiting (no build starts then).
+_HOLDERS: weakref.WeakSet[GraphHolder] = weakref.WeakSet()
+_exiting = threading.Event()
+
+
+def _stop_builds_at_exit() -> None:
+    """Stop every build and wait for it, before the interpreter tears its threads down (see the module
+    docstring: a thread torn down inside usearch aborts the process)."""
+    _exiting.set()
+    for holder in list(_HOLDERS):
+        holder.close()
+
+
+atexit.register(_stop_builds_at_exit)
+
+
+def _join(thread: threading.Thread) -> None:
+    """Wait for a build that has been told to stop, even through Ctrl-C: it ends within one usearch
+    call, and leaving it running inside usearch is what aborts a process at exit."""
+    while thread.is_alive():
+        try:
+            thread.join()
+        except KeyboardInterrupt:
+            continue
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,13 +153,20 @@ class GraphHolder:
 
     @classmethod
     def for_file(
-        cls, db_path: str, embedder: str, dim: int, on_ready: Callable[[], None] | None = None
+        cls,
+        db_path: str,
+        embedder: str,
+        dim: int,
+        on_ready: Callable[[], None] | None = None,
+        *,
+        background: bool = True,
     ) -> GraphHolder | None:
         """A holder for a database file; None in memory (nothing to persist a graph beside).
-        `on_ready` runs when a graph is swapped in (the engine frees its matrix then)."""
+        `on_ready` runs when a graph is swapped in (the engine frees its matrix then); `background`
+        False never starts a background build (a short-lived process: see the module docstring)."""
         if in_memory(db_path):
             return None
-        return cls(db_path, embedder, dim, on_ready)
+        return cls(db_path, embedder, dim, on_ready, background=background)
 
     @staticmethod
     def serves(rows: int) -> bool:
@@ -132,10 +177,17 @@ class GraphHolder:
         return bool(ann.should_use(rows, ann.ANN_MIN_ROWS))
 
     def __init__(
-        self, db_path: str, embedder: str, dim: int, on_ready: Callable[[], None] | None = None
+        self,
+        db_path: str,
+        embedder: str,
+        dim: int,
+        on_ready: Callable[[], None] | None = None,
+        *,
+        background: bool = True,
     ) -> None:
         self.db_path, self.embedder, self.dim = db_path, embedder, dim
         self._on_ready = on_ready
+        self.background = background
         self._lock = threading.Lock()
         self._graph: ann.HnswIndex | None = None
         self._epoch: int | None = None
@@ -143,6 +195,7 @@ class GraphHolder:
         self._stop = threading.Event()
         self._closed = False
         self._retry_at = 0.0  # another process was building: do not try again before this
+        _HOLDERS.add(self)
 
     # -- files ----------------------------------------------------------------------------------------
 
@@ -209,6 +262,8 @@ class GraphHolder:
 
     def _start(self, epoch: int) -> None:
         """Called with the lock held."""
+        if not self.background or _exiting.is_set():
+            return
         if self._worker is not None and self._worker.is_alive():
             return
         if time.monotonic() < self._retry_at:
@@ -260,11 +315,15 @@ class GraphHolder:
             yield True
             return
         try:
-            try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-            except BlockingIOError:
-                yield False
-                return
+            while True:
+                try:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    # a waiting build polls, so a close, a purge or an exit can stop it meanwhile
+                    if not wait or self._stop.wait(LOCK_POLL_S):
+                        yield False
+                        return
             yield True
         finally:
             handle.close()  # releases the lock
@@ -287,7 +346,7 @@ class GraphHolder:
             while not self._stop.is_set():
                 if read_epoch(conn) != epoch:
                     return None  # re-embedded meanwhile: the next read starts over
-                step = index.refresh(conn, limit=_ann().BUILD_CHUNK)
+                step = index.refresh(conn, limit=_ann().BUILD_CHUNK, stop=self._stop.is_set)
                 if step == 0:
                     break
                 added += step
@@ -345,7 +404,12 @@ class GraphHolder:
             if force:
                 self._stop.set()
             running.join()
-        mine.join()
+        try:
+            mine.join()
+        except BaseException:  # Ctrl-C in the caller: stop the build rather than leave it running
+            self._stop.set()
+            _join(mine)
+            raise
         result = outcome[0] if outcome else None
         if isinstance(result, BaseException):
             raise mapped(BUILD_OP, result)
@@ -384,11 +448,18 @@ class GraphHolder:
             for path in self.files():
                 path.unlink(missing_ok=True)
 
+    def stop(self) -> None:
+        """Ask a running build to stop (it saves nothing); the next large read may start another."""
+        self._stop.set()
+
     def close(self) -> None:
+        """Stop any build (nothing is saved) and wait for it; no build starts afterwards."""
         with self._lock:
             self._closed = True
         self._stop.set()
-        self.wait()
+        worker = self._worker
+        if worker is not None:
+            _join(worker)
 
 
 def scored_tail(

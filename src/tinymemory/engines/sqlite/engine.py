@@ -86,6 +86,9 @@ class SqliteEngine:
     OS crash and a power loss. "normal" syncs only when the WAL is checkpointed: an acknowledged store
     still survives a killed process, but the last commits before a power loss or an OS crash may be lost
     (the file stays intact, as of an earlier commit). It makes a single store several times cheaper.
+    `background_index` (default True): whether a large whole-store read may start building the HNSW
+    graph on a background thread (ann_reads.py). A short-lived process, such as a CLI command, passes
+    False: it would exit long before the build finished, so it reads a saved graph or scans.
     """
 
     def __init__(
@@ -98,6 +101,7 @@ class SqliteEngine:
         retrieval: RetrievalConfig | None = None,
         readers: int = DEFAULT_READERS,
         durability: str | None = None,
+        background_index: bool = True,
     ) -> None:
         readers = check_readers(readers)
         durability = check_durability(durability)
@@ -131,10 +135,15 @@ class SqliteEngine:
             # scan reloads it; small reaches read their rows from SQL)
             matrix = self._matrix
             self._graphs = GraphHolder.for_file(
-                self.path, self.embedder.name, self.embedder.dim, on_ready=matrix.reset if matrix else None
+                self.path,
+                self.embedder.name,
+                self.embedder.dim,
+                on_ready=matrix.reset if matrix else None,
+                background=background_index,
             )
         self._db = Connections(self.path, readers, durability)
         self.durability = durability
+        self.background_index = background_index
         # query embeddings and early scans run beside the reads, so one helper per reader
         self._helper = ThreadPoolExecutor(
             max_workers=max(1, self._db.readers), thread_name_prefix="tinymemory-embed"
@@ -460,6 +469,9 @@ class SqliteEngine:
         epoch = await self._run(op, read_epoch)  # opens (and migrates) the file first
         try:
             return await asyncio.to_thread(graphs.build_now, epoch, force=force, progress=progress)
+        except asyncio.CancelledError:  # the caller stopped waiting (Ctrl-C): stop the build too
+            graphs.stop()
+            raise
         except db.ERRORS as exc:  # the build reads the vectors on a connection of its own
             raise db.database_error(op, exc) from exc
 

@@ -1,0 +1,190 @@
+"""Short-lived processes on a large file: the first fetch against a warm one, and how they exit.
+
+A process that reads a large file with no saved HNSW graph either starts building one in the background
+(the library's default, for long-lived processes) or does not (`background_index=False`, what the CLI's
+one-shot commands open). Rows (medians of `--repeats` rounds, interleaved):
+
+- `tinymemory fetch` over the whole store as a process, spawn to exit (and its exit code);
+- a fresh process that opens the file as a one-shot command does: its first hybrid fetch of the whole
+  store (query embedding included), the p50 of 20 more (warm), and how long it takes to exit after the
+  last one, without `close()`;
+- the same with the library's default, where the first large read starts a background build that the
+  exit hook has to stop;
+- the one-shot process again once `tinymemory db index` has saved the graph.
+
+The file is filled with the default embedder (as in bench/coldstart.py) or copied from `--db` (the copy
+is measured, so the original's graph files are left alone).
+
+    python bench/oneshot.py [--items 100000] [--repeats 3] [--no-write] [--db FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from coldstart import LOCOMO, QUERY, build, count_items, process_ms
+from report import machine_line, percentile, table, write_section
+from tinymemory.api import FetchMode, FetchRequest
+
+WARM = 20
+
+
+async def probe(path: Path, background: bool) -> None:
+    """In a fresh process: time the first and 20 more whole-store hybrid fetches, print them with the
+    wall clock at the end, and return without closing the engine (exit is measured by the caller)."""
+    from tinymemory.engines.sqlite import SqliteEngine
+
+    queries = [q["question"] for conv in json.loads(LOCOMO.read_text()) for q in conv["qa"]][:WARM]
+    engine = SqliteEngine(str(path), background_index=background)
+    took = []
+    for q in [QUERY, *queries]:
+        t = time.perf_counter()
+        await engine.fetch(FetchRequest(q, mode=FetchMode.HYBRID, limit=10))
+        took.append((time.perf_counter() - t) * 1000)
+    plan = engine.last_semantic_plan.value if engine.last_semantic_plan else None
+    out = {"first_ms": took[0], "warm_ms": percentile(took[1:], 50), "plan": plan, "done_at": time.time()}
+    print(json.dumps(out), flush=True)
+
+
+def run_probe(path: Path, background: bool) -> dict[str, float | str]:
+    mode = "library" if background else "oneshot"
+    done = subprocess.run(
+        [sys.executable, __file__, "--probe", mode, "--db", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    ended = time.time()
+    if done.returncode != 0:
+        raise RuntimeError(f"oneshot: the {mode} probe exited {done.returncode}: {done.stderr[-800:]}")
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    got["exit_ms"] = (ended - float(got["done_at"])) * 1000
+    return dict(got)
+
+
+def drop_graphs(path: Path) -> None:
+    for graph in path.parent.glob(f"{path.name}.hnsw-*"):
+        graph.unlink()
+
+
+def cli_fetch(path: Path) -> tuple[float, int]:
+    t = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "tinymemory", "fetch", QUERY, "--db", str(path), "--limit", "10"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    return (time.perf_counter() - t) * 1000, done.returncode
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    with tempfile.TemporaryDirectory(prefix="tinymemory-oneshot-") as tmp:
+        path = Path(tmp) / "oneshot.db"
+        if args.db:
+            shutil.copy(args.db, path)
+        else:
+            took = await build(path, args.items)
+            print(f"built {args.items:,} items in {took:.0f} s", file=sys.stderr)
+        drop_graphs(path)
+        return measure(path, args)
+
+
+def measure(path: Path, args: argparse.Namespace) -> int:
+    rows: dict[str, list[float]] = {}
+    codes: set[int] = set()
+    plans: dict[str, set[str]] = {}
+
+    def record(label: str, value: float) -> None:
+        rows.setdefault(label, []).append(value)
+
+    def record_probe(label: str, got: dict[str, float | str]) -> None:
+        record(f"{label}: first hybrid fetch", float(got["first_ms"]))
+        record(f"{label}: warm hybrid fetch (p50 of {WARM})", float(got["warm_ms"]))
+        record(f"{label}: exit after the last fetch, no close()", float(got["exit_ms"]))
+        plans.setdefault(label, set()).add(str(got["plan"]))
+
+    no_graph_oneshot = "no saved graph, one-shot (background_index=False)"
+    no_graph_library = "no saved graph, library default (background build)"
+    for _ in range(args.repeats):
+        drop_graphs(path)
+        ms, code = cli_fetch(path)
+        record("no saved graph: `tinymemory fetch` (whole store), spawn to exit", ms)
+        codes.add(code)
+        record_probe(no_graph_oneshot, run_probe(path, background=False))
+        record_probe(no_graph_library, run_probe(path, background=True))
+        drop_graphs(path)  # a stopped build saves nothing, but make sure the next round starts bare
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "tinymemory", "db", "index", "--db", str(path)],
+        check=True,
+        capture_output=True,
+    )
+    index_s = time.perf_counter() - started
+    saved = "saved graph, one-shot"
+    for _ in range(args.repeats):
+        ms, code = cli_fetch(path)
+        record("saved graph: `tinymemory fetch` (whole store), spawn to exit", ms)
+        codes.add(code)
+        record_probe(saved, run_probe(path, background=False))
+        record("python -c pass", process_ms([sys.executable, "-c", "pass"]))
+
+    def ratio(label: str) -> str:
+        first = percentile(rows[f"{label}: first hybrid fetch"], 50)
+        warm = percentile(rows[f"{label}: warm hybrid fetch (p50 of {WARM})"], 50)
+        return f"{first / warm:.1f}x"
+
+    table_rows = [[label, f"{percentile(v, 50):,.0f}"] for label, v in rows.items()]
+    ratios = [
+        [label, ratio(label), ", ".join(sorted(plans[label]))]
+        for label in (no_graph_oneshot, no_graph_library, saved)
+    ]
+    md = "\n".join(
+        [
+            "## One-shot processes on a large file (`bench/oneshot.py`)",
+            "",
+            f"{count_items(path):,} synthetic items stored with the default embedder; {machine_line()}. "
+            f"Medians of {args.repeats} rounds, interleaved. Each probe is a fresh process that opens the "
+            f"file, runs one whole-store hybrid fetch and {WARM} more, and returns without `close()`; its "
+            "exit is the wall time from its last line to the end of the process. The graph was then saved "
+            f"by `tinymemory db index` ({index_s:.0f} s). `tinymemory fetch` exit codes seen: "
+            f"{sorted(codes)}.",
+            "",
+            table(["what", "ms (p50)"], table_rows),
+            "",
+            table(["process", "first fetch / warm fetch", "plan of the warm fetches"], ratios),
+        ]
+    )
+    print(md)
+    if not args.no_write:
+        write_section("oneshot", md)
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
+    parser.add_argument("--db", help="measure a copy of this existing file instead of building one")
+    parser.add_argument("--probe", choices=["oneshot", "library"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.probe:
+        asyncio.run(probe(Path(args.db), background=args.probe == "library"))
+        return 0
+    if args.items < 1 or args.repeats < 1:
+        parser.error("--items and --repeats must be at least 1")
+    return asyncio.run(main_async(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
