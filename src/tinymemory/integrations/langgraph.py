@@ -283,10 +283,7 @@ class TinyMemoryStore(BaseStore):
         if self._closed:
             return
         self._closed = True
-        try:
-            self._loop.run(self.engine.close())
-        finally:
-            self._loop.stop()
+        self._loop.close(self.engine.close)
 
     def __enter__(self) -> TinyMemoryStore:
         return self
