@@ -8,6 +8,7 @@ The comparison runs one script (tests/compat/mem0_script.py) against the real me
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import json
 import sys
 from collections.abc import Iterator
@@ -357,6 +358,21 @@ def test_timestamps_limits_and_older_argument_forms(mem: Memory) -> None:
 
 
 # -- async --------------------------------------------------------------------------------------------
+
+
+def test_the_sync_memory_is_built_from_the_async_one() -> None:
+    """The same methods with the same signatures and docstrings, each one running its coroutine; the
+    differences are the sync side's: `close` is its own (it stops the loop thread, so no `aclose`),
+    and the async side's attributes `engine` and `root` are read-only properties."""
+    public = {n for n in dir(Memory) if not n.startswith("_")}
+    async_public = {n for n in dir(AsyncMemory) if not n.startswith("_")}
+    assert public - {"engine", "root"} == async_public - {"aclose"}
+    for name in sorted(async_public - {"aclose", "close", "from_config"}):
+        a, s = inspect.getattr_static(AsyncMemory, name), inspect.getattr_static(Memory, name)
+        assert not inspect.iscoroutinefunction(s), name
+        assert s.__derived_from__ is a and s.__doc__ == a.__doc__, name
+        assert inspect.signature(s) == inspect.signature(a), name
+    assert inspect.signature(Memory.__init__) == inspect.signature(AsyncMemory.__init__)
 
 
 async def test_async_memory_has_the_same_names(tmp_path: Path) -> None:

@@ -55,6 +55,29 @@ def test_both_classes_expose_the_same_names_and_signatures(sync_cls: type, async
         assert inspect.signature(async_cls.__init__) == inspect.signature(sync_cls.__init__)
 
 
+@pytest.mark.parametrize(("sync_cls", "async_cls"), [(Memory, AsyncMemory), (Tools, AsyncTools)])
+def test_the_sync_members_are_built_from_the_async_ones(sync_cls: type, async_cls: type) -> None:
+    """Each sync member runs the async member of its name and shows its docstring: none is a copy."""
+    own = {"close"}  # the one member of the sync side's own: it also stops the loop thread
+    for name in sorted(public(async_cls) - own):
+        a, s = inspect.getattr_static(async_cls, name), inspect.getattr_static(sync_cls, name)
+        a_fn, s_fn = (a.fget, s.fget) if isinstance(a, property) else (a, s)
+        assert s_fn.__derived_from__ is a_fn, name
+        assert s.__doc__ == a.__doc__, name
+        assert s_fn.__qualname__ == f"{sync_cls.__name__}.{name}", name
+        assert s_fn.__module__ == sync_cls.__module__, name
+
+
+def test_a_member_built_from_another_name_is_refused() -> None:
+    from tinymemory._sync import SyncFacade, blocking, derived
+
+    with pytest.raises(TypeError, match=r"Wrong.fetch does not run AsyncMemory.fetch"):
+
+        @derived(AsyncMemory)
+        class Wrong(SyncFacade[AsyncMemory]):
+            fetch = blocking(AsyncMemory.list)
+
+
 def test_async_memory_is_exported_lazily() -> None:
     assert tinymemory.AsyncMemory is AsyncMemory
     assert "AsyncMemory" in tinymemory.__all__ and "AsyncMemory" in dir(tinymemory)

@@ -198,6 +198,14 @@ def check_bool(op: str, field: str, value: object) -> bool:
     return value
 
 
+def check_count(op: str, field: str, value: object) -> int:
+    """A whole number of things, 0 included (a bridge's limit, offset, depth or top_k); a bool is not
+    one, though Python counts it as an int."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise fail(op, field, f"must be a whole number >= 0, got {echo(value)}")
+    return value
+
+
 def check_name(op: str, field: str, value: object) -> str:
     """One namespace segment name (the brain's source): the grammar `Namespace.parse` reads."""
     if isinstance(value, str):

@@ -181,6 +181,7 @@ class AsyncMemory:
     @checked("item")
     def item(
         self,
+        /,
         text: str,
         *,
         kind: str | ItemKind = ItemKind.LEARNING,
@@ -219,7 +220,7 @@ class AsyncMemory:
         return new_item(op, self._namespace, text, **kwargs)
 
     @checked("store")
-    async def store(self, text: str, **kwargs: Any) -> StoreResult:
+    async def store(self, /, text: str, **kwargs: Any) -> StoreResult:
         """Store one memory; storing the same memory again is a replay (same id, replayed=True).
 
         Takes `item()`'s keywords. Raises InvalidRequest (`store: ...`) for bad arguments or an
@@ -243,7 +244,7 @@ class AsyncMemory:
         return await self._live.store_many(built)
 
     @checked("forget")
-    async def forget(self, ids: Sequence[str] | None = None, **filter_fields: Any) -> ForgetResult:
+    async def forget(self, /, ids: Sequence[str] | None = None, **filter_fields: Any) -> ForgetResult:
         """Soft-delete by ids or by a non-empty filter, confined to this facade's reach.
 
         Raises InvalidRequest (`forget: ...`) for bad ids, an unknown filter field, or neither ids
@@ -270,6 +271,7 @@ class AsyncMemory:
     @checked("fetch")
     async def fetch(
         self,
+        /,
         query: str,
         *,
         mode: str | FetchMode | None = None,
@@ -293,14 +295,16 @@ class AsyncMemory:
         return await self._live.fetch(req)
 
     @checked("recall")
-    async def recall(self, question: str, *, limit: int = 10, **filter_fields: Any) -> RecallResult:
+    async def recall(self, /, question: str, *, limit: int = 10, **filter_fields: Any) -> RecallResult:
         """Answer `question` from memory with citations (the engine's answerer). Raises InvalidRequest
         (`recall: ...`) for bad arguments, Unavailable when the answerer or embedder fails."""
         req = RecallRequest(question=question, filter=self._filter("recall", filter_fields), limit=limit)
         return await self._live.recall(req)
 
     @checked("list")
-    async def list(self, *, limit: int = 10, cursor: str | None = None, **filter_fields: Any) -> ListResult:
+    async def list(
+        self, /, *, limit: int = 10, cursor: str | None = None, **filter_fields: Any
+    ) -> ListResult:
         """Newest first. Raises InvalidRequest (`list: ...`) for a bad limit, cursor or filter field."""
         req = ListRequest(filter=self._filter("list", filter_fields), limit=limit, cursor=cursor)
         return await self._live.list(req)
@@ -312,7 +316,7 @@ class AsyncMemory:
         return await self._live.get(req)
 
     @checked("explore")
-    async def explore(self, facet: str | Facet, *, limit: int = 10, **filter_fields: Any) -> ExploreResult:
+    async def explore(self, /, facet: str | Facet, *, limit: int = 10, **filter_fields: Any) -> ExploreResult:
         """Count memory by a facet. Raises InvalidRequest (`explore: ...`) for a bad facet or filter."""
         try:
             fac = Facet(facet)
@@ -325,6 +329,7 @@ class AsyncMemory:
     @checked("expand")
     async def expand(
         self,
+        /,
         seed_name: str,
         *,
         relation_types: Iterable[str] = (),
@@ -397,6 +402,7 @@ class AsyncMemory:
     @checked("recall_context")
     async def recall_context(
         self,
+        /,
         query: str,
         *,
         budget_tokens: int = PACK_TOKENS,

@@ -72,7 +72,7 @@ from tinymemory.api import (
 )
 from tinymemory.api.echo import echo
 from tinymemory.api.validate import MAX_QUERY_CHARS
-from tinymemory.async_memory.arguments import as_namespace, check_opening, checked
+from tinymemory.async_memory.arguments import as_namespace, check_bool, check_count, check_opening, checked
 from tinymemory.integrations import langgraph_match as match
 from tinymemory.integrations.langgraph_names import to_namespace
 from tinymemory.integrations.langgraph_records import (
@@ -127,12 +127,6 @@ def _check_labels(labels: object, *, root: bool = False) -> tuple[str, ...]:
     if root and labels[0] == "langgraph":
         raise InvalidNamespaceError(f'Root label for namespace cannot be "langgraph". Got: {labels}')
     return labels
-
-
-def _count(op: str, field: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidRequest(f"{op}: `{field}` must be a whole number >= 0, got {echo(value)}")
-    return value
 
 
 def _index_paths(op: str, field: str, fields: object) -> tuple[str, ...]:
@@ -271,8 +265,7 @@ class TinyMemoryStore(BaseStore):
                     f"store: `ttl.{echo(name)}` is not a TTL setting (known: {', '.join(known)})"
                 )
         _ttl_minutes("store", ttl.get("default_ttl"))
-        if not isinstance(ttl.get("refresh_on_read", True), bool):
-            raise InvalidRequest("store: `ttl.refresh_on_read` must be true or false")
+        check_bool("store", "ttl.refresh_on_read", ttl.get("refresh_on_read", True))
         return cast(TTLConfig, dict(ttl))
 
     # -- lifecycle ----------------------------------------------------------------------------------
@@ -283,10 +276,7 @@ class TinyMemoryStore(BaseStore):
         if self._closed:
             return
         self._closed = True
-        try:
-            self._loop.run(self.engine.close())
-        finally:
-            self._loop.stop()
+        self._loop.close(self.engine.close)
 
     def __enter__(self) -> TinyMemoryStore:
         return self
@@ -360,8 +350,8 @@ class TinyMemoryStore(BaseStore):
                 raise InvalidRequest(f"search: `query` is longer than {MAX_QUERY_CHARS} characters")
             if op.filter is not None:
                 match.check_filter("search", op.filter)
-            _count("search", "limit", op.limit)
-            _count("search", "offset", op.offset)
+            check_count("search", "limit", op.limit)
+            check_count("search", "offset", op.offset)
             return to_namespace(self.base, labels, op="search", field="namespace_prefix")
         if isinstance(op, ListNamespacesOp):
             conditions = op.match_conditions or ()
@@ -376,9 +366,9 @@ class TinyMemoryStore(BaseStore):
                 _, path = match.check_condition("list_namespaces", f"match_conditions[{j}]", *cond)
                 _check_labels(path)
             if op.max_depth is not None:
-                _count("list_namespaces", "max_depth", op.max_depth)
-            _count("list_namespaces", "limit", op.limit)
-            _count("list_namespaces", "offset", op.offset)
+                check_count("list_namespaces", "max_depth", op.max_depth)
+            check_count("list_namespaces", "limit", op.limit)
+            check_count("list_namespaces", "offset", op.offset)
             return None
         raise InvalidRequest(f"batch: `ops[{i}]` must be {_OP_NAMES}, got {type(op).__name__}")
 

@@ -10,7 +10,8 @@ from typing import Any
 from tinymemory.api.echo import echo
 from tinymemory.api.errors import InvalidRequest
 from tinymemory.api.timeutil import ensure_utc, parse_rfc3339
-from tinymemory.api.validate import MAX_TEXT_CHARS
+from tinymemory.api.validate import MAX_TEXT_CHARS, check_query
+from tinymemory.async_memory.arguments import check_count
 from tinymemory.compat.mem0.errors import invalid, stored_text
 from tinymemory.compat.mem0.filters import Predicate, compile_filter
 from tinymemory.compat.mem0.scope import ENTITY_KEYS, Scope
@@ -31,16 +32,13 @@ def top_k(op: str, value: object, limit: object) -> int:
         if value != 20 and value is not None:
             raise invalid(op, "limit", "is an older name for `top_k`: give one of them")
         value = limit
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise invalid(op, "top_k", f"must be a non-negative integer, got {echo(value)}")
-    return value
+    return check_count(op, "top_k", value)
 
 
 def query(op: str, value: object) -> str:
-    """A search query, trimmed; blank is refused as mem0 refuses it."""
-    if not isinstance(value, str) or not value.strip():
-        raise invalid(op, "query", "must be a non-empty string (not blank)")
-    return value.strip()
+    """A search query, trimmed; blank is refused as mem0 refuses it (the engine's query rules, in the
+    engine's words; the call's `checked` makes the error an InvalidInput)."""
+    return check_query(op, "query", value).strip()
 
 
 def text(op: str, field: str, value: object) -> str:

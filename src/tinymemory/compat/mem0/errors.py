@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar
 
 from tinymemory.api.errors import InvalidRequest, NotFound, Unsupported
-from tinymemory.api.validate import check_unicode
+from tinymemory.api.validate import check_unicode, fail
 from tinymemory.async_memory import arguments
 
 P = ParamSpec("P")
@@ -32,8 +32,8 @@ class UnsupportedFeature(Unsupported, ValueError):
 
 
 def invalid(op: str, field: str, problem: str) -> InvalidInput:
-    """`op: \\`field\\` problem`, the library's message style."""
-    return InvalidInput(f"{op}: `{field}` {problem}")
+    """The library's refusal (`fail`'s words: op, field, problem) as this API's InvalidInput."""
+    return InvalidInput(fail(op, field, problem).message)
 
 
 def stored_text(op: str, field: str, value: str) -> str:
