@@ -71,6 +71,18 @@ async def test_one_sharer_is_held_and_no_one_else_sees_it(engine: SqliteEngine) 
     assert await world.recall("carol", "Berlin office Fridays") == []
 
 
+async def test_a_share_too_long_to_be_one_fact_stays_the_users_own(engine: SqliteEngine) -> None:
+    """A share over MAX_SHARE_CHARS is not read for identifiers (a megabyte of them would hold the
+    writer for seconds): the user's copy is written, nothing reaches the gate."""
+    world = World(engine, policy())
+    text = "The Berlin office closes at 6 pm; write to jo@example.org. " + "1 a@ " * 190_000
+    out = await world.share("alice", text)
+    assert (out["share"], out["share_reason"]) == ("kept_private", "too_long")
+    assert out["tier"] == "user_for_agent"
+    assert await queued_pairs(engine) == []
+    assert (await world.share("alice", FACT))["share"] == "queued"  # a fact of ordinary length still is
+
+
 async def test_two_distinct_sharers_publish_exactly_once(engine: SqliteEngine) -> None:
     world = World(engine, policy())
     await world.share("alice", FACT)

@@ -17,7 +17,7 @@ from tinymemory.api import (
 )
 from tinymemory.policy import render
 from tinymemory.policy.gate.queue import queue_items, withdraw
-from tinymemory.policy.gate.screen import PERSONAL, screen
+from tinymemory.policy.gate.screen import MAX_SHARE_CHARS, PERSONAL, TOO_LONG, screen
 from tinymemory.policy.session import PolicySession, earlier_versions
 from tinymemory.tools.args import Obj
 
@@ -103,6 +103,8 @@ def share_target(session: PolicySession, text: str) -> tuple[str | None, str | N
         return None, "user_shares_off"
     if agent is None:
         return None, "no_agent"
+    if len(text) > MAX_SHARE_CHARS:
+        return None, TOO_LONG
     verdict = screen(session.identity, text)
     if verdict == PERSONAL:
         return None, PERSONAL

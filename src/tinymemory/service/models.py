@@ -123,7 +123,9 @@ class Remembered(Answer):
     share: Literal["queued", "kept_private"] | None = Field(
         None, description="what became of a share request"
     )
-    share_reason: Literal["no_gate", "user_shares_off", "no_agent", "personal", "scrubbed"] | None = Field(
+    share_reason: (
+        Literal["no_gate", "user_shares_off", "no_agent", "personal", "too_long", "scrubbed"] | None
+    ) = Field(
         None,
         description="why a share stayed private, or `scrubbed`: queued without the identifiers it carried",
     )

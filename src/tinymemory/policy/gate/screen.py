@@ -37,6 +37,11 @@ def publishable(text: str, sharers: Sequence[str]) -> bool:
 
 SCRUBBED = "scrubbed"
 PERSONAL = "personal"
+TOO_LONG = "too_long"
+# A fact many users tell the gate in the same words is a sentence or two. A longer share stays the
+# user's own: reading it for identifiers costs time in proportion to its length (about 7 s for the
+# 1,000,000 characters a memory may hold), on every share and every gate run.
+MAX_SHARE_CHARS = 2_000
 MIN_FACT_WORDS = 2
 _PLACEHOLDER = re.compile(r"\[[a-z]+(?: [a-z]+)*\]")
 # What a fact may lose and stay the fact: a way to reach someone ("write to [email]", "call [phone]").
