@@ -67,10 +67,12 @@ _PG_OPEN: dict[Path, int] = {}
 _PG_KEEP = 8  # databases kept after their engines close (older ones are dropped: disk stays bounded)
 
 
-def _postgres_dsn(tmp: Path) -> str:
+def _postgres_dsn(tmp: Path, upgraded: bool = False) -> str:
     """The database of this temporary directory: created on first open, so two opens on one `tmp` reach
-    the same storage; a test's directory is never reused, so only the last few are kept."""
+    the same storage; a test's directory is never reused, so only the last few are kept. `upgraded`:
+    it starts at schema version 1, as the release before left it, for the engine to upgrade on open."""
     from postgres import server
+    from postgres.old_schema import build_v1
 
     if tmp not in _PG_DATABASES:
         try:
@@ -78,6 +80,8 @@ def _postgres_dsn(tmp: Path) -> str:
         except server.NoServer as exc:
             server.skip_or_fail(str(exc))
             raise
+        if upgraded:
+            build_v1(_PG_DATABASES[tmp], rows=False)
         idle = [t for t in _PG_DATABASES if not _PG_OPEN.get(t)]
         for old in idle[: max(0, len(idle) - _PG_KEEP)]:
             server.drop_database(_PG_DATABASES.pop(old))
@@ -91,14 +95,14 @@ def _postgres_available() -> bool:
     return server.available()
 
 
-def _postgres(embedder: Callable[[], Any]) -> OpenEngine:
+def _postgres(embedder: Callable[[], Any], upgraded: bool = False) -> OpenEngine:
     @asynccontextmanager
     async def open_postgres(tmp: Path) -> AsyncIterator[MemoryEngine]:
         try:
             from tinymemory.engines.postgres import PostgresEngine
         except ImportError as exc:
             pytest.skip(f"postgres engine not importable: {exc}")
-        engine = PostgresEngine(_postgres_dsn(tmp), embedder=embedder())
+        engine = PostgresEngine(_postgres_dsn(tmp, upgraded), embedder=embedder())
         _PG_OPEN[tmp] = _PG_OPEN.get(tmp, 0) + 1
         try:
             yield engine
@@ -124,4 +128,13 @@ POSTGRES_MINILM = EngineFactory(
     skip_unless=_postgres_available,
 )
 
-FACTORIES += [POSTGRES_LEXICAL, POSTGRES_MINILM]
+# a database built by schema version 1 and upgraded when the engine opens it (tests/postgres/old_schema.py)
+POSTGRES_UPGRADED = EngineFactory(
+    "postgres-upgraded",
+    _postgres(lambda: None, upgraded=True),
+    semantic=False,
+    requires="psycopg",
+    skip_unless=_postgres_available,
+)
+
+FACTORIES += [POSTGRES_LEXICAL, POSTGRES_MINILM, POSTGRES_UPGRADED]

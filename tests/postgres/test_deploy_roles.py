@@ -8,9 +8,7 @@ import os
 import re
 import subprocess
 import sys
-import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -18,65 +16,14 @@ from tinymemory.api import FetchMode, FetchRequest, MetaFilter, Namespace, Reach
 from tinymemory.api.errors import TinyMemoryError
 from tinymemory.memory import Memory
 
-from .server import NoServer, server, skip_or_fail
-
-INITDB = Path(__file__).resolve().parents[2] / "deploy" / "initdb.sql"
-
-
-def _statements(script: str) -> list[str]:
-    """initdb.sql's statements in order; psql's meta-commands (`\\connect db`) stand alone."""
-    out: list[str] = []
-    current: list[str] = []
-    for line in script.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith("--"):
-            continue
-        if stripped.startswith("\\"):
-            out.append(stripped)
-            continue
-        current.append(line)
-        if stripped.endswith(";"):
-            out.append("\n".join(current).rstrip().rstrip(";"))
-            current = []
-    return out
+from . import deployment
 
 
 @pytest.fixture(scope="module")
 def deployed() -> Iterator[dict[str, str]]:
-    """initdb.sql run as the superuser, with a per-run suffix on the role and database names (the
-    server is shared by the session); the owner's and the service role's URLs."""
-    import psycopg
-
-    try:
-        srv = server()
-    except NoServer as exc:
-        skip_or_fail(str(exc))
-        raise
-    tag = uuid.uuid4().hex[:8]
-    names = {
-        "tinymemory_owner": f"tm_owner_{tag}",
-        "tinymemory_app": f"tm_app_{tag}",
-        "DATABASE tinymemory": f"DATABASE tm_deploy_{tag}",
-    }
-    script = INITDB.read_text()
-    for old, new in names.items():
-        script = re.sub(rf"\b{re.escape(old)}\b", new, script)
-    database = f"tm_deploy_{tag}"
-    target = "postgres"
-    for statement in _statements(script):
-        if statement.startswith("\\connect"):
-            target = database
-            continue
-        with psycopg.connect(srv.dsn(target, "postgres"), autocommit=True) as conn:
-            conn.execute(statement)  # type: ignore[arg-type]
-    owner = srv.dsn(database, f"tm_owner_{tag}")
-    app = srv.dsn(database, f"tm_app_{tag}")
-    yield {"owner": owner, "app": app, "database": database}
-    with psycopg.connect(srv.dsn("postgres", "postgres"), autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")  # type: ignore[arg-type]
-        conn.execute(f"DROP OWNED BY tm_app_{tag}, tm_owner_{tag}")  # type: ignore[arg-type]
-        conn.execute(f"DROP ROLE IF EXISTS tm_app_{tag}")  # type: ignore[arg-type]
-        conn.execute(f"DROP ROLE IF EXISTS tm_owner_{tag}")  # type: ignore[arg-type]
+    """initdb.sql run as the superuser (deployment.py); the owner's and the service role's URLs."""
+    with deployment.deployed() as found:
+        yield {"owner": found.owner, "app": found.app, "database": found.database}
 
 
 def test_before_the_upgrade_the_service_role_is_told_what_to_run(deployed: dict[str, str]) -> None:

@@ -31,7 +31,6 @@ _TURN_COLUMNS = ("text", "ns", "lex_title", "lex_body", "lex_context")
 
 # SQL types of the items columns a store writes (the rest are text)
 _ITEM_TYPES = {
-    "rowid": "bigint",
     "generation": "integer",
     "confidence": "double precision",
     "observed_at": "bigint",
@@ -300,15 +299,10 @@ class Batch:
             await self._insert(conn, embedder, dim)
 
     async def _insert(self, conn: Conn, embedder: str | None, dim: int) -> None:
-        cur = await conn.execute(
-            "SELECT nextval(pg_get_serial_sequence('items', 'rowid')) FROM generate_series(1, %s)",
-            (len(self.new),),
-        )
-        rowids = sorted(int(r[0]) for r in await cur.fetchall())
         rows: list[dict[str, Any]] = []
-        for rowid, row in zip(rowids, self.new, strict=True):
+        for row in self.new:
             assert row.values is not None
-            values = dict(row.values, rowid=rowid)
+            values = dict(row.values)
             if row.closed is not None:
                 values["valid_to"], values["superseded_by"] = row.closed
             if row.relinked and row.lex is not None:
@@ -321,12 +315,17 @@ class Batch:
                 )
             rows.append(values)
         cols = list(rows[0])
-        await conn.execute(
-            f"INSERT INTO items ({', '.join(cols)}) OVERRIDING SYSTEM VALUE SELECT * FROM unnest("
+        names = ", ".join(cols)
+        # the identity column numbers the rows in batch order (ORDER BY n); the service role holds no
+        # right on its sequence (schema.py), so the ids come back from the insert itself
+        cur = await conn.execute(
+            f"INSERT INTO items ({names}) SELECT {names} FROM unnest("
             + ", ".join(f"%s::{_ITEM_TYPES.get(c, 'text')}[]" for c in cols)
-            + ")",
+            + f") WITH ORDINALITY AS u({names}, n) ORDER BY n RETURNING rowid, id, tenant",
             [[r[c] for r in rows] for c in cols],
         )
+        numbered = {(str(r[1]), str(r[2])): int(r[0]) for r in await cur.fetchall()}
+        rowids = [numbered[(str(r["id"]), str(r["tenant"]))] for r in rows]
         written = list(zip([str(r["tenant"]) for r in rows], rowids, self.new, strict=True))
         tags = [(t, tag, rowid) for t, rowid, row in written for tag in row.tags]
         if tags:

@@ -94,7 +94,7 @@ class Deltas(Counts):
             await conn.execute(
                 "INSERT INTO lex_df (term, ns, tenant, df)"
                 " SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::bigint[])"
-                " ON CONFLICT (term, ns) DO UPDATE SET df = lex_df.df + excluded.df",
+                " ON CONFLICT (term, ns, tenant) DO UPDATE SET df = lex_df.df + excluded.df",
                 (
                     [t for t, _, _ in moved],
                     [ns for _, ns, _ in moved],
@@ -114,7 +114,7 @@ class Deltas(Counts):
             await conn.execute(
                 "INSERT INTO lex_ns (ns, tenant, docs, tokens)"
                 " SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[], %s::bigint[])"
-                " ON CONFLICT (ns) DO UPDATE SET"
+                " ON CONFLICT (ns, tenant) DO UPDATE SET"
                 " docs = lex_ns.docs + excluded.docs, tokens = lex_ns.tokens + excluded.tokens",
                 (
                     spaces,

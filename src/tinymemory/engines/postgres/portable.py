@@ -98,9 +98,16 @@ async def export_records(dsn: str, vectors: bool) -> AsyncIterator[StoredRecord]
 # -- import ---------------------------------------------------------------------------------------------
 
 
-async def _present(conn: Conn, ids: Sequence[str]) -> set[str]:
-    cur = await conn.execute("SELECT id FROM items WHERE id = ANY(%s::text[])", (list(ids),))
-    return {str(r[0]) for r in await cur.fetchall()}
+def _key(record: StoredRecord) -> tuple[str, str]:
+    """What makes a version present: its id within its tenant (ids are unique per tenant, schema.py)."""
+    return tenancy.tenant_of(record.item.meta.namespace), record.id
+
+
+async def _present(conn: Conn, records: Sequence[StoredRecord]) -> set[tuple[str, str]]:
+    cur = await conn.execute(
+        "SELECT tenant, id FROM items WHERE id = ANY(%s::text[])", ([r.id for r in records],)
+    )
+    return {(str(r[0]), str(r[1])) for r in await cur.fetchall()}
 
 
 def _values(record: StoredRecord) -> dict[str, Any]:
@@ -115,7 +122,8 @@ async def _refuse_second_active(conn: Conn, record: StoredRecord) -> None:
     if item.valid_to is not None or item.forgotten_at is not None:
         return
     cur = await conn.execute(
-        f"SELECT id FROM items WHERE ckey = %s AND {ACTIVE} LIMIT 1", (record.content_key,)
+        f"SELECT id FROM items WHERE ckey = %s AND tenant = %s AND {ACTIVE} LIMIT 1",
+        (record.content_key, _key(record)[0]),
     )
     other = await cur.fetchone()
     if other is not None:
@@ -130,7 +138,7 @@ async def _insert(
     deltas: lexstats.Deltas,
 ) -> int | None:
     """One version's row and everything derived from it except thread links; returns its rowid, or None
-    when its id is already taken by a row of a tenant this transaction does not admit (then skipped)."""
+    when its tenant already holds its id (then skipped)."""
     item, meta = record.item, record.item.meta
     values = _values(record)
     forgotten = item.forgotten_at is not None
@@ -142,7 +150,7 @@ async def _insert(
     cols = ", ".join(values)
     marks = ", ".join("%s::tsvector" if c == "tsv" else "%s" for c in values)
     cur = await conn.execute(
-        f"INSERT INTO items ({cols}) VALUES ({marks}) ON CONFLICT (id) DO NOTHING RETURNING rowid",
+        f"INSERT INTO items ({cols}) VALUES ({marks}) ON CONFLICT (id, tenant) DO NOTHING RETURNING rowid",
         tuple(values.values()),
     )
     row = await cur.fetchone()
@@ -215,15 +223,15 @@ async def import_batch(
     `space` is the engine's embedder (name, dim): a record's vector is kept only when it matches, so
     every other row is left for re-embedding. With `context`, thread turns are linked.
     """
-    present = await _present(conn, [r.id for r in records])
+    present = await _present(conn, records)
     deltas = lexstats.Deltas()
     written: list[int] = []
     skipped = 0
     for record in records:
-        if record.id in present:
+        if _key(record) in present:
             skipped += 1
             continue
-        present.add(record.id)
+        present.add(_key(record))
         record = tombstone(record)
         await _refuse_second_active(conn, record)
         rowid = await _insert(conn, record, analyzer, space, deltas)

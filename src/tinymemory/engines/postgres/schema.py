@@ -24,7 +24,7 @@ from psycopg import sql
 
 from tinymemory.api.errors import Conflict, Unavailable
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # advisory lock classes (the two-key form keeps them apart from any other user of advisory locks)
 LOCK_CLASS_MIGRATE = 0x746D0001
@@ -190,9 +190,101 @@ def _statements(script: str) -> list[str]:
     return [s for s in out if s.strip()]
 
 
-# MIGRATIONS[n] takes a database at version n to version n + 1.
+# Version 2: every key holds the tenant, so a row of one tenant never collides with another's. Ids come
+# from content (api/ids.py): under a global UNIQUE (id), inserting a guessed memory's id into one's own
+# tenant failed exactly when another tenant held that memory; the same held for a namespace in lex_ns, a
+# (term, namespace) in lex_df, and every row id. The leading columns stay first, so every lookup keeps
+# its index. Row ids stay unique across tenants all the same: they come from one identity sequence.
+_PER_TENANT_KEYS = (
+    ("items", "items_pkey", "PRIMARY KEY (rowid, tenant)"),
+    ("items", "items_id_key", "UNIQUE (id, tenant)"),
+    ("item_tags", "item_tags_pkey", "PRIMARY KEY (tag, item_rowid, tenant)"),
+    ("item_evidence", "item_evidence_pkey", "PRIMARY KEY (cites, item_rowid, tenant)"),
+    ("relations", "relations_pkey", "PRIMARY KEY (rowid, tenant)"),
+    ("vectors", "vectors_pkey", "PRIMARY KEY (item_rowid, tenant)"),
+    ("lex_ns", "lex_ns_pkey", "PRIMARY KEY (ns, tenant)"),
+    ("lex_df", "lex_df_pkey", "PRIMARY KEY (term, ns, tenant)"),
+)
+
+# Statistics: the planner's samples of a column (most common values, histogram bounds) shape EXPLAIN's
+# row estimates for any role that may read the table, row-level security or not (equality and ordering
+# of text are leakproof, so the planner uses them under a policy): a tenant could bisect the sampled
+# bounds of another tenant's texts. The columns that only carry what a memory says, which no query
+# filters, orders or joins on, keep no statistics: the type is restated to drop the samples already
+# taken (ANALYZE with a target of 0 leaves old ones), and the target set to 0. The columns queries do
+# filter on (namespace, tenant, ids, keys, kinds, terms, tags) keep theirs: without them the planner's
+# cached plans for a reach turn to sequential scans (measured: the bounded count of a user's reach went
+# from 0.8 to 7-10 ms at 30,000 rows, and a sequential scan grows with the table).
+_PAYLOAD_COLUMNS = {
+    "items": (
+        "text", "workspace", "folder", "file_path", "language", "repo", "url", "agent_id", "tool_call",
+        "title", "summary", "purpose", "parent_title", "superseded_by", "supersedes", "extra",
+        "lex_title", "lex_body", "lex_context",
+    ),
+    "relations": ("subject", "object"),
+}  # fmt: skip
+
+
+def _without_statistics(table: str, columns: tuple[str, ...]) -> str:
+    changes = ", ".join(
+        f'ALTER COLUMN {c} TYPE text COLLATE "default", ALTER COLUMN {c} SET STATISTICS 0' for c in columns
+    )
+    return f"ALTER TABLE {table} {changes}"
+
+
+# Sequences: the row id sequences count every tenant's writes. The service role needs no right on them
+# (an identity column fills itself, and the engine reads the ids its inserts return), and with USAGE it
+# could still read the count (`pg_sequence_last_value`, `pg_sequences`) or draw from it (`nextval`). Every
+# role but the owner loses every right on them, and on the sequences the owner creates later.
+_SEQUENCES_OWNER_ONLY = """
+DO $$
+DECLARE grant_row record;
+BEGIN
+    FOR grant_row IN
+        SELECT s.seq, CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE g.grantee::regrole::text END AS who
+        FROM (SELECT pg_get_serial_sequence('items', 'rowid')::regclass AS seq
+              UNION ALL SELECT pg_get_serial_sequence('relations', 'rowid')::regclass) s
+        JOIN pg_class c ON c.oid = s.seq
+        CROSS JOIN LATERAL aclexplode(coalesce(c.relacl, acldefault('S', c.relowner))) g
+        WHERE g.grantee <> c.relowner
+        GROUP BY 1, 2
+    LOOP
+        EXECUTE format('REVOKE ALL ON SEQUENCE %s FROM %s', grant_row.seq, grant_row.who);
+    END LOOP;
+    FOR grant_row IN
+        SELECT d.defaclrole::regrole AS owner, d.defaclnamespace AS space,
+            CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE g.grantee::regrole::text END AS who
+        FROM pg_default_acl d CROSS JOIN LATERAL aclexplode(d.defaclacl) g
+        WHERE d.defaclobjtype = 'S' AND g.grantee <> d.defaclrole
+            AND pg_has_role(current_user, d.defaclrole, 'MEMBER')
+        GROUP BY 1, 2, 3
+    LOOP
+        EXECUTE format('ALTER DEFAULT PRIVILEGES FOR ROLE %s %s REVOKE ALL ON SEQUENCES FROM %s',
+            grant_row.owner,
+            CASE WHEN grant_row.space = 0 THEN '' ELSE 'IN SCHEMA ' || grant_row.space::regnamespace END,
+            grant_row.who);
+    END LOOP;
+END
+$$
+"""
+
+
+def _v2() -> list[str]:
+    """Schema 1 to 2: keys per tenant, no statistics on what memories say, sequences the owner's alone."""
+    out = [
+        f"ALTER TABLE {table} DROP CONSTRAINT {name}, ADD CONSTRAINT {name} {key}"
+        for table, name, key in _PER_TENANT_KEYS
+    ]
+    out += [_without_statistics(table, columns) for table, columns in _PAYLOAD_COLUMNS.items()]
+    out.append(_SEQUENCES_OWNER_ONLY.strip())
+    return out
+
+
+# MIGRATIONS[n] takes a database at version n to version n + 1. A step, once released, never changes:
+# databases were built with it (tests/postgres/fixtures/schema_v1.sql holds step 0 as released).
 MIGRATIONS: dict[int, list[str]] = {
     0: _statements(_V1) + _statements(_policies() + ";"),
+    1: _v2(),
 }
 
 

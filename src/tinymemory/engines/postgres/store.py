@@ -180,12 +180,14 @@ async def forget_ids(conn: Conn, ids: Sequence[str], reach: Reach | None) -> tup
     cur = await conn.execute(
         "SELECT rowid, id, ns FROM items WHERE id = ANY(%s::text[]) AND forgotten_at IS NULL", (list(ids),)
     )
-    rows = await cur.fetchall()
-    found = {
-        str(r[1]): int(r[0]) for r in rows if reach is None or reach.contains(Namespace.parse(str(r[2])))
-    }
+    # ids are unique per tenant (schema.py): a reach over several tenants may find one id in each
+    found: dict[str, list[int]] = {}
+    for rowid, item, ns in await cur.fetchall():
+        if reach is None or reach.contains(Namespace.parse(str(ns))):
+            found.setdefault(str(item), []).append(int(rowid))
     asked = [i for i in ids if i in found]
-    derived = await _forget_rows(conn, [(found[i], i) for i in dict.fromkeys(asked)], reach)
+    chosen = [(r, i) for i in dict.fromkeys(asked) for r in sorted(found[i])]
+    derived = await _forget_rows(conn, chosen, reach)
     return asked + derived, [i for i in ids if i not in found]
 
 
@@ -229,7 +231,8 @@ async def _forget_rows(conn: Conn, rows: list[tuple[int, str]], reach: Reach | N
         found = [(r, i) for r, i in await _citing(conn, frontier, reach) if r not in chosen]
         for r, i in found:
             chosen[r] = i
-            derived.append(i)
+            if i not in derived:  # one id in two tenants of the reach is one id forgotten
+                derived.append(i)
         frontier = [i for _, i in found]
     if not chosen:
         return derived
