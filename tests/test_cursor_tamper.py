@@ -16,7 +16,14 @@ import pytest
 from test_sqlite_support import HashEmbedder, note
 from tinymemory.api import FetchMode, FetchRequest, InvalidRequest, ListRequest
 from tinymemory.engines.sqlite import SqliteEngine
-from tinymemory.engines.sqlite.cursors import KEY_NAME, MAX_OFFSET, MAX_POOL, CursorCodec, FetchCursor
+from tinymemory.engines.sqlite.cursors import (
+    KEY_NAME,
+    MAX_OFFSET,
+    MAX_POOL,
+    CursorCodec,
+    FetchCursor,
+    ListCursor,
+)
 from tinymemory.tools import MemoryTools
 
 T0 = datetime(2024, 3, 1, tzinfo=UTC)
@@ -199,3 +206,20 @@ def test_no_cursor_points_past_the_offset_cap() -> None:
     codec = CursorCodec(bytes(32))
     assert FetchCursor(1, MAX_OFFSET, 0).encode(codec, "f") is not None
     assert FetchCursor(1, MAX_OFFSET + 1, 0).encode(codec, "f") is None
+
+
+def test_a_cursors_length_says_nothing_of_its_fields() -> None:
+    """AES-GCM keeps the plaintext's length: unpadded, a fetch cursor grew by a character or two with
+    each digit of its snapshot rowid (a count of every tenant's writes)."""
+    codec = CursorCodec(bytes(32))
+    fp = "0123456789abcdef"
+    fetch = {
+        len(FetchCursor(s, o, p).encode(codec, fp) or "")
+        for s in (1, 10**6, 2**63 - 1)
+        for o, p in ((0, 0), (MAX_OFFSET, MAX_POOL))
+    }
+    listing = {len(ListCursor(t, "m_" + "0" * 24).encode(codec, fp)) for t in (0, 10**15, -(10**17))}
+    assert len(fetch) == 1 and len(listing) == 1
+    assert FetchCursor.decode(
+        codec, "fetch", FetchCursor(7, 3, 9).encode(codec, fp) or "", fp
+    ) == FetchCursor(7, 3, 9)

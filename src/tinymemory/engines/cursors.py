@@ -4,7 +4,8 @@ A cursor is urlsafe base64 of `nonce || AES-GCM(JSON)`, under a random 256-bit k
 its storage (an `engine_meta` table in SQLite and in Postgres), with the cursor's kind (fetch or list) as
 associated data. Sealing matters twice: an edited cursor could carry values that overflow integer
 columns or ask for unbounded scans, and a plain fetch cursor would show its holder the store's largest
-rowid, a count of every tenant's writes.
+rowid, a count of every tenant's writes. AES-GCM keeps the plaintext's length, so every document is
+padded to one size before sealing: a cursor's length says nothing of how many digits its rowid has.
 Any cursor that does not open, or opens to values out of range, is refused with one message; a cursor
 that opens but was made for another query says so.
 """
@@ -31,6 +32,8 @@ KEY_NAME = "cursor_key"
 _NONCE = 12
 _TAG = 16
 _AAD = b"tinymemory cursor v1 "
+# Every document is padded (with JSON whitespace) to a multiple of this, which the largest fits once.
+_PADDED = 128
 
 MAX_OFFSET = 10_000  # fetch pages stop here: deeper positions are refused, and no cursor points past it
 # the largest fused pool a fetch makes (retrieval.pipeline.pool_size at the largest limit)
@@ -69,6 +72,7 @@ class CursorCodec:
     def seal(self, kind: str, doc: dict[str, Any]) -> str:
         nonce = os.urandom(_NONCE)
         plain = json.dumps(doc, separators=(",", ":"), sort_keys=True).encode("utf-8")
+        plain += b" " * (-len(plain) % _PADDED)
         sealed = nonce + self._aead.encrypt(nonce, plain, _AAD + kind.encode("ascii"))
         return base64.urlsafe_b64encode(sealed).decode("ascii").rstrip("=")
 
