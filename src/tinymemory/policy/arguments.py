@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tinymemory.api import MAX_HOPS
+from tinymemory.api import DEFAULT_LIMIT, MAX_HOPS
 from tinymemory.api.relations import MAX_ENTITY_CHARS
 from tinymemory.api.validate import MAX_CURSOR_CHARS, MAX_ID_CHARS, MAX_QUERY_CHARS, MAX_TEXT_CHARS
 from tinymemory.policy.identity import Tier
 from tinymemory.policy.policy import NAME_RE, MemoryPolicy
+from tinymemory.tools.args import MAX_LIMIT, MIN_LIMIT
 from tinymemory.tools.fields import Boolean, Integer, Number, Shape, Text, Timestamp, Token, TokenList
-from tinymemory.tools.spec import DEFAULT_LIMIT, MAX_LIMIT, MIN_LIMIT
 
 MEMORY_REMEMBER = "memory__remember"
 MEMORY_RECALL = "memory__recall"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tinymemory.api import (
+    DEFAULT_LIMIT,
     ExpandRequest,
     FetchRequest,
     InvalidRequest,
@@ -17,8 +18,7 @@ from tinymemory.policy import render
 from tinymemory.policy.identity import Tier
 from tinymemory.policy.render import Row
 from tinymemory.policy.session import PolicySession
-from tinymemory.tools.args import Obj
-from tinymemory.tools.spec import DEFAULT_LIMIT
+from tinymemory.tools.strict import Obj
 
 GRAPH_ONLY = ("relation_types", "max_hops")
 # An ingested document is recalled through its chunks (each with parent_title); the whole document

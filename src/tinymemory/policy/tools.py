@@ -21,6 +21,7 @@ from tinymemory.policy.arguments import (
     MEMORY_OPEN,
     MEMORY_RECALL,
     MEMORY_REMEMBER,
+    POLICY_READ_TOOLS,
     POLICY_TOOL_NAMES,
     PolicyArgs,
 )
@@ -29,9 +30,9 @@ from tinymemory.policy.identity import Identity
 from tinymemory.policy.policy import MemoryPolicy
 from tinymemory.policy.session import MediaProbe, PolicySession
 from tinymemory.tools import named_for
-from tinymemory.tools.args import Obj, clip, read_arguments
 from tinymemory.tools.preview import ResultBounds
-from tinymemory.tools.spec import ToolSpec
+from tinymemory.tools.spec import ToolHints, ToolSpec
+from tinymemory.tools.strict import Obj, clip, read_arguments
 
 log = logging.getLogger("tinymemory.policy")
 
@@ -207,7 +208,12 @@ class PolicyTools:
         """The offered tools, described by the guidance."""
         by_name = {t["name"]: t for t in self._guidance["tools"]}
         return [
-            ToolSpec(name, by_name[name]["description"], by_name[name]["parameters"])
+            ToolSpec(
+                name,
+                by_name[name]["description"],
+                by_name[name]["parameters"],
+                ToolHints(read_only=name in POLICY_READ_TOOLS, replay_safe=name == MEMORY_REMEMBER),
+            )
             for name in self._offered
         ]
 

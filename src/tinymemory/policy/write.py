@@ -19,7 +19,7 @@ from tinymemory.policy import render
 from tinymemory.policy.gate.queue import queue_items, withdraw
 from tinymemory.policy.gate.screen import PERSONAL, screen
 from tinymemory.policy.session import PolicySession, earlier_versions
-from tinymemory.tools.args import Obj
+from tinymemory.tools.strict import Obj
 
 # What a share answers: queued for the gate, or accepted and kept private (with the reason); a share
 # queued without the identifiers it carried says so too (share_reason `scrubbed`).

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, MutableMapping
 from contextlib import AbstractAsyncContextManager
+from dataclasses import replace
 from typing import Any
 
 import mcp_types as types
@@ -115,7 +116,7 @@ class GatewayTools:
 def _with_agent(spec: ToolSpec) -> ToolSpec:
     parameters = dict(spec.parameters)
     parameters["properties"] = {**parameters.get("properties", {}), AGENT.name: AGENT.schema()}
-    return ToolSpec(spec.name, spec.description, parameters)
+    return replace(spec, parameters=parameters)
 
 
 def caller_of(ctx: ServerRequestContext[Any, Any]) -> Caller:

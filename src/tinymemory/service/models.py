@@ -12,20 +12,16 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tinymemory.api import Facet, ItemKind
 from tinymemory.policy import Tier
 from tinymemory.service.errors import ERROR_KINDS
 from tinymemory.service.registry import MAX_NOTES_CHARS
+from tinymemory.tools.answers import Answer
 
 ErrorKind = Literal[ERROR_KINDS]  # type: ignore[valid-type]
 if TYPE_CHECKING:  # enums built from the code's own, so the document follows them
     TierName: TypeAlias = str
-    KindName: TypeAlias = str
-    FacetName: TypeAlias = str
 else:
     TierName = Literal[(*Tier.values(), "other")]
-    KindName = Literal[ItemKind.values()]
-    FacetName = Literal[tuple(f.value for f in Facet)]
 
 
 class ErrorDetail(BaseModel):
@@ -60,29 +56,10 @@ def answer(model: Any, description: str, *statuses: int) -> dict[int | str, dict
     return {200: {"model": model, "description": description}, **errors(*statuses)}
 
 
-def _absent_not_null(schema: dict[str, Any]) -> None:
-    """An optional field is left out of the answer, never sent as null: document it that way."""
-    required = set(schema.get("required", ()))
-    for name, prop in schema.get("properties", {}).items():
-        if name in required or "anyOf" not in prop:
-            continue
-        kept = [s for s in prop["anyOf"] if s.get("type") != "null"]
-        if len(kept) == 1:
-            del prop["anyOf"]
-            prop.update(kept[0])
-        prop.pop("default", None)
-
-
 class Strict(BaseModel):
     """A request body: unknown keys are errors and values are never coerced (`"yes"` is not true)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-
-
-class Answer(BaseModel):
-    """Documents a result dict: undeclared keys are errors, optional keys are absent rather than null."""
-
-    model_config = ConfigDict(extra="forbid", json_schema_extra=_absent_not_null)
 
 
 # --- the memory__ tools' results ---------------------------------------------------------------
@@ -177,64 +154,6 @@ class Forgotten(Answer):
 
 OpenResult = Annotated[Opened | NotFoundResult, Field(discriminator="status")]
 ForgetResult = Annotated[Forgotten | NotFoundResult | NotAllowed, Field(discriminator="status")]
-
-
-# --- seed 000's operations' results ------------------------------------------------------------
-
-
-class ItemSource(Answer):
-    kind: str
-    id: str | None = None
-
-
-class ItemMetaModel(Answer):
-    source: ItemSource | None = None
-    file_path: str | None = None
-    url: str | None = None
-    thread_id: str | None = None
-    tags: list[str] | None = None
-    observed_at: str | None = None
-
-
-class Item(Answer):
-    id: str
-    kind: KindName
-    text: str
-    truncated: bool | None = None
-    bytes: int | None = None
-    score: float | None = None
-    confidence: float | None = None
-    meta: ItemMetaModel
-
-
-class Stored(Answer):
-    id: str
-    replayed: bool = Field(description="true when the same item was already stored (same id)")
-
-
-class Fetched(Answer):
-    hits: list[Item]
-    next_cursor: str | None = None
-
-
-class Got(Answer):
-    items: list[Item]
-    missing: list[str] = Field(description="ids not found, or not visible to the caller")
-    next_ids: list[str] | None = Field(None, description="ids that did not fit; ask for them again")
-
-
-class BucketModel(Answer):
-    value: str
-    count: int
-
-
-class Explored(Answer):
-    facet: FacetName
-    buckets: list[BucketModel]
-    total: int
-    missing: int
-    more_buckets: bool
-    truncated: bool
 
 
 # --- the service's own routes ------------------------------------------------------------------

@@ -19,31 +19,12 @@ from fastapi.responses import JSONResponse
 from tinymemory.api import FetchMode
 from tinymemory.policy import POLICY_TOOL_NAMES, fallback_guidance
 from tinymemory.service import deps
-from tinymemory.service.models import (
-    Explored,
-    Fetched,
-    ForgetResult,
-    Got,
-    Memories,
-    OpenResult,
-    Remembered,
-    Stored,
-    answer,
-)
-from tinymemory.tools.spec import (
-    DESCRIPTIONS,
-    MEMORY_EXPLORE,
-    MEMORY_FETCH,
-    MEMORY_GET,
-    MEMORY_STORE,
-    build_specs,
-)
+from tinymemory.service.models import ForgetResult, Memories, OpenResult, Remembered, answer
+from tinymemory.tools import MEMORY_TOOLS
 
 router = APIRouter(prefix="/api/v1/memory", tags=["memory"], dependencies=[Depends(deps.bearer)])
 
 POLICY_PREFIX = "memory__"
-CORE_PREFIX = "memory_"
-CORE_OPERATIONS = (MEMORY_STORE, MEMORY_FETCH, MEMORY_GET, MEMORY_EXPLORE)
 STATUSES = (400, 401, 403, 413)
 ANSWERS: dict[str, tuple[Any, str]] = {
     "memory__remember": (Remembered, "The memory was stored (or replaced its earlier version)."),
@@ -51,10 +32,6 @@ ANSWERS: dict[str, tuple[Any, str]] = {
     "memory__open": (OpenResult, "The whole body, or not_found (the same for any id the caller cannot see)."),
     "memory__list": (Memories, "A page of memories, newest first; next_cursor when there are more."),
     "memory__forget": (ForgetResult, "Forgotten, not_found, or not_allowed (a shared memory)."),
-    MEMORY_STORE: (Stored, "The item's id (replayed: true when it was already stored)."),
-    MEMORY_FETCH: (Fetched, "Ranked items with their scores."),
-    MEMORY_GET: (Got, "The items, in order, while they fit; the ids not found."),
-    MEMORY_EXPLORE: (Explored, "Counts of the caller's items by the facet's values."),
 }
 
 Handler = Callable[[Request], Awaitable[JSONResponse]]
@@ -77,8 +54,11 @@ def _core_route(name: str) -> Handler:
     return handler
 
 
-def _add(name: str, path: str, handler: Handler, description: str, parameters: dict[str, Any]) -> None:
-    model, meaning = ANSWERS[name]
+def _add(
+    name: str, path: str, handler: Handler, spec: tuple[str, dict[str, Any]], result: tuple[Any, str]
+) -> None:
+    description, parameters = spec
+    model, meaning = result
     router.add_api_route(
         path,
         handler,
@@ -98,11 +78,12 @@ def _register() -> None:
         name = spec["name"]
         assert name in POLICY_TOOL_NAMES
         path = "/" + name.removeprefix(POLICY_PREFIX)
-        _add(name, path, _policy_route(name), spec["description"], spec["parameters"])
-    core = {s.name: s for s in build_specs(tuple(FetchMode), writes=True)}
-    for name in CORE_OPERATIONS:
-        path = "/" + name.removeprefix(CORE_PREFIX)
-        _add(name, path, _core_route(name), DESCRIPTIONS[name], core[name].parameters)
+        _add(name, path, _policy_route(name), (spec["description"], spec["parameters"]), ANSWERS[name])
+    for tool in MEMORY_TOOLS:
+        core = tool.spec(tuple(FetchMode))
+        if tool.route is not None and core is not None:
+            route = (core.description, core.parameters)
+            _add(tool.name, tool.route, _core_route(tool.name), route, (tool.result, tool.answers))
 
 
 _register()
