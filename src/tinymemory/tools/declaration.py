@@ -67,6 +67,7 @@ class Tool(Generic[C, S, A]):
 
     @property
     def hints(self) -> ToolHints:
+        """What a runtime may tell its client about the tool's effects, from `writes` and `replay_safe`."""
         return ToolHints(read_only=not self.writes, replay_safe=self.replay_safe)
 
     def spec(self, context: C) -> ToolSpec | None:
@@ -111,12 +112,15 @@ class Catalog(Generic[C, S]):
         return Catalog((*self.tools, tool))
 
     def names(self) -> tuple[str, ...]:
+        """Every tool's name, in the order they are offered."""
         return tuple(t.name for t in self.tools)
 
     def read_names(self) -> tuple[str, ...]:
+        """The names of the tools that change nothing (offered to read-only scopes too)."""
         return tuple(t.name for t in self.tools if not t.writes)
 
     def write_names(self) -> tuple[str, ...]:
+        """The names of the tools that write (or forget)."""
         return tuple(t.name for t in self.tools if t.writes)
 
     def specs(self, context: C, *, writes: bool = True) -> list[ToolSpec]:
