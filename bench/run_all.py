@@ -21,6 +21,7 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("peers.py", []),
     ("privacy.py", []),
     ("gate_match.py", []),
+    ("arg_readers.py", []),
     ("service_load.py", []),
 ]
 

@@ -1,5 +1,6 @@
 """What the memory__ tools' argument declarations share: the word fields whose enums a policy decides,
-`limit`, the one-id arguments of memory__open and memory__forget, and the base every declaration has.
+the one-id arguments of memory__open and memory__forget, and the base every declaration has. The
+fields both tool surfaces take (`limit`, `cursor`) are `tools.args`'s.
 
 Each tool declares its own arguments in its module (`policy/catalog/`), once per policy: enums come from
 the policy (remember's type: the types a user write accepts; recall's types and kinds: every declared
@@ -13,11 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from tinymemory.api import DEFAULT_LIMIT
 from tinymemory.api.validate import MAX_ID_CHARS
 from tinymemory.policy.policy import NAME_RE
-from tinymemory.tools.args import MAX_LIMIT, MIN_LIMIT
-from tinymemory.tools.fields import Field, Integer, Shape, Text, Token, TokenList
+from tinymemory.tools.fields import Field, Shape, Text, Token, TokenList
 
 NAME_HINT = "lowercase letters, digits and _, starting with a letter"
 
@@ -51,15 +50,6 @@ def word(what: str, choices: tuple[str, ...] | None, *, name: str, description: 
 def words(what: str, choices: tuple[str, ...] | None, *, name: str, description: str) -> TokenList:
     item = word(what, choices, name=name, description=description)
     return TokenList(name=name, description=description, item=item, max_items=64)
-
-
-def limit() -> Integer:
-    return Integer(
-        name="limit",
-        description=f"How many memories to return, {MIN_LIMIT} to {MAX_LIMIT} (default {DEFAULT_LIMIT}).",
-        low=MIN_LIMIT,
-        high=MAX_LIMIT,
-    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,11 +33,12 @@ from tinymemory.adapters.mcp import POLICY_INSTRUCTIONS, SERVER_NAME, mcp_result
 from tinymemory.adapters.output import ToolOutput, call_tool, error_text
 from tinymemory.api import InvalidRequest
 from tinymemory.policy import MEMORY_REMEMBER, Identity, PolicyTools, log_refused
+from tinymemory.policy.catalog.memory__remember import SHARE
 from tinymemory.service.auth import Caller
 from tinymemory.service.errors import Forbidden, Unauthorized, error_response
 from tinymemory.service.registry import AgentRegistry
 from tinymemory.service.state import ServiceState
-from tinymemory.tools.fields import Boolean, Text
+from tinymemory.tools.fields import Text
 from tinymemory.tools.spec import ToolSpec
 from tinymemory.tools.strict import fail, read_arguments
 
@@ -59,7 +60,6 @@ AGENT = Text(
     ),
     max_chars=MAX_AGENT_NAME_CHARS,
 )
-SHARE = Boolean(name="share", description="")  # read here only to pair it with `agent`
 NO_TOOLS_MESSAGE = (
     "the MCP gateway offers memory tools only to a verified user; this token is an API key and names no user"
 )

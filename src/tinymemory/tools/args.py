@@ -140,13 +140,20 @@ def _local_midnight(day: date, zone: tzinfo | None) -> datetime:
 
 # -- the paging fields several tools share ----------------------------------------------------------------
 
-LIMIT = Integer(
-    name="limit",
-    description=f"How many to return, {MIN_LIMIT} to {MAX_LIMIT} (default {DEFAULT_LIMIT}).",
-    low=MIN_LIMIT,
-    high=MAX_LIMIT,
-    default=DEFAULT_LIMIT,
-)
+
+def limit_field(what: str = "") -> Integer:
+    """`limit`, 1 to 50, absent meaning the default; `what` names what is counted in its description."""
+    counted = f"{what} " if what else ""
+    return Integer(
+        name="limit",
+        description=f"How many {counted}to return, {MIN_LIMIT} to {MAX_LIMIT} (default {DEFAULT_LIMIT}).",
+        low=MIN_LIMIT,
+        high=MAX_LIMIT,
+        default=DEFAULT_LIMIT,
+    )
+
+
+LIMIT = limit_field()
 CURSOR = Text(
     name="cursor",
     description="The next_cursor of the previous page, to continue where it stopped.",

@@ -5,18 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tinymemory.api import DEFAULT_LIMIT, InvalidRequest, ListRequest, MetaFilter
-from tinymemory.api.validate import MAX_CURSOR_CHARS
+from tinymemory.api import ListRequest, MetaFilter
 from tinymemory.policy import render
 from tinymemory.policy.answers import Memories
-from tinymemory.policy.arguments import NAME_HINT, Declared, limit, word
+from tinymemory.policy.arguments import NAME_HINT, Declared, word
 from tinymemory.policy.identity import Tier
 from tinymemory.policy.policy import NAME_RE
 from tinymemory.policy.render import Row
 from tinymemory.policy.session import PolicyContext, PolicySession
+from tinymemory.tools.args import CURSOR, limit_field
 from tinymemory.tools.declaration import Tool
 from tinymemory.tools.fields import Integer, Text, Token
-from tinymemory.tools.strict import Obj
+from tinymemory.tools.strict import Obj, fail
 
 LIST_SCOPES: tuple[str, ...] = ("all", *Tier.values())
 DESCRIPTION = (
@@ -51,12 +51,8 @@ class ListArgs(Declared):
                 pattern_hint=NAME_HINT,
             ),
             type=word("a memory type", kinds, name="type", description="Only memories of this type."),
-            limit=limit(),
-            cursor=Text(
-                name="cursor",
-                description="The next_cursor of the previous page, to continue where it stopped.",
-                max_chars=MAX_CURSOR_CHARS,
-            ),
+            limit=limit_field("memories"),
+            cursor=CURSOR,
         )
 
 
@@ -71,14 +67,12 @@ async def list_memories(session: PolicySession, a: ListArgs, raw: Obj) -> dict[s
         tier = Tier(scope)
         if tiers.namespace(tier) is None:
             have = ", ".join(["all", *(t.value for t in tiers.present())])
-            raise InvalidRequest(
-                f"{tool}: `scope` `{scope}` is not a tier of this conversation (one of: {have})"
-            )
+            raise fail(tool, a.scope.name, f"`{scope}` is not a tier of this conversation (one of: {have})")
         reach = tiers.reach_of((tier,))
     kind = values[a.type]
     flt = MetaFilter(reach=reach, learning_kinds=(kind,) if kind else ())
     listed = await session.engine.list(
-        ListRequest(filter=flt, limit=values[a.limit] or DEFAULT_LIMIT, cursor=values[a.cursor])
+        ListRequest(filter=flt, limit=values.must(a.limit), cursor=values[a.cursor])
     )
     shell: dict[str, Any] = {"memories": []}  # the memories first, then next_cursor
     if listed.next_cursor is not None:

@@ -7,11 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from tinymemory.api import (
-    DEFAULT_LIMIT,
     MAX_HOPS,
     ExpandRequest,
     FetchRequest,
-    InvalidRequest,
     ItemKind,
     MetaFilter,
     Unsupported,
@@ -20,12 +18,13 @@ from tinymemory.api.relations import MAX_ENTITY_CHARS
 from tinymemory.api.validate import MAX_QUERY_CHARS
 from tinymemory.policy import render
 from tinymemory.policy.answers import Memories
-from tinymemory.policy.arguments import Declared, limit, words
+from tinymemory.policy.arguments import Declared, words
 from tinymemory.policy.render import Row
 from tinymemory.policy.session import PolicyContext, PolicySession
+from tinymemory.tools.args import limit_field
 from tinymemory.tools.declaration import Tool
 from tinymemory.tools.fields import Integer, Number, Text, Timestamp, TokenList
-from tinymemory.tools.strict import Obj
+from tinymemory.tools.strict import Obj, fail
 
 # An ingested document is recalled through its chunks (each with parent_title); the whole document
 # beside them would repeat the best chunk's text.
@@ -84,7 +83,7 @@ class RecallArgs(Declared):
             kinds=words(
                 "a memory type", kinds, name="kinds", description="Memory types to recall; merged into types."
             ),
-            limit=limit(),
+            limit=limit_field("memories"),
             min_confidence=Number(
                 name="min_confidence",
                 description="Only memories at least this confident, from 0 to 1.",
@@ -128,9 +127,9 @@ async def recall(session: PolicySession, a: RecallArgs, raw: Obj) -> dict[str, A
     values = a.shape().read(tool, raw)
     for field in (a.relation_types, a.max_hops):
         if values.given(field) and not values.given(a.seed_name):
-            raise InvalidRequest(f"{tool}: `{field.name}` is only used with `seed_name`, which is missing")
+            raise fail(tool, field.name, f"is only used with `{a.seed_name.name}`, which is missing")
     types = tuple(dict.fromkeys((*(values[a.types] or ()), *(values[a.kinds] or ()))))
-    limit = values[a.limit] or DEFAULT_LIMIT
+    limit = values.must(a.limit)
     flt = MetaFilter(
         reach=session.tiers.read_reach,
         kinds=RECALLED_KINDS,
@@ -142,8 +141,7 @@ async def recall(session: PolicySession, a: RecallArgs, raw: Obj) -> dict[str, A
     mode = descriptor.default_mode()
     if mode is None:
         raise Unsupported(f"{tool}: this engine serves no search mode")
-    query = values[a.query]
-    assert query is not None
+    query = values.must(a.query)
     found = await session.engine.fetch(FetchRequest(query=query, mode=mode, filter=flt, limit=limit))
     rows = [Row(h.item, h.score) for h in found.hits]
     seed = values[a.seed_name]

@@ -27,7 +27,7 @@ from tinymemory.policy.session import PolicyContext, PolicySession
 from tinymemory.tools.answers import Answer
 from tinymemory.tools.declaration import Tool
 from tinymemory.tools.fields import Boolean, Number, Text, Token
-from tinymemory.tools.strict import Obj
+from tinymemory.tools.strict import Obj, fail
 
 MAX_TITLE_CHARS = 512
 MAX_CATEGORY_CHARS = 128
@@ -45,6 +45,13 @@ SHARE_RULE = (
 UPDATE_RULE = (
     "To correct a fact, remember it again with the same about_kind and about_key: the new version "
     "replaces the earlier one in place. Use memory__forget only when a fact should be removed entirely."
+)
+SHARE = Boolean(  # the same under every policy (the MCP gateway reads it too, to pair it with `agent`)
+    name="share",
+    description=(
+        "true to also propose this memory as knowledge for every user of the agent; it is "
+        "saved for the user either way. " + SHARE_RULE
+    ),
 )
 FALLBACK = (
     "Save or update a durable memory. Reusing about_kind and about_key replaces the earlier memory "
@@ -121,13 +128,7 @@ class RememberArgs(Declared):
                 name="title", description="A short title, for long content.", max_chars=MAX_TITLE_CHARS
             ),
             summary=Text(name="summary", description="A one-line summary, for long content."),
-            share=Boolean(
-                name="share",
-                description=(
-                    "true to also propose this memory as knowledge for every user of the agent; it is "
-                    "saved for the user either way. " + SHARE_RULE
-                ),
-            ),
+            share=SHARE,
         )
 
 
@@ -156,13 +157,15 @@ async def remember(session: PolicySession, a: RememberArgs, raw: Obj) -> dict[st
     kind = values[a.type] or policy.default_type
     if not policy.writable(kind, tier):
         allowed = ", ".join(t for t in policy.writable_types((tier,))) or "none"
-        raise InvalidRequest(
-            f"{tool}: `type` `{kind}` may not be written to the {tier.value} tier (allowed there: {allowed})"
+        raise fail(
+            tool,
+            a.type.name,
+            f"`{kind}` may not be written to the {tier.value} tier (allowed there: {allowed})",
         )
     about_kind, about_key = values[a.about_kind], values[a.about_key]
     if (about_kind is None) != (about_key is None):
         given, missing = ("about_kind", "about_key") if about_key is None else ("about_key", "about_kind")
-        raise InvalidRequest(f"{tool}: `{missing}` is required with `{given}`")
+        raise fail(tool, missing, f"is required with `{given}`")
     if about_kind is None and kind in policy.require_about_for:
         raise InvalidRequest(
             f"{tool}: `about_kind` and `about_key` are required for memories of type `{kind}`"

@@ -29,7 +29,7 @@ async def forget(session: Session, shape: Shape, raw: Obj) -> dict[str, Any]:
     tool = session.tool
     obj = shape.closed(tool, raw)  # field by field: the either-or rule sits between them
     ids = IDS.read(tool, obj)
-    has_filter = obj.get(FILTER.name) is not None
+    has_filter = FILTER.given_in(obj)
     if ids is not None and has_filter:
         raise InvalidRequest(f"{tool}: give either `ids` or `filter`, not both")
     reach = session.scope.forgets
