@@ -1,5 +1,6 @@
-"""Each memory_ tool argument is declared once (tools.args): the schema a model sees and the reading
-of a call both come from that declaration, and moving onto it changed neither.
+"""Each memory_ tool argument is declared once (in its tool's module, or tools.args when shared): the
+schema a model sees and the reading of a call both come from that declaration, and moving onto it
+changed neither.
 
 The table pins the exact message of one bad call per rule (and of calls breaking two rules at once,
 where the order of the checks decides which one is reported).
