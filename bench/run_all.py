@@ -23,6 +23,7 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("privacy.py", []),
     ("gate_match.py", []),
     ("gate_deid.py", []),
+    ("arg_readers.py", []),
     ("service_load.py", []),
 ]
 

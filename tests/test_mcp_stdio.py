@@ -13,8 +13,7 @@ from mcp import Client, StdioServerParameters
 
 from tinymemory.api import FetchMode, GetRequest, Namespace
 from tinymemory.engines.sqlite import SqliteEngine
-from tinymemory.tools import READ_TOOLS, TOOL_NAMES
-from tinymemory.tools.spec import build_specs
+from tinymemory.tools import READ_TOOLS, TOOL_NAMES, build_specs
 
 TIMEOUT_S = 60
 

@@ -18,8 +18,7 @@ import pytest
 from tinymemory.adapters import anthropic_tool, openai_tool, strict_schema
 from tinymemory.adapters.mcp import mcp_tool
 from tinymemory.api import LEARNING_KINDS, Facet, FetchMode, ItemKind
-from tinymemory.tools import READ_TOOLS, TOOL_NAMES, WRITE_TOOLS
-from tinymemory.tools.spec import build_specs
+from tinymemory.tools import READ_TOOLS, TOOL_NAMES, WRITE_TOOLS, build_specs
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tool_contracts.json"
 ALL_MODES = (FetchMode.LEXICAL, FetchMode.SEMANTIC, FetchMode.HYBRID)

@@ -19,9 +19,9 @@ from tinymemory.adapters import call_tool
 from tinymemory.api import InvalidRequest
 from tinymemory.engines.sqlite import SqliteEngine
 from tinymemory.retrieval.answer import ExtractiveAnswerer
-from tinymemory.tools import MemoryTools
+from tinymemory.tools import MemoryTools, build_specs
 from tinymemory.tools.preview import ResultBounds, fair_share, opening, preview, text_size
-from tinymemory.tools.spec import PREVIEW_BYTES, RESULT_BYTES, build_specs
+from tinymemory.tools.spec import PREVIEW_BYTES, RESULT_BYTES
 
 WORDS = ["harbour", "lantern", "quarterly", "meridian", "copper", "violet", "anchor", "ledger"]
 

@@ -1,5 +1,6 @@
-"""Each memory_ tool argument is declared once (tools.args): the schema a model sees and the reading
-of a call both come from that declaration, and moving onto it changed neither.
+"""Each memory_ tool argument is declared once (in its tool's module, or tools.args when shared): the
+schema a model sees and the reading of a call both come from that declaration, and moving onto it
+changed neither.
 
 The table pins the exact message of one bad call per rule (and of calls breaking two rules at once,
 where the order of the checks decides which one is reported).
@@ -18,7 +19,8 @@ from engines import make_engine
 from tinymemory.api import DEFAULT_LIMIT, FetchMode, InvalidRequest, Namespace
 from tinymemory.api.validate import MAX_CURSOR_CHARS, MAX_QUERY_CHARS, MAX_TAG_CHARS, MAX_TEXT_CHARS
 from tinymemory.tools import TOOL_NAMES, MemoryTools, args
-from tinymemory.tools.spec import build_specs, shapes
+from tinymemory.tools.catalog import memory_fetch, memory_recall, memory_store
+from tinymemory.tools.registry import build_specs, shapes
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tool_contracts.json"
 ALL_MODES = (FetchMode.LEXICAL, FetchMode.SEMANTIC, FetchMode.HYBRID)
@@ -53,18 +55,23 @@ def test_every_schema_is_its_declaration(modes: tuple[FetchMode, ...]) -> None:
 
 def test_fetch_mode_enum_is_what_the_engine_serves() -> None:
     for modes in MODE_SETS:
-        mode = args.fetch_mode(modes)
+        mode = memory_fetch.fetch_mode(modes)
         assert mode.choices == tuple(m.value for m in modes)
-    assert "default hybrid" in args.fetch_mode(ALL_MODES).description
-    assert "default semantic" in args.fetch_mode(MODE_SETS[2]).description
+    assert "default hybrid" in memory_fetch.fetch_mode(ALL_MODES).description
+    assert "default semantic" in memory_fetch.fetch_mode(MODE_SETS[2]).description
 
 
 def test_bounds_come_from_the_engines_constants() -> None:
     assert args.LIMIT.default == DEFAULT_LIMIT
     assert args.CURSOR.max_chars == MAX_CURSOR_CHARS
-    assert args.QUESTION.max_chars == args.QUERY.max_chars == args.INSTRUCTIONS.max_chars == MAX_QUERY_CHARS
-    assert args.TAGS.max_chars == MAX_TAG_CHARS
-    assert args.LEARNING_TEXT.max_chars == args.DOCUMENT_TEXT.max_chars == MAX_TEXT_CHARS
+    assert (
+        memory_recall.QUESTION.max_chars
+        == memory_fetch.QUERY.max_chars
+        == memory_recall.INSTRUCTIONS.max_chars
+        == MAX_QUERY_CHARS
+    )
+    assert memory_store.TAGS.max_chars == MAX_TAG_CHARS
+    assert memory_store.LEARNING_TEXT.max_chars == memory_store.DOCUMENT_TEXT.max_chars == MAX_TEXT_CHARS
 
 
 FILTER_KEYS = "kinds, sources, tags_any, workspace, folder, file_path, repo"

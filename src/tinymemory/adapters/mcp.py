@@ -8,7 +8,6 @@ high-level server would derive schemas from Python signatures instead.
 from __future__ import annotations
 
 import copy
-import functools
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -17,7 +16,7 @@ from mcp.server.stdio import stdio_server
 
 from tinymemory._version import __version__
 from tinymemory.adapters.output import ToolOutput, ToolSet, call_tool
-from tinymemory.tools import MEMORY_STORE, READ_TOOLS, TOOL_NAMES, ToolSpec
+from tinymemory.tools import ToolSpec
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -33,30 +32,18 @@ POLICY_INSTRUCTIONS = (
 )
 
 
-@functools.cache
-def _hints(policy: bool) -> tuple[frozenset[str], frozenset[str]]:
-    """The read-only tools and the replay-safe writes that delete nothing, of one tool set. The policy
-    set's names are imported only when a policy tool is described: the memory set's server (the usual
-    one) does not load the policy layer."""
-    if not policy:
-        return frozenset(READ_TOOLS), frozenset({MEMORY_STORE})
-    from tinymemory.policy import MEMORY_REMEMBER, POLICY_READ_TOOLS
-
-    return frozenset(POLICY_READ_TOOLS), frozenset({MEMORY_REMEMBER})
-
-
 def mcp_tool(spec: ToolSpec) -> types.Tool:
-    """name -> name, description -> description, parameters -> inputSchema."""
-    read_tools, stores = _hints(spec.name not in TOOL_NAMES)
-    read_only = spec.name in read_tools
+    """name -> name, description -> description, parameters -> inputSchema; the annotations follow the
+    spec's hints (read-only, or a write that deletes nothing and is safe to repeat, or any other)."""
+    read_only, replay_safe = spec.hints.read_only, spec.hints.replay_safe
     return types.Tool(
         name=spec.name,
         description=spec.description,
         input_schema=copy.deepcopy(spec.parameters),
         annotations=types.ToolAnnotations(
             read_only_hint=read_only,
-            destructive_hint=None if read_only else spec.name not in stores,
-            idempotent_hint=True if spec.name in stores or read_only else None,
+            destructive_hint=None if read_only else not replay_safe,
+            idempotent_hint=True if replay_safe or read_only else None,
             open_world_hint=False,
         ),
     )

@@ -5,7 +5,10 @@ memory__forget) whose tiers, enums, previews and descriptions follow a `MemoryPo
 `tinymemory.tools`, this package imports no tool runtime (see `tinymemory.adapters`) and no engine.
 """
 
-from tinymemory.policy.arguments import (
+from tinymemory.policy.guidance import fallback_guidance, render_guidance, with_fallback
+from tinymemory.policy.identity import PERSONAL_TIERS, Identity, Tier, Tiers
+from tinymemory.policy.policy import BUILTIN_TYPES, DEFAULT_TYPE, MemoryPolicy
+from tinymemory.policy.registry import (
     MEMORY_FORGET,
     MEMORY_LIST,
     MEMORY_OPEN,
@@ -13,12 +16,9 @@ from tinymemory.policy.arguments import (
     MEMORY_REMEMBER,
     POLICY_READ_TOOLS,
     POLICY_TOOL_NAMES,
-    PolicyArgs,
+    POLICY_TOOLS,
 )
-from tinymemory.policy.guidance import fallback_guidance, render_guidance, with_fallback
-from tinymemory.policy.identity import PERSONAL_TIERS, Identity, Tier, Tiers
-from tinymemory.policy.policy import BUILTIN_TYPES, DEFAULT_TYPE, MemoryPolicy
-from tinymemory.policy.session import MediaProbe
+from tinymemory.policy.session import MediaProbe, PolicyCatalog, PolicyContext, PolicySession, PolicyTool
 from tinymemory.policy.tools import PolicyTools, Registration, log_refused
 
 __all__ = [
@@ -31,11 +31,15 @@ __all__ = [
     "MEMORY_REMEMBER",
     "PERSONAL_TIERS",
     "POLICY_READ_TOOLS",
+    "POLICY_TOOLS",
     "POLICY_TOOL_NAMES",
     "Identity",
     "MediaProbe",
     "MemoryPolicy",
-    "PolicyArgs",
+    "PolicyCatalog",
+    "PolicyContext",
+    "PolicySession",
+    "PolicyTool",
     "PolicyTools",
     "Registration",
     "Tier",

@@ -1,5 +1,8 @@
 """Tool guidance: the five tools' descriptions and schemas, rendered from the effective policy.
 
+Each tool's description and arguments are declared in its module (`policy/catalog/`); this module
+renders the registry's tools into one document.
+
 `render_guidance` returns a plain JSON document, so a memory service can serve it and an agent runtime
 or a gateway can present it unchanged. The derived text comes first; the workspace's notes (the
 policy's `toolGuidance.notes`) and then the agent's notes follow it under their own headings, in every
@@ -13,82 +16,13 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from tinymemory.policy.arguments import (
-    MEMORY_FORGET,
-    MEMORY_LIST,
-    MEMORY_OPEN,
-    MEMORY_RECALL,
-    MEMORY_REMEMBER,
-    POLICY_TOOL_NAMES,
-    SHARE_RULE,
-    PolicyArgs,
-)
 from tinymemory.policy.policy import MemoryPolicy
+from tinymemory.policy.registry import POLICY_TOOLS
+from tinymemory.policy.session import PolicyContext
 
 GUIDANCE_VERSION = 1
 WORKSPACE_NOTES = "Notes for this workspace:"
 AGENT_NOTES = "Notes for this agent:"
-UPDATE_RULE = (
-    "To correct a fact, remember it again with the same about_kind and about_key: the new version "
-    "replaces the earlier one in place. Use memory__forget only when a fact should be removed entirely."
-)
-
-
-def _remember(policy: MemoryPolicy) -> str:
-    text = (
-        "Create or update a durable memory: a stable fact, a preference, or something the user asked "
-        "you to remember. " + UPDATE_RULE
-    )
-    required = policy.require_about_for
-    if required:
-        text += f" about_kind and about_key are required for these types: {', '.join(required)}."
-    return text + " " + SHARE_RULE
-
-
-def _recall(policy: MemoryPolicy, previews: bool) -> str:
-    text = (
-        "Search the memories visible in this conversation: the user's own, those the agent shares with "
-        "all its users, and the workspace's. Results are ranked; each carries its tier and score in its "
-        "metadata. With seed_name, memories relating that entity to others are added, each with hop and "
-        "via in its metadata. as_of reads memory as it stood at an earlier instant."
-    )
-    if previews:
-        text += (
-            f" A memory whose body is larger than {policy.inline_threshold_bytes} bytes comes back as a "
-            "preview: its content is empty, metadata.content_preview holds its opening and "
-            "metadata.has_full_body is true. Read the whole body with memory__open."
-        )
-    return text
-
-
-DESCRIPTIONS_OPEN = (
-    "Read the whole body of a memory that memory__recall returned as a preview (metadata.has_full_body), "
-    "by its id. Answers status opened with the content, or status not_found."
-)
-DESCRIPTIONS_LIST = (
-    "Browse the memories in this conversation's scope, newest first, optionally of one type, with a "
-    "cursor for more."
-)
-DESCRIPTIONS_FORGET = (
-    "Forget one of the user's own memories entirely, with its earlier versions (a soft delete): it is no "
-    "longer recalled, listed or opened. It is not the way to correct a fact: remember the fact again with "
-    "the same about_kind and about_key instead."
-)
-
-FALLBACK_DESCRIPTIONS: dict[str, str] = {
-    MEMORY_REMEMBER: (
-        "Save or update a durable memory. Reusing about_kind and about_key replaces the earlier memory "
-        "in place; use memory__forget only to remove a fact."
-    ),
-    MEMORY_RECALL: (
-        "Search memory. seed_name, relation_types and max_hops follow relations between entities; as_of "
-        "reads memory at an earlier instant. A long memory may come back as a preview "
-        "(metadata.has_full_body): read it with memory__open."
-    ),
-    MEMORY_OPEN: "Read the whole body of a memory that memory__recall returned as a preview.",
-    MEMORY_LIST: "Browse memories in the current scope.",
-    MEMORY_FORGET: "Forget a memory by id (a soft delete). Not the way to correct a fact.",
-}
 
 
 def _clean(notes: str | None) -> str | None:
@@ -101,6 +35,19 @@ def _with_notes(text: str, workspace: str | None, agent: str | None) -> str:
     if agent:
         text += f"\n\n{AGENT_NOTES}\n{agent}"
     return text
+
+
+def _tools(context: PolicyContext, workspace: str | None, agent: str | None) -> list[dict[str, Any]]:
+    """The registry's tools as guidance entries: each one's spec, its description followed by the notes."""
+    specs = POLICY_TOOLS.specs(context)
+    return [
+        {
+            "name": s.name,
+            "description": _with_notes(s.description, workspace, agent),
+            "parameters": s.parameters,
+        }
+        for s in specs
+    ]
 
 
 def render_guidance(
@@ -119,14 +66,7 @@ def render_guidance(
     effective = policy if policy is not None else MemoryPolicy.default()
     workspace = _clean(workspace_notes) or effective.notes
     agent = _clean(agent_notes)
-    args = PolicyArgs.declare(effective)
-    descriptions = {
-        MEMORY_REMEMBER: _remember(effective),
-        MEMORY_RECALL: _recall(effective, previews),
-        MEMORY_OPEN: DESCRIPTIONS_OPEN,
-        MEMORY_LIST: DESCRIPTIONS_LIST,
-        MEMORY_FORGET: DESCRIPTIONS_FORGET,
-    }
+    context = PolicyContext(effective, previews=previews)
     return {
         "version": GUIDANCE_VERSION,
         "source": "policy" if policy is not None else "default",
@@ -137,21 +77,14 @@ def render_guidance(
         "require_about_for": list(effective.require_about_for),
         "inline_threshold_bytes": effective.inline_threshold_bytes,
         "notes": {"workspace": workspace, "agent": agent},
-        "tools": [
-            {
-                "name": name,
-                "description": _with_notes(descriptions[name], workspace, agent),
-                "parameters": args.shape(name).schema(),
-            }
-            for name in POLICY_TOOL_NAMES
-        ],
+        "tools": _tools(context, workspace, agent),
     }
 
 
 def fallback_guidance() -> dict[str, Any]:
     """Short built-in descriptions and no enums, for when no guidance can be had. It still states the
     update rule and exposes about_kind, about_key, purpose, title, summary, share and the graph fields."""
-    args = PolicyArgs.declare(MemoryPolicy.default(), enums=False)
+    context = PolicyContext(MemoryPolicy.default(), fallback=True)
     return {
         "version": GUIDANCE_VERSION,
         "source": "fallback",
@@ -162,14 +95,7 @@ def fallback_guidance() -> dict[str, Any]:
         "require_about_for": [],
         "inline_threshold_bytes": None,
         "notes": {"workspace": None, "agent": None},
-        "tools": [
-            {
-                "name": name,
-                "description": FALLBACK_DESCRIPTIONS[name],
-                "parameters": args.shape(name).schema(),
-            }
-            for name in POLICY_TOOL_NAMES
-        ],
+        "tools": _tools(context, None, None),
     }
 
 

@@ -8,7 +8,8 @@ Previews (only when memory__open is offered): a body larger than the policy's in
 back with empty content, `metadata.content_preview` (its opening) and `metadata.has_full_body: true`.
 A body under the threshold that no longer fits the result's byte budget becomes a preview the same way,
 so the bound holds and the model can still open it. Without previews, bodies share the budget the way
-seed 000's results do (`truncated` and `bytes` mark a cut). The cutting itself is `tools.preview`'s.
+seed 000's results do (`truncated` and `bytes` mark a cut). The cutting itself is `tools.preview`'s;
+memory__open renders its own answer (`policy/catalog/memory__open.py`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tinymemory.api import MemoryItem, Namespace, Ref, format_rfc3339
+from tinymemory.api import MemoryItem, Namespace, format_rfc3339
 from tinymemory.policy.identity import Tiers
 from tinymemory.tools.preview import (
     ResultBounds,
@@ -161,34 +162,3 @@ def _shared(
 def not_found(memory_id: str) -> dict[str, Any]:
     """The same answer for an id that is unknown, forgotten, out of reach or not an id at all."""
     return {"status": "not_found", "id": memory_id, "message": NOT_FOUND_MESSAGE}
-
-
-def ref(r: Ref, available: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": r.kind, "ref": r.ref}
-    if r.media_type is not None:
-        out["media_type"] = r.media_type
-    if r.sha256 is not None:
-        out["sha256"] = r.sha256
-    out["status"] = "available" if available else "unavailable"
-    if available and r.url is not None:
-        out["url"] = r.url
-    return out
-
-
-def opened(item: MemoryItem, refs: Sequence[dict[str, Any]], bounds: ResultBounds) -> dict[str, Any]:
-    """The whole body, unless it alone exceeds the result's budget: then its opening, marked truncated."""
-    out: dict[str, Any] = {"status": "opened", "id": item.id, "type": memory_type(item)}
-    if item.meta.title is not None:
-        out["title"] = item.meta.title
-    out["content"] = ""
-    if item.meta.parent_title is not None:
-        out["parent_title"] = item.meta.parent_title
-    if refs:
-        out["refs"] = list(refs)
-    room = bounds.result_bytes - json_size({**out, "truncated": True, "bytes": utf8_size(item.text)})
-    shown = preview(item.text, max(room, 0))
-    out["content"] = shown.text
-    if shown.truncated:
-        out["truncated"] = True
-        out["bytes"] = shown.full_bytes
-    return out

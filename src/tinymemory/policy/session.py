@@ -1,14 +1,16 @@
-"""What one memory__ tool call runs with: fixed by the host from the verified identity and the policy."""
+"""What one memory__ tool call runs with, fixed by the host from the verified identity and the policy,
+and what a memory__ tool is described in (`PolicyContext`, `PolicyTool`)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any, TypeAlias
 
 from tinymemory.api import GetRequest, MemoryEngine, MemoryItem, Reach, Ref
-from tinymemory.policy.arguments import PolicyArgs
 from tinymemory.policy.identity import Identity, Tiers
 from tinymemory.policy.policy import MemoryPolicy
+from tinymemory.tools.declaration import Catalog, Tool
 from tinymemory.tools.preview import ResultBounds
 
 # Says whether a media reference's content is still there (a blob store, a file share...).
@@ -34,12 +36,14 @@ async def earlier_versions(engine: MemoryEngine, item: MemoryItem, reach: Reach)
 
 @dataclass(frozen=True, slots=True)
 class PolicySession:
+    """One memory__ call's fixed surroundings: the engine, the verified identity and its tiers, the policy,
+    and how results are bounded. The host builds it (`PolicyTools.call`); the model never chooses it."""
+
     tool: str
     engine: MemoryEngine
     identity: Identity
     tiers: Tiers  # the identity's tiers, computed once per PolicyTools
     policy: MemoryPolicy
-    args: PolicyArgs
     previews: bool  # memory__open is offered, so recall and list may answer with previews
     bounds: ResultBounds
     media_probe: MediaProbe | None = None
@@ -71,3 +75,23 @@ class PolicySession:
                 return None
             wanted = item.superseded_by
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyContext:
+    """What a memory__ tool's description and arguments follow: the effective policy (its types and
+    relations become enums), whether memory__open is offered to read previews, and whether this is the
+    fallback (short descriptions, no enums) a runtime uses when no guidance can be had."""
+
+    policy: MemoryPolicy
+    previews: bool = True
+    fallback: bool = False
+
+    @property
+    def enums(self) -> bool:
+        """Whether the schemas carry the policy's enums (every context but the fallback)."""
+        return not self.fallback
+
+
+PolicyTool: TypeAlias = Tool[PolicyContext, PolicySession, Any]
+PolicyCatalog: TypeAlias = Catalog[PolicyContext, PolicySession]

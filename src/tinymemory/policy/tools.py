@@ -9,40 +9,21 @@ independent switches of the `Registration`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tinymemory.api import InvalidRequest, MemoryEngine, Reach, TinyMemoryError, Unsupported
-from tinymemory.policy import read, write
-from tinymemory.policy.arguments import (
-    MEMORY_FORGET,
-    MEMORY_LIST,
-    MEMORY_OPEN,
-    MEMORY_RECALL,
-    MEMORY_REMEMBER,
-    POLICY_TOOL_NAMES,
-    PolicyArgs,
-)
+from tinymemory.api import InvalidRequest, MemoryEngine, Reach, Unsupported
 from tinymemory.policy.guidance import render_guidance, with_fallback
 from tinymemory.policy.identity import Identity
 from tinymemory.policy.policy import MemoryPolicy
-from tinymemory.policy.session import MediaProbe, PolicySession
-from tinymemory.tools import named_for
-from tinymemory.tools.args import Obj, clip, read_arguments
+from tinymemory.policy.registry import MEMORY_OPEN, MEMORY_RECALL, POLICY_TOOL_NAMES, POLICY_TOOLS
+from tinymemory.policy.session import MediaProbe, PolicyContext, PolicySession
 from tinymemory.tools.preview import ResultBounds
 from tinymemory.tools.spec import ToolSpec
+from tinymemory.tools.strict import clip, read_arguments
 
 log = logging.getLogger("tinymemory.policy")
-
-Handler = Callable[[PolicySession, Obj], Awaitable[dict[str, Any]]]
-dispatch: dict[str, Handler] = {
-    MEMORY_REMEMBER: write.remember,
-    MEMORY_RECALL: read.recall,
-    MEMORY_OPEN: read.open_memory,
-    MEMORY_LIST: read.list_memories,
-    MEMORY_FORGET: write.forget,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,9 +99,11 @@ class PolicyTools:
         self._identity = identity
         self._tiers = identity.tiers
         self._policy = policy
-        self._args = PolicyArgs.declare(policy)
         self._registration = registration
         self._offered = offered_tools(identity, registration)
+        # Declared once per policy: every call is read against the policy's own enums.
+        context = PolicyContext(policy, previews=MEMORY_OPEN in self._offered)
+        self._args = {tool.name: tool.arguments(context) for tool in POLICY_TOOLS}
         self._guidance = guidance
         self._bounds = bounds
         self._probe = media_probe
@@ -204,11 +187,14 @@ class PolicyTools:
         return list(self._offered)
 
     def specs(self) -> list[ToolSpec]:
-        """The offered tools, described by the guidance."""
+        """The offered tools, described by the guidance, with the hints their declarations give."""
         by_name = {t["name"]: t for t in self._guidance["tools"]}
         return [
-            ToolSpec(name, by_name[name]["description"], by_name[name]["parameters"])
-            for name in self._offered
+            ToolSpec(
+                tool.name, by_name[tool.name]["description"], by_name[tool.name]["parameters"], tool.hints
+            )
+            for tool in POLICY_TOOLS
+            if tool.name in self._offered
         ]
 
     async def call(
@@ -220,7 +206,8 @@ class PolicyTools:
         is proposed to when the conversation has none of its own (the MCP gateway)."""
         if share_agent is not None:
             Identity(self._identity.workspace, None, share_agent)  # the namespace grammar
-        if not isinstance(name, str) or name not in dispatch:
+        tool = POLICY_TOOLS.get(name) if isinstance(name, str) else None
+        if tool is None:
             offered = ", ".join(self._offered) or "none"
             raise InvalidRequest(f"`{clip(name, 40)}` is not a memory tool (offered: {offered})")
         if name not in self._offered:
@@ -237,13 +224,9 @@ class PolicyTools:
             identity=self._identity,
             tiers=self._tiers,
             policy=self._policy,
-            args=self._args,
             previews=self.previews,
             bounds=self._bounds,
             media_probe=self._probe,
             share_agent=share_agent,
         )
-        try:
-            return await dispatch[name](session, args)
-        except TinyMemoryError as exc:
-            raise named_for(name, exc) from exc
+        return await tool.run(session, self._args[name], args)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, MutableMapping
 from contextlib import AbstractAsyncContextManager
+from dataclasses import replace
 from typing import Any
 
 import mcp_types as types
@@ -32,11 +33,12 @@ from tinymemory.adapters.mcp import POLICY_INSTRUCTIONS, SERVER_NAME, mcp_result
 from tinymemory.adapters.output import ToolOutput, call_tool, error_text
 from tinymemory.api import InvalidRequest, Unavailable
 from tinymemory.policy import MEMORY_REMEMBER, Identity, PolicyTools, log_refused
+from tinymemory.policy.catalog.memory__remember import SHARE
 from tinymemory.service.auth import Caller
 from tinymemory.service.errors import Forbidden, Unauthorized, error_response, status_of
 from tinymemory.service.registry import AgentRegistry
 from tinymemory.service.state import ServiceState
-from tinymemory.tools.fields import Boolean, Text
+from tinymemory.tools.fields import Text
 from tinymemory.tools.spec import ToolSpec
 from tinymemory.tools.strict import fail, read_arguments
 
@@ -58,7 +60,6 @@ AGENT = Text(
     ),
     max_chars=MAX_AGENT_NAME_CHARS,
 )
-SHARE = Boolean(name="share", description="")  # read here only to pair it with `agent`
 NO_TOOLS_MESSAGE = (
     "the MCP gateway offers memory tools only to a verified user; this token is an API key and names no user"
 )
@@ -115,7 +116,7 @@ class GatewayTools:
 def _with_agent(spec: ToolSpec) -> ToolSpec:
     parameters = dict(spec.parameters)
     parameters["properties"] = {**parameters.get("properties", {}), AGENT.name: AGENT.schema()}
-    return ToolSpec(spec.name, spec.description, parameters)
+    return replace(spec, parameters=parameters)
 
 
 def caller_of(ctx: ServerRequestContext[Any, Any]) -> Caller:

@@ -1,31 +1,21 @@
-"""Pydantic models at the HTTP edge: the error body, request bodies, and the shape of every answer.
+"""Pydantic models at the HTTP edge: the error body, request bodies, and the service's own answers.
 
-The memory routes' request bodies are the tools' own JSON Schemas (one declaration per field, in
-tinymemory.tools.fields), so the OpenAPI document and the validation can never drift apart. Their answers
-are the tools' result dicts, returned as they are; the models below only document them, and forbid
-undeclared keys, so a test that checks answers against the document catches any drift.
+The memory routes' request bodies are the tools' own JSON Schemas and their answers are the tools'
+result dicts, returned as they are, documented by the result model each tool declares (its module in
+tools/catalog/ or policy/catalog/). So the OpenAPI document, the validation and the answers can never
+drift apart: those models forbid undeclared keys, and a test checks answers against the document.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tinymemory.api import Facet, ItemKind
-from tinymemory.policy import Tier
 from tinymemory.service.errors import ERROR_KINDS
 from tinymemory.service.registry import MAX_NOTES_CHARS
 
 ErrorKind = Literal[ERROR_KINDS]  # type: ignore[valid-type]
-if TYPE_CHECKING:  # enums built from the code's own, so the document follows them
-    TierName: TypeAlias = str
-    KindName: TypeAlias = str
-    FacetName: TypeAlias = str
-else:
-    TierName = Literal[(*Tier.values(), "other")]
-    KindName = Literal[ItemKind.values()]
-    FacetName = Literal[tuple(f.value for f in Facet)]
 
 
 class ErrorDetail(BaseModel):
@@ -60,183 +50,10 @@ def answer(model: Any, description: str, *statuses: int) -> dict[int | str, dict
     return {200: {"model": model, "description": description}, **errors(*statuses)}
 
 
-def _absent_not_null(schema: dict[str, Any]) -> None:
-    """An optional field is left out of the answer, never sent as null: document it that way."""
-    required = set(schema.get("required", ()))
-    for name, prop in schema.get("properties", {}).items():
-        if name in required or "anyOf" not in prop:
-            continue
-        kept = [s for s in prop["anyOf"] if s.get("type") != "null"]
-        if len(kept) == 1:
-            del prop["anyOf"]
-            prop.update(kept[0])
-        prop.pop("default", None)
-
-
 class Strict(BaseModel):
     """A request body: unknown keys are errors and values are never coerced (`"yes"` is not true)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-
-
-class Answer(BaseModel):
-    """Documents a result dict: undeclared keys are errors, optional keys are absent rather than null."""
-
-    model_config = ConfigDict(extra="forbid", json_schema_extra=_absent_not_null)
-
-
-# --- the memory__ tools' results ---------------------------------------------------------------
-
-
-class MemoryMetadata(Answer):
-    tier: TierName = Field(description="the tier the memory lives in")
-    score: float | None = Field(None, description="its rank score (recall)")
-    hop: int | None = Field(None, description="graph hops from seed_name (recall with seed_name)")
-    via: str | None = Field(None, description="the relation that reached it")
-    title: str | None = None
-    summary: str | None = None
-    category: str | None = None
-    purpose: str | None = None
-    parent_title: str | None = Field(None, description="the document an ingested chunk belongs to")
-    about_kind: str | None = None
-    about_key: str | None = None
-    observed_at: str | None = Field(None, description="RFC 3339, when it was recorded")
-    content_preview: str | None = Field(None, description="the body's opening when content is a preview")
-    has_full_body: bool | None = Field(None, description="true when memory__open has the whole body")
-    truncated: bool | None = Field(None, description="the content was cut to fit the result")
-    bytes: int | None = Field(None, description="the whole body's size when truncated")
-
-
-class Memory(Answer):
-    id: str
-    type: str = Field(description="the memory's type, or the item kind of a document or chunk")
-    content: str = Field(description="the body; empty for a preview (see metadata.content_preview)")
-    confidence: float | None = None
-    metadata: MemoryMetadata
-
-
-class Remembered(Answer):
-    id: str
-    status: Literal["created", "updated", "unchanged"]
-    tier: TierName
-    supersedes: list[str] | None = Field(None, description="the ids this version replaced")
-    share: Literal["queued", "kept_private"] | None = Field(
-        None, description="what became of a share request"
-    )
-    share_reason: (
-        Literal["no_gate", "user_shares_off", "no_agent", "personal", "too_long", "scrubbed"] | None
-    ) = Field(
-        None,
-        description="why a share stayed private, or `scrubbed`: queued without the identifiers it carried",
-    )
-
-
-class Memories(Answer):
-    memories: list[Memory]
-    next_cursor: str | None = Field(None, description="pass back as `cursor` for the next page (list)")
-
-
-class MediaRef(Answer):
-    kind: str
-    ref: str
-    media_type: str | None = None
-    sha256: str | None = None
-    status: Literal["available", "unavailable"]
-    url: str | None = None
-
-
-class Opened(Answer):
-    status: Literal["opened"]
-    id: str
-    type: str
-    title: str | None = None
-    content: str
-    parent_title: str | None = None
-    refs: list[MediaRef] | None = None
-    truncated: bool | None = None
-    bytes: int | None = None
-
-
-class NotFoundResult(Answer):
-    """The same answer for an unknown id, another tenant's id, a forgotten one, or not an id at all."""
-
-    status: Literal["not_found"]
-    id: str
-    message: str
-
-
-class NotAllowed(Answer):
-    status: Literal["not_allowed"]
-    id: str
-    message: str
-
-
-class Forgotten(Answer):
-    status: Literal["forgotten"]
-    id: str
-    versions: int = Field(description="how many versions of the memory were forgotten")
-
-
-OpenResult = Annotated[Opened | NotFoundResult, Field(discriminator="status")]
-ForgetResult = Annotated[Forgotten | NotFoundResult | NotAllowed, Field(discriminator="status")]
-
-
-# --- seed 000's operations' results ------------------------------------------------------------
-
-
-class ItemSource(Answer):
-    kind: str
-    id: str | None = None
-
-
-class ItemMetaModel(Answer):
-    source: ItemSource | None = None
-    file_path: str | None = None
-    url: str | None = None
-    thread_id: str | None = None
-    tags: list[str] | None = None
-    observed_at: str | None = None
-
-
-class Item(Answer):
-    id: str
-    kind: KindName
-    text: str
-    truncated: bool | None = None
-    bytes: int | None = None
-    score: float | None = None
-    confidence: float | None = None
-    meta: ItemMetaModel
-
-
-class Stored(Answer):
-    id: str
-    replayed: bool = Field(description="true when the same item was already stored (same id)")
-
-
-class Fetched(Answer):
-    hits: list[Item]
-    next_cursor: str | None = None
-
-
-class Got(Answer):
-    items: list[Item]
-    missing: list[str] = Field(description="ids not found, or not visible to the caller")
-    next_ids: list[str] | None = Field(None, description="ids that did not fit; ask for them again")
-
-
-class BucketModel(Answer):
-    value: str
-    count: int
-
-
-class Explored(Answer):
-    facet: FacetName
-    buckets: list[BucketModel]
-    total: int
-    missing: int
-    more_buckets: bool
-    truncated: bool
 
 
 # --- the service's own routes ------------------------------------------------------------------

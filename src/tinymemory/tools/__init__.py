@@ -8,22 +8,16 @@ are fixed here, never taken from the model. This package imports no tool runtime
 
 from __future__ import annotations
 
-import re
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from tinymemory.api import InvalidRequest, MemoryEngine, Namespace, Reach, TinyMemoryError, Unsupported
-from tinymemory.tools import read, write
-from tinymemory.tools.args import Obj, clip, read_arguments
+from tinymemory.api import DEFAULT_LIMIT, InvalidRequest, MemoryEngine, Namespace, Reach, Unsupported
+from tinymemory.tools.args import MAX_IDS, MAX_LIMIT
+from tinymemory.tools.declaration import Catalog, Tool, always, named_for
 from tinymemory.tools.preview import ResultBounds
-from tinymemory.tools.scope import Session, ToolScope
-from tinymemory.tools.spec import (
-    DEFAULT_LIMIT,
-    MAX_IDS,
-    MAX_LIMIT,
+from tinymemory.tools.registry import (
     MEMORY_EXPLORE,
     MEMORY_FETCH,
     MEMORY_FORGET,
@@ -31,33 +25,22 @@ from tinymemory.tools.spec import (
     MEMORY_LIST,
     MEMORY_RECALL,
     MEMORY_STORE,
+    MEMORY_TOOLS,
     READ_TOOLS,
     TOOL_NAMES,
     WRITE_TOOLS,
-    ToolSpec,
+    MemoryCatalog,
     build_specs,
 )
-
-Handler = Callable[[Session, Obj], Awaitable[dict[str, Any]]]
-
-# The operation an engine names at the start of its messages (`fetch: `, `list: `, `write: `).
-_OP_PREFIX = re.compile(r"[a-z][a-z_]*: ")
-
-dispatch: dict[str, Handler] = {
-    MEMORY_RECALL: read.recall,
-    MEMORY_FETCH: read.fetch,
-    MEMORY_LIST: read.list_items,
-    MEMORY_GET: read.get,
-    MEMORY_EXPLORE: read.explore,
-    MEMORY_STORE: write.store,
-    MEMORY_FORGET: write.forget,
-}
+from tinymemory.tools.scope import MemoryTool, Modes, Session, ToolScope
+from tinymemory.tools.spec import ToolHints, ToolSpec
+from tinymemory.tools.strict import clip, read_arguments
 
 
 class MemoryTools:
     """The tools for one scope. Builder methods return a new instance; an instance never changes."""
 
-    __slots__ = ("_bounds", "_engine", "_scope", "_zone")
+    __slots__ = ("_bounds", "_catalog", "_engine", "_scope", "_zone")
 
     def __init__(
         self,
@@ -66,11 +49,13 @@ class MemoryTools:
         *,
         zone: tzinfo | None = None,
         bounds: ResultBounds | None = None,
+        catalog: MemoryCatalog = MEMORY_TOOLS,
     ):
         self._engine = engine
         self._scope = scope if scope is not None else ToolScope()
         self._zone = zone
         self._bounds = bounds if bounds is not None else ResultBounds()
+        self._catalog = catalog
 
     @classmethod
     def with_scope(cls, engine: MemoryEngine, scope: ToolScope) -> MemoryTools:
@@ -99,21 +84,38 @@ class MemoryTools:
         """How much one tool result may hold (see `with_bounds`)."""
         return self._bounds
 
-    def _rescoped(self, scope: ToolScope) -> MemoryTools:
-        return MemoryTools(self._engine, scope, zone=self._zone, bounds=self._bounds)
+    @property
+    def catalog(self) -> MemoryCatalog:
+        """The tools these are drawn from (`tools.registry.MEMORY_TOOLS` unless the host added its own)."""
+        return self._catalog
+
+    def _with(
+        self,
+        scope: ToolScope | None = None,
+        zone: tzinfo | None = None,
+        bounds: ResultBounds | None = None,
+        catalog: MemoryCatalog | None = None,
+    ) -> MemoryTools:
+        return MemoryTools(
+            self._engine,
+            scope if scope is not None else self._scope,
+            zone=zone if zone is not None else self._zone,
+            bounds=bounds if bounds is not None else self._bounds,
+            catalog=catalog if catalog is not None else self._catalog,
+        )
 
     def placed_at(self, place: Namespace | str) -> MemoryTools:
         """Write to `place` and read it and its ancestors (the reach resets to `Reach.of(place)`)."""
         ns = place if isinstance(place, Namespace) else Namespace.parse(place, field="place")
-        return self._rescoped(ToolScope(ns, Reach.of(ns), self._scope.writes))
+        return self._with(scope=ToolScope(ns, Reach.of(ns), self._scope.writes))
 
     def reach(self, reach: Reach | None) -> MemoryTools:
         """Confine reads and forgets to `reach` (None: every namespace)."""
-        return self._rescoped(ToolScope(self._scope.place, reach, self._scope.writes))
+        return self._with(scope=ToolScope(self._scope.place, reach, self._scope.writes))
 
     def read_only(self) -> MemoryTools:
         """Offer no write tools; a write call is then Unsupported."""
-        return self._rescoped(replace(self._scope, writes=False))
+        return self._with(scope=replace(self._scope, writes=False))
 
     def in_zone(self, zone: tzinfo | str) -> MemoryTools:
         """Read refers_to dates in `zone` (a tzinfo or an IANA name such as `Europe/Paris`)."""
@@ -122,7 +124,7 @@ class MemoryTools:
                 zone = ZoneInfo(zone)
             except (ZoneInfoNotFoundError, ValueError):
                 raise InvalidRequest(f"tools: `zone` `{clip(zone)}` is not a known time zone") from None
-        return MemoryTools(self._engine, self._scope, zone=zone, bounds=self._bounds)
+        return self._with(zone=zone)
 
     def with_bounds(
         self, *, preview_bytes: int | None = None, result_bytes: int | None = None
@@ -133,11 +135,18 @@ class MemoryTools:
             self._bounds.preview_bytes if preview_bytes is None else preview_bytes,
             self._bounds.result_bytes if result_bytes is None else result_bytes,
         )
-        return MemoryTools(self._engine, self._scope, zone=self._zone, bounds=bounds)
+        return self._with(bounds=bounds)
+
+    def with_tool(self, tool: MemoryTool) -> MemoryTools:
+        """These tools and a host's own `tool` (declared like the built-in ones, see `tools.catalog`),
+        offered after them; a name already offered is an InvalidRequest."""
+        return self._with(catalog=self._catalog.with_tool(tool))
 
     def specs(self) -> list[ToolSpec]:
         """The tools this scope offers, built fresh: cheap enough to call per session."""
-        return build_specs(self._engine.descriptor.fetch_modes, writes=self._scope.writes)
+        return build_specs(
+            self._engine.descriptor.fetch_modes, writes=self._scope.writes, catalog=self._catalog
+        )
 
     def names(self) -> list[str]:
         """The names of the tools this scope and engine offer, in the order `specs` describes them."""
@@ -150,30 +159,20 @@ class MemoryTools:
         engine does not offer, and whatever the engine raises, its message led by the tool's name.
         Nothing is written on an error.
         """
-        if not isinstance(name, str) or name not in dispatch:
+        tool = self._catalog.get(name) if isinstance(name, str) else None
+        if tool is None:
             offered = ", ".join(self.names())
             raise InvalidRequest(f"`{clip(name, 40)}` is not a memory tool (offered: {offered})")
-        if name in WRITE_TOOLS and not self._scope.writes:
+        if tool.writes and not self._scope.writes:
             raise Unsupported(f"{name}: these memory tools are read-only, so {name} is not offered")
         args = read_arguments(name, arguments)
+        declared = tool.arguments(self._engine.descriptor.fetch_modes)
+        if declared is None:
+            raise Unsupported(f"{name}: {tool.not_offered}, so {name} is not offered")
         session = Session(
             tool=name, engine=self._engine, scope=self._scope, zone=self._zone, bounds=self._bounds
         )
-        try:
-            return await dispatch[name](session, args)
-        except TinyMemoryError as exc:
-            raise named_for(name, exc) from exc
-
-
-def named_for(tool: str, exc: TinyMemoryError) -> TinyMemoryError:
-    """The same error, its message led by the tool's name: the model called `memory_fetch`, not the
-    engine's `fetch`, so "fetch: `cursor` ..." reads "memory_fetch: `cursor` ..."."""
-    message = exc.message
-    if message.startswith(f"{tool}: "):
-        return exc
-    op = _OP_PREFIX.match(message)
-    rest = message[op.end() :] if op else message
-    return type(exc)(f"{tool}: {rest}")
+        return await tool.run(session, declared, args)
 
 
 __all__ = [
@@ -187,12 +186,22 @@ __all__ = [
     "MEMORY_LIST",
     "MEMORY_RECALL",
     "MEMORY_STORE",
+    "MEMORY_TOOLS",
     "READ_TOOLS",
     "TOOL_NAMES",
     "WRITE_TOOLS",
+    "Catalog",
+    "MemoryCatalog",
+    "MemoryTool",
     "MemoryTools",
+    "Modes",
     "ResultBounds",
+    "Session",
+    "Tool",
+    "ToolHints",
     "ToolScope",
     "ToolSpec",
-    "dispatch",
+    "always",
+    "build_specs",
+    "named_for",
 ]

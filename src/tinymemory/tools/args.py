@@ -1,10 +1,12 @@
-"""The seven memory_ tools' arguments, each declared once (`tools.fields`): schemas, reading, validation.
+"""The arguments several memory_ tools share, each declared once (`tools.fields`): the model filter,
+`refers_to`, `limit` and `cursor`. A field only one tool takes is declared in that tool's module
+(`tools/catalog/`).
 
-`tools.spec` builds the schemas a host's model sees from these declarations, and `tools.read` and
-`tools.write` read calls through the same ones, so the two cannot drift apart. Bounds the engines
-check too (ids, cursors, text lengths, the default limit) come from `api`; the tools narrow `limit` to
-1..50 and `ids` to 1..200. Errors name the tool and the field (`memory_list: \\`filter.kinds\\`
-\\`memo\\` is not an item kind`) so a host can hand them to the model as the tool's output.
+A tool's schema and its reading of a call come from the same declarations, so the two cannot drift
+apart. Bounds the engines check too (ids, cursors, text lengths, the default limit) come from `api`;
+the tools narrow `limit` to 1..50 and `ids` to 1..200. Errors name the tool and the field
+(`memory_list: \\`filter.kinds\\` \\`memo\\` is not an item kind`) so a host can hand them to the model as
+the tool's output.
 """
 
 from __future__ import annotations
@@ -12,45 +14,10 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
-from tinymemory.api import DEFAULT_LIMIT, LEARNING_KINDS, Facet, FetchMode, ItemKind, MetaFilter, TimeHint
-from tinymemory.api.validate import (
-    MAX_CURSOR_CHARS,
-    MAX_QUERY_CHARS,
-    MAX_TAG_CHARS,
-    MAX_TAGS,
-    MAX_TEXT_CHARS,
-    check_filter,
-)
-from tinymemory.tools.fields import (
-    Day,
-    EnumList,
-    Ids,
-    Integer,
-    Number,
-    Object,
-    ObjectList,
-    OneOf,
-    Shape,
-    Text,
-    TextList,
-    Timestamp,
-    Token,
-    Values,
-    keep,
-)
-from tinymemory.tools.strict import Obj, clip, fail, path, read_arguments, refuse_host_fixed
-
-__all__ = [  # re-exported: the limits (spec, policy) and the strict readers (both tool surfaces)
-    "DEFAULT_LIMIT",
-    "MAX_IDS",
-    "MAX_LIMIT",
-    "MIN_LIMIT",
-    "Obj",
-    "clip",
-    "fail",
-    "read_arguments",
-    "refuse_host_fixed",
-]
+from tinymemory.api import DEFAULT_LIMIT, ItemKind, MetaFilter, TimeHint
+from tinymemory.api.validate import MAX_CURSOR_CHARS, MAX_TAG_CHARS, MAX_TAGS, check_filter
+from tinymemory.tools.fields import Day, EnumList, Integer, Object, Text, TextList, Timestamp, Values
+from tinymemory.tools.strict import Obj, fail, path
 
 MIN_LIMIT = 1
 MAX_LIMIT = 50  # the tools' bound; engines accept up to api.MAX_LIMIT
@@ -171,114 +138,24 @@ def _local_midnight(day: date, zone: tzinfo | None) -> datetime:
     return datetime.combine(day, time(), tzinfo=zone).astimezone(UTC)
 
 
-# -- the fields of the read tools --------------------------------------------------------------------------
+# -- the paging fields several tools share ----------------------------------------------------------------
 
-QUESTION = Text(
-    name="question",
-    description="The question to answer from memory.",
-    required=True,
-    max_chars=MAX_QUERY_CHARS,
-)
-INSTRUCTIONS = Text(
-    name="instructions",
-    description="How to phrase the answer (length, format, focus).",
-    max_chars=MAX_QUERY_CHARS,
-)
-QUERY = Text(name="query", description="What to search for.", required=True, max_chars=MAX_QUERY_CHARS)
-LIMIT = Integer(
-    name="limit",
-    description=f"How many to return, {MIN_LIMIT} to {MAX_LIMIT} (default {DEFAULT_LIMIT}).",
-    low=MIN_LIMIT,
-    high=MAX_LIMIT,
-    default=DEFAULT_LIMIT,
-)
+
+def limit_field(what: str = "") -> Integer:
+    """`limit`, 1 to 50, absent meaning the default; `what` names what is counted in its description."""
+    counted = f"{what} " if what else ""
+    return Integer(
+        name="limit",
+        description=f"How many {counted}to return, {MIN_LIMIT} to {MAX_LIMIT} (default {DEFAULT_LIMIT}).",
+        low=MIN_LIMIT,
+        high=MAX_LIMIT,
+        default=DEFAULT_LIMIT,
+    )
+
+
+LIMIT = limit_field()
 CURSOR = Text(
     name="cursor",
     description="The next_cursor of the previous page, to continue where it stopped.",
     max_chars=MAX_CURSOR_CHARS,
 )
-GET_IDS = Ids(name="ids", description=f"The ids to read, 1 to {MAX_IDS}.", required=True, max_items=MAX_IDS)
-FACET = Token(
-    name="facet",
-    description="What to count by.",
-    required=True,
-    what="a facet",
-    choices=tuple(f.value for f in Facet),
-)
-
-
-def fetch_mode(modes: tuple[FetchMode, ...]) -> Token:
-    """The modes the engine serves, and no other; hybrid is the default when it is among them."""
-    default = FetchMode.HYBRID if FetchMode.HYBRID in modes else modes[0]
-    return Token(
-        name="mode",
-        description=f"How to match (default {default.value}).",
-        what="a fetch mode served here",
-        choices=tuple(m.value for m in modes),
-    )
-
-
-RECALL = Shape((QUESTION, FILTER, LIMIT, INSTRUCTIONS, REFERS_TO))
-LIST = Shape((FILTER, LIMIT, CURSOR))
-GET = Shape((GET_IDS,))
-EXPLORE = Shape((FACET, FILTER, LIMIT))
-
-
-def fetch(modes: tuple[FetchMode, ...]) -> Shape:
-    return Shape((QUERY, fetch_mode(modes), FILTER, LIMIT, CURSOR, REFERS_TO))
-
-
-# -- the fields of the write tools -------------------------------------------------------------------------
-
-MAX_EVIDENCE = 64
-MAX_TURNS = 1000
-MAX_ROLE_CHARS = 64
-
-LEARNING_TEXT = Text(
-    name="text",
-    description="The learning, one self-contained statement.",
-    required=True,
-    max_chars=MAX_TEXT_CHARS,
-)
-LEARNING_KIND = Token(
-    name="learning_kind",
-    description="What sort of learning it is (default fact).",
-    what="a learning kind",
-    choices=LEARNING_KINDS,
-)
-CONFIDENCE = Number(name="confidence", description="How sure you are, 0 to 1 (default 0.8).", low=0, high=1)
-EVIDENCE = TextList(
-    name="evidence", description="Ids of memories (or short quotes) that support it.", max_items=MAX_EVIDENCE
-)
-LEARNING = Object(
-    name="learning",
-    description="A distilled fact, preference, instruction, event, decision or procedure.",
-    fields=(LEARNING_TEXT, LEARNING_KIND, CONFIDENCE, EVIDENCE),
-    build=keep,
-)
-TITLE = Text(name="title", description="The document's title.")
-DOCUMENT_TEXT = Text(name="text", description="The document's text.", required=True, max_chars=MAX_TEXT_CHARS)
-DOCUMENT = Object(name="document", description="A whole document.", fields=(TITLE, DOCUMENT_TEXT), build=keep)
-ROLE = Text(
-    name="role", description="Who spoke (user, assistant, ...).", required=True, max_chars=MAX_ROLE_CHARS
-)
-TURN_TEXT = Text(name="text", description="What was said.", required=True, max_chars=MAX_TEXT_CHARS)
-TURNS = ObjectList(
-    name="turns",
-    description="The turns, in order.",
-    required=True,
-    fields=(ROLE, TURN_TEXT),
-    min_items=1,
-    max_items=MAX_TURNS,
-    what="{role, text} objects",
-    unit="turns",
-)
-CONVERSATION = Object(name="conversation", description="A conversation excerpt.", fields=(TURNS,), build=keep)
-TAGS = TextList(
-    name="tags", description="Short labels to find it by later.", max_items=MAX_TAGS, max_chars=MAX_TAG_CHARS
-)
-STORE_SHAPE = OneOf((LEARNING, DOCUMENT, CONVERSATION))
-FORGET_IDS = Ids(name="ids", description=f"The ids to forget, 1 to {MAX_IDS}.", max_items=MAX_IDS)
-
-STORE = Shape((LEARNING, DOCUMENT, CONVERSATION, TAGS))
-FORGET = Shape((FORGET_IDS, FILTER))

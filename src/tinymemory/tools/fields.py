@@ -47,9 +47,13 @@ class Field(Generic[T]):
     def read(self, tool: str, obj: Obj, where: str = "") -> T | None:
         raise NotImplementedError
 
+    def given_in(self, obj: Obj) -> bool:
+        """Whether `obj` gives this field: JSON `null` is the same as absent."""
+        return obj.get(self.name) is not None
+
     def _missing(self, tool: str, obj: Obj, where: str) -> bool:
         """True when absent; raises when absent but required."""
-        if obj.get(self.name) is not None:
+        if self.given_in(obj):
             return False
         if self.required:
             raise fail(tool, path(where, self.name), "is required")
@@ -104,7 +108,7 @@ class Token(Field[str]):
 
     def _missing(self, tool: str, obj: Obj, where: str) -> bool:
         """An absent required enum names its choices, so the model can answer with one."""
-        if obj.get(self.name) is None and self.required and self.choices is not None:
+        if not self.given_in(obj) and self.required and self.choices is not None:
             raise fail(tool, path(where, self.name), f"is required (one of: {', '.join(self.choices)})")
         return Field._missing(self, tool, obj, where)
 
@@ -419,7 +423,7 @@ class OneOf:
     fields: tuple[Field[Any], ...]
 
     def which(self, tool: str, obj: Obj) -> Field[Any]:
-        given = [f for f in self.fields if obj.get(f.name) is not None]
+        given = [f for f in self.fields if f.given_in(obj)]
         if len(given) != 1:
             names = [f"`{f.name}`" for f in self.fields]
             choices = f"{', '.join(names[:-1])} or {names[-1]}"

@@ -1,10 +1,11 @@
-"""Compact, JSON-ready results: what the model reads back. The namespace is never rendered.
+"""Compact, JSON-ready memories: the pieces of what the model reads back. The namespace is never rendered.
 
 Only a small meta subset is shown (source, file_path, url, thread_id, tags, observed_at); absent values
 are left out so every token the model reads carries something. Every result is bounded (`ResultBounds`):
 recall, fetch and list show a long text as its opening, marked `truncated` with its full size in
-`bytes`, their texts sharing the result's budget; memory_get shows whole texts while they fit and names
-the ids that did not in `next_ids`.
+`bytes`, their texts sharing the result's budget (`shared`); memory_get shows whole texts while they fit
+and names the ids that did not in `next_ids`. Each tool renders its own result (`tools/catalog/`) from
+these pieces.
 """
 
 from __future__ import annotations
@@ -13,21 +14,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from tinymemory.api import (
-    ExploreResult,
-    FetchResult,
-    ForgetResult,
-    GetResult,
-    ListResult,
-    MemoryItem,
-    RecallResult,
-    StoreResult,
-    format_rfc3339,
-)
+from tinymemory.api import MemoryItem, format_rfc3339
 from tinymemory.tools.preview import (
     Preview,
     ResultBounds,
-    clip,
     fair_share,
     json_size,
     preview,
@@ -79,13 +69,13 @@ def item(it: MemoryItem, hit_score: float | None = None, shown: Preview | None =
     return out
 
 
-def _with_cursor(out: dict[str, Any], cursor: str | None) -> dict[str, Any]:
+def with_cursor(out: dict[str, Any], cursor: str | None) -> dict[str, Any]:
     if cursor is not None:
         out["next_cursor"] = cursor
     return out
 
 
-def _shared(shell: dict[str, Any], key: str, rows: Sequence[Row], bounds: ResultBounds) -> dict[str, Any]:
+def shared(shell: dict[str, Any], key: str, rows: Sequence[Row], bounds: ResultBounds) -> dict[str, Any]:
     """Put `rows` under `key` in `shell`, their texts sharing what the result has left of its budget.
 
     The rest of the result is measured with every entry an empty preview (the most the markers can
@@ -98,75 +88,3 @@ def _shared(shell: dict[str, Any], key: str, rows: Sequence[Row], bounds: Result
     share = fair_share([text_size(it.text, cap) for it, _ in rows], room, cap)
     shell[key] = [item(it, s, preview(it.text, share)) for it, s in rows]
     return shell
-
-
-def recall(result: RecallResult, bounds: ResultBounds = DEFAULT_BOUNDS) -> dict[str, Any]:
-    """The answer is free text with nothing to read further, so a long one is clipped with `…`."""
-    rows = [(c.item, c.score) for c in result.citations]
-    return _shared({"answer": clip(result.answer, bounds.preview_bytes)}, "citations", rows, bounds)
-
-
-def fetch(result: FetchResult, bounds: ResultBounds = DEFAULT_BOUNDS) -> dict[str, Any]:
-    shell = _with_cursor({"hits": []}, result.next_cursor)
-    return _shared(shell, "hits", [(h.item, h.score) for h in result.hits], bounds)
-
-
-def listing(result: ListResult, bounds: ResultBounds = DEFAULT_BOUNDS) -> dict[str, Any]:
-    shell = _with_cursor({"items": []}, result.next_cursor)
-    return _shared(shell, "items", [(i, None) for i in result.items], bounds)
-
-
-def get(result: GetResult, bounds: ResultBounds = DEFAULT_BOUNDS) -> dict[str, Any]:
-    """Whole texts, in order, while they fit; the ids of the rest go to `next_ids` for another call.
-
-    Room for listing every id in `next_ids` is kept aside, so the bound holds however many are left
-    out. A memory that cannot fit even alone, met while nothing has been included, comes back cut to
-    the room left (marked truncated), so every call makes progress.
-    """
-    out: dict[str, Any] = {"items": [], "missing": list(result.missing)}
-    used = json_size(out) + json_size({"next_ids": [it.id for it in result.items]})
-    items: list[dict[str, Any]] = []
-    later: list[str] = []
-    for it in result.items:
-        whole = item(it)
-        cost = json_size(whole) + (1 if items else 0)
-        if used + cost <= bounds.result_bytes:
-            items.append(whole)
-            used += cost
-        elif not items:
-            room = (
-                bounds.result_bytes - used - json_size(item(it, None, Preview("", True, utf8_size(it.text))))
-            )
-            cut = item(it, None, preview(it.text, max(room, 0)))
-            items.append(cut)
-            used += json_size(cut)
-        else:
-            later.append(it.id)
-    out["items"] = items
-    if later:
-        out["next_ids"] = later
-    return out
-
-
-def explore(result: ExploreResult) -> dict[str, Any]:
-    return {
-        "facet": result.facet.value,
-        "buckets": [{"value": b.value, "count": b.count} for b in result.buckets],
-        "total": result.total,
-        "missing": result.missing,
-        "more_buckets": result.more_buckets,
-        "truncated": result.truncated,
-    }
-
-
-def store(result: StoreResult) -> dict[str, Any]:
-    return {"id": result.id, "replayed": result.replayed}
-
-
-def forget(forgotten: int, skipped: list[str]) -> dict[str, Any]:
-    return {"forgotten": forgotten, "skipped": skipped}
-
-
-def forget_result(result: ForgetResult, skipped_before: list[str]) -> dict[str, Any]:
-    """The engine's skips joined to the ids the tools skipped themselves (outside the reach)."""
-    return forget(len(result.forgotten), [*skipped_before, *result.skipped])

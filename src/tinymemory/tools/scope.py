@@ -1,11 +1,18 @@
-"""ToolScope: what the host fixes for a tool session, so the model never chooses whose memory it touches."""
+"""ToolScope: what the host fixes for a tool session, so the model never chooses whose memory it touches.
+
+Also the shapes every memory_ tool is declared with: the context its spec is built in (`Modes`, the fetch
+modes the engine serves) and the `Session` one call runs with (`MemoryTool`).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import tzinfo
+from typing import TypeAlias
 
-from tinymemory.api import MemoryEngine, Namespace, Reach, Source
+from tinymemory.api import FetchMode, MemoryEngine, MetaFilter, Namespace, Reach, Source
+from tinymemory.tools.declaration import Tool
+from tinymemory.tools.fields import Shape
 from tinymemory.tools.preview import ResultBounds
 
 
@@ -50,3 +57,12 @@ class Session:
     scope: ToolScope
     zone: tzinfo | None  # None: the host machine's local zone
     bounds: ResultBounds = field(default_factory=ResultBounds)  # how much one result may hold
+
+
+Modes: TypeAlias = tuple[FetchMode, ...]  # what a memory_ tool's spec may depend on: the modes served
+MemoryTool: TypeAlias = Tool[Modes, Session, Shape]
+
+
+def scoped(session: Session, flt: MetaFilter | None) -> MetaFilter:
+    """Invariant 2: whatever the model asked (or no filter at all), the reach is the host's."""
+    return replace(flt or MetaFilter(), namespace=None, reach=session.scope.reach)

@@ -4,8 +4,9 @@
 Each route runs the tool of the same name for the caller's scope, so the body is the tool's arguments
 and the answer is its result, sent as it is: the tools already return plain JSON values, and passing
 them through FastAPI's encoder cost more than the rest of the HTTP layer. The request schemas in the
-OpenAPI document are the tools' own; the answers are documented by the models in service.models. An
-empty body is the tool called without arguments.
+OpenAPI document are the tools' own and the answers are documented by the result models the tools
+declare; a tool is routed here when its declaration names a route. An empty body is the tool called
+without arguments.
 """
 
 from __future__ import annotations
@@ -17,45 +18,14 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from tinymemory.api import FetchMode
-from tinymemory.policy import POLICY_TOOL_NAMES, fallback_guidance
+from tinymemory.policy import POLICY_TOOLS, MemoryPolicy, PolicyContext
 from tinymemory.service import deps
-from tinymemory.service.models import (
-    Explored,
-    Fetched,
-    ForgetResult,
-    Got,
-    Memories,
-    OpenResult,
-    Remembered,
-    Stored,
-    answer,
-)
-from tinymemory.tools.spec import (
-    DESCRIPTIONS,
-    MEMORY_EXPLORE,
-    MEMORY_FETCH,
-    MEMORY_GET,
-    MEMORY_STORE,
-    build_specs,
-)
+from tinymemory.service.models import answer
+from tinymemory.tools import MEMORY_TOOLS, Tool, ToolSpec
 
 router = APIRouter(prefix="/api/v1/memory", tags=["memory"], dependencies=[Depends(deps.bearer)])
 
-POLICY_PREFIX = "memory__"
-CORE_PREFIX = "memory_"
-CORE_OPERATIONS = (MEMORY_STORE, MEMORY_FETCH, MEMORY_GET, MEMORY_EXPLORE)
 STATUSES = (400, 401, 403, 413)
-ANSWERS: dict[str, tuple[Any, str]] = {
-    "memory__remember": (Remembered, "The memory was stored (or replaced its earlier version)."),
-    "memory__recall": (Memories, "Ranked memories from every tier the caller reads."),
-    "memory__open": (OpenResult, "The whole body, or not_found (the same for any id the caller cannot see)."),
-    "memory__list": (Memories, "A page of memories, newest first; next_cursor when there are more."),
-    "memory__forget": (ForgetResult, "Forgotten, not_found, or not_allowed (a shared memory)."),
-    MEMORY_STORE: (Stored, "The item's id (replayed: true when it was already stored)."),
-    MEMORY_FETCH: (Fetched, "Ranked items with their scores."),
-    MEMORY_GET: (Got, "The items, in order, while they fit; the ids not found."),
-    MEMORY_EXPLORE: (Explored, "Counts of the caller's items by the facet's values."),
-}
 
 Handler = Callable[[Request], Awaitable[JSONResponse]]
 
@@ -77,32 +47,32 @@ def _core_route(name: str) -> Handler:
     return handler
 
 
-def _add(name: str, path: str, handler: Handler, description: str, parameters: dict[str, Any]) -> None:
-    model, meaning = ANSWERS[name]
+def _add(tool: Tool[Any, Any, Any], spec: ToolSpec | None, handler: Handler) -> None:
+    """Route `tool` at the path it declares, documented by its spec and its result model."""
+    if tool.route is None or spec is None:
+        return
     router.add_api_route(
-        path,
+        tool.route,
         handler,
         methods=["POST"],
-        name=name,
-        operation_id=name,
-        summary=f"{name}: {description.split('.')[0]}",
-        description=description,
+        name=tool.name,
+        operation_id=tool.name,
+        summary=f"{tool.name}: {spec.description.split('.')[0]}",
+        description=spec.description,
         response_model=None,
-        responses=answer(model, meaning, *STATUSES),
-        openapi_extra=deps.json_request_body(parameters, required=False),
+        responses=answer(tool.result, tool.answers, *STATUSES),
+        openapi_extra=deps.json_request_body(spec.parameters, required=False),
     )
 
 
 def _register() -> None:
-    for spec in fallback_guidance()["tools"]:
-        name = spec["name"]
-        assert name in POLICY_TOOL_NAMES
-        path = "/" + name.removeprefix(POLICY_PREFIX)
-        _add(name, path, _policy_route(name), spec["description"], spec["parameters"])
-    core = {s.name: s for s in build_specs(tuple(FetchMode), writes=True)}
-    for name in CORE_OPERATIONS:
-        path = "/" + name.removeprefix(CORE_PREFIX)
-        _add(name, path, _core_route(name), DESCRIPTIONS[name], core[name].parameters)
+    """The memory__ tools as the fallback describes them (no policy enums: the caller's workspace policy
+    decides those, see /tool-guidance), then the memory_ tools for an engine serving every mode."""
+    fallback = PolicyContext(MemoryPolicy.default(), fallback=True)
+    for policy_tool in POLICY_TOOLS:
+        _add(policy_tool, policy_tool.spec(fallback), _policy_route(policy_tool.name))
+    for memory_tool in MEMORY_TOOLS:
+        _add(memory_tool, memory_tool.spec(tuple(FetchMode)), _core_route(memory_tool.name))
 
 
 _register()
