@@ -75,7 +75,7 @@ async def test_a_share_too_long_to_be_one_fact_stays_the_users_own(engine: Sqlit
     """A share over MAX_SHARE_CHARS is not read for identifiers (a megabyte of them would hold the
     writer for seconds): the user's copy is written, nothing reaches the gate."""
     world = World(engine, policy())
-    text = "The Berlin office closes at 6 pm; write to jo@example.org. " + "1 a@ " * 190_000
+    text = "The Berlin office closes at 6 pm; write to jo@example.org. " + "1 a@ " * 2_000
     out = await world.share("alice", text)
     assert (out["share"], out["share_reason"]) == ("kept_private", "too_long")
     assert out["tier"] == "user_for_agent"
