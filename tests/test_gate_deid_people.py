@@ -186,6 +186,9 @@ ADVERSARIAL = [  # (unit, repeats): each about 100 KB, aimed at the name and det
     ("is on chemo ", 9000),
     ("Aa Bb ", 17000),
     ("J. Smith ", 11000),
+    ("a.b ", 25000),
+    ("a_b.", 25000),
+    ("Aa.b has ", 11000),
 ]
 
 

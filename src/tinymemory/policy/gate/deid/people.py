@@ -29,7 +29,9 @@ from dataclasses import dataclass
 
 from tinymemory.policy.gate.deid.sensitive import sensitive_word
 
-_TOKEN = re.compile(r"@[\w.-]*\w|\d+(?:[.,:/-]\d+)*|[^\W_][\w'-]*|[^\w\s]")
+# A handle, a number with its separators, a word (an id with underscores or dots before a small letter
+# inside is one word: "alice.smith", not "budget.Frank"), or one mark.
+_TOKEN = re.compile(r"@[\w.-]*\w|\d+(?:[.,:/-]\d+)*|[^\W_][\w'-]*(?:\.(?=[a-z\d])[\w'-]+)*|[^\w\s]")
 
 
 @dataclass(frozen=True)
@@ -385,7 +387,7 @@ def _plain_name(t: _Token) -> bool:
     low = t.low
     return (
         t.text[0].islower()
-        and low.replace("'", "").replace("-", "").isalpha()
+        and low.replace("'", "").replace("-", "").replace(".", "").replace("_", "").isalpha()
         and 2 <= len(low) <= 30
         and low not in _ORDINARY
         and not low.endswith(_ORDINARY_ENDINGS)

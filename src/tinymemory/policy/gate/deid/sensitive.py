@@ -32,7 +32,7 @@ _MEDICAL_SUFFIX = (  # the endings of conditions and procedures, and the ordinar
     r"\b(?!(?:diploma|diplomas|aroma|aromas|academia|bohemia|sympathy|empathy|apathy|antipathy|telepathy|"
     r"nostalgia|dichotomy|anatomy|trophy|trophies|osmosis|symbiosis|apotheosis|metamorphosis|academic|"
     r"academics|epidemic|pandemic|endemic|polemic|systemic|critic|critics)\b)"
-    r"[a-z]{2,25}(?:itis|itic|omas?|osis|oses|a?emia|a?emic|pathy|pathies|plegia|plegic|phrenia|"
+    r"[a-z]{2,25}(?:itis|itic|omas?|osis|a?emia|a?emic|pathy|pathies|plegia|plegic|phrenia|"
     r"phrenic|ectomy|ectomies|otomy|ostomy|oscopy|plasty|algia|phobia|phobic|trophy|penia|iasis|"
     r"rhythmia)\b"
 )
