@@ -6,7 +6,10 @@ A user id is split on `. _ - @ + ,`, whitespace and case changes ("dana.lee", "d
 part, the name parts of three or more letters that are not ordinary words of an id ("user", "team"),
 and the parts written together with any separator or none ("Dana Lee", "dana.lee", "DanaLee"); an id
 that cannot be split ("danalee") also matches its letters with a separator between any of them ("Dana
-Lee"). Matching ignores case and accents ("Jose" is "José"), and never inside a longer word.
+Lee"), and a capitalised name in the text that the id is written from: initial and surname ("jsmith":
+"John Smith", "J. Smith", "Smith"), first name and initial ("karlaw": "Karla", "Karla W."), or both
+("karlaweiss": "Karla"). Matching ignores case and accents ("Jose" is "José"), and never inside a longer
+word.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
+from tinymemory.policy.gate.deid.people import NOT_NAMES
 from tinymemory.policy.gate.deid.text import normalise
 
 _SUBJECT_STOP = {
@@ -101,7 +105,66 @@ def subject_spans(text: str, subjects: Sequence[str]) -> Iterator[tuple[int, int
     if not patterns:
         return
     folded = fold(text)
+    unsplit = {u for subject in subjects if (u := _unsplittable(str(subject)))}
+    if unsplit:
+        yield from sorted(_joined_name_spans(folded, unsplit), key=lambda span: span[0] - span[1])
     for pattern in sorted(patterns, key=lambda p: (-len(p.pattern), p.pattern)):
         for m in pattern.finditer(folded):
             if m.end() > m.start():
                 yield m.start(), m.end()
+
+
+# ------------------------------------------------------------------------------ ids with no separator
+
+
+def _unsplittable(subject: str) -> str | None:
+    """The letters of an id that names a person but cannot be split ("jsmith", "danal"), or None."""
+    alpha = [fold(p).casefold() for p in name_parts(subject) if not p.isdigit()]
+    if len(alpha) != 1 or len(alpha[0]) < 4 or not alpha[0].isalpha():
+        return None
+    return alpha[0] if alpha[0] not in _SUBJECT_STOP else None
+
+
+_NAME_WORD = re.compile(r"(?<![\w\[])[A-Z][\w'-]*\.?")
+_NAME_GAP = re.compile(r"[ ]+(?:(?:van|von|der|den|de|del|da|di|du|dos|le|la|bin|al|ter)[ ]+){0,3}")
+
+
+def _letters(word: str) -> str:
+    return "".join(c for c in word.casefold() if c.isalpha())
+
+
+def _joined_name_spans(folded: str, ids: set[str]) -> Iterator[tuple[int, int]]:
+    """Capitalised names in `folded` that one of `ids` is written from: "John Smith" or "J. Smith" for
+    "jsmith", "Siobhan O'Brien" or "Siobhan" for "siobhano", "Ewa" or "Ewa Quinn" for "ewaquinn"; the
+    first name or the surname alone when the id holds it whole and the rest of the id is the other's
+    initial or the other name. Up to five words from each capitalised word: linear in the text."""
+    words = _NAME_WORD.finditer(folded)
+    for first in words:
+        head = _letters(first.group())
+        if not head:
+            continue
+        joined, end = head, first.end()
+        for uid in ids:
+            if (
+                len(head) >= 3
+                and head not in NOT_NAMES
+                and head not in _SUBJECT_STOP
+                and (uid[:-1] == head or uid[1:] == head or (uid.startswith(head) or uid.endswith(head)))
+            ):
+                yield first.start(), first.end() - first.group().endswith(".")
+        # the next words of the same name: "Smith", "O'Brien", "van der Berg"
+        at = first.end()
+        for _ in range(4):
+            gap = _NAME_GAP.match(folded, at)
+            if not gap:
+                break
+            nxt = _NAME_WORD.match(folded, gap.end())
+            if not nxt:
+                break
+            particles = _letters(gap.group())
+            joined += particles + _letters(nxt.group())
+            at = end = nxt.end()
+            rest = joined[len(head) :]
+            if any(uid in (joined, head[0] + rest, head + rest[:1]) for uid in ids):
+                initial = len(_letters(nxt.group())) == 1  # "Sven S." loses its dot too
+                yield first.start(), end - (nxt.group().endswith(".") and not initial)
