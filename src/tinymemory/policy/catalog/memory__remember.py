@@ -22,7 +22,7 @@ from tinymemory.api.validate import MAX_TEXT_CHARS
 from tinymemory.policy.answers import TierName
 from tinymemory.policy.arguments import Declared, word
 from tinymemory.policy.gate.queue import queue_items
-from tinymemory.policy.gate.screen import MAX_SHARE_CHARS, PERSONAL, TOO_LONG, screen
+from tinymemory.policy.gate.screen import PERSONAL, TOO_LONG, screen
 from tinymemory.policy.session import PolicyContext, PolicySession
 from tinymemory.tools.answers import Answer
 from tinymemory.tools.declaration import Tool
@@ -223,11 +223,9 @@ def share_target(session: PolicySession, text: str) -> tuple[str | None, str | N
         return None, "user_shares_off"
     if agent is None:
         return None, "no_agent"
-    if len(text) > MAX_SHARE_CHARS:
-        return None, TOO_LONG
     verdict = screen(session.identity, text)
-    if verdict == PERSONAL:
-        return None, PERSONAL
+    if verdict in (PERSONAL, TOO_LONG):
+        return None, verdict
     return agent, verdict
 
 

@@ -73,7 +73,10 @@ def screen(identity: Identity, text: str) -> str | None:
     """What `identity`'s share of `text` may leave for the gate. None: the fact as it is (de-identified
     of its sharer). SCRUBBED: the fact without the e-mail addresses and phone numbers it carries,
     when they alone made it personal (no first person, no sensitive detail about someone, no other
-    identifier) and a fact remains without them. PERSONAL: nothing; the memory stays the user's own."""
+    identifier) and a fact remains without them. PERSONAL: nothing; the memory stays the user's own.
+    TOO_LONG: nothing, unread (longer than MAX_SHARE_CHARS)."""
+    if len(text) > MAX_SHARE_CHARS:
+        return TOO_LONG
     if personal_reason(text) is None:
         return None
     bare = deidentify(text, (), keep_organisational=True)  # a sharer's id never hides a personal word
