@@ -19,6 +19,7 @@ from typing import Any
 
 from tinymemory.api.items import NewItem, Relation
 from tinymemory.api.relations import entity_key
+from tinymemory.engines.lexcounts import terms
 from tinymemory.engines.postgres import lexstats
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.where import ACTIVE
@@ -253,7 +254,7 @@ class Batch:
         if old == context:
             return
         title, body, context = lexstats.fit(title, body, context)
-        before, after = lexstats.terms(title, body, old), lexstats.terms(title, body, context)
+        before, after = terms(title, body, old), terms(title, body, context)
         gone, new = set(before) - set(after), set(after) - set(before)
         row.lex = (ns, title, body, context)
         row.relinked = True
@@ -291,7 +292,7 @@ class Batch:
                     [r.order for r in relinked],
                     [x[3] for x in lex],
                     [x[2] for x in lex],
-                    [len(lexstats.terms(x[1], x[2], x[3])) for x in lex],
+                    [len(terms(x[1], x[2], x[3])) for x in lex],
                     [lexstats.tsvector_text(x[1], x[2], x[3]) for x in lex],
                 ),
             )
@@ -310,7 +311,7 @@ class Batch:
                 values.update(
                     lex_body=body,
                     lex_context=context,
-                    lex_len=len(lexstats.terms(title, body, context)),
+                    lex_len=len(terms(title, body, context)),
                     tsv=lexstats.tsvector_text(title, body, context),
                 )
             rows.append(values)

@@ -57,7 +57,7 @@ from tinymemory.engines.postgres import (
     tenancy,
 )
 from tinymemory.engines.postgres.db import Conn, Database
-from tinymemory.engines.sqlite.rows import to_us
+from tinymemory.engines.rows import to_us
 from tinymemory.engines.telemetry import operation
 from tinymemory.engines.versions import Floats, embed_new
 from tinymemory.retrieval import pipeline

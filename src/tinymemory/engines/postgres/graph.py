@@ -14,7 +14,7 @@ from tinymemory.api.relations import ExpandRequest, ExpandResult, GraphHit, enti
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.reads import items_by_rowid
 from tinymemory.engines.postgres.where import Params, filter_sql
-from tinymemory.engines.sqlite.graph import Edge, choose, first_hop, second_hop
+from tinymemory.engines.walk import Edge, choose, first_hop, second_hop
 
 
 async def _edges(conn: Conn, keys: Iterable[str], req: ExpandRequest, used: Iterable[int] = ()) -> list[Edge]:

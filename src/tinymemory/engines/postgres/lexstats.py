@@ -20,24 +20,16 @@ from typing import Any
 
 from tinymemory.api.filters import MetaFilter
 from tinymemory.api.namespace import Reach
+from tinymemory.engines.lexcounts import Counts, terms
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.tenancy import tenant_of_text
 from tinymemory.engines.postgres.where import Params, reach_sql
-from tinymemory.engines.sqlite.lexstats import Counts
 from tinymemory.retrieval.pipeline import ScopeStats
 
 WEIGHTS = ("A", "B", "C")  # title, body, context
 MAX_POSITIONS = 256  # positions Postgres keeps per lexeme; a term's frequency saturates there
 # A tsvector holds at most 1 MiB of lexemes and positions; a larger body is indexed up to this size.
 MAX_TSVECTOR_BYTES = 1_000_000
-
-
-def terms(*columns: str) -> list[str]:
-    """The tokens of analysed column texts (already normalised, so whitespace separates terms)."""
-    out: list[str] = []
-    for text in columns:
-        out.extend(text.split())
-    return out
 
 
 def _quote(term: str) -> str:

@@ -25,7 +25,7 @@ from tinymemory.engines.postgres import db, lexstats, tenancy, threads
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.store import _write_relations
 from tinymemory.engines.postgres.where import ACTIVE
-from tinymemory.engines.sqlite.rows import ITEM_SELECT, decode_item, record_values
+from tinymemory.engines.rows import ITEM_SELECT, decode_item, record_values
 from tinymemory.engines.versions import stored_precision
 from tinymemory.retrieval.text import Analyzer
 

@@ -14,8 +14,7 @@ from tinymemory.api.requests import EXPLORE_SCAN_CAP, Bucket, ExploreResult, Get
 from tinymemory.engines.cursors import ListCursor
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.where import Params, filter_sql
-from tinymemory.engines.sqlite.reads import FACET_COLUMNS
-from tinymemory.engines.sqlite.rows import ITEM_SELECT, decode_item, from_us
+from tinymemory.engines.rows import FACET_COLUMNS, ITEM_SELECT, decode_item, from_us
 
 
 async def _items(conn: Conn, query: str, params: Params) -> list[MemoryItem]:

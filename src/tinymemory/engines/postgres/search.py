@@ -16,9 +16,9 @@ from tinymemory.api.filters import MetaFilter
 from tinymemory.engines.postgres import lexstats
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.where import Params, filter_sql
-from tinymemory.engines.sqlite.rows import from_us
-from tinymemory.engines.sqlite.search import SCOPED_BUDGET_SHARE, field_weights
+from tinymemory.engines.rows import from_us
 from tinymemory.retrieval.bm25 import bm25
+from tinymemory.retrieval.config import SCOPED_BUDGET_SHARE, field_weights
 from tinymemory.retrieval.pipeline import POSTINGS_BUDGET, Light, Ranked, ScopeStats, prune, unit_score
 from tinymemory.retrieval.text import Analyzer
 

@@ -23,7 +23,7 @@ from tinymemory.engines.postgres.batch import Batch, Row
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.tenancy import tenant_of
 from tinymemory.engines.postgres.where import ACTIVE, Params, filter_sql, reach_sql
-from tinymemory.engines.sqlite.rows import item_values, to_us
+from tinymemory.engines.rows import item_values, to_us
 from tinymemory.engines.versions import (
     CORRECTABLE,
     Pending,

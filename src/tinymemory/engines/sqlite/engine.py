@@ -49,6 +49,7 @@ from tinymemory.api.requests import (
 from tinymemory.api.timeutil import ensure_utc
 from tinymemory.engines.embedder_choice import resolve_embedder
 from tinymemory.engines.paths import default_db_path
+from tinymemory.engines.rows import to_us
 from tinymemory.engines.sqlite import db, graph, portable, reads, search, store
 from tinymemory.engines.sqlite.ann_reads import BuildReport, GraphHolder
 from tinymemory.engines.sqlite.connections import (
@@ -60,7 +61,6 @@ from tinymemory.engines.sqlite.connections import (
 from tinymemory.engines.sqlite.cursors import CursorCodec, FetchCursor, ListCursor, fingerprint, load_key
 from tinymemory.engines.sqlite.group_commit import GroupCommit
 from tinymemory.engines.sqlite.reembed import Progress, ReembedResult, reembed_items
-from tinymemory.engines.sqlite.rows import to_us
 from tinymemory.engines.sqlite.schema import SCHEMA_VERSION
 from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, bump_epoch, read_epoch
 from tinymemory.engines.sqlite.where import is_selective

@@ -21,33 +21,9 @@ from collections.abc import Callable, Iterable
 
 from tinymemory.api.filters import MetaFilter
 from tinymemory.api.namespace import Reach
+from tinymemory.engines.lexcounts import Counts, terms
 from tinymemory.engines.sqlite.where import Params, reach_sql
 from tinymemory.retrieval.pipeline import ScopeStats
-
-
-def terms(*columns: str) -> list[str]:
-    """The tokens of analysed column texts (already normalised, so whitespace separates terms)."""
-    out: list[str] = []
-    for text in columns:
-        out.extend(text.split())
-    return out
-
-
-class Counts:
-    """The statistics' changes within one write transaction, kept in memory until an engine applies
-    them once: a batch of 2,000 items then costs one upsert per distinct (term, namespace), not one per
-    item and term. Each engine's `Deltas` adds its own `flush`."""
-
-    def __init__(self) -> None:
-        self.df: Counter[tuple[str, str]] = Counter()
-        self.docs: Counter[str] = Counter()
-        self.tokens: Counter[str] = Counter()
-
-    def count(self, ns: str, words: Iterable[str], df: int, docs: int, tokens: int) -> None:
-        for t in set(words):
-            self.df[(t, ns)] += df
-        self.docs[ns] += docs
-        self.tokens[ns] += tokens
 
 
 class Deltas(Counts):

@@ -22,8 +22,10 @@ import numpy as np
 
 from tinymemory.api.errors import TinyMemoryError
 from tinymemory.api.records import ImportResult, StoredRecord, StoredVector, second_active, tombstone
+from tinymemory.engines.lexcounts import terms
+from tinymemory.engines.rows import ITEM_SELECT, record_values
 from tinymemory.engines.sqlite import db, lexstats, threads
-from tinymemory.engines.sqlite.rows import ITEM_SELECT, decode_item, record_values
+from tinymemory.engines.sqlite.rows import decode_item
 from tinymemory.engines.sqlite.store import stored_key, write_side_rows
 from tinymemory.engines.sqlite.vectors import from_blob, to_blob
 from tinymemory.engines.sqlite.where import ACTIVE
@@ -157,7 +159,7 @@ def _insert(
     if not forgotten:
         body = item.text if not meta.summary else f"{item.text}\n{meta.summary}"
         columns = (analyzer.index_text(meta.title or ""), analyzer.index_text(body), "")
-        values["lex_len"] = len(lexstats.terms(*columns))
+        values["lex_len"] = len(terms(*columns))
     names = ", ".join(values)
     marks = ", ".join("?" * len(values))
     rowid = conn.execute(f"INSERT INTO items ({names}) VALUES ({marks})", tuple(values.values())).lastrowid

@@ -10,24 +10,10 @@ from tinymemory.api.filters import Facet, MetaFilter
 from tinymemory.api.items import MemoryItem
 from tinymemory.api.namespace import Namespace, Reach
 from tinymemory.api.requests import EXPLORE_SCAN_CAP, Bucket, ExploreResult, GetResult, Tombstone
+from tinymemory.engines.rows import FACET_COLUMNS, ITEM_SELECT, from_us
 from tinymemory.engines.sqlite.cursors import ListCursor
-from tinymemory.engines.sqlite.rows import ITEM_SELECT, decode_item, from_us
+from tinymemory.engines.sqlite.rows import decode_item
 from tinymemory.engines.sqlite.where import Params, filter_sql
-
-FACET_COLUMNS: dict[Facet, str] = {
-    Facet.KIND: "kind",
-    Facet.SOURCE: "source_kind",
-    Facet.SOURCE_ID: "source_id",
-    Facet.WORKSPACE: "workspace",
-    Facet.FOLDER: "folder",
-    Facet.FILE_PATH: "file_path",
-    Facet.LANGUAGE: "language",
-    Facet.REPO: "repo",
-    Facet.URL: "url",
-    Facet.THREAD: "thread_id",
-    Facet.AGENT: "agent_id",
-    Facet.TOOL_CALL: "tool_call",
-}
 
 
 def items_by_rowid(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, MemoryItem]:

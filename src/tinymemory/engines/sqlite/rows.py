@@ -1,157 +1,18 @@
-"""Mapping between contract values and SQLite rows (times as integer microseconds, UTC)."""
+"""SQLite reads the shared row layout (engines/rows.py): a row that does not decode is a damaged file."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from datetime import datetime
-from typing import Any
 
-from tinymemory.api.errors import TinyMemoryError
-from tinymemory.api.items import (
-    SCALAR_META_FIELDS,
-    About,
-    ItemKind,
-    ItemMeta,
-    MemoryItem,
-    NewItem,
-    Ref,
-    Source,
-)
-from tinymemory.api.namespace import Namespace
-from tinymemory.api.records import StoredRecord
-from tinymemory.engines.micros import from_us as from_us
-from tinymemory.engines.micros import opt_from_us as opt_from_us
-from tinymemory.engines.micros import opt_to_us as opt_to_us
-from tinymemory.engines.micros import to_us as to_us
+from tinymemory.api.items import MemoryItem
+from tinymemory.engines import rows
 from tinymemory.engines.sqlite.db import DamagedRow
-from tinymemory.engines.versions import relations_of
-
-# Scalar meta fields stored in same-named columns.
-META_COLUMNS = SCALAR_META_FIELDS
-
-ITEM_SELECT = (
-    "i.rowid, i.id, i.kind, i.text, i.confidence, i.ns, i.source_kind, i.source_id, "
-    + ", ".join(f"i.{c}" for c in META_COLUMNS)
-    + ", i.about_kind, i.about_key, i.observed_at, i.event_from, i.event_to, i.valid_from, i.valid_to,"
-    " i.forgotten_at, i.superseded_by, i.supersedes, i.extra"
-)
-
-
-def encode_extra(meta: ItemMeta) -> str:
-    """Repeated and rarely-filtered fields travel as one JSON column (tags also get a side table)."""
-    doc: dict[str, Any] = {}
-    if meta.tags:
-        doc["tags"] = list(meta.tags)
-    if meta.evidence:
-        doc["evidence"] = list(meta.evidence)
-    if meta.refs:
-        doc["refs"] = [
-            {
-                k: v
-                for k, v in (
-                    ("kind", r.kind),
-                    ("ref", r.ref),
-                    ("media_type", r.media_type),
-                    ("sha256", r.sha256),
-                    ("status", r.status),
-                    ("url", r.url),
-                )
-                if v is not None
-            }
-            for r in meta.refs
-        ]
-    if meta.extra:
-        doc["extra"] = [list(p) for p in meta.extra]
-    if meta.relations:
-        doc["relations"] = [[r.subject, r.type, r.object] for r in meta.relations]
-    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
-
-
-def item_values(
-    item: NewItem, *, item_id: str, ckey: str, generation: int, observed_at: datetime
-) -> dict[str, Any]:
-    """Column values for a new row."""
-    meta = item.meta
-    values: dict[str, Any] = {
-        "id": item_id,
-        "ckey": ckey,
-        "generation": generation,
-        "kind": item.kind.value,
-        "text": item.text,
-        "confidence": item.confidence,
-        "ns": str(meta.namespace),
-        "source_kind": meta.source.kind if meta.source else None,
-        "source_id": meta.source.id if meta.source else None,
-        "about_kind": meta.about.kind if meta.about else None,
-        "about_key": meta.about.key if meta.about else None,
-        "observed_at": to_us(observed_at),
-        "event_from": opt_to_us(meta.event_from),
-        "event_to": opt_to_us(meta.event_to),
-        # the version is valid from when it was observed, so as_of follows the conversation's timeline
-        "valid_from": to_us(observed_at),
-        "extra": encode_extra(meta),
-    }
-    for col in META_COLUMNS:
-        values[col] = getattr(meta, col)
-    return values
 
 
 def decode_item(row: sqlite3.Row) -> MemoryItem:
-    """The item a row holds. A row tinymemory did not write that way (a damaged file) raises DamagedRow,
-    which the engine reports as a damaged file, not as a defect of its own."""
+    """The item a row holds; a row tinymemory did not write that way raises DamagedRow, which the engine
+    reports as a damaged file (db.database_error)."""
     try:
-        return _decode_item(row)
-    except (ValueError, TypeError, KeyError, OverflowError, TinyMemoryError) as exc:
-        raise DamagedRow(f"a stored item does not decode: {type(exc).__name__}") from exc
-
-
-def _decode_item(row: sqlite3.Row) -> MemoryItem:
-    extra = json.loads(row["extra"])
-    source = Source(row["source_kind"], row["source_id"]) if row["source_kind"] is not None else None
-    about = About(row["about_kind"], row["about_key"]) if row["about_kind"] is not None else None
-    meta = ItemMeta(
-        namespace=Namespace.parse(row["ns"]),
-        source=source,
-        tags=tuple(extra.get("tags", ())),
-        evidence=tuple(extra.get("evidence", ())),
-        refs=tuple(Ref(**r) for r in extra.get("refs", ())),
-        extra=tuple((str(k), str(v)) for k, v in extra.get("extra", ())),
-        relations=relations_of(extra),
-        observed_at=from_us(row["observed_at"]),
-        event_from=opt_from_us(row["event_from"]),
-        event_to=opt_from_us(row["event_to"]),
-        about=about,
-        **{col: row[col] for col in META_COLUMNS},
-    )
-    return MemoryItem(
-        id=row["id"],
-        kind=ItemKind(row["kind"]),
-        text=row["text"],
-        meta=meta,
-        confidence=row["confidence"],
-        valid_from=from_us(row["valid_from"]),
-        valid_to=opt_from_us(row["valid_to"]),
-        forgotten_at=opt_from_us(row["forgotten_at"]),
-        superseded_by=row["superseded_by"],
-        supersedes=row["supersedes"],
-    )
-
-
-def record_values(record: StoredRecord) -> dict[str, Any]:
-    """An imported version's columns, exactly as the record has them (both SQL engines share the layout)."""
-    item, meta = record.item, record.item.meta
-    assert meta.observed_at is not None  # check_record
-    values = item_values(
-        NewItem(item.kind, item.text, meta, item.confidence),
-        item_id=item.id,
-        ckey=record.content_key,
-        generation=record.generation,
-        observed_at=meta.observed_at,
-    )
-    values["valid_from"] = to_us(item.valid_from)
-    values["valid_to"] = opt_to_us(item.valid_to)
-    values["forgotten_at"] = opt_to_us(item.forgotten_at)
-    values["superseded_by"] = item.superseded_by
-    values["supersedes"] = item.supersedes
-    return values
+        return rows.decode_item(row)
+    except rows.UndecodableRow as exc:
+        raise DamagedRow(str(exc)) from exc

@@ -233,7 +233,7 @@ def _to_v5(conn: sqlite3.Connection) -> None:
 
 def _count_v5(conn: sqlite3.Connection) -> None:
     """Version 5's statistics (`lex_df` keyed by namespace name), counted from the index."""
-    from tinymemory.engines.sqlite.lexstats import terms
+    from tinymemory.engines.lexcounts import terms
 
     per_ns: dict[str, dict[str, int]] = {}
     totals: dict[str, list[int]] = {}

@@ -16,11 +16,12 @@ from enum import StrEnum
 import numpy as np
 
 from tinymemory.api.filters import MetaFilter
+from tinymemory.engines.rows import from_us
 from tinymemory.engines.sqlite import ann_reads, lexstats
-from tinymemory.engines.sqlite.rows import from_us
 from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, scored_rows, top_order
 from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective
 from tinymemory.retrieval.bm25 import bm25
+from tinymemory.retrieval.config import SCOPED_BUDGET_SHARE, TITLE_WEIGHT, field_weights
 from tinymemory.retrieval.pipeline import (
     POSTINGS_BUDGET,
     Light,
@@ -31,12 +32,6 @@ from tinymemory.retrieval.pipeline import (
     unit_score,
 )
 from tinymemory.retrieval.text import Analyzer, fts_match_expression
-
-TITLE_WEIGHT = 2.0
-# A read confined to a reach counts only the reach's postings when it prunes (privacy), while FTS5 still
-# reads every tenant's postings of each kept term; a fifth of the budget bounds that (1M items, one
-# team's reach: p50 162 -> 54 ms) and leaves LoCoMo recall unchanged at every k (measured at 1, 0.2, 0.1).
-SCOPED_BUDGET_SHARE = 0.2
 
 
 class Plan(StrEnum):
@@ -135,10 +130,6 @@ def _lexical_fts(
         if len(ranked) >= n or len(rows) < k:
             return ranked[:n]
         k *= 4
-
-
-def field_weights(context_weight: float) -> dict[str, float]:
-    return {"title": TITLE_WEIGHT, "body": 1.0, "context": max(0.0, context_weight)}
 
 
 def lexical_scoped(

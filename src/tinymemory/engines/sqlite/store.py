@@ -15,9 +15,10 @@ from tinymemory.api.items import ItemMeta, NewItem
 from tinymemory.api.namespace import Namespace, Reach
 from tinymemory.api.requests import StoreResult
 from tinymemory.api.timeutil import utcnow
+from tinymemory.engines.lexcounts import terms
+from tinymemory.engines.rows import item_values, to_us
 from tinymemory.engines.sqlite import lexstats, threads
 from tinymemory.engines.sqlite import relations as edges
-from tinymemory.engines.sqlite.rows import item_values, to_us
 from tinymemory.engines.sqlite.vectors import to_blob
 from tinymemory.engines.sqlite.where import ACTIVE, Params, filter_sql, reach_sql
 from tinymemory.engines.versions import (
@@ -157,7 +158,7 @@ def _write_one(
     body = item.text if not meta.summary else f"{item.text}\n{meta.summary}"
     ctx = _neighbour_context(conn, item, analyzer, deltas) if context else ""
     columns = (analyzer.index_text(meta.title or ""), analyzer.index_text(body), ctx)
-    values["lex_len"] = len(lexstats.terms(*columns))
+    values["lex_len"] = len(terms(*columns))
     cols = ", ".join(values)
     marks = ", ".join("?" * len(values))
     rowid = conn.execute(f"INSERT INTO items ({cols}) VALUES ({marks})", tuple(values.values())).lastrowid
