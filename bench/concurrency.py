@@ -222,7 +222,7 @@ async def store_latency(path: Path, callers: int, stores: int, durability: str) 
         t0 = time.perf_counter()
         await asyncio.gather(*(caller(c) for c in range(callers)))
         wall = time.perf_counter() - t0
-        groups = engine._commits.groups
+        groups = engine.storage._commits.groups
     return {
         "p50": percentile(lat, 50),
         "p95": percentile(lat, 95),

@@ -180,8 +180,8 @@ async def build_graph(engine: Any, query: str) -> float | None:
     at which reads use it."""
     from tinymemory.engines.sqlite import ann
 
-    graphs = engine._graphs
-    rows = engine._matrix.size if engine._matrix is not None and engine._matrix.loaded else None
+    graphs = engine.storage._graphs
+    rows = engine.storage._matrix.size if engine.storage._matrix is not None and engine.storage._matrix.loaded else None
     if graphs is None or (rows is not None and rows < ann.ANN_MIN_ROWS):
         return None
     started = time.perf_counter()
@@ -195,23 +195,23 @@ async def build_graph(engine: Any, query: str) -> float | None:
 async def graph_vs_exact(engine: Any, queries: list[str]) -> dict[str, Any]:
     """Semantic and hybrid reads of the whole store through the graph and by the exact scan, alternating
     query by query in one run; recall@10 of the graph's ids against the exact ones."""
-    graphs = engine._graphs
+    graphs = engine.storage._graphs
     lat: dict[str, list[float]] = {}
     overlap: dict[str, list[float]] = {}
     for mode in (FetchMode.SEMANTIC, FetchMode.HYBRID):
         for q in queries:
             ids: dict[str, list[str]] = {}
             for label, holder in (("graph", graphs), ("exact", None)):
-                engine._graphs = holder
+                engine.storage._graphs = holder
                 t = time.perf_counter()
                 got = await engine.fetch(FetchRequest(query=q, mode=mode, limit=TOP))
                 lat.setdefault(f"{mode.value}/{label}", []).append((time.perf_counter() - t) * 1000)
                 ids[label] = [h.item.id for h in got.hits]
             exact = set(ids["exact"])
             overlap.setdefault(mode.value, []).append(len(exact & set(ids["graph"])) / max(len(exact), 1))
-    engine._graphs = graphs
-    if engine._matrix is not None:
-        engine._matrix.reset()  # as the engine leaves it once a graph serves: reads after use no matrix
+    engine.storage._graphs = graphs
+    if engine.storage._matrix is not None:
+        engine.storage._matrix.reset()  # as the engine leaves it once a graph serves: reads after use no matrix
     out: dict[str, Any] = {k: (percentile(v, 50), percentile(v, 95)) for k, v in lat.items()}
     out.update({f"{m}/recall": sum(v) / len(v) for m, v in overlap.items()})
     return out
@@ -263,7 +263,7 @@ async def run_size(
                     lat = await time_fetches(eng, queries, mode, flt)
                     res[f"{mode.value}/{label}"] = (percentile(lat, 50), percentile(lat, 95))
             res.update(await reranker_cost(eng, queries, everything))
-            matrix = eng._matrix
+            matrix = eng.storage._matrix
             res["matrix_mb"] = matrix.nbytes / 1e6 if matrix is not None else 0.0
             res["rss_mb"] = rss_mb() - rss0
             res["disk_mb"] = disk_mb(path)

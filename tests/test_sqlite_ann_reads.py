@@ -65,20 +65,20 @@ async def first_plan(engine: SqliteEngine) -> search.Plan | None:
 async def built(engine: SqliteEngine) -> None:
     """Ask once (which starts the background build), then wait for it."""
     await engine.fetch(FetchRequest("warm up", mode=FetchMode.SEMANTIC, limit=5))
-    assert engine._graphs is not None and engine._graphs.wait(60)
+    assert engine.storage._graphs is not None and engine.storage._graphs.wait(60)
 
 
 async def test_a_large_read_uses_the_graph_and_answers_as_the_exact_scan(tmp_path: Path) -> None:
     path = tmp_path / "m.db"
     await fill(path, 0, ITEMS)
     async with SqliteEngine(path, embedder=SeededEmbedder()) as exact_engine:
-        exact_engine._graphs = None  # the exact plans only
+        exact_engine.storage._graphs = None  # the exact plans only
         exact = await reads(exact_engine)
         assert exact_engine.last_semantic_plan is search.Plan.SCAN
     async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
         assert await first_plan(engine) is search.Plan.SCAN  # no graph yet: one is built meanwhile
         await built(engine)
-        assert engine._graphs is not None and engine._graphs.files()
+        assert engine.storage._graphs is not None and engine.storage._graphs.files()
         assert await reads(engine) == exact  # a small graph finds every true neighbour
         assert engine.last_semantic_plan is search.Plan.HNSW
 
@@ -104,8 +104,8 @@ async def test_without_background_builds_a_large_read_scans_but_still_maps_a_sav
     async with SqliteEngine(path, embedder=SeededEmbedder(), background_index=False) as engine:
         assert engine.background_index is False
         assert await reads(engine) and engine.last_semantic_plan is search.Plan.SCAN
-        assert engine._graphs is not None and engine._graphs._worker is None  # no build was started
-        assert not engine._graphs.files()
+        assert engine.storage._graphs is not None and engine.storage._graphs._worker is None  # no build was started
+        assert not engine.storage._graphs.files()
         await engine.build_index()  # the foreground build is still there when asked for
     async with SqliteEngine(path, embedder=SeededEmbedder(), background_index=False) as engine:
         assert await first_plan(engine) is search.Plan.HNSW
@@ -170,11 +170,11 @@ async def test_forgotten_rows_are_not_returned_and_purge_removes_the_graph_files
         after = await reads(engine)
         assert engine.last_semantic_plan is search.Plan.HNSW
         assert top not in {i for hits in after for i, _ in hits}
-        assert engine._graphs is not None and engine._graphs.files()
+        assert engine.storage._graphs is not None and engine.storage._graphs.files()
         assert (await engine.purge(PurgeRequest())).purged >= 1
-        assert engine._graphs.files() == []  # the files held the purged vector
+        assert engine.storage._graphs.files() == []  # the files held the purged vector
         assert await reads(engine) == after  # the exact scan answers until a new graph is built
-        assert engine._graphs.wait(60) and engine._graphs.files()
+        assert engine.storage._graphs.wait(60) and engine.storage._graphs.files()
 
 
 async def test_a_torn_graph_file_is_rebuilt_not_read(
@@ -185,12 +185,12 @@ async def test_a_torn_graph_file_is_rebuilt_not_read(
     async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
         await built(engine)
         want = await reads(engine)
-        assert engine._graphs is not None
-        (graph_file,) = engine._graphs.files()
+        assert engine.storage._graphs is not None
+        (graph_file,) = engine.storage._graphs.files()
     graph_file.write_bytes(graph_file.read_bytes()[: graph_file.stat().st_size // 2])
     async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
         assert await first_plan(engine) is search.Plan.SCAN  # the exact scan while it is rebuilt
-        assert engine._graphs is not None and engine._graphs.wait(60)
+        assert engine.storage._graphs is not None and engine.storage._graphs.wait(60)
         assert await reads(engine) == want
         assert engine.last_semantic_plan is search.Plan.HNSW
 
@@ -200,12 +200,12 @@ async def test_a_reembed_makes_a_new_graph_and_retires_the_old_epochs(tmp_path: 
     await fill(path, 0, ITEMS)
     async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
         await built(engine)
-        assert engine._graphs is not None
-        (old,) = engine._graphs.files()
+        assert engine.storage._graphs is not None
+        (old,) = engine.storage._graphs.files()
     async with SqliteEngine(path, embedder=SeededEmbedder("seeded-b")) as engine:
         assert (await engine.reembed()).reembedded == ITEMS  # every vector rewritten: the epoch moves
         assert await first_plan(engine) is search.Plan.SCAN  # no graph of the new vectors yet
-        assert engine._graphs is not None and engine._graphs.wait(60)
+        assert engine.storage._graphs is not None and engine.storage._graphs.wait(60)
         await reads(engine)
         assert engine.last_semantic_plan is search.Plan.HNSW
         assert not old.exists()  # a graph of vectors that no longer exist is deleted
@@ -216,15 +216,15 @@ async def test_a_purge_moves_the_vectors_epoch_so_every_process_drops_what_it_ho
     ids = await fill(path, 0, ITEMS)
     async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
         await built(engine)
-        assert engine._graphs is not None
-        (old,) = engine._graphs.files()
+        assert engine.storage._graphs is not None
+        (old,) = engine.storage._graphs.files()
         assert old.name.endswith("-e0")
         await engine.forget(ForgetRequest(ids=(ids[0],)))
         await engine.purge(PurgeRequest())
-        assert engine._graphs.files() == []
+        assert engine.storage._graphs.files() == []
         await reads(engine)
-        assert engine._graphs.wait(60)
-        (new,) = engine._graphs.files()
+        assert engine.storage._graphs.wait(60)
+        (new,) = engine.storage._graphs.files()
         assert new.name.endswith("-e1")  # a graph of the vectors as they are after the purge
 
 
@@ -242,9 +242,9 @@ async def test_one_process_builds_while_another_holds_the_build_lock(
         fcntl.flock(other_process.fileno(), fcntl.LOCK_EX)
         async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
             assert await first_plan(engine) is search.Plan.SCAN
-            assert engine._graphs is not None and engine._graphs.wait(60)
-            assert engine._graphs.files() == []  # it left the build to the lock's holder
+            assert engine.storage._graphs is not None and engine.storage._graphs.wait(60)
+            assert engine.storage._graphs.files() == []  # it left the build to the lock's holder
             fcntl.flock(other_process.fileno(), fcntl.LOCK_UN)
             await built(engine)
-            assert engine._graphs.files()
+            assert engine.storage._graphs.files()
             assert await first_plan(engine) is search.Plan.HNSW

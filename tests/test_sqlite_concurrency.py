@@ -56,7 +56,7 @@ async def _hold_writer(
         if in_transaction:
             conn.execute("ROLLBACK")
 
-    held = asyncio.ensure_future(engine._run("test", hold))
+    held = asyncio.ensure_future(engine.storage._run("test", hold))
     await asyncio.to_thread(entered.wait, WAIT_S)
     return release, held
 
@@ -149,11 +149,11 @@ async def test_stores_queued_behind_a_commit_share_one_transaction_and_survive_r
         release, held = await _hold_writer(engine, in_transaction=False)
         singles = [asyncio.ensure_future(engine.store(note(f"single store {i}"))) for i in range(12)]
         many = asyncio.ensure_future(engine.store_many([note(f"many store {i}") for i in range(5)]))
-        await _until(lambda: len(engine._commits._queue) == 13)
+        await _until(lambda: len(engine.storage._commits._queue) == 13)
         release.set()
         await held
         results = await asyncio.wait_for(asyncio.gather(*singles, many), WAIT_S)
-        assert engine._commits.groups == 1  # the first flush took all thirteen callers
+        assert engine.storage._commits.groups == 1  # the first flush took all thirteen callers
     ids = [r.id for r in results[:-1]] + [r.id for r in results[-1]]  # type: ignore[union-attr]
     assert len(set(ids)) == 17
     assert _ids_in(path) == set(ids)
@@ -190,18 +190,18 @@ async def test_a_failing_caller_in_a_group_fails_alone(tmp_path: Path, at_commit
         await engine.store(note("opened"))  # the file exists, migrated
         _poison(path, at_commit=at_commit)
         if at_commit:  # deferred foreign keys are only checked with enforcement on
-            await engine._run("test", lambda c: c.execute("PRAGMA foreign_keys = ON"))
+            await engine.storage._run("test", lambda c: c.execute("PRAGMA foreign_keys = ON"))
         release, held = await _hold_writer(engine, in_transaction=False)
         good_before = asyncio.ensure_future(engine.store(note("good one")))
         bad = asyncio.ensure_future(engine.store_many([note("fine neighbour"), note("a poison pill")]))
         good_after = asyncio.ensure_future(engine.store_many([note("good two"), note("good three")]))
-        await _until(lambda: len(engine._commits._queue) == 3)
+        await _until(lambda: len(engine.storage._commits._queue) == 3)
         release.set()
         await held
         outcomes = await asyncio.wait_for(
             asyncio.gather(good_before, bad, good_after, return_exceptions=True), WAIT_S
         )
-        assert engine._commits.groups == 1
+        assert engine.storage._commits.groups == 1
         error = outcomes[1]
         assert isinstance(error, Unavailable) and str(error).startswith("store_many: database error")
         assert not isinstance(outcomes[0], BaseException) and not isinstance(outcomes[2], BaseException)
@@ -222,9 +222,9 @@ async def test_a_cancelled_store_leaves_the_others_to_commit(tmp_path: Path) -> 
         release, held = await _hold_writer(engine, in_transaction=False)
         kept = [asyncio.ensure_future(engine.store(note(f"kept {i}"))) for i in range(3)]
         dropped = asyncio.ensure_future(engine.store(note("dropped")))
-        await _until(lambda: len(engine._commits._queue) == 4)
+        await _until(lambda: len(engine.storage._commits._queue) == 4)
         dropped.cancel()
-        await _until(lambda: len(engine._commits._queue) == 3)  # taken back before any flush ran
+        await _until(lambda: len(engine.storage._commits._queue) == 3)  # taken back before any flush ran
         release.set()
         await held
         done = await asyncio.wait_for(asyncio.gather(*kept), WAIT_S)
@@ -331,7 +331,7 @@ async def test_durability_sets_the_writer_s_sync_level(
         monkeypatch.setenv("TINYMEMORY_SQLITE_SYNC", env)
     async with _engine(tmp_path / "m.db", durability=given) as engine:
         await engine.store(note("synced"))
-        assert await engine._run("t", lambda c: c.execute("PRAGMA synchronous").fetchone()[0]) == sync
+        assert await engine.storage._run("t", lambda c: c.execute("PRAGMA synchronous").fetchone()[0]) == sync
 
 
 @pytest.mark.parametrize("readers", [0, 1, 3])
@@ -349,7 +349,7 @@ async def test_memory_databases_keep_one_connection(tmp_path: Path) -> None:
         stored = await engine.store(note("only in memory"))
         got = await asyncio.gather(*(engine.get(GetRequest(ids=(stored.id,))) for _ in range(4)))
         assert all([i.id for i in g.items] == [stored.id] for g in got)
-        assert engine._db.readers == 0
+        assert engine.storage._db.readers == 0
 
 
 def _engine_threads() -> set[threading.Thread]:
@@ -365,7 +365,7 @@ async def test_closing_stops_every_thread_and_closes_every_connection(tmp_path: 
         await asyncio.gather(
             *(engine.fetch(FetchRequest("closing", mode=FetchMode.HYBRID)) for _ in range(6))
         )
-        readers = list(engine._db._reader_conns)
+        readers = list(engine.storage._db._reader_conns)
         assert readers
         await engine.close()
         gc.collect()

@@ -72,7 +72,7 @@ async def test_lexical_respects_filters_and_state(engine: SqliteEngine) -> None:
 async def test_common_terms_are_pruned_only_past_the_postings_budget(engine: SqliteEngine) -> None:
     await engine.store_many([note(f"common words everywhere {i}") for i in range(30)])
     rare = await engine.store(note("common words and one zeppelin"))
-    conn = await engine._run("t", lambda c: c)
+    conn = await engine.storage._run("t", lambda c: c)
     assert prune_terms(conn, ["common", "zeppelin"], budget=1000) == ["common", "zeppelin"]
     assert prune_terms(conn, ["common", "zeppelin", "word"], budget=20) == ["zeppelin"]
     assert len(prune_terms(conn, ["common", "word"], budget=5)) == 1

@@ -17,7 +17,7 @@ async def test_a_new_file_is_migrated_to_the_current_version_with_wal_and_full_s
     path = tmp_path / "deep" / "mem.db"
     async with SqliteEngine(path, embedder=None) as engine:
         await engine.list(ListRequest())
-        sync = await engine._run("t", lambda c: c.execute("PRAGMA synchronous").fetchone()[0])
+        sync = await engine.storage._run("t", lambda c: c.execute("PRAGMA synchronous").fetchone()[0])
         assert sync == 2  # FULL
     raw = sqlite3.connect(path)
     assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION

@@ -54,7 +54,7 @@ async def test_rows_written_by_another_process_are_loaded_incrementally(tmp_path
     async with SqliteEngine(path, embedder=HashEmbedder()) as engine:
         await engine.store_many([note(f"apple tree {i}") for i in range(3)])
         await engine.fetch(FetchRequest("orchard pears", mode=FetchMode.SEMANTIC))
-        matrix = engine._matrix
+        matrix = engine.storage._matrix
         assert matrix is not None and matrix.size == 3
         loaded_before = matrix.last_rowid
         theirs = run_writer(path, "store")
@@ -106,9 +106,9 @@ async def test_scan_plan_keeps_going_when_the_best_rows_are_filtered_out(tmp_pat
         hits = (await engine.fetch(FetchRequest("whale song", mode=FetchMode.SEMANTIC))).hits
         assert engine.last_semantic_plan is Plan.SCAN and [h.item.id for h in hits] == [odd.id]
         await engine.purge(PurgeRequest())
-        assert engine._matrix is not None and engine._matrix.size == 0  # reset; reloads lazily
+        assert engine.storage._matrix is not None and engine.storage._matrix.size == 0  # reset; reloads lazily
         hits = (await engine.fetch(FetchRequest("whale song", mode=FetchMode.SEMANTIC))).hits
-        assert [h.item.id for h in hits] == [odd.id] and engine._matrix.size == 1
+        assert [h.item.id for h in hits] == [odd.id] and engine.storage._matrix.size == 1
 
 
 @pytest.mark.parametrize("k", [0, 1, 3, 10])

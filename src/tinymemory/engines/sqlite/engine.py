@@ -1,5 +1,6 @@
 """SqliteEngine: the embedded default engine (one file, WAL, FTS5, an in-process vector matrix).
 
+The contract lives in the engine core (engines/core.py); this module is SQLite's storage under it.
 Blocking sqlite3 work never runs on the event loop: writes run on one writer thread owning the writing
 connection, reads on a few reader threads with a connection each (connections.py), so reads neither
 wait for writes nor for each other. Embedding runs on helper threads before the write lock is taken,
@@ -13,43 +14,21 @@ import logging
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from pathlib import Path
-from types import TracebackType
 from typing import TypeVar
 
-import numpy as np
-
-from tinymemory._version import __version__
-from tinymemory.api import validate
-from tinymemory.api.engine import EngineDescriptor
 from tinymemory.api.errors import Unavailable, Unsupported
-from tinymemory.api.filters import FetchMode
-from tinymemory.api.ids import content_key
-from tinymemory.api.items import NewItem
-from tinymemory.api.records import ImportResult, StoredRecord, check_record
+from tinymemory.api.filters import Facet, FetchMode, MetaFilter
+from tinymemory.api.items import MemoryItem, NewItem
+from tinymemory.api.namespace import Reach
+from tinymemory.api.records import ImportResult, StoredRecord
 from tinymemory.api.relations import ExpandRequest, ExpandResult
-from tinymemory.api.requests import (
-    ExploreRequest,
-    ExploreResult,
-    FetchRequest,
-    FetchResult,
-    ForgetRequest,
-    ForgetResult,
-    GetRequest,
-    GetResult,
-    Hit,
-    ListRequest,
-    ListResult,
-    PurgeRequest,
-    PurgeResult,
-    RecallRequest,
-    RecallResult,
-    StoreResult,
-)
-from tinymemory.api.timeutil import ensure_utc
+from tinymemory.api.requests import ExploreResult, GetResult, Hit, StoreResult
+from tinymemory.engines.core import Clock, StorageEngine
+from tinymemory.engines.cursors import ListCursor
 from tinymemory.engines.embedder_choice import resolve_embedder
 from tinymemory.engines.paths import default_db_path
-from tinymemory.engines.rows import to_us
 from tinymemory.engines.sqlite import db, graph, portable, reads, search, store
 from tinymemory.engines.sqlite.ann_reads import BuildReport, GraphHolder
 from tinymemory.engines.sqlite.connections import (
@@ -58,47 +37,37 @@ from tinymemory.engines.sqlite.connections import (
     check_durability,
     check_readers,
 )
-from tinymemory.engines.sqlite.cursors import CursorCodec, FetchCursor, ListCursor, fingerprint, load_key
+from tinymemory.engines.sqlite.cursors import load_key
 from tinymemory.engines.sqlite.group_commit import GroupCommit
 from tinymemory.engines.sqlite.reembed import Progress, ReembedResult, reembed_items
 from tinymemory.engines.sqlite.schema import SCHEMA_VERSION
 from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, bump_epoch, read_epoch
 from tinymemory.engines.sqlite.where import is_selective
-from tinymemory.engines.telemetry import operation
-from tinymemory.engines.versions import Pending, embed_new
+from tinymemory.engines.storage import CandidateQuery, FetchPage, Ranking, Storage
+from tinymemory.engines.versions import Pending
 from tinymemory.retrieval import pipeline
-from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer, answer_recall
+from tinymemory.retrieval.answer import Answerer
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
 from tinymemory.retrieval.embedders.base import Embedder
-from tinymemory.retrieval.temporal import with_event_range
 from tinymemory.retrieval.text import Analyzer, analyzer_for
 
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
 
 
-class SqliteEngine:
-    """api.MemoryEngine over one SQLite file (or `:memory:`). Safe to share a file between processes.
+class SqliteStorage(Storage):
+    """engines.storage.Storage over one SQLite file (or `:memory:`); see SqliteEngine for the options."""
 
-    `readers`: reader threads, each with its own connection (0: reads share the writer's thread; a
-    `:memory:` database always does). `durability` (default: $TINYMEMORY_SQLITE_SYNC, else "full"):
-    "full" syncs the WAL to disk at every commit, so an acknowledged store survives a killed process, an
-    OS crash and a power loss. "normal" syncs only when the WAL is checkpointed: an acknowledged store
-    still survives a killed process, but the last commits before a power loss or an OS crash may be lost
-    (the file stays intact, as of an earlier commit). It makes a single store several times cheaper.
-    `background_index` (default True): whether a large whole-store read may start building the HNSW
-    graph on a background thread (ann_reads.py). A short-lived process, such as a CLI command, passes
-    False: it would exit long before the build finished, so it reads a saved graph or scans.
-    """
+    name = "sqlite"
+    schema = SCHEMA_VERSION
 
     def __init__(
         self,
-        path: str | Path | None = None,
+        path: str | Path | None,
         *,
-        embedder: Embedder | str | None = "default",
-        answerer: Answerer | None = None,
-        analyzer: Analyzer | None = None,
-        retrieval: RetrievalConfig | None = None,
+        embedder: Embedder | None,
+        analyzer: Analyzer,
+        context: bool,
         readers: int = DEFAULT_READERS,
         durability: str | None = None,
         background_index: bool = True,
@@ -110,34 +79,24 @@ class SqliteEngine:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self.embedder = resolve_embedder(embedder, "sqlite")
-        self.answerer: Answerer = answerer or ExtractiveAnswerer()
-        self.retrieval = retrieval or DEFAULT_CONFIG
-        self.analyzer = analyzer or analyzer_for(self.retrieval.analyzer)
-        modes: tuple[FetchMode, ...] = (FetchMode.LEXICAL,)
-        if self.embedder is not None:
-            modes = (FetchMode.LEXICAL, FetchMode.SEMANTIC, FetchMode.HYBRID)
-        self._descriptor = EngineDescriptor(
-            name="sqlite",
-            version=f"{__version__}+schema.{SCHEMA_VERSION}",
-            fetch_modes=modes,
-            embedder=self.embedder.name if self.embedder is not None else None,
-        )
+        self.embedder = embedder
+        self.analyzer = analyzer
+        self.context = context
         self._space: store.VectorSpace | None = None
         self._matrix: VectorMatrix | None = None
-        if self.embedder is not None:
-            self._space = store.VectorSpace(self.embedder.name, self.embedder.dim, self.embedder.embed)
-            self._matrix = VectorMatrix(self.embedder.name, self.embedder.dim)
+        if embedder is not None:
+            self._space = store.VectorSpace(embedder.name, embedder.dim, embedder.embed)
+            self._matrix = VectorMatrix(embedder.name, embedder.dim)
         # the HNSW graph for reads over many rows of a large file (ann_reads.py); none in memory
         self._graphs: GraphHolder | None = None
-        if self.embedder is not None:
+        if embedder is not None:
             # once a graph serves large reads the whole-store matrix is not needed: free it (a fallback
             # scan reloads it; small reaches read their rows from SQL)
             matrix = self._matrix
             self._graphs = GraphHolder.for_file(
                 self.path,
-                self.embedder.name,
-                self.embedder.dim,
+                embedder.name,
+                embedder.dim,
                 on_ready=matrix.reset if matrix else None,
                 background=background_index,
             )
@@ -150,22 +109,9 @@ class SqliteEngine:
         )
         self._commits = GroupCommit(self._write_pending)
         self._closed = False
-        self._codec: CursorCodec | None = None  # the file's cursor key, read once (see cursors.py)
         self.last_semantic_plan: search.Plan | None = None  # for tests and diagnostics
 
     # -- plumbing -------------------------------------------------------------------------------------
-
-    @property
-    def descriptor(self) -> EngineDescriptor:
-        return self._descriptor
-
-    async def __aenter__(self) -> SqliteEngine:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
 
     async def _run(self, op: str, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn` on the writer thread with the writing connection (writes, and reads that may write)."""
@@ -173,17 +119,18 @@ class SqliteEngine:
             raise Unavailable(f"{op}: the engine is closed")
         return await self._db.write(op, fn)
 
+    async def _in_write(self, op: str, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `fn` inside one write transaction on the writer thread."""
+        return await self._run(op, lambda c: db.in_write(c, fn))
+
     async def _read(self, op: str, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn` in one read transaction (one snapshot) on a reader thread."""
         if self._closed:
             raise Unavailable(f"{op}: the engine is closed")
         return await self._db.read(op, lambda c: db.in_read(c, fn))
 
-    async def _cursors(self, op: str) -> CursorCodec:
-        """The codec of this file's cursor key, read (or created) on first need."""
-        if self._codec is None:
-            self._codec = CursorCodec(await self._run(op, load_key))
-        return self._codec
+    async def cursor_key(self, op: str) -> bytes:
+        return await self._run(op, load_key)
 
     async def close(self) -> None:
         if self._closed:
@@ -197,29 +144,15 @@ class SqliteEngine:
 
     # -- writes ---------------------------------------------------------------------------------------
 
-    @operation("store")
-    async def store(self, item: NewItem) -> StoreResult:
-        checked = validate.check_new_item("store", item)
-        return (await self._store("store", [checked]))[0]
+    async def active_keys(self, op: str, items: Sequence[NewItem], keys: Sequence[str]) -> set[str]:
+        return await self._read(op, lambda c: store.active_keys(c, keys))
 
-    @operation("store_many")
-    async def store_many(self, items: Sequence[NewItem]) -> list[StoreResult]:
-        checked = validate.check_new_items("store_many", items)
-        return await self._store("store_many", checked) if checked else []
-
-    async def _store(self, op: str, items: list[NewItem]) -> list[StoreResult]:
-        keys = [content_key(it) for it in items]
-        vectors = await self._embed_new(op, items, keys)
-        if self.retrieval.temporal.extract_events:
-            items = [with_event_range(it) for it in items]  # after the keys: identity is the content
-        pending = [
-            store.Pending(it, k, vectors.get(i)) for i, (it, k) in enumerate(zip(items, keys, strict=True))
-        ]
+    async def write(self, op: str, pending: Sequence[Pending], now: datetime) -> list[StoreResult]:
         if self._closed:
             raise Unavailable(f"{op}: the engine is closed")
         # Queue the items, then ask the writer thread for a flush: it writes every store queued by then
         # in one transaction (group_commit.py). Shielded: a cancelled caller never strands the others.
-        request = self._commits.enqueue(op, pending)
+        request = self._commits.enqueue(op, pending, now)
         try:
             await asyncio.shield(asyncio.wrap_future(self._db.submit_write(op, self._commits.flush)))
         except asyncio.CancelledError:
@@ -232,44 +165,25 @@ class SqliteEngine:
             return request.done.result()
         return await asyncio.wrap_future(request.done)
 
-    def _write_pending(self, conn: sqlite3.Connection, pending: Sequence[Pending]) -> list[StoreResult]:
+    def _write_pending(
+        self, conn: sqlite3.Connection, pending: Sequence[Pending], now: datetime
+    ) -> list[StoreResult]:
         """One caller's items, inside the open write transaction (the writer thread)."""
-        return store.write_items(conn, pending, self.analyzer, self._space, self.retrieval.context.enabled)
+        return store.write_items(conn, pending, self.analyzer, self._space, now, self.context)
 
-    async def _embed_new(self, op: str, items: list[NewItem], keys: list[str]) -> dict[int, Floats]:
-        """Embed, in one batch and outside the write lock, the items that will not be replays."""
-        if self.embedder is None:
-            return {}
-        active = await self._read(op, lambda c: store.active_keys(c, keys))
-        return await embed_new(op, self.embedder, items, keys, active)
+    async def forget_ids(
+        self, op: str, ids: Sequence[str], reach: Reach | None, now: datetime
+    ) -> tuple[list[str], list[str]]:
+        return await self._in_write(op, lambda w: store.forget_ids(w, ids, reach, now))
 
-    @operation("forget")
-    async def forget(self, request: ForgetRequest) -> ForgetResult:
-        req = validate.check_forget(request)
-        if req.ids is not None:
-            ids = req.ids
-            forgotten, skipped = await self._run(
-                "forget", lambda c: db.in_write(c, lambda w: store.forget_ids(w, ids, req.reach))
-            )
-            return ForgetResult(tuple(forgotten), tuple(skipped))
-        flt = req.filter
-        assert flt is not None
-        done = await self._run(
-            "forget", lambda c: db.in_write(c, lambda w: store.forget_filter(w, flt, req.reach))
+    async def forget_filter(self, op: str, flt: MetaFilter, reach: Reach | None, now: datetime) -> list[str]:
+        return await self._run(
+            op, lambda c: db.in_write(c, lambda w: store.forget_filter(w, flt, reach, now))
         )
-        return ForgetResult(tuple(done), ())
 
-    @operation("purge")
-    async def purge(self, request: PurgeRequest) -> PurgeResult:
-        if not isinstance(request, PurgeRequest):
-            raise validate.fail("purge", "request", "must be a PurgeRequest")
-        validate.check_reach("purge", "reach", request.reach)
-        before = None
-        if request.forgotten_before is not None:
-            before = to_us(ensure_utc(request.forgotten_before, field="purge: `forgotten_before`"))
-
+    async def purge(self, op: str, reach: Reach | None, forgotten_before: int | None) -> int:
         def purge_rows(w: sqlite3.Connection) -> int:
-            n = store.purge(w, request.reach, before)
+            n = store.purge(w, reach, forgotten_before)
             if n:
                 # every matrix and graph on this file, in any process, held the purged vectors:
                 # moving the vectors epoch makes each reload, and a graph build in flight discard itself
@@ -286,81 +200,61 @@ class SqliteEngine:
                 _log.warning("purge: another connection is reading; the WAL keeps old pages until it ends")
             return n
 
-        return PurgeResult(await self._run("purge", run))
+        return await self._run(op, run)
+
+    async def import_records(self, op: str, records: Sequence[StoredRecord]) -> ImportResult:
+        analyzer, context = self.analyzer, self.context
+        space = (self._space.name, self._space.dim) if self._space is not None else None
+        return await self._run(
+            op,
+            lambda c: db.in_write(c, lambda w: portable.import_batch(w, records, analyzer, space, context)),
+        )
 
     # -- reads ----------------------------------------------------------------------------------------
 
-    @operation("get")
-    async def get(self, request: GetRequest) -> GetResult:
-        req = validate.check_get(request)
-        return await self._read("get", lambda r: reads.get_items(r, req.ids, req.reach))
+    async def get(self, op: str, ids: Sequence[str], reach: Reach | None) -> GetResult:
+        return await self._read(op, lambda r: reads.get_items(r, ids, reach))
 
-    @operation("list")
-    async def list(self, request: ListRequest) -> ListResult:
-        req = validate.check_list(request)
-        fp = fingerprint("list", req.filter)
-        after = ListCursor.decode(await self._cursors("list"), "list", req.cursor, fp) if req.cursor else None
-        items, more = await self._read("list", lambda r: reads.list_page(r, req.filter, req.limit, after))
-        nxt = None
-        if more and items:
-            last = items[-1]
-            assert last.meta.observed_at is not None
-            nxt = ListCursor(to_us(last.meta.observed_at), last.id).encode(await self._cursors("list"), fp)
-        return ListResult(tuple(items), nxt)
+    async def list_page(
+        self, op: str, flt: MetaFilter, limit: int, after: ListCursor | None
+    ) -> tuple[list[MemoryItem], bool]:
+        return await self._read(op, lambda r: reads.list_page(r, flt, limit, after))
 
-    @operation("explore")
-    async def explore(self, request: ExploreRequest) -> ExploreResult:
-        req = validate.check_explore(request)
-        return await self._read("explore", lambda r: reads.explore(r, req.facet, req.filter, req.limit))
+    async def explore(self, op: str, facet: Facet, flt: MetaFilter, limit: int) -> ExploreResult:
+        return await self._read(op, lambda r: reads.explore(r, facet, flt, limit))
 
-    @operation("fetch")
-    async def fetch(self, request: FetchRequest) -> FetchResult:
-        req = validate.check_fetch(request, self._descriptor.fetch_modes)
-        return await self._fetch("fetch", req)
+    async def expand(self, op: str, request: ExpandRequest) -> ExpandResult:
+        return await self._read(op, lambda r: graph.expand(r, request))
 
-    async def _fetch(self, op: str, req: FetchRequest) -> FetchResult:
-        mode = req.mode or self._descriptor.default_mode()
-        if mode is None:  # pragma: no cover - lexical is always served
-            raise validate.fail(op, "mode", "no fetch mode is served")
-        fp = fingerprint("fetch", req.query, mode.value, req.filter, req.time_hint)
-        cur = FetchCursor.decode(await self._cursors(op), op, req.cursor, fp) if req.cursor else None
-        cfg = self.retrieval
-        plan = pipeline.FetchPlan.make(
-            mode,
-            req.query,
-            req.limit,
-            req.time_hint,
-            cfg,
-            cursor_pool=cur.pool if cur is not None else None,
-            cursor_offset=cur.offset if cur is not None else 0,
-        )
+    async def fetch(self, op: str, query: CandidateQuery, ranking: Ranking) -> FetchPage:
+        mode, flt = query.mode, query.filter
         # Only the query is embedded on read; the embedding runs while FTS5 ranks (phase one).
         # A whole-store scan also starts on the helper thread, so the two rankers use both cores.
         embedding: asyncio.Future[tuple[Floats, EarlyScores | None]] | None = None
-        if mode is not FetchMode.LEXICAL:
+        if query.embed_query is not None:
             # a whole-store read that will walk the graph needs no early scan of the matrix
-            scan_early = not is_selective(req.filter) and not (self._graphs and self._graphs.loaded)
-            embedding = asyncio.ensure_future(self._embed_query(op, req.query, scan_early))
+            scan_early = not is_selective(flt) and not (self._graphs and self._graphs.loaded)
+            embedding = asyncio.ensure_future(self._embed_query(query.embed_query, scan_early))
 
         def lexical_phase(conn: sqlite3.Connection) -> tuple[int, pipeline.Ranked, pipeline.ScopeStats]:
-            snapshot = cur.snapshot if cur is not None else search.max_rowid(conn)
+            snapshot = query.snapshot if query.snapshot is not None else search.max_rowid(conn)
             # every score and weight below comes from the read's own reach (the first privacy rule)
-            stats = search.scope_stats(conn, self.analyzer, req.query, req.filter)
+            stats = search.scope_stats(conn, self.analyzer, query.text, flt)
             if mode is FetchMode.SEMANTIC:
                 return snapshot, [], stats
             lex = search.lexical(
                 conn,
                 self.analyzer,
-                req.query,
-                req.filter,
+                query.text,
+                flt,
                 snapshot,
-                plan.want,
-                plan.postings_budget(),
-                cfg.context.weight,
+                query.want,
+                query.postings_budget,
+                query.context_weight,
                 stats,
             )
-            if not lex and mode is FetchMode.LEXICAL and not self.analyzer.has_content_words(req.query):
-                lex = search.recent(conn, req.filter, snapshot, plan.want)
+            if not lex and mode is FetchMode.LEXICAL and not self.analyzer.has_content_words(query.text):
+                lex = search.recent(conn, flt, snapshot, query.want)
             return snapshot, lex, stats
 
         try:
@@ -376,84 +270,55 @@ class SqliteEngine:
             if qvec is not None:
                 assert self._matrix is not None
                 outcome = search.semantic(
-                    conn, self._matrix, qvec, req.filter, snapshot, plan.want, early, self._graphs
+                    conn, self._matrix, qvec, flt, snapshot, query.want, early, self._graphs
                 )
                 self.last_semantic_plan = outcome.plan
                 sem = outcome.ranked
-            ranked = pipeline.rank_candidates(
-                mode,
-                search.still_visible(conn, lex, req.filter, snapshot),
-                sem,
-                lambda rowids, detailed: search.light_rows(conn, rowids, detailed, snapshot),
-                stats=stats,
-                cfg=cfg,
-                query=req.query,
-                analyzer=self.analyzer,
-                hint=req.time_hint,
-                anchor=lambda: search.latest_observed(conn, req.filter, snapshot),
-            )
-            page, more = pipeline.page(ranked, plan.offset, req.limit)
+            lexical = search.still_visible(conn, lex, flt, snapshot)
+            anchor = search.latest_observed(conn, flt, snapshot) if ranking.wants_anchor else None
+            detail = ranking.light_detail(anchor)
+            light: dict[int, pipeline.Light] = {}
+            if detail is not None:
+                rowids = list({r for r, _ in lexical} | {r for r, _ in sem})
+                light = dict(search.light_rows(conn, rowids, detail, snapshot))
+            page, more = ranking.page(lexical, sem, light, stats, anchor)
             items = reads.items_by_rowid(conn, [r for r, _ in page])
             return [Hit(items[r], round(s, 6)) for r, s in page if r in items], more
 
         hits, more = await self._read(op, rank_phase)
-        nxt = (
-            FetchCursor(snapshot, plan.offset + req.limit, plan.pool).encode(await self._cursors(op), fp)
-            if more
-            else None
-        )
-        return FetchResult(tuple(hits), mode, nxt)
+        return FetchPage(snapshot, hits, more)
 
     async def _embed_query(
-        self, op: str, text: str, scan_early: bool = False
+        self, embed: Callable[[], Floats], scan_early: bool
     ) -> tuple[Floats, EarlyScores | None]:
         """The query vector, and with `scan_early` the matrix scan over the rows loaded so far, both on
         the helper thread while the database thread ranks lexically."""
-        assert self.embedder is not None
-        embedder, matrix = self.embedder, self._matrix
+        matrix = self._matrix
 
         def work() -> tuple[Floats, EarlyScores | None]:
-            vec = np.asarray(embedder.embed_query(text), dtype=np.float32).reshape(-1)
+            vec = embed()
             if scan_early and matrix is not None and matrix.size and vec.shape == (matrix.dim,):
                 return vec, matrix.early_scores(vec)
             return vec, None
 
-        try:
-            return await asyncio.get_running_loop().run_in_executor(self._helper, work)
-        except Exception as exc:
-            raise Unavailable(f"{op}: the embedder failed ({exc})") from exc
+        return await asyncio.get_running_loop().run_in_executor(self._helper, work)
 
-    @operation("recall")
-    async def recall(self, request: RecallRequest) -> RecallResult:
-        req = validate.check_recall(request, self._descriptor.fetch_modes)
-        fetched = await self._fetch(
-            "recall",
-            FetchRequest(
-                query=req.question, mode=req.mode, filter=req.filter, limit=req.limit, time_hint=req.time_hint
-            ),
-        )
-        return await answer_recall(self.answerer, req.question, fetched.hits, req.instructions)
+    async def export_records(self, vectors: bool) -> AsyncIterator[StoredRecord]:
+        if self._closed:
+            raise Unavailable("export: the engine is closed")
+        if self.path == ":memory:":
+            for record in await self._db.read("export", lambda c: portable.read_all(c, vectors)):
+                yield record
+            return
+        async for record in portable.export_file(self.path, vectors):
+            yield record
 
-    # -- re-embedding (engines/sqlite/reembed.py) -----------------------------------------------------
+    # -- maintenance ----------------------------------------------------------------------------------
 
-    async def reembed(self, batch: int = 256, progress: Progress | None = None) -> ReembedResult:
-        """Give every item without a vector of the current embedder one, `batch` items per transaction.
-
-        After a switch of embedder (or a file filled lexical-only) old items are invisible to semantic
-        search until this runs. Resumable (a killed run keeps its committed batches) and replay-safe
-        (a second run writes nothing); `progress(done, total)` runs after each batch.
-        """
+    async def reembed(self, batch: int, progress: Progress | None) -> ReembedResult:
         return await reembed_items(self._run, self.embedder, self._matrix, batch, progress)
 
-    # -- the HNSW graph (engines/sqlite/ann_reads.py) -------------------------------------------------
-
-    async def build_index(
-        self, *, force: bool = False, progress: Callable[[int, int], None] | None = None
-    ) -> BuildReport:
-        """Build the HNSW graph of this embedder now, or bring the saved one up to date, and wait for
-        it, so a large file is ready before it serves (else the first large read starts it in the
-        background). `force` starts from scratch; `progress(added, to_add)` runs after each chunk, on
-        the build's thread. Reads use the graph once the file holds `ann.ANN_MIN_ROWS` vectors."""
+    async def build_index(self, force: bool, progress: Callable[[int, int], None] | None) -> BuildReport:
         op = "build_index"
         if self.embedder is None:
             raise Unsupported(f"{op}: there is no embedder (lexical-only search), so no vectors to index")
@@ -475,38 +340,75 @@ class SqliteEngine:
         except db.ERRORS as exc:  # the build reads the vectors on a connection of its own
             raise db.database_error(op, exc) from exc
 
-    # -- relations (engines/sqlite/graph.py) ----------------------------------------------------------
 
-    @operation("expand")
-    async def expand(self, request: ExpandRequest) -> ExpandResult:
-        """Walk the relations of the memories the filter sees, from `seed_name`, up to `max_hops`."""
-        req = validate.check_expand(request)
-        return await self._read("expand", lambda r: graph.expand(r, req))
+class SqliteEngine(StorageEngine):
+    """The engine core (engines/core.py) over one SQLite file (or `:memory:`); processes may share a file.
 
-    # -- export and import (engines/sqlite/portable.py; api.records.PortableEngine) ---------------------
+    `readers`: reader threads, each with its own connection (0: reads share the writer's thread; a
+    `:memory:` database always does). `durability` (default: $TINYMEMORY_SQLITE_SYNC, else "full"):
+    "full" syncs the WAL to disk at every commit, so an acknowledged store survives a killed process, an
+    OS crash and a power loss. "normal" syncs only when the WAL is checkpointed: an acknowledged store
+    still survives a killed process, but the last commits before a power loss or an OS crash may be lost
+    (the file stays intact, as of an earlier commit). It makes a single store several times cheaper.
+    `background_index` (default True): whether a large whole-store read may start building the HNSW
+    graph on a background thread (ann_reads.py). A short-lived process, such as a CLI command, passes
+    False: it would exit long before the build finished, so it reads a saved graph or scans.
+    `clock` (default: the system's UTC time) stamps stores and forgets (engines/core.py).
+    """
 
-    async def export_records(self, *, vectors: bool) -> AsyncIterator[StoredRecord]:
-        """Every version in the order written, forgotten ones as tombstones, from one snapshot; with
-        `vectors`, each carries the vector it has."""
-        if self._closed:
-            raise Unavailable("export: the engine is closed")
-        if self.path == ":memory:":
-            for record in await self._db.read("export", lambda c: portable.read_all(c, vectors)):
-                yield record
-            return
-        async for record in portable.export_file(self.path, vectors):
-            yield record
+    storage: SqliteStorage
 
-    @operation("import")
-    async def import_records(self, records: Sequence[StoredRecord]) -> ImportResult:
-        """Write the versions exactly, in one transaction, rebuilding what derives from them; a version
-        whose id is present is skipped. Vectors of another embedder are dropped (reembed fills them)."""
-        checked = [check_record("import", r, f"records[{i}]") for i, r in enumerate(records)]
-        if not checked:
-            return ImportResult(0, 0)
-        analyzer, context = self.analyzer, self.retrieval.context.enabled
-        space = (self._space.name, self._space.dim) if self._space is not None else None
-        return await self._run(
-            "import",
-            lambda c: db.in_write(c, lambda w: portable.import_batch(w, checked, analyzer, space, context)),
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        embedder: Embedder | str | None = "default",
+        answerer: Answerer | None = None,
+        analyzer: Analyzer | None = None,
+        retrieval: RetrievalConfig | None = None,
+        readers: int = DEFAULT_READERS,
+        durability: str | None = None,
+        background_index: bool = True,
+        clock: Clock | None = None,
+    ) -> None:
+        retrieval = retrieval or DEFAULT_CONFIG
+        storage = SqliteStorage(
+            path,
+            embedder=resolve_embedder(embedder, "sqlite"),
+            analyzer=analyzer or analyzer_for(retrieval.analyzer),
+            context=retrieval.context.enabled,
+            readers=readers,
+            durability=durability,
+            background_index=background_index,
         )
+        super().__init__(storage, answerer=answerer, retrieval=retrieval, clock=clock)
+        self.path = storage.path
+        self.durability = storage.durability
+        self.background_index = background_index
+
+    @property
+    def last_semantic_plan(self) -> search.Plan | None:
+        """How the last semantic search met its filter (for tests and diagnostics)."""
+        return self.storage.last_semantic_plan
+
+    # -- re-embedding (engines/sqlite/reembed.py) -----------------------------------------------------
+
+    async def reembed(self, batch: int = 256, progress: Progress | None = None) -> ReembedResult:
+        """Give every item without a vector of the current embedder one, `batch` items per transaction.
+
+        After a switch of embedder (or a file filled lexical-only) old items are invisible to semantic
+        search until this runs. Resumable (a killed run keeps its committed batches) and replay-safe
+        (a second run writes nothing); `progress(done, total)` runs after each batch.
+        """
+        return await self.storage.reembed(batch, progress)
+
+    # -- the HNSW graph (engines/sqlite/ann_reads.py) -------------------------------------------------
+
+    async def build_index(
+        self, *, force: bool = False, progress: Callable[[int, int], None] | None = None
+    ) -> BuildReport:
+        """Build the HNSW graph of this embedder now, or bring the saved one up to date, and wait for
+        it, so a large file is ready before it serves (else the first large read starts it in the
+        background). `force` starts from scratch; `progress(added, to_add)` runs after each chunk, on
+        the build's thread. Reads use the graph once the file holds `ann.ANN_MIN_ROWS` vectors."""
+        return await self.storage.build_index(force, progress)

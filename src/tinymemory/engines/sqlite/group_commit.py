@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from tinymemory.api.requests import StoreResult
 from tinymemory.engines.sqlite import db
@@ -29,15 +30,16 @@ from tinymemory.engines.versions import Pending
 MAX_GROUP_ITEMS = 10_000  # items per grouped transaction (a caller's batch is never split)
 _SAVEPOINT = "tinymemory_caller"
 
-Writer = Callable[[sqlite3.Connection, Sequence[Pending]], list[StoreResult]]
+Writer = Callable[[sqlite3.Connection, Sequence[Pending], datetime], list[StoreResult]]
 
 
 @dataclass(eq=False)
 class Request:
-    """One caller's items and the future that acknowledges them."""
+    """One caller's items, the instant that stamps them, and the future that acknowledges them."""
 
     op: str
     pending: Sequence[Pending]
+    now: datetime
     done: Future[list[StoreResult]] = field(default_factory=Future)
 
 
@@ -50,8 +52,8 @@ class GroupCommit:
         self._lock = threading.Lock()
         self.groups = 0  # transactions that held more than one caller (for tests and diagnostics)
 
-    def enqueue(self, op: str, pending: Sequence[Pending]) -> Request:
-        request = Request(op, pending)
+    def enqueue(self, op: str, pending: Sequence[Pending], now: datetime) -> Request:
+        request = Request(op, pending, now)
         with self._lock:
             self._queue.append(request)
         return request
@@ -95,7 +97,7 @@ class GroupCommit:
 
     def _alone(self, conn: sqlite3.Connection, request: Request) -> None:
         try:
-            result = db.in_write(conn, lambda w: self._write(w, request.pending))
+            result = db.in_write(conn, lambda w: self._write(w, request.pending, request.now))
         except Exception as exc:
             request.done.set_exception(mapped(request.op, exc))
         else:
@@ -132,7 +134,7 @@ class GroupCommit:
         itself is gone, which sends the whole batch to the one-by-one path)."""
         conn.execute(f"SAVEPOINT {_SAVEPOINT}")
         try:
-            result = self._write(conn, request.pending)
+            result = self._write(conn, request.pending, request.now)
         except Exception as exc:
             conn.execute(f"ROLLBACK TO {_SAVEPOINT}")
             conn.execute(f"RELEASE {_SAVEPOINT}")

@@ -14,7 +14,6 @@ from tinymemory.api.ids import item_id
 from tinymemory.api.items import ItemMeta, NewItem
 from tinymemory.api.namespace import Namespace, Reach
 from tinymemory.api.requests import StoreResult
-from tinymemory.api.timeutil import utcnow
 from tinymemory.engines.lexcounts import terms
 from tinymemory.engines.rows import item_values, to_us
 from tinymemory.engines.sqlite import lexstats, threads
@@ -71,13 +70,14 @@ def write_items(
     pending: Sequence[Pending],
     analyzer: Analyzer,
     space: VectorSpace | None,
+    now: datetime,
     context: bool = False,
 ) -> list[StoreResult]:
-    """Store each item in order (a later duplicate in the same batch replays the earlier one).
+    """Store each item in order (a later duplicate in the same batch replays the earlier one); an item
+    without `observed_at` is observed at `now`.
 
     With `context`, a turn of a thread indexes its neighbours' words in the FTS `context` column.
     """
-    now = utcnow()
     deltas = lexstats.Deltas()
     results: list[StoreResult] = []
     for p in pending:
@@ -198,7 +198,7 @@ def write_side_rows(conn: sqlite3.Connection, rowid: int, meta: ItemMeta) -> Non
 
 
 def forget_ids(
-    conn: sqlite3.Connection, ids: Sequence[str], reach: Reach | None
+    conn: sqlite3.Connection, ids: Sequence[str], reach: Reach | None, now: datetime
 ) -> tuple[list[str], list[str]]:
     """Soft-delete the ids found (not yet forgotten) under `reach`, and what cites them; return
     (forgotten, skipped): the asked ids first, then those forgotten with them."""
@@ -209,11 +209,11 @@ def forget_ids(
     ).fetchall()
     found = {r[1]: int(r[0]) for r in rows if reach is None or reach.contains(Namespace.parse(r[2]))}
     asked = [i for i in ids if i in found]
-    derived = _forget_rows(conn, [(found[i], i) for i in dict.fromkeys(asked)], reach)
+    derived = _forget_rows(conn, [(found[i], i) for i in dict.fromkeys(asked)], reach, now)
     return asked + derived, [i for i in ids if i not in found]
 
 
-def forget_filter(conn: sqlite3.Connection, flt: MetaFilter, reach: Reach | None) -> list[str]:
+def forget_filter(conn: sqlite3.Connection, flt: MetaFilter, reach: Reach | None, now: datetime) -> list[str]:
     """Soft-delete what the filter reads (active, or as of `as_of`), confined to `reach` as well, and
     what cites it."""
     params: Params = []
@@ -225,7 +225,7 @@ def forget_filter(conn: sqlite3.Connection, flt: MetaFilter, reach: Reach | None
         f"SELECT i.rowid, i.id FROM items i WHERE {where} ORDER BY i.observed_at DESC, i.id DESC", params
     ).fetchall()
     chosen = [(int(r[0]), str(r[1])) for r in rows]
-    return [i for _, i in chosen] + _forget_rows(conn, chosen, reach)
+    return [i for _, i in chosen] + _forget_rows(conn, chosen, reach, now)
 
 
 def _citing(conn: sqlite3.Connection, ids: list[str], reach: Reach | None) -> list[tuple[int, str]]:
@@ -240,7 +240,9 @@ def _citing(conn: sqlite3.Connection, ids: list[str], reach: Reach | None) -> li
     ]
 
 
-def _forget_rows(conn: sqlite3.Connection, rows: list[tuple[int, str]], reach: Reach | None) -> list[str]:
+def _forget_rows(
+    conn: sqlite3.Connection, rows: list[tuple[int, str]], reach: Reach | None, now: datetime
+) -> list[str]:
     """Forget `rows` and, transitively, what cites them (a learning or a summary derived from a turn);
     take each out of the lexical index and relink the turns beside it. Returns the derived ids."""
     chosen = dict(rows)
@@ -254,8 +256,8 @@ def _forget_rows(conn: sqlite3.Connection, rows: list[tuple[int, str]], reach: R
         frontier = [i for _, i in found]
     if not chosen:
         return derived
-    now = to_us(utcnow())
-    conn.executemany("UPDATE items SET forgotten_at = ? WHERE rowid = ?", [(now, r) for r in chosen])
+    at = to_us(now)
+    conn.executemany("UPDATE items SET forgotten_at = ? WHERE rowid = ?", [(at, r) for r in chosen])
     beside = threads.neighbours_of(conn, chosen)
     deltas = lexstats.Deltas()
     for r in chosen:

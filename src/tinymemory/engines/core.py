@@ -1,0 +1,323 @@
+"""StorageEngine: the whole `api.MemoryEngine` contract, once, over any `Storage` (engines/storage.py).
+
+Requests are checked, timed and logged here (telemetry), cursors sealed and opened, stores keyed,
+embedded outside any lock and stamped by the engine's clock, a fetch planned, its candidates handed to
+the retrieval pipeline once and its page returned, recall answered. Storage only keeps rows; SQLite
+and Postgres are two storages, and a new engine is one more (docs/architecture/engines.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from types import TracebackType
+from typing import Self
+
+import numpy as np
+
+from tinymemory._version import __version__
+from tinymemory.api import validate
+from tinymemory.api.engine import EngineDescriptor
+from tinymemory.api.errors import Unavailable
+from tinymemory.api.filters import FetchMode, TimeHint
+from tinymemory.api.ids import content_key
+from tinymemory.api.items import NewItem
+from tinymemory.api.records import ImportResult, StoredRecord, check_record
+from tinymemory.api.relations import ExpandRequest, ExpandResult
+from tinymemory.api.requests import (
+    ExploreRequest,
+    ExploreResult,
+    FetchRequest,
+    FetchResult,
+    ForgetRequest,
+    ForgetResult,
+    GetRequest,
+    GetResult,
+    ListRequest,
+    ListResult,
+    PurgeRequest,
+    PurgeResult,
+    RecallRequest,
+    RecallResult,
+    StoreResult,
+)
+from tinymemory.api.timeutil import ensure_utc, utcnow
+from tinymemory.engines.cursors import CursorCodec, FetchCursor, ListCursor, fingerprint
+from tinymemory.engines.rows import to_us
+from tinymemory.engines.storage import CandidateQuery, Storage
+from tinymemory.engines.telemetry import operation
+from tinymemory.engines.versions import Floats, Pending, embed_new
+from tinymemory.retrieval import pipeline
+from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer, answer_recall
+from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
+from tinymemory.retrieval.embedders.base import Embedder
+from tinymemory.retrieval.temporal import with_event_range
+from tinymemory.retrieval.text import Analyzer
+
+Clock = Callable[[], datetime]
+"""What an engine takes the time from (timezone-aware UTC); tests pass one they move by hand."""
+
+__all__ = ["Clock", "StorageEngine"]
+
+
+@dataclass(frozen=True, slots=True)
+class _FetchRanking:
+    """engines.storage.Ranking for one fetch: the retrieval pipeline with the request's inputs."""
+
+    mode: FetchMode
+    query: str
+    hint: TimeHint | None
+    offset: int
+    limit: int
+    cfg: RetrievalConfig
+    analyzer: Analyzer
+
+    @property
+    def wants_anchor(self) -> bool:
+        return pipeline.wants_anchor(self.query, self.hint, self.cfg)
+
+    def _derived(self, anchor: datetime | None) -> TimeHint | None:
+        return pipeline.derived_hint(self.query, anchor, self.cfg) if self.wants_anchor else None
+
+    def light_detail(self, anchor: datetime | None) -> bool | None:
+        if not pipeline.needs_light(self.mode, self.hint, self._derived(anchor), self.cfg):
+            return None
+        return pipeline.light_detail(self.mode, self.cfg)
+
+    def page(
+        self,
+        lexical: pipeline.Ranked,
+        semantic: pipeline.Ranked,
+        light: dict[int, pipeline.Light],
+        stats: pipeline.ScopeStats,
+        anchor: datetime | None,
+    ) -> tuple[pipeline.Ranked, bool]:
+        ranked = pipeline.rank(
+            self.mode,
+            lexical,
+            semantic,
+            light,
+            stats=stats,
+            cfg=self.cfg,
+            query=self.query,
+            analyzer=self.analyzer,
+            hint=self.hint,
+            derived=self._derived(anchor),
+        )
+        return pipeline.page(ranked, self.offset, self.limit)
+
+
+def query_vector(op: str, embedder: Embedder, text: str) -> Floats:
+    """The query's embedding as one float32 row (blocking); an embedder that fails is Unavailable."""
+    try:
+        vec = embedder.embed_query(text)
+    except Exception as exc:
+        raise Unavailable(f"{op}: the embedder failed ({exc})") from exc
+    return np.asarray(vec, dtype=np.float32).reshape(-1)
+
+
+class StorageEngine:
+    """api.MemoryEngine over a `Storage`. Engines subclass it only to open their storage by name
+    (SqliteEngine, PostgresEngine) and to add maintenance of their own; behaviour lives here.
+
+    `clock` (default: the system's UTC time) stamps stores without `observed_at` and forgets.
+    """
+
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        answerer: Answerer | None = None,
+        retrieval: RetrievalConfig | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self.storage = storage
+        self.embedder = storage.embedder
+        self.analyzer = storage.analyzer
+        self.answerer: Answerer = answerer or ExtractiveAnswerer()
+        self.retrieval = retrieval or DEFAULT_CONFIG
+        self.clock: Clock = clock or utcnow
+        modes: tuple[FetchMode, ...] = (FetchMode.LEXICAL,)
+        if self.embedder is not None:
+            modes = (FetchMode.LEXICAL, FetchMode.SEMANTIC, FetchMode.HYBRID)
+        self._descriptor = EngineDescriptor(
+            name=storage.name,
+            version=f"{__version__}+schema.{storage.schema}",
+            fetch_modes=modes,
+            embedder=self.embedder.name if self.embedder is not None else None,
+        )
+        self._codec: CursorCodec | None = None
+
+    # -- plumbing -------------------------------------------------------------------------------------
+
+    @property
+    def descriptor(self) -> EngineDescriptor:
+        return self._descriptor
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self.storage.close()
+
+    async def _cursors(self, op: str) -> CursorCodec:
+        """The codec of the storage's cursor key, read (or created) on first need."""
+        if self._codec is None:
+            self._codec = CursorCodec(await self.storage.cursor_key(op))
+        return self._codec
+
+    def _now(self) -> datetime:
+        return ensure_utc(self.clock(), field="clock")
+
+    # -- writes ---------------------------------------------------------------------------------------
+
+    @operation("store")
+    async def store(self, item: NewItem) -> StoreResult:
+        checked = validate.check_new_item("store", item)
+        return (await self._store("store", [checked]))[0]
+
+    @operation("store_many")
+    async def store_many(self, items: Sequence[NewItem]) -> list[StoreResult]:
+        checked = validate.check_new_items("store_many", items)
+        return await self._store("store_many", checked) if checked else []
+
+    async def _store(self, op: str, items: list[NewItem]) -> list[StoreResult]:
+        keys = [content_key(it) for it in items]
+        vectors: dict[int, Floats] = {}
+        if self.embedder is not None:  # embed, in one batch and before any lock, what will not replay
+            active = await self.storage.active_keys(op, items, keys)
+            vectors = await embed_new(op, self.embedder, items, keys, active)
+        if self.retrieval.temporal.extract_events:
+            items = [with_event_range(it) for it in items]  # after the keys: identity is the content
+        pending = [Pending(it, k, vectors.get(i)) for i, (it, k) in enumerate(zip(items, keys, strict=True))]
+        return await self.storage.write(op, pending, self._now())
+
+    @operation("forget")
+    async def forget(self, request: ForgetRequest) -> ForgetResult:
+        req = validate.check_forget(request)
+        if req.ids is not None:
+            forgotten, skipped = await self.storage.forget_ids("forget", req.ids, req.reach, self._now())
+            return ForgetResult(tuple(forgotten), tuple(skipped))
+        assert req.filter is not None
+        done = await self.storage.forget_filter("forget", req.filter, req.reach, self._now())
+        return ForgetResult(tuple(done), ())
+
+    @operation("purge")
+    async def purge(self, request: PurgeRequest) -> PurgeResult:
+        if not isinstance(request, PurgeRequest):
+            raise validate.fail("purge", "request", "must be a PurgeRequest")
+        validate.check_reach("purge", "reach", request.reach)
+        before = None
+        if request.forgotten_before is not None:
+            before = to_us(ensure_utc(request.forgotten_before, field="purge: `forgotten_before`"))
+        return PurgeResult(await self.storage.purge("purge", request.reach, before))
+
+    @operation("import")
+    async def import_records(self, records: Sequence[StoredRecord]) -> ImportResult:
+        """Write the versions exactly, in one transaction, rebuilding what derives from them; a version
+        whose id is present is skipped. Vectors of another embedder are dropped (re-embedding fills them)."""
+        checked = [check_record("import", r, f"records[{i}]") for i, r in enumerate(records)]
+        if not checked:
+            return ImportResult(0, 0)
+        return await self.storage.import_records("import", checked)
+
+    # -- reads ----------------------------------------------------------------------------------------
+
+    @operation("get")
+    async def get(self, request: GetRequest) -> GetResult:
+        req = validate.check_get(request)
+        return await self.storage.get("get", req.ids, req.reach)
+
+    @operation("list")
+    async def list(self, request: ListRequest) -> ListResult:
+        req = validate.check_list(request)
+        fp = fingerprint("list", req.filter)
+        after = ListCursor.decode(await self._cursors("list"), "list", req.cursor, fp) if req.cursor else None
+        items, more = await self.storage.list_page("list", req.filter, req.limit, after)
+        nxt = None
+        if more and items:
+            last = items[-1]
+            assert last.meta.observed_at is not None
+            nxt = ListCursor(to_us(last.meta.observed_at), last.id).encode(await self._cursors("list"), fp)
+        return ListResult(tuple(items), nxt)
+
+    @operation("explore")
+    async def explore(self, request: ExploreRequest) -> ExploreResult:
+        req = validate.check_explore(request)
+        return await self.storage.explore("explore", req.facet, req.filter, req.limit)
+
+    @operation("fetch")
+    async def fetch(self, request: FetchRequest) -> FetchResult:
+        req = validate.check_fetch(request, self._descriptor.fetch_modes)
+        return await self._fetch("fetch", req)
+
+    async def _fetch(self, op: str, req: FetchRequest) -> FetchResult:
+        mode = req.mode or self._descriptor.default_mode()
+        if mode is None:  # pragma: no cover - lexical is always served
+            raise validate.fail(op, "mode", "no fetch mode is served")
+        fp = fingerprint("fetch", req.query, mode.value, req.filter, req.time_hint)
+        cur = FetchCursor.decode(await self._cursors(op), op, req.cursor, fp) if req.cursor else None
+        cfg = self.retrieval
+        plan = pipeline.FetchPlan.make(
+            mode,
+            req.query,
+            req.limit,
+            req.time_hint,
+            cfg,
+            cursor_pool=cur.pool if cur is not None else None,
+            cursor_offset=cur.offset if cur is not None else 0,
+        )
+        embed_query: Callable[[], Floats] | None = None
+        if mode is not FetchMode.LEXICAL:
+            assert self.embedder is not None  # check_fetch serves semantic modes only with one
+            embedder, text = self.embedder, req.query
+            embed_query = lambda: query_vector(op, embedder, text)  # noqa: E731
+        query = CandidateQuery(
+            mode=mode,
+            text=req.query,
+            filter=req.filter,
+            snapshot=cur.snapshot if cur is not None else None,
+            want=plan.want,
+            postings_budget=plan.postings_budget(),
+            context_weight=cfg.context.weight,
+            embed_query=embed_query,
+        )
+        ranking = _FetchRanking(mode, req.query, req.time_hint, plan.offset, req.limit, cfg, self.analyzer)
+        page = await self.storage.fetch(op, query, ranking)
+        nxt = None
+        if page.more:
+            nxt = FetchCursor(page.snapshot, plan.offset + req.limit, plan.pool).encode(
+                await self._cursors(op), fp
+            )
+        return FetchResult(tuple(page.hits), mode, nxt)
+
+    @operation("recall")
+    async def recall(self, request: RecallRequest) -> RecallResult:
+        req = validate.check_recall(request, self._descriptor.fetch_modes)
+        fetched = await self._fetch(
+            "recall",
+            FetchRequest(
+                query=req.question, mode=req.mode, filter=req.filter, limit=req.limit, time_hint=req.time_hint
+            ),
+        )
+        return await answer_recall(self.answerer, req.question, fetched.hits, req.instructions)
+
+    # -- relations, export ----------------------------------------------------------------------------
+
+    @operation("expand")
+    async def expand(self, request: ExpandRequest) -> ExpandResult:
+        """Walk the relations of the memories the filter sees, from `seed_name`, up to `max_hops`."""
+        req = validate.check_expand(request)
+        return await self.storage.expand("expand", req)
+
+    async def export_records(self, *, vectors: bool) -> AsyncIterator[StoredRecord]:
+        """Every version in the order written, forgotten ones as tombstones, from one snapshot; with
+        `vectors`, each carries the vector it has."""
+        async for record in self.storage.export_records(vectors):
+            yield record

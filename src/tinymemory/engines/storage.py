@@ -1,0 +1,188 @@
+"""The storage interface: what an engine provides below the engine core (engines/core.py).
+
+The core does everything the contract says about requests (validation, telemetry, cursors, the
+version rules' inputs, embedding, the fetch plan, ranking, recall, timestamps from its clock); a
+`Storage` keeps rows and answers narrow questions about them. Every method is async; a storage runs
+blocking work wherever it likes (SQLite on its own threads, Postgres on its pool). `op` names the
+public operation for error messages ("fetch: the database is busy").
+
+Two rules hold for every method that reads: it sees only what its `reach` or filter allows (the first
+privacy rule: counts, scores and ids of rows outside the reach never show), and it is one snapshot.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from tinymemory.api.filters import Facet, FetchMode, MetaFilter
+from tinymemory.api.items import MemoryItem, NewItem
+from tinymemory.api.namespace import Reach
+from tinymemory.api.records import ImportResult, StoredRecord
+from tinymemory.api.relations import ExpandRequest, ExpandResult
+from tinymemory.api.requests import ExploreResult, GetResult, Hit, StoreResult
+from tinymemory.engines.cursors import ListCursor
+from tinymemory.engines.versions import Floats, Pending
+from tinymemory.retrieval.embedders.base import Embedder
+from tinymemory.retrieval.pipeline import Light, Ranked, ScopeStats
+from tinymemory.retrieval.text import Analyzer
+
+__all__ = ["CandidateQuery", "FetchPage", "Ranking", "Storage"]
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateQuery:
+    """What one fetch asks of storage, planned by the core.
+
+    `snapshot`: a cursor's snapshot rowid (a later page reads the same rows), else None and the storage
+    takes its newest rowid. `want`: candidates per ranker. `postings_budget`: how many postings the
+    lexical ranker may read (it drops the commonest query terms beyond it). `embed_query` gives the
+    query's vector (blocking: run it off the event loop, beside the lexical work if you can); None for a
+    lexical fetch.
+    """
+
+    mode: FetchMode
+    text: str
+    filter: MetaFilter
+    snapshot: int | None
+    want: int
+    postings_budget: int
+    context_weight: float
+    embed_query: Callable[[], Floats] | None
+
+
+class Ranking(Protocol):
+    """The core's ranking of one fetch, handed the candidates once (pure CPU: call it anywhere).
+
+    Storage asks it which extra inputs it needs: the reach's newest observation time (`wants_anchor`),
+    then, given that time, whether the candidates' light columns are needed (`light_detail`: None for
+    no, else whether the detailed ones are), and finally calls `page` for the ranked page and whether
+    more follow.
+    """
+
+    @property
+    def wants_anchor(self) -> bool: ...
+
+    def light_detail(self, anchor: datetime | None) -> bool | None: ...
+
+    def page(
+        self,
+        lexical: Ranked,
+        semantic: Ranked,
+        light: dict[int, Light],
+        stats: ScopeStats,
+        anchor: datetime | None,
+    ) -> tuple[Ranked, bool]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class FetchPage:
+    """One fetched page: the snapshot it read (for the next cursor), its hits and whether more follow."""
+
+    snapshot: int
+    hits: list[Hit]
+    more: bool
+
+
+class Storage(ABC):
+    """Rows behind the engine core. An engine implements these 15 methods and gets the whole contract.
+
+    Attributes a storage sets: `name` (the engine's name in its descriptor), `schema` (its storage
+    version, shown in the descriptor), `embedder` (whose vectors it keeps; None: lexical only) and
+    `analyzer` (how it indexes words; the core analyses queries with the same one).
+    """
+
+    name: str
+    schema: int
+    embedder: Embedder | None
+    analyzer: Analyzer
+
+    # -- lifetime -------------------------------------------------------------------------------------
+
+    @abstractmethod
+    async def cursor_key(self, op: str) -> bytes:
+        """The storage's secret cursor key (created once, kept with the data, the same for every process
+        over the same storage); the first call may open the storage and migrate it."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Release everything; writes already acknowledged are durable. Idempotent."""
+
+    # -- writes ---------------------------------------------------------------------------------------
+
+    @abstractmethod
+    async def active_keys(self, op: str, items: Sequence[NewItem], keys: Sequence[str]) -> set[str]:
+        """Which content keys (`keys[i]` is `items[i]`'s) already have an active version, so their stores
+        will be replays and need no embedding. A hint: `write` decides again under its lock."""
+
+    @abstractmethod
+    async def write(self, op: str, pending: Sequence[Pending], now: datetime) -> list[StoreResult]:
+        """Store each item in order, in one transaction, by the version rules (engines/versions.py): a
+        replay of active content returns its id; a correction or new content writes a version (observed
+        at `now` unless the item says when) and closes what it supersedes. An item without a vector gets
+        one from the embedder. Returns one result per item, in order; all or nothing."""
+
+    @abstractmethod
+    async def forget_ids(
+        self, op: str, ids: Sequence[str], reach: Reach | None, now: datetime
+    ) -> tuple[list[str], list[str]]:
+        """Mark forgotten at `now` the ids found active or superseded under `reach`, and transitively
+        what cites them as evidence; take them out of every index. Returns (forgotten: the asked ids
+        found, then the derived ones; skipped: the asked ids not found)."""
+
+    @abstractmethod
+    async def forget_filter(self, op: str, flt: MetaFilter, reach: Reach | None, now: datetime) -> list[str]:
+        """`forget_ids` for what the filter reads (confined to `reach` too); returns the ids forgotten."""
+
+    @abstractmethod
+    async def purge(self, op: str, reach: Reach | None, forgotten_before: int | None) -> int:
+        """Delete for good the forgotten rows under `reach` (forgotten before the given microsecond
+        instant, if any) with everything derived from them, so none of their bytes stays readable.
+        Returns how many rows went."""
+
+    @abstractmethod
+    async def import_records(self, op: str, records: Sequence[StoredRecord]) -> ImportResult:
+        """Write checked versions exactly as given, in one transaction, rebuilding what derives from them;
+        a version whose id is present is skipped. Vectors of another embedder are dropped."""
+
+    # -- reads ----------------------------------------------------------------------------------------
+
+    @abstractmethod
+    async def get(self, op: str, ids: Sequence[str], reach: Reach | None) -> GetResult:
+        """The items with these ids under `reach` (superseded ones too), in the asked order, without
+        repeats; forgotten ones as tombstones; the rest missing."""
+
+    @abstractmethod
+    async def list_page(
+        self, op: str, flt: MetaFilter, limit: int, after: ListCursor | None
+    ) -> tuple[list[MemoryItem], bool]:
+        """Up to `limit` items the filter reads, newest observation first (ties by id), after the
+        cursor's position; and whether more follow."""
+
+    @abstractmethod
+    async def explore(self, op: str, facet: Facet, flt: MetaFilter, limit: int) -> ExploreResult:
+        """The filter's items counted by the facet's value, the largest `limit` buckets."""
+
+    @abstractmethod
+    async def fetch(self, op: str, query: CandidateQuery, ranking: Ranking) -> FetchPage:
+        """Generate candidates inside the filter and hand them to `ranking` once.
+
+        Lexical candidates (unless the mode is semantic): the best `want` rows by bm25 over the filter's
+        rows with the reach's own statistics (`ScopeStats`, also returned to ranking), title, body and
+        context fields weighted by `retrieval.config.field_weights`; when a lexical query has no content
+        words, the newest rows instead. Semantic candidates (unless lexical): the best `want` rows by
+        cosine to the query vector. Both as (rowid, score in [0, 1]) best first, only rows at or below
+        the snapshot. Then the anchor and light columns if ranking wants them, `ranking.page`, and the
+        page's items (rows forgotten meanwhile drop out)."""
+
+    @abstractmethod
+    async def expand(self, op: str, request: ExpandRequest) -> ExpandResult:
+        """Walk the relations of the memories the request's filter sees (engines/walk.py)."""
+
+    @abstractmethod
+    def export_records(self, vectors: bool) -> AsyncIterator[StoredRecord]:
+        """Every version in the order written, forgotten ones as tombstones, from one snapshot; with
+        `vectors`, each carries the vector it has."""
