@@ -104,6 +104,34 @@ def test_weekdays_and_days_of_the_month_look_back(text: str, want: tuple[str, st
     assert one(text) == want
 
 
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("I saw the dentist on Friday", ("2024-11-08", "2024-11-09")),  # past: the Friday before
+        ("I'm seeing the dentist on Friday", ("2024-11-15", "2024-11-16")),  # present: the one to come
+        ("I have a recital on Saturday", ("2024-11-16", "2024-11-17")),
+        ("we will paint the fence on Monday", ("2024-11-18", "2024-11-19")),
+        ("Tuesday we're going to plant bulbs", ("2024-11-19", "2024-11-20")),
+        ("on Thursday we'll bake", ("2024-11-14", "2024-11-15")),  # ahead counts the anchor's day too
+        ("I'm excited about the party on Saturday", ("2024-11-16", "2024-11-17")),  # an adjective in -ed
+        ("What did you have for lunch on Tuesday?", ("2024-11-12", "2024-11-13")),  # did, not have
+        ("I went hiking, but I'm seeing Ines on Friday", ("2024-11-15", "2024-11-16")),  # its own clause
+        ("this Saturday was fun", ("2024-11-09", "2024-11-10")),
+        ("I'll call you this Monday", ("2024-11-18", "2024-11-19")),
+        ("this Friday", ("2024-11-15", "2024-11-16")),  # no tense: the anchor's week
+    ],
+)
+def test_a_weekday_without_last_or_next_follows_the_tense(text: str, want: tuple[str, str]) -> None:
+    assert one(text) == want
+
+
+def test_a_question_reads_a_weekday_by_its_tense() -> None:
+    assert window("What did I cook on Tuesday?") == ("2024-11-12", "2024-11-13")
+    assert window("What am I cooking on Tuesday?") == ("2024-11-19", "2024-11-20")
+    assert window("What is planned for Friday?") == ("2024-11-15", "2024-11-16")
+    assert window("Who called on Monday?") == ("2024-11-11", "2024-11-12")
+
+
 # --- store side: seasons, parts of a period, quarters, holidays --------------------------------------
 
 

@@ -34,6 +34,7 @@ from tinymemory.retrieval.date_words import (
     VERB_MONTHS,
     WEEKDAYS,
 )
+from tinymemory.retrieval.tense import leaning
 
 __all__ = [
     "HOLIDAYS",
@@ -301,7 +302,7 @@ def _before_last(m: re.Match[str], a: datetime) -> Answer:
 
 
 def _weekday_before_last(m: re.Match[str], a: datetime) -> Answer:
-    last = _weekday_span(a, "last", WEEKDAYS[m[1]])
+    last = _weekday_span(a, "before", WEEKDAYS[m[1]])
     return None if last is None else cal.days(last.start - timedelta(days=7), 1, True)
 
 
@@ -315,24 +316,31 @@ def _other_day(m: re.Match[str], a: datetime) -> Answer:
     return cal.span(cal.shift_day(today, "day", -7), today, True)
 
 
-def _weekday_span(anchor: datetime, word: str, weekday: int) -> Span | None:
+def _weekday_span(anchor: datetime, way: str, weekday: int) -> Span | None:
+    """That weekday, looked for `way` from the anchor's day: "before" / "after" strictly, "back" / "ahead"
+    counting the anchor's own day, "week" in the anchor's (Monday-first) week."""
     today = cal.midnight(anchor)
-    back = (today.weekday() - weekday) % 7 or 7  # the latest such day strictly before today
-    ahead = (weekday - today.weekday()) % 7 or 7
+    steps = {
+        "before": -((today.weekday() - weekday) % 7 or 7),
+        "after": (weekday - today.weekday()) % 7 or 7,
+        "back": -((today.weekday() - weekday) % 7),
+        "ahead": (weekday - today.weekday()) % 7,
+        "week": weekday - today.weekday(),
+    }
     try:
-        if word in ("last", "past", "this past"):
-            return cal.days(today - timedelta(days=back), 1, True)
-        if word in ("next", "coming"):
-            return cal.days(today + timedelta(days=ahead), 1, True)
-        if word == "on":  # the latest such day on or before the anchor's
-            return cal.days(today - timedelta(days=(today.weekday() - weekday) % 7), 1, True)
-        return cal.days(today + timedelta(days=(weekday - today.weekday())), 1, True)  # this <weekday>
+        return cal.days(today + timedelta(days=steps[way]), 1, True)
     except OverflowError:
         return None
 
 
+_WAY = {"last": "before", "past": "before", "this past": "before", "next": "after", "coming": "after"}
+
+
 def _rel_weekday(m: re.Match[str], a: datetime) -> Answer:
-    return _weekday_span(a, m[1], WEEKDAYS[m[2]])
+    """`last/next Friday` strictly before / after the anchor's day; `this Friday` by the clause's tense
+    (tense.py), else the one in the anchor's week."""
+    way = _WAY.get(m[1]) or leaning(m.string, m.start(2)) or "week"
+    return _weekday_span(a, way, WEEKDAYS[m[2]])
 
 
 def _past_n(m: re.Match[str], a: datetime) -> Answer:
@@ -385,8 +393,10 @@ def _nth_day(m: re.Match[str], a: datetime) -> Answer:
 
 
 def _bare_weekday(m: re.Match[str], a: datetime) -> Answer:
-    """A weekday alone ("on Monday", "Saturday was fun"): the latest such day on or before the anchor's."""
-    return _weekday_span(a, "on", WEEKDAYS[m[1]])
+    """A weekday alone ("on Monday", "Saturday was fun", "I'm seeing Ana on Friday"), read by the tense
+    of its clause (tense.py): the first such day on or after the anchor's for a plan or the future, else
+    (the past, or no tense said: memory mostly reports the past) the latest on or before it."""
+    return _weekday_span(a, leaning(m.string, m.start(1)) or "back", WEEKDAYS[m[1]])
 
 
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str], datetime], Answer]]
