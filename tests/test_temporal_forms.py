@@ -119,9 +119,12 @@ def test_weekdays_and_days_of_the_month_look_back(text: str, want: tuple[str, st
         ("this Saturday was fun", ("2024-11-09", "2024-11-10")),
         ("I'll call you this Monday", ("2024-11-18", "2024-11-19")),
         ("this Friday", ("2024-11-15", "2024-11-16")),  # no tense: the anchor's week
+        ("the plumber comes on Friday", ("2024-11-15", "2024-11-16")),  # a verb of schedules
+        ("my exam is on the 3rd", ("2024-12-03", "2024-12-04")),  # a day of the month too
+        ("my exam was on the 3rd", ("2024-11-03", "2024-11-04")),
     ],
 )
-def test_a_weekday_without_last_or_next_follows_the_tense(text: str, want: tuple[str, str]) -> None:
+def test_a_day_named_without_last_or_next_follows_the_tense(text: str, want: tuple[str, str]) -> None:
     assert one(text) == want
 
 
@@ -190,6 +193,7 @@ def test_parts_quarters_and_fixed_holidays(text: str, want: tuple[str, str]) -> 
     [
         ("May 8th", ("2024-05-08", "2024-05-09")),
         ("on March 3", ("2024-03-03", "2024-03-04")),
+        ("my birthday is May 3", ("2024-05-03", "2024-05-04")),  # after a copula "may" is a month
         ("the second of May", ("2024-05-02", "2024-05-03")),
         ("June the 5th, 2021", ("2021-06-05", "2021-06-06")),
         ("2024-02-29", ("2024-02-29", "2024-03-01")),

@@ -73,7 +73,8 @@ _ORDW = _alt(ORDINALS)
 _UNIT = _alt(UNITS)
 _HOLIDAY = _alt(HOLIDAYS).replace("'", "['’]?")
 _ORDER_LEADS = "since|until|till|by|before|after|from|through|prior to|earlier than|later than"
-_DATE_LEAD = re.compile(rf"\b(?:on|{_ORDER_LEADS}) $")
+# Words after which "may" and "march" are months: a lead word, or a copula ("my birthday is May 3").
+_DATE_LEAD = re.compile(rf"\b(?:on|is|was|are|were|be|{_ORDER_LEADS}) $")
 _AFTER_BARE_DAY = (
     r"(?=\s*$|\s*[^\w\s]|\s+(?:and|or|but|at|in|for|when|so|then|we|i|you|he|she|they|it|this|that|"
     r"to|until|through)\b)"
@@ -377,17 +378,19 @@ def _day_or_two(m: re.Match[str], a: datetime) -> Answer:
 
 
 def _nth_day(m: re.Match[str], a: datetime) -> Answer:
-    """A day of the month alone ("on the 3rd"): the latest such day on or before the anchor's (memory
-    mostly reports the past), or that day of this / last / next month when one is named."""
+    """A day of the month alone ("on the 3rd"), read by the tense of its clause like a bare weekday: the
+    first such day on or after the anchor's for a plan or the future, else the latest on or before it;
+    or that day of this / last / next month when one is named."""
     day = _ordinal(m, "n")
     if m["nrel"]:
         y, mo = cal.shift_month(a.year, a.month, SHIFT[m["nrel"]])
         return cal.days(cal.day(a, y, mo, day), 1, True)
     today = cal.midnight(a)
-    for k in (0, -1, -2):  # a 31st may need two months back
+    ahead = leaning(m.string, m.start()) == "ahead"
+    for k in (0, 1, 2) if ahead else (0, -1, -2):  # a 31st may need two months
         y, mo = cal.shift_month(a.year, a.month, k)
         start = cal.day(a, y, mo, day)
-        if start is not None and start <= today:
+        if start is not None and (start >= today if ahead else start <= today):
             return cal.days(start, 1, True)
     return None
 

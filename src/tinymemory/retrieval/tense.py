@@ -8,8 +8,10 @@ holding the weekday (a sentence, cut at ";" and "but"):
    other common irregular past forms, a word in -ed (not after am / is / feel / so ...: "I'm excited"
    is no past), ago, yesterday, last, earlier, previous. Future: will, 'll, shall, going to, gonna,
    about to, plan, hope, intend, scheduled, tomorrow, next, upcoming, soon, later;
-2. else a present-tense word (am, is, are, have, has, want, need, can, should, must) looks ahead: a
-   present verb with a named day is a plan ("I have a dentist appointment on Friday");
+2. else a present-tense word (am, is, are, have, has, want, need, can, should, must, and verbs of
+   schedules: start, begin, open, close, end, leave, arrive, come, go, return, fly, meet) looks ahead:
+   a present verb with a named day is a plan ("I have a dentist appointment on Friday", "school
+   starts on Monday");
 3. else there is no leaning (None) and the caller chooses.
 
 Text is expected casefolded.
@@ -37,7 +39,9 @@ _PAST_WORDS = (
 # The present: it looks ahead only when nothing above is said ("what did you have on Friday?" is past,
 # "I have a dentist appointment on Friday" a plan).
 _PRESENT_WORDS = (
-    "am|is|are|isn't|aren't|'m|'re|have|has|'ve|want|wants|need|needs|can|can't|should|must|let's"
+    "am|is|are|isn't|aren't|'m|'re|have|has|'ve|want|wants|need|needs|can|can't|should|must|let's|"
+    "start|starts|begin|begins|open|opens|close|closes|end|ends|leave|leaves|arrive|arrives|come|comes|"
+    "go|goes|return|returns|fly|flies|meet|meets"
 )
 # Words in -ed that are not past-tense verbs.
 _NOT_PAST_ED = (
