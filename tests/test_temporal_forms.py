@@ -252,6 +252,7 @@ def test_listed_months_take_the_first_ones_year() -> None:
         "I may go, and the band will march on",
         "this may help with the noise",
         "may 3 people share a room?",
+        "my address is 12 May Street",
         "they march 5 miles a day",
         "wait a second",
         "it stopped a second ago",

@@ -73,8 +73,9 @@ _ORDW = _alt(ORDINALS)
 _UNIT = _alt(UNITS)
 _HOLIDAY = _alt(HOLIDAYS).replace("'", "['’]?")
 _ORDER_LEADS = "since|until|till|by|before|after|from|through|prior to|earlier than|later than"
-# Words after which "may" and "march" are months: a lead word, or a copula ("my birthday is May 3").
-_DATE_LEAD = re.compile(rf"\b(?:on|is|was|are|were|be|{_ORDER_LEADS}) $")
+_DATE_LEAD = re.compile(rf"\b(?:on|{_ORDER_LEADS}) $")
+# "is May 3" is a date (a copula is no modal's subject); "is 12 May Street" may be an address.
+_COPULA = re.compile(r"\b(?:is|was|are|were|be) $")
 _AFTER_BARE_DAY = (
     r"(?=\s*$|\s*[^\w\s]|\s+(?:and|or|but|at|in|for|when|so|then|we|i|you|he|she|they|it|this|that|"
     r"to|until|through)\b)"
@@ -144,8 +145,8 @@ def _ordinal(m: re.Match[str], p: str) -> int:
     return int(m[p + "n"]) if m[p + "n"] else ORDINALS[m[p + "w"]]
 
 
-def _lead_before(m: re.Match[str]) -> bool:
-    return _DATE_LEAD.search(m.string, max(0, m.start() - 16), m.start()) is not None
+def _lead_before(m: re.Match[str], lead: re.Pattern[str] = _DATE_LEAD) -> bool:
+    return lead.search(m.string, max(0, m.start() - 16), m.start()) is not None
 
 
 def _month_of(m: re.Match[str], p: str, anchor: datetime) -> tuple[int, int, bool]:
@@ -246,7 +247,7 @@ def _day_month(m: re.Match[str], a: datetime) -> Answer:
 
 def _month_day(m: re.Match[str], a: datetime) -> Answer:
     month = m["mon"]
-    if month in VERB_MONTHS and not (m["yr"] or m["dsfx"] or _lead_before(m)):
+    if month in VERB_MONTHS and not (m["yr"] or m["dsfx"] or _lead_before(m) or _lead_before(m, _COPULA)):
         return NOT_DATE  # "may 3 people come" is a verb far more often than a date
     y = int(m["yr"]) if m["yr"] else a.year
     return cal.days(cal.day(a, y, MONTHS[month], _ordinal(m, "d")), 1, m["yr"] is None)
