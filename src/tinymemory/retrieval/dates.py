@@ -6,9 +6,11 @@ years, fixed-date holidays, and the relative forms people use in chat ("last Sat
 ago", "the week before last", "earlier this month"). Spans are whole days, weeks (Monday first),
 months, seasons (northern hemisphere) or years, in the anchor's time zone. Words that are also
 ordinary English ("may", "march", "fall", "second") count only where the context makes them a date;
-numeric dates count only when their reading is unambiguous. The forms and their conventions are listed
-in docs/architecture/retrieval.md ("Temporal expressions"). The words it knows are in date_words and
-the calendar arithmetic in calendar_spans; the names other modules use are re-exported here.
+numeric dates count only when their reading is unambiguous; a day named without last/next ("on
+Friday", "the 3rd") is read by the tense of its clause (tense.py). The forms and their conventions are
+listed in docs/architecture/retrieval.md ("Temporal expressions"). The words it knows are in
+date_words and the calendar arithmetic in calendar_spans; the names other modules use are re-exported
+here. It is the project's one date reader: the rule-based learning extractor reads dates through it.
 """
 
 from __future__ import annotations
