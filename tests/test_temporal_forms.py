@@ -24,6 +24,7 @@ from tinymemory.retrieval.dates import (
     mentions_time,
     resolve,
 )
+from tinymemory.retrieval.tense import leaning
 from tinymemory.retrieval.temporal import (
     FAR_FUTURE,
     FAR_PAST,
@@ -126,6 +127,12 @@ def test_weekdays_and_days_of_the_month_look_back(text: str, want: tuple[str, st
 )
 def test_a_day_named_without_last_or_next_follows_the_tense(text: str, want: tuple[str, str]) -> None:
     assert one(text) == want
+
+
+@given(st.text(max_size=200), st.integers(0, 200))
+def test_the_tense_of_any_text_is_back_ahead_or_none(text: str, at: int) -> None:
+    low = text.casefold()
+    assert leaning(low, min(at, len(low))) in ("back", "ahead", None)
 
 
 def test_a_question_reads_a_weekday_by_its_tense() -> None:

@@ -1,13 +1,13 @@
 """Which way a clause looks from when it was said: back (the past) or ahead (a plan, the future).
 
-The date reader asks this of a weekday named without last/next ("on Friday", "this Saturday"): "I saw
-Ana on Friday" is the Friday before, "I'm seeing Ana on Friday" the one to come. Within the clause
-holding the weekday (a sentence, cut at ";" and "but"):
+The date reader asks this of a day named without last/next ("on Friday", "this Saturday", "on the
+3rd"): "I saw Ana on Friday" is the Friday before, "I'm seeing Ana on Friday" the one to come. Within
+the clause holding the day (a sentence, cut at ";" and "but"):
 
-1. the past or future marker nearest the weekday decides. Past: was, were, did, had, went, saw and the
+1. the past or future marker nearest the day decides. Past: was, were, did, had, went, saw and the
    other common irregular past forms, a word in -ed (not after am / is / feel / so ...: "I'm excited"
    is no past), ago, yesterday, last, earlier, previous. Future: will, 'll, shall, going to, gonna,
-   about to, plan, hope, intend, scheduled, tomorrow, next, upcoming, soon, later;
+   about to, plan, hope, intend, scheduled, tomorrow, next, upcoming, soon;
 2. else a present-tense word (am, is, are, have, has, want, need, can, should, must, and verbs of
    schedules: start, begin, open, close, end, leave, arrive, come, go, return, fly, meet) looks ahead:
    a present verb with a named day is a plan ("I have a dentist appointment on Friday", "school
@@ -27,7 +27,7 @@ Leaning = Literal["back", "ahead"]
 # Words that say the tense on their own.
 _AHEAD_WORDS = (
     "will|won't|'ll|shall|going to|gonna|about to|plan|plans|planning|planned|hope|hoping|intend|"
-    "intending|scheduled|tomorrow|next|upcoming|soon|later"
+    "intending|scheduled|tomorrow|next|upcoming|soon"
 )
 _PAST_WORDS = (
     "was|were|wasn't|weren't|had|hadn't|did|didn't|been|went|got|came|saw|made|took|met|told|said|"
