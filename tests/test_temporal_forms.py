@@ -24,7 +24,6 @@ from tinymemory.retrieval.dates import (
     mentions_time,
     resolve,
 )
-from tinymemory.retrieval.tense import leaning
 from tinymemory.retrieval.temporal import (
     FAR_FUTURE,
     FAR_PAST,
@@ -33,6 +32,7 @@ from tinymemory.retrieval.temporal import (
     time_question,
     with_event_range,
 )
+from tinymemory.retrieval.tense import leaning
 
 THURSDAY = datetime(2024, 11, 14, 9, 15, tzinfo=UTC)
 
