@@ -92,6 +92,53 @@ def test_dated_events(text: str, day: str) -> None:
     assert found.text.endswith(f"({day}).")
 
 
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("I went to the dentist on Friday.", "2026-02-27"),  # past: the Friday before
+        ("I'm seeing the dentist on Friday.", "2026-03-06"),  # present: the one to come
+        ("I will fly to Rome on Monday.", "2026-03-09"),
+        ("I saw Ana this Monday.", "2026-03-02"),
+        ("I'll see Ana this Monday.", "2026-03-09"),
+        ("I went to the dentist on Wednesday.", "2026-03-04"),  # the day it was said counts both ways
+        ("I have yoga on Wednesday.", "2026-03-04"),
+        ("My exam is on the 20th.", "2026-03-20"),
+        ("My rent was due on the 20th.", "2026-02-20"),
+    ],
+)
+def test_a_day_without_last_or_next_follows_the_tense(text: str, day: str) -> None:
+    (found,) = extract(text, SAID)
+    assert found.kind == "event" and found.event_from is not None
+    assert found.event_from.date().isoformat() == day
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("I went to an LGBTQ conference two days ago.", "2026-03-02"),
+        ("My mom and I made dinner last night.", "2026-03-03"),
+        ("I met Bob on 5/5/2025.", "2025-05-05"),
+        ("We moved in the day before yesterday.", "2026-03-02"),
+    ],
+)
+def test_dated_events_are_read_by_the_shared_date_reader(text: str, day: str) -> None:
+    (found,) = extract(text, SAID)
+    assert found.kind == "event" and found.event_from is not None
+    assert found.event_from.date().isoformat() == day
+
+
+@pytest.mark.parametrize(
+    ("text", "learning"),
+    [
+        ("My address is 12 May Street.", "The user's address is 12 May Street."),  # a street, not a date
+        ("I moved here in May 2020.", None),  # a month, not a day: no dated event
+        ("I march 5 miles.", None),  # a verb
+    ],
+)
+def test_words_that_are_not_a_day_make_no_event(text: str, learning: str | None) -> None:
+    assert [f.text for f in extract(text, SAID)] == ([learning] if learning else [])
+
+
 @pytest.mark.parametrize("text", ["What is the weather?", "Thanks!", "Can you summarise this?", ""])
 def test_nothing_to_learn(text: str) -> None:
     assert extract(text, SAID) == []

@@ -32,6 +32,7 @@ from tinymemory.retrieval.temporal import (
     time_question,
     with_event_range,
 )
+from tinymemory.retrieval.tense import leaning
 
 THURSDAY = datetime(2024, 11, 14, 9, 15, tzinfo=UTC)
 
@@ -104,6 +105,43 @@ def test_weekdays_and_days_of_the_month_look_back(text: str, want: tuple[str, st
     assert one(text) == want
 
 
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("I saw the dentist on Friday", ("2024-11-08", "2024-11-09")),  # past: the Friday before
+        ("I'm seeing the dentist on Friday", ("2024-11-15", "2024-11-16")),  # present: the one to come
+        ("I have a recital on Saturday", ("2024-11-16", "2024-11-17")),
+        ("we will paint the fence on Monday", ("2024-11-18", "2024-11-19")),
+        ("Tuesday we're going to plant bulbs", ("2024-11-19", "2024-11-20")),
+        ("on Thursday we'll bake", ("2024-11-14", "2024-11-15")),  # ahead counts the anchor's day too
+        ("I'm excited about the party on Saturday", ("2024-11-16", "2024-11-17")),  # an adjective in -ed
+        ("What did you have for lunch on Tuesday?", ("2024-11-12", "2024-11-13")),  # did, not have
+        ("I went hiking, but I'm seeing Ines on Friday", ("2024-11-15", "2024-11-16")),  # its own clause
+        ("this Saturday was fun", ("2024-11-09", "2024-11-10")),
+        ("I'll call you this Monday", ("2024-11-18", "2024-11-19")),
+        ("this Friday", ("2024-11-15", "2024-11-16")),  # no tense: the anchor's week
+        ("the plumber comes on Friday", ("2024-11-15", "2024-11-16")),  # a verb of schedules
+        ("my exam is on the 3rd", ("2024-12-03", "2024-12-04")),  # a day of the month too
+        ("my exam was on the 3rd", ("2024-11-03", "2024-11-04")),
+    ],
+)
+def test_a_day_named_without_last_or_next_follows_the_tense(text: str, want: tuple[str, str]) -> None:
+    assert one(text) == want
+
+
+@given(st.text(max_size=200), st.integers(0, 200))
+def test_the_tense_of_any_text_is_back_ahead_or_none(text: str, at: int) -> None:
+    low = text.casefold()
+    assert leaning(low, min(at, len(low))) in ("back", "ahead", None)
+
+
+def test_a_question_reads_a_weekday_by_its_tense() -> None:
+    assert window("What did I cook on Tuesday?") == ("2024-11-12", "2024-11-13")
+    assert window("What am I cooking on Tuesday?") == ("2024-11-19", "2024-11-20")
+    assert window("What is planned for Friday?") == ("2024-11-15", "2024-11-16")
+    assert window("Who called on Monday?") == ("2024-11-11", "2024-11-12")
+
+
 # --- store side: seasons, parts of a period, quarters, holidays --------------------------------------
 
 
@@ -162,6 +200,7 @@ def test_parts_quarters_and_fixed_holidays(text: str, want: tuple[str, str]) -> 
     [
         ("May 8th", ("2024-05-08", "2024-05-09")),
         ("on March 3", ("2024-03-03", "2024-03-04")),
+        ("my birthday is May 3", ("2024-05-03", "2024-05-04")),  # after a copula "may" is a month
         ("the second of May", ("2024-05-02", "2024-05-03")),
         ("June the 5th, 2021", ("2021-06-05", "2021-06-06")),
         ("2024-02-29", ("2024-02-29", "2024-03-01")),
@@ -220,6 +259,7 @@ def test_listed_months_take_the_first_ones_year() -> None:
         "I may go, and the band will march on",
         "this may help with the noise",
         "may 3 people share a room?",
+        "my address is 12 May Street",
         "they march 5 miles a day",
         "wait a second",
         "it stopped a second ago",

@@ -2,9 +2,10 @@
 
 It reads the user's own sentences and recognises the common first-person patterns: names and other
 "my X is Y" facts, preferences (prefer, like, love, hate, favourite), "remember that ...", standing
-instructions ("always ...", "never ...", "from now on ..."), and dated events (ISO dates, month names,
-today/tomorrow/yesterday, weekdays) resolved against when the turn was said. Corrections work because
-a pattern always yields the same `About` subject for the same thing, so the newer statement supersedes.
+instructions ("always ...", "never ...", "from now on ..."), and dated events: a sentence naming one
+day, read by the project's date reader (retrieval/dates.py) against when the turn was said.
+Corrections work because a pattern always yields the same `About` subject for the same thing, so the
+newer statement supersedes.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from tinymemory.api import About
+from tinymemory.retrieval import dates
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _LEAD = re.compile(
@@ -42,35 +44,7 @@ _I_FACT = re.compile(
     r"^i\s+(live in|work at|work for|work as|am from|'m from|am based in|'m based in)\s+(.+)$", re.I
 )
 
-_MONTHS = {
-    m: i + 1
-    for i, names in enumerate(
-        [
-            ("jan", "january"),
-            ("feb", "february"),
-            ("mar", "march"),
-            ("apr", "april"),
-            ("may",),
-            ("jun", "june"),
-            ("jul", "july"),
-            ("aug", "august"),
-            ("sep", "sept", "september"),
-            ("oct", "october"),
-            ("nov", "november"),
-            ("dec", "december"),
-        ]
-    )
-    for m in names
-}
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_MONTH_DAY = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I)
-_DAY_MONTH = re.compile(
-    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b(?:,?\s+(\d{{4}}))?", re.I
-)
-_RELATIVE = re.compile(r"\b(today|tonight|tomorrow|yesterday)\b", re.I)
-_WEEKDAY = re.compile(rf"\b(?:(next|last|this|on)\s+)?({'|'.join(_WEEKDAYS)})\b", re.I)
+_DAY = timedelta(days=1)
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'll|we|we're|my|our|me)\b", re.I)
 
 # Bare "I prefer X" needs a subject so a later "I prefer Y" replaces it; a few common ones are known.
@@ -243,37 +217,9 @@ def _preference_key(choice: str, other: str | None) -> str:
 
 
 def _dated(s: str, said_at: datetime) -> tuple[datetime, datetime] | None:
-    """The day a sentence is about, as a UTC [start, end) range, when it names one."""
-    base = said_at.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    day: datetime | None = None
-    if m := _ISO_DATE.search(s):
-        day = _safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    elif m := _MONTH_DAY.search(s):
-        day = _month_day(base, m.group(1), m.group(2), m.group(3))
-    elif m := _DAY_MONTH.search(s):
-        day = _month_day(base, m.group(2), m.group(1), m.group(3))
-    elif m := _RELATIVE.search(s):
-        shift = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}[m.group(1).lower()]
-        day = base + timedelta(days=shift)
-    elif m := _WEEKDAY.search(s):
-        target = _WEEKDAYS.index(m.group(2).lower())
-        delta = (target - base.weekday()) % 7
-        if (m.group(1) or "").lower() == "last":
-            delta = delta - 7 if delta else -7
-        elif (m.group(1) or "").lower() == "next" and delta == 0:
-            delta = 7
-        day = base + timedelta(days=delta)
-    if day is None:
-        return None
-    return day, day + timedelta(days=1)
-
-
-def _month_day(base: datetime, month: str, day: str, year: str | None) -> datetime | None:
-    return _safe_date(int(year) if year else base.year, _MONTHS[month.lower()], int(day))
-
-
-def _safe_date(year: int, month: int, day: int) -> datetime | None:
-    try:
-        return datetime(year, month, day, tzinfo=UTC)
-    except ValueError:
-        return None
+    """The day a sentence is about, as a UTC [start, end) range: the first expression the date reader
+    (retrieval/dates.py) resolves to a single day, against when the sentence was said."""
+    for span in dates.resolve(s, said_at.astimezone(UTC)):
+        if span.end - span.start == _DAY:
+            return span.start, span.end
+    return None

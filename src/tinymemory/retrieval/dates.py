@@ -6,9 +6,11 @@ years, fixed-date holidays, and the relative forms people use in chat ("last Sat
 ago", "the week before last", "earlier this month"). Spans are whole days, weeks (Monday first),
 months, seasons (northern hemisphere) or years, in the anchor's time zone. Words that are also
 ordinary English ("may", "march", "fall", "second") count only where the context makes them a date;
-numeric dates count only when their reading is unambiguous. The forms and their conventions are listed
-in docs/architecture/retrieval.md ("Temporal expressions"). The words it knows are in date_words and
-the calendar arithmetic in calendar_spans; the names other modules use are re-exported here.
+numeric dates count only when their reading is unambiguous; a day named without last/next ("on
+Friday", "the 3rd") is read by the tense of its clause (tense.py). The forms and their conventions are
+listed in docs/architecture/retrieval.md ("Temporal expressions"). The words it knows are in
+date_words and the calendar arithmetic in calendar_spans; the names other modules use are re-exported
+here. It is the project's one date reader: the rule-based learning extractor reads dates through it.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from tinymemory.retrieval.date_words import (
     VERB_MONTHS,
     WEEKDAYS,
 )
+from tinymemory.retrieval.tense import leaning
 
 __all__ = [
     "HOLIDAYS",
@@ -73,6 +76,8 @@ _UNIT = _alt(UNITS)
 _HOLIDAY = _alt(HOLIDAYS).replace("'", "['’]?")
 _ORDER_LEADS = "since|until|till|by|before|after|from|through|prior to|earlier than|later than"
 _DATE_LEAD = re.compile(rf"\b(?:on|{_ORDER_LEADS}) $")
+# "is May 3" is a date (a copula is no modal's subject); "is 12 May Street" may be an address.
+_COPULA = re.compile(r"\b(?:is|was|are|were|be) $")
 _AFTER_BARE_DAY = (
     r"(?=\s*$|\s*[^\w\s]|\s+(?:and|or|but|at|in|for|when|so|then|we|i|you|he|she|they|it|this|that|"
     r"to|until|through)\b)"
@@ -142,8 +147,8 @@ def _ordinal(m: re.Match[str], p: str) -> int:
     return int(m[p + "n"]) if m[p + "n"] else ORDINALS[m[p + "w"]]
 
 
-def _lead_before(m: re.Match[str]) -> bool:
-    return _DATE_LEAD.search(m.string, max(0, m.start() - 16), m.start()) is not None
+def _lead_before(m: re.Match[str], lead: re.Pattern[str] = _DATE_LEAD) -> bool:
+    return lead.search(m.string, max(0, m.start() - 16), m.start()) is not None
 
 
 def _month_of(m: re.Match[str], p: str, anchor: datetime) -> tuple[int, int, bool]:
@@ -244,7 +249,7 @@ def _day_month(m: re.Match[str], a: datetime) -> Answer:
 
 def _month_day(m: re.Match[str], a: datetime) -> Answer:
     month = m["mon"]
-    if month in VERB_MONTHS and not (m["yr"] or m["dsfx"] or _lead_before(m)):
+    if month in VERB_MONTHS and not (m["yr"] or m["dsfx"] or _lead_before(m) or _lead_before(m, _COPULA)):
         return NOT_DATE  # "may 3 people come" is a verb far more often than a date
     y = int(m["yr"]) if m["yr"] else a.year
     return cal.days(cal.day(a, y, MONTHS[month], _ordinal(m, "d")), 1, m["yr"] is None)
@@ -301,7 +306,7 @@ def _before_last(m: re.Match[str], a: datetime) -> Answer:
 
 
 def _weekday_before_last(m: re.Match[str], a: datetime) -> Answer:
-    last = _weekday_span(a, "last", WEEKDAYS[m[1]])
+    last = _weekday_span(a, "before", WEEKDAYS[m[1]])
     return None if last is None else cal.days(last.start - timedelta(days=7), 1, True)
 
 
@@ -315,24 +320,31 @@ def _other_day(m: re.Match[str], a: datetime) -> Answer:
     return cal.span(cal.shift_day(today, "day", -7), today, True)
 
 
-def _weekday_span(anchor: datetime, word: str, weekday: int) -> Span | None:
+def _weekday_span(anchor: datetime, way: str, weekday: int) -> Span | None:
+    """That weekday, looked for `way` from the anchor's day: "before" / "after" strictly, "back" / "ahead"
+    counting the anchor's own day, "week" in the anchor's (Monday-first) week."""
     today = cal.midnight(anchor)
-    back = (today.weekday() - weekday) % 7 or 7  # the latest such day strictly before today
-    ahead = (weekday - today.weekday()) % 7 or 7
+    steps = {
+        "before": -((today.weekday() - weekday) % 7 or 7),
+        "after": (weekday - today.weekday()) % 7 or 7,
+        "back": -((today.weekday() - weekday) % 7),
+        "ahead": (weekday - today.weekday()) % 7,
+        "week": weekday - today.weekday(),
+    }
     try:
-        if word in ("last", "past", "this past"):
-            return cal.days(today - timedelta(days=back), 1, True)
-        if word in ("next", "coming"):
-            return cal.days(today + timedelta(days=ahead), 1, True)
-        if word == "on":  # the latest such day on or before the anchor's
-            return cal.days(today - timedelta(days=(today.weekday() - weekday) % 7), 1, True)
-        return cal.days(today + timedelta(days=(weekday - today.weekday())), 1, True)  # this <weekday>
+        return cal.days(today + timedelta(days=steps[way]), 1, True)
     except OverflowError:
         return None
 
 
+_WAY = {"last": "before", "past": "before", "this past": "before", "next": "after", "coming": "after"}
+
+
 def _rel_weekday(m: re.Match[str], a: datetime) -> Answer:
-    return _weekday_span(a, m[1], WEEKDAYS[m[2]])
+    """`last/next Friday` strictly before / after the anchor's day; `this Friday` by the clause's tense
+    (tense.py), else the one in the anchor's week."""
+    way = _WAY.get(m[1]) or leaning(m.string, m.start(2)) or "week"
+    return _weekday_span(a, way, WEEKDAYS[m[2]])
 
 
 def _past_n(m: re.Match[str], a: datetime) -> Answer:
@@ -369,24 +381,28 @@ def _day_or_two(m: re.Match[str], a: datetime) -> Answer:
 
 
 def _nth_day(m: re.Match[str], a: datetime) -> Answer:
-    """A day of the month alone ("on the 3rd"): the latest such day on or before the anchor's (memory
-    mostly reports the past), or that day of this / last / next month when one is named."""
+    """A day of the month alone ("on the 3rd"), read by the tense of its clause like a bare weekday: the
+    first such day on or after the anchor's for a plan or the future, else the latest on or before it;
+    or that day of this / last / next month when one is named."""
     day = _ordinal(m, "n")
     if m["nrel"]:
         y, mo = cal.shift_month(a.year, a.month, SHIFT[m["nrel"]])
         return cal.days(cal.day(a, y, mo, day), 1, True)
     today = cal.midnight(a)
-    for k in (0, -1, -2):  # a 31st may need two months back
+    ahead = leaning(m.string, m.start()) == "ahead"
+    for k in (0, 1, 2) if ahead else (0, -1, -2):  # a 31st may need two months
         y, mo = cal.shift_month(a.year, a.month, k)
         start = cal.day(a, y, mo, day)
-        if start is not None and start <= today:
+        if start is not None and (start >= today if ahead else start <= today):
             return cal.days(start, 1, True)
     return None
 
 
 def _bare_weekday(m: re.Match[str], a: datetime) -> Answer:
-    """A weekday alone ("on Monday", "Saturday was fun"): the latest such day on or before the anchor's."""
-    return _weekday_span(a, "on", WEEKDAYS[m[1]])
+    """A weekday alone ("on Monday", "Saturday was fun", "I'm seeing Ana on Friday"), read by the tense
+    of its clause (tense.py): the first such day on or after the anchor's for a plan or the future, else
+    (the past, or no tense said: memory mostly reports the past) the latest on or before it."""
+    return _weekday_span(a, leaning(m.string, m.start(1)) or "back", WEEKDAYS[m[1]])
 
 
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str], datetime], Answer]]
