@@ -17,7 +17,6 @@ from tinymemory.api.items import NewItem, Relation
 from tinymemory.api.namespace import Namespace, Reach
 from tinymemory.api.relations import entity_key
 from tinymemory.api.requests import StoreResult
-from tinymemory.api.timeutil import utcnow
 from tinymemory.engines.postgres import lexstats, threads
 from tinymemory.engines.postgres.batch import Batch, Row
 from tinymemory.engines.postgres.db import Conn
@@ -50,15 +49,16 @@ async def write_items(
     pending: Sequence[Pending],
     analyzer: Analyzer,
     space: VectorSpace | None,
+    now: datetime,
     context: bool = False,
 ) -> list[StoreResult]:
-    """Store each item in order (a later duplicate in the same batch replays the earlier one).
+    """Store each item in order (a later duplicate in the same batch replays the earlier one); an item
+    without `observed_at` is observed at `now`.
 
     With `context`, a turn of a thread indexes its neighbours' words in its context field. The rows the
     items depend on are read up front for the whole batch (batch.py), every item is decided in order
     against that view, and the writes go out together, pipelined, at the end.
     """
-    now = utcnow()
     deltas = lexstats.Deltas()
     view = await Batch.load(conn, [(p.item, p.ckey) for p in pending], context)
     results = [await _decide(conn, view, p, analyzer, space, now, context, deltas) for p in pending]
@@ -174,7 +174,9 @@ async def _write_relations(conn: Conn, tenant: str, rowid: int, relations: Seque
         )
 
 
-async def forget_ids(conn: Conn, ids: Sequence[str], reach: Reach | None) -> tuple[list[str], list[str]]:
+async def forget_ids(
+    conn: Conn, ids: Sequence[str], reach: Reach | None, now: datetime
+) -> tuple[list[str], list[str]]:
     """Soft-delete the ids found (not yet forgotten) under `reach`, and what cites them; return
     (forgotten, skipped): the asked ids first, then those forgotten with them."""
     cur = await conn.execute(
@@ -187,11 +189,11 @@ async def forget_ids(conn: Conn, ids: Sequence[str], reach: Reach | None) -> tup
             found.setdefault(str(item), []).append(int(rowid))
     asked = [i for i in ids if i in found]
     chosen = [(r, i) for i in dict.fromkeys(asked) for r in sorted(found[i])]
-    derived = await _forget_rows(conn, chosen, reach)
+    derived = await _forget_rows(conn, chosen, reach, now)
     return asked + derived, [i for i in ids if i not in found]
 
 
-async def forget_filter(conn: Conn, flt: MetaFilter, reach: Reach | None) -> list[str]:
+async def forget_filter(conn: Conn, flt: MetaFilter, reach: Reach | None, now: datetime) -> list[str]:
     """Soft-delete what the filter reads (active, or as of `as_of`), confined to `reach` as well, and
     what cites it."""
     params: Params = []
@@ -203,7 +205,7 @@ async def forget_filter(conn: Conn, flt: MetaFilter, reach: Reach | None) -> lis
         f"SELECT i.rowid, i.id FROM items i WHERE {where} ORDER BY i.observed_at DESC, i.id DESC", params
     )
     chosen = [(int(r[0]), str(r[1])) for r in await cur.fetchall()]
-    return [i for _, i in chosen] + await _forget_rows(conn, chosen, reach)
+    return [i for _, i in chosen] + await _forget_rows(conn, chosen, reach, now)
 
 
 async def _citing(conn: Conn, ids: list[str], reach: Reach | None) -> list[tuple[int, str]]:
@@ -221,7 +223,9 @@ async def _citing(conn: Conn, ids: list[str], reach: Reach | None) -> list[tuple
     ]
 
 
-async def _forget_rows(conn: Conn, rows: list[tuple[int, str]], reach: Reach | None) -> list[str]:
+async def _forget_rows(
+    conn: Conn, rows: list[tuple[int, str]], reach: Reach | None, now: datetime
+) -> list[str]:
     """Forget `rows` and, transitively, what cites them (a learning or a summary derived from a turn);
     take each out of the lexical index and relink the turns beside it. Returns the derived ids."""
     chosen = dict(rows)
@@ -237,7 +241,7 @@ async def _forget_rows(conn: Conn, rows: list[tuple[int, str]], reach: Reach | N
     if not chosen:
         return derived
     await conn.execute(
-        "UPDATE items SET forgotten_at = %s WHERE rowid = ANY(%s::bigint[])", (to_us(utcnow()), list(chosen))
+        "UPDATE items SET forgotten_at = %s WHERE rowid = ANY(%s::bigint[])", (to_us(now), list(chosen))
     )
     beside = await threads.neighbours_of(conn, chosen)
     deltas = lexstats.Deltas()
