@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from tinymemory.testing import EngineFactory
-from tinymemory.testing.plugin import engine, engine_factory
+from tinymemory.testing.plugin import clock, engine, engine_factory
 
 from .factories import FACTORIES
 
-__all__ = ["engine", "engine_factory", "tinymemory_engine_factory"]
+__all__ = ["clock", "engine", "engine_factory", "tinymemory_engine_factory"]
 
 
 @pytest.fixture(params=FACTORIES, ids=lambda f: f.name)

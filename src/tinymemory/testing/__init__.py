@@ -21,17 +21,52 @@ Nothing in the library imports this package; it exists for test runs only.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from pathlib import Path
+from datetime import datetime, timedelta
 
-from tinymemory.api import MemoryEngine
+from tinymemory.api import MemoryEngine, utcnow
 
-__all__ = ["EngineFactory", "OpenEngine"]
+__all__ = ["EngineFactory", "OpenEngine", "SuiteClock"]
 
-OpenEngine = Callable[[Path], AbstractAsyncContextManager[MemoryEngine]]
-"""Opens an engine over empty storage under the given temporary directory and closes it on exit."""
+OpenEngine = Callable[..., AbstractAsyncContextManager[MemoryEngine]]
+"""Opens an engine over empty storage under the given temporary directory and closes it on exit;
+with `EngineFactory.takes_clock`, it is also given the test's `SuiteClock` as `clock=`."""
+
+
+class SuiteClock:
+    """The time a conformance test and its engine share, so a test that needs an instant strictly
+    between two stores moves the clock instead of sleeping.
+
+    For an engine given the clock (`EngineFactory.takes_clock`) it is manual: every reading is one
+    microsecond after the last, like a real clock, and `tick` jumps 20 ms. Otherwise it reads the system
+    clock and `tick` really waits 20 ms.
+    """
+
+    TICK = timedelta(milliseconds=20)
+
+    def __init__(self, manual: bool) -> None:
+        self.manual = manual
+        self._now = utcnow()
+
+    def __call__(self) -> datetime:
+        if not self.manual:
+            return utcnow()
+        self._now += timedelta(microseconds=1)
+        return self._now
+
+    def now(self) -> datetime:
+        """The current instant (for a filter's `as_of` or a cut-off)."""
+        return self()
+
+    async def tick(self) -> None:
+        """Leave a gap, so an instant taken now falls strictly between what came before and after."""
+        if self.manual:
+            self._now += self.TICK
+        else:
+            await asyncio.sleep(self.TICK.total_seconds())
 
 
 @dataclass(frozen=True)
@@ -45,7 +80,8 @@ class EngineFactory:
     engine (an in-memory database). `semantic` declares that the engine serves semantic and hybrid fetch;
     the descriptor tests hold the engine to that declaration either way. `requires` names a module that
     must be importable and `skip_unless` says whether a server is reachable, so machines without one
-    skip instead of failing.
+    skip instead of failing. With `takes_clock`, `open(tmp, clock=...)` passes the clock to the engine
+    (engines built on `tinymemory.engines.core.StorageEngine` take `clock=`), and the suite never sleeps.
     """
 
     name: str
@@ -54,3 +90,4 @@ class EngineFactory:
     shares_storage: bool = True
     requires: str | None = None
     skip_unless: Callable[[], bool] | None = None
+    takes_clock: bool = False

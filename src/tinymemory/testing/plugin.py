@@ -3,8 +3,9 @@
 Factories come from `--tinymemory-engine module:attr` (repeatable; the attribute is an `EngineFactory`
 or a list of them), which parametrizes `tinymemory_engine_factory` over them. Without the option, a
 conftest supplies them by defining its own `tinymemory_engine_factory` fixture, parametrized over its
-factories. The suite's tests ask for `engine` (a fresh engine from the current factory) and
-`engine_factory` (the factory itself, after its `requires` and `skip_unless` checks).
+factories. The suite's tests ask for `engine` (a fresh engine from the current factory),
+`engine_factory` (the factory itself, after its `requires` and `skip_unless` checks) and `clock` (the
+time the test shares with its engine).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pytest
 import pytest_asyncio
 
 from tinymemory.api import MemoryEngine
-from tinymemory.testing import EngineFactory
+from tinymemory.testing import EngineFactory, SuiteClock
 
 OPTION = "--tinymemory-engine"
 _FACTORIES = pytest.StashKey[list[EngineFactory]]()
@@ -96,8 +97,22 @@ def engine_factory(tinymemory_engine_factory: EngineFactory) -> EngineFactory:
     return factory
 
 
+@pytest.fixture
+def clock(engine_factory: EngineFactory) -> SuiteClock:
+    """The test's clock: manual when the factory hands it to its engines, else the system's."""
+    return SuiteClock(manual=engine_factory.takes_clock)
+
+
 @pytest_asyncio.fixture
-async def engine(engine_factory: EngineFactory, tmp_path: Path) -> AsyncIterator[MemoryEngine]:
-    """A fresh, empty engine from the current factory; closed after the test."""
-    async with engine_factory.open(tmp_path) as opened:
+async def engine(
+    engine_factory: EngineFactory, clock: SuiteClock, tmp_path: Path
+) -> AsyncIterator[MemoryEngine]:
+    """A fresh, empty engine from the current factory, on the test's clock if it takes one; closed after
+    the test."""
+    opening = (
+        engine_factory.open(tmp_path, clock=clock)
+        if engine_factory.takes_clock
+        else engine_factory.open(tmp_path)
+    )
+    async with opening as opened:
         yield opened

@@ -22,9 +22,8 @@ from tinymemory.api import (
     Reach,
     RecallRequest,
     TinyMemoryError,
-    utcnow,
 )
-from tinymemory.testing import EngineFactory
+from tinymemory.testing import EngineFactory, SuiteClock
 
 from .helpers import fetch_ids, item, list_ids, ns
 
@@ -133,21 +132,21 @@ async def test_get_deduplicates_ids_and_hides_superseded_outside_reach(engine: M
     assert (outside.items, outside.missing) == ((), (old.id,))
 
 
-async def test_as_of_is_confined_by_reach(engine: MemoryEngine) -> None:
+async def test_as_of_is_confined_by_reach(engine: MemoryEngine, clock: SuiteClock) -> None:
     mine = await engine.store(item("walrus mine", namespace="team:acme"))
     await engine.store(item("walrus theirs", namespace="team:globex"))
-    await asyncio.sleep(0.02)
-    flt = MetaFilter(as_of=utcnow(), reach=Reach.subtree(ns("team:acme")))
+    await clock.tick()
+    flt = MetaFilter(as_of=clock.now(), reach=Reach.subtree(ns("team:acme")))
     assert await list_ids(engine, flt) == [mine.id]
     assert await fetch_ids(engine, "walrus", flt) == [mine.id]
 
 
-async def test_recall_honours_filter_and_as_of(engine: MemoryEngine) -> None:
+async def test_recall_honours_filter_and_as_of(engine: MemoryEngine, clock: SuiteClock) -> None:
     about = About("user", "editor")
     old = await engine.store(item("the user edits with vim", about=about))
-    await asyncio.sleep(0.02)
-    between = utcnow()
-    await asyncio.sleep(0.02)
+    await clock.tick()
+    between = clock.now()
+    await clock.tick()
     new = await engine.store(item("the user edits with emacs", about=about))
     doc = await engine.store(item("editor comparison document", ItemKind.DOCUMENT))
     now = await engine.recall(RecallRequest(question="which editor does the user use", limit=MAX_LIMIT))

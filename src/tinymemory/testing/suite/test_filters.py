@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -19,8 +18,8 @@ from tinymemory.api import (
     NewItem,
     Reach,
     Source,
-    utcnow,
 )
+from tinymemory.testing import SuiteClock
 
 from .helpers import at, fetch_ids, item, list_ids, ns, store_all
 
@@ -156,11 +155,11 @@ async def test_observed_bounds_are_inclusive_after_and_exclusive_before(engine: 
 
 
 @pytest.mark.asyncio
-async def test_as_of_alone_reads_what_was_active_then(engine: MemoryEngine) -> None:
+async def test_as_of_alone_reads_what_was_active_then(engine: MemoryEngine, clock: SuiteClock) -> None:
     early = await engine.store(item(_text("early")))
-    await asyncio.sleep(0.02)
-    instant = utcnow()
-    await asyncio.sleep(0.02)
+    await clock.tick()
+    instant = clock.now()
+    await clock.tick()
     await engine.store(item(_text("late")))
     flt = MetaFilter(as_of=instant)
     assert await list_ids(engine, flt) == [early.id]

@@ -21,8 +21,8 @@ from tinymemory.api import (
     PurgeRequest,
     Reach,
     Tombstone,
-    utcnow,
 )
+from tinymemory.testing import SuiteClock
 
 from .helpers import item, ns
 
@@ -30,12 +30,14 @@ UNKNOWN = "m_ffffffffffffffffffffffff"
 
 
 @pytest.mark.asyncio
-async def test_a_forgotten_id_is_missing_and_reported_with_when(engine: MemoryEngine) -> None:
+async def test_a_forgotten_id_is_missing_and_reported_with_when(
+    engine: MemoryEngine, clock: SuiteClock
+) -> None:
     gone = await engine.store(item("the locker code is 4411", namespace="team:acme"))
     kept = await engine.store(item("standup is at ten", namespace="team:acme"))
-    before = utcnow()
+    before = clock.now()
     await engine.forget(ForgetRequest(ids=(gone.id,)))
-    after = utcnow()
+    after = clock.now()
 
     got = await engine.get(GetRequest(ids=(kept.id, gone.id, UNKNOWN)))
     assert [i.id for i in got.items] == [kept.id]

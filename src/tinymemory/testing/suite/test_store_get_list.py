@@ -17,8 +17,8 @@ from tinymemory.api import (
     Source,
     content_key,
     item_id,
-    utcnow,
 )
+from tinymemory.testing import SuiteClock
 
 from .helpers import at, item, list_ids, ns
 
@@ -132,10 +132,10 @@ async def test_get_round_trips_every_meta_field(engine: MemoryEngine) -> None:
     assert got.is_active
 
 
-async def test_observed_at_defaults_to_the_time_of_the_store(engine: MemoryEngine) -> None:
-    before = utcnow() - timedelta(seconds=1)
+async def test_observed_at_defaults_to_the_time_of_the_store(engine: MemoryEngine, clock: SuiteClock) -> None:
+    before = clock.now() - timedelta(seconds=1)
     stored = await engine.store(item("no observed_at given"))
-    after = utcnow() + timedelta(seconds=1)
+    after = clock.now() + timedelta(seconds=1)
     (got,) = (await engine.get(GetRequest(ids=(stored.id,)))).items
     assert got.meta.observed_at is not None
     assert got.meta.observed_at.utcoffset() is not None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -22,19 +21,14 @@ from tinymemory.api import (
     RecallRequest,
     content_key,
     item_id,
-    utcnow,
 )
+from tinymemory.testing import SuiteClock
 
 from .helpers import fetch_ids, item, list_ids, ns
 
 pytestmark = pytest.mark.asyncio  # every test here is async; marked so strict mode runs them
 
 CITY = About("user", "city")
-
-
-async def _tick() -> None:
-    """Leave a gap so an instant taken now falls strictly between two stores."""
-    await asyncio.sleep(0.02)
 
 
 async def test_versions_follow_the_observation_timeline(engine: MemoryEngine) -> None:
@@ -57,12 +51,14 @@ async def test_versions_follow_the_observation_timeline(engine: MemoryEngine) ->
     assert await list_ids(engine) == [late.id]
 
 
-async def test_storing_the_same_about_supersedes_the_active_version(engine: MemoryEngine) -> None:
+async def test_storing_the_same_about_supersedes_the_active_version(
+    engine: MemoryEngine, clock: SuiteClock
+) -> None:
     paris = item("the user lives in paris", about=CITY)
     old = await engine.store(paris)
-    await _tick()
-    between = utcnow()
-    await _tick()
+    await clock.tick()
+    between = clock.now()
+    await clock.tick()
     new = await engine.store(item("the user lives in berlin", about=CITY))
     assert new.replayed is False
     assert new.superseded == (old.id,)
@@ -83,7 +79,7 @@ async def test_storing_the_same_about_supersedes_the_active_version(engine: Memo
     then = MetaFilter(as_of=between)
     assert await list_ids(engine, then) == [old.id]
     assert await fetch_ids(engine, "user lives", then) == [old.id]
-    assert await list_ids(engine, MetaFilter(as_of=utcnow())) == [new.id]
+    assert await list_ids(engine, MetaFilter(as_of=clock.now())) == [new.id]
 
     # re-storing the old text is a new version, not a replay of the closed one
     again = await engine.store(paris)
@@ -111,12 +107,12 @@ async def test_supersession_is_per_namespace(engine: MemoryEngine) -> None:
     assert set(await list_ids(engine)) == {a.id, b.id}
 
 
-async def test_forgotten_memory_is_hidden_from_every_read(engine: MemoryEngine) -> None:
+async def test_forgotten_memory_is_hidden_from_every_read(engine: MemoryEngine, clock: SuiteClock) -> None:
     keep = await engine.store(item("the office plant is a fern", repo="r"))
     gone = await engine.store(item("the office plant is a cactus", repo="r"))
-    await _tick()
-    before_forget = utcnow()
-    await _tick()
+    await clock.tick()
+    before_forget = clock.now()
+    await clock.tick()
     result = await engine.forget(ForgetRequest(ids=(gone.id,)))
     assert result.forgotten == (gone.id,)
     assert result.skipped == ()
@@ -181,13 +177,13 @@ async def test_purge_is_confined_to_its_reach(engine: MemoryEngine) -> None:
     assert (await engine.purge(PurgeRequest())).purged == 1
 
 
-async def test_purge_forgotten_before(engine: MemoryEngine) -> None:
+async def test_purge_forgotten_before(engine: MemoryEngine, clock: SuiteClock) -> None:
     early = await engine.store(item("forgotten early"))
     late = await engine.store(item("forgotten late"))
     await engine.forget(ForgetRequest(ids=(early.id,)))
-    await _tick()
-    cut = utcnow()
-    await _tick()
+    await clock.tick()
+    cut = clock.now()
+    await clock.tick()
     await engine.forget(ForgetRequest(ids=(late.id,)))
     assert (await engine.purge(PurgeRequest(forgotten_before=cut))).purged == 1
     assert (await engine.purge(PurgeRequest())).purged == 1
