@@ -71,6 +71,7 @@ from tinymemory.api import (
     utcnow,
 )
 from tinymemory.api.echo import echo
+from tinymemory.api.paging import fetched, listed
 from tinymemory.api.validate import MAX_QUERY_CHARS
 from tinymemory.async_memory.arguments import as_namespace, check_bool, check_count, check_opening, checked
 from tinymemory.integrations import langgraph_match as match
@@ -448,17 +449,10 @@ class TinyMemoryStore(BaseStore):
 
     async def _records(self, reach: Reach) -> AsyncIterator[Record]:
         """Every item this store wrote under `reach` (expired ones too), newest update first."""
-        cursor: str | None = None
-        flt = MetaFilter(reach=reach, sources=(SOURCE,))
-        while True:
-            page = await self.engine.list(ListRequest(filter=flt, limit=MAX_LIMIT, cursor=cursor))
-            for item in page.items:
-                record = decode(item, self.base)
-                if record is not None:
-                    yield record
-            if page.next_cursor is None:
-                return
-            cursor = page.next_cursor
+        async for item in listed(self.engine, MetaFilter(reach=reach, sources=(SOURCE,))):
+            record = decode(item, self.base)
+            if record is not None:
+                yield record
 
     async def _scan(self, reach: Reach, now: datetime) -> AsyncIterator[Record]:
         """The live items under `reach`, newest update first."""
@@ -485,21 +479,16 @@ class TinyMemoryStore(BaseStore):
         seen: set[str] = set()
         if op.query is not None and op.query.strip():
             flt = MetaFilter(reach=reach, sources=(SOURCE,), tags_any=(INDEXED_TAG,))
-            cursor: str | None = None
-            while len(found) < want:
-                res = await self.engine.fetch(
-                    FetchRequest(op.query, filter=flt, limit=min(MAX_LIMIT, max(want, 10)), cursor=cursor)
-                )
-                for hit in res.hits:
-                    record = decode(hit.item, self.base)
-                    if record is None or record.expired(now) or hit.item.id in seen:
-                        continue
-                    seen.add(hit.item.id)
-                    if match.matches(record.value, op.filter):
-                        found.append((record, hit.score))
-                if res.next_cursor is None:
-                    break
-                cursor = res.next_cursor
+            request = FetchRequest(op.query, filter=flt, limit=min(MAX_LIMIT, max(want, 10)))
+            async for hit in fetched(self.engine, request):
+                record = decode(hit.item, self.base)
+                if record is None or record.expired(now) or hit.item.id in seen:
+                    continue
+                seen.add(hit.item.id)
+                if match.matches(record.value, op.filter):
+                    found.append((record, hit.score))
+                    if len(found) >= want:
+                        break
         if len(found) < want:
             # unranked: no query, nothing indexed, or past the fetch's candidates; newest update first
             async for record in self._scan(reach, now):
