@@ -72,6 +72,10 @@ _log = logging.getLogger("tinymemory.compat.mem0")
 _UNSET: Any = object()
 PROCEDURAL = "procedural_memory"
 
+_DELETE_ALL_NEEDS_IDS = (
+    "is missing: at least one filter is required to delete all memories (reset() deletes all)"
+)
+
 
 class AsyncMemory:
     """mem0's `AsyncMemory`, served by a tinymemory engine.
@@ -377,13 +381,7 @@ class AsyncMemory:
     ) -> dict[str, Any]:
         """Delete every memory of the ids given (at least one; `reset` deletes everything)."""
         op = "delete_all"
-        scope = Scope.maybe(op, user_id, agent_id, run_id)
-        if scope.is_empty:
-            raise invalid(
-                op,
-                "user_id",
-                "is missing: at least one filter is required to delete all memories (reset() deletes all)",
-            )
+        scope = Scope.of(op, user_id, agent_id, run_id, missing=_DELETE_ALL_NEEDS_IDS)
         actives = await list_all(self.engine, scope.read_filter(op, self.root))
         await self._delete(actives, scope.reach(op, self.root))
         return {"message": "Memories deleted successfully!"}
