@@ -10,7 +10,7 @@ import pytest
 
 from test_sqlite_support import HashEmbedder, note
 from tinymemory.api import FetchRequest, ListRequest, ListResult, MetaFilter
-from tinymemory.api.paging import fetched, list_all, listed
+from tinymemory.api.paging import fetched, list_all, listed, newest
 from tinymemory.engines.sqlite import SqliteEngine
 
 T0 = datetime(2024, 3, 1, tzinfo=UTC)
@@ -69,3 +69,10 @@ async def test_fetched_follows_the_cursor_to_the_last_hit(engine: CountingEngine
     request = FetchRequest(query="garden tomatoes", limit=7)
     hits = [h.item.id async for h in fetched(engine, request)]
     assert len(hits) == len(set(hits)) == 25
+
+
+@pytest.mark.asyncio
+async def test_newest_is_the_most_recently_observed_match_or_none(engine: CountingEngine) -> None:
+    found = await newest(engine, MetaFilter())
+    assert found is not None and found.text == "garden note 24 about tomatoes"
+    assert await newest(engine, MetaFilter(tags_any=("nothing-has-this",))) is None

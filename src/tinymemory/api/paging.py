@@ -1,6 +1,6 @@
-"""Reading past one page: the cursor loop of `list` and `fetch`, in one place.
+"""Reading by pages: the cursor loop of `list` and `fetch`, and the one-item read, in one place.
 
-Each follows `next_cursor` until there is none (or a page comes back empty, so a cursor that never
+The loops follow `next_cursor` until there is none (or a page comes back empty, so a cursor that never
 ends cannot loop forever). A caller that has enough stops iterating; no further page is read.
 """
 
@@ -25,6 +25,12 @@ async def listed(engine: MemoryEngine, flt: MetaFilter, limit: int = MAX_LIMIT) 
         cursor = page.next_cursor
         if cursor is None or not page.items:
             return
+
+
+async def newest(engine: MemoryEngine, flt: MetaFilter) -> MemoryItem | None:
+    """The newest item `list` yields for the filter (most recently observed), or None."""
+    page = await engine.list(ListRequest(filter=flt, limit=1))
+    return page.items[0] if page.items else None
 
 
 async def list_all(engine: MemoryEngine, flt: MetaFilter, limit: int = MAX_LIMIT) -> list[MemoryItem]:

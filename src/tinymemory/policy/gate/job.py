@@ -30,7 +30,6 @@ from tinymemory.api import (
     GetRequest,
     ItemKind,
     ItemMeta,
-    ListRequest,
     MemoryEngine,
     MemoryItem,
     MetaFilter,
@@ -41,7 +40,7 @@ from tinymemory.api import (
     Source,
     utcnow,
 )
-from tinymemory.api.paging import list_all
+from tinymemory.api.paging import list_all, newest
 from tinymemory.policy.gate.match import FactMatcher
 from tinymemory.policy.gate.queue import (
     GATE_SOURCE,
@@ -331,12 +330,8 @@ class GateJob:
         node = decision_node(workspace, agent)
         found: set[str] = set()
         for cid in ids:
-            page = await self.engine.list(
-                ListRequest(
-                    filter=MetaFilter(reach=Reach.exact(node), about=About(DECISION_ABOUT, cid)), limit=1
-                )
-            )
-            if page.items:
+            decided = MetaFilter(reach=Reach.exact(node), about=About(DECISION_ABOUT, cid))
+            if await newest(self.engine, decided) is not None:
                 found.add(cid)
         return found
 
