@@ -29,7 +29,6 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Any, cast
 
 try:
@@ -70,6 +69,7 @@ from tinymemory.api import (
     Reach,
     utcnow,
 )
+from tinymemory.api.closing import Closing
 from tinymemory.api.echo import echo
 from tinymemory.api.paging import fetched, listed
 from tinymemory.api.validate import MAX_QUERY_CHARS
@@ -170,7 +170,7 @@ class _Put:
     ttl: float | None
 
 
-class TinyMemoryStore(BaseStore):
+class TinyMemoryStore(Closing, BaseStore):
     """A LangGraph store over a tinymemory engine, so graphs and LangMem's tools keep their memory in it.
 
     See the module docstring for how tuples, items and searches map onto the engine.
@@ -278,14 +278,6 @@ class TinyMemoryStore(BaseStore):
             return
         self._closed = True
         self._loop.close(self.engine.close)
-
-    def __enter__(self) -> TinyMemoryStore:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def _check_open(self) -> None:
         if self._closed:
