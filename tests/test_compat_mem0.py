@@ -452,3 +452,17 @@ def test_a_closed_memory_refuses_calls(tmp_path: Path) -> None:
     mem.close()
     with pytest.raises(RuntimeError, match="closed"):
         mem.get_all(filters={"user_id": "u"})
+
+
+def test_the_calls_needing_an_id_say_which_ids_they_need(mem: Memory) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        mem.delete_all()
+    assert str(caught.value) == (
+        "delete_all: `user_id` is missing: at least one filter is required to delete all memories "
+        "(reset() deletes all)"
+    )
+    with pytest.raises(InvalidInput) as caught:
+        mem.add("x")
+    assert str(caught.value) == (
+        "add: `user_id` is missing: at least one of `user_id`, `agent_id` or `run_id` must be provided"
+    )

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Coroutine
-from types import TracebackType
-from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
+from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from tinymemory._loop import LoopThread
+from tinymemory.api.closing import Closing
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -143,7 +143,7 @@ def derived(source: type) -> Callable[[C], C]:
     return rename
 
 
-class SyncFacade(Generic[A]):
+class SyncFacade(Closing, Generic[A]):
     """A sync class over one async object, with its own loop thread: closing, once, and with-blocks.
 
     Subclasses open their async object in `__init__`, pass it here, and say in `_closing` which of
@@ -164,13 +164,3 @@ class SyncFacade(Generic[A]):
         what the facade opened with it) closes and the loop thread stops. Later calls raise
         RuntimeError; closing again does nothing."""
         self._loop.close(self._closing)
-
-    def __enter__(self) -> Self:
-        """`with ... as mem:` closes the store on the way out (an explicit close inside is fine)."""
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        """Close the store."""
-        self.close()

@@ -8,6 +8,7 @@ high-level server would derive schemas from Python signatures instead.
 from __future__ import annotations
 
 import copy
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -61,14 +62,36 @@ def mcp_result(output: ToolOutput) -> types.CallToolResult:
 def mcp_server(tools: ToolSet, name: str = SERVER_NAME, instructions: str = INSTRUCTIONS) -> Server[Any]:
     """A server listing `tools.specs()` and answering tools/call through `tools.call`."""
 
+    async def the_tools(_ctx: ServerRequestContext[Any, Any]) -> ToolSet:
+        return tools
+
+    return per_request_server(the_tools, name, instructions)
+
+
+def per_request_server(
+    tools_for: Callable[[ServerRequestContext[Any, Any]], Awaitable[ToolSet | None]],
+    name: str,
+    instructions: str,
+    refusal: Callable[[str], ToolOutput] | None = None,
+) -> Server[Any]:
+    """A server whose handlers ask `tools_for` for the tools of each request. Where it answers None,
+    the list is empty and a call answers `refusal(tool name)`."""
+
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[mcp_tool(s) for s in tools.specs()])
+        tools = await tools_for(ctx)
+        specs = tools.specs() if tools is not None else []
+        return types.ListToolsResult(tools=[mcp_tool(s) for s in specs])
 
     async def call(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
+        tools = await tools_for(ctx)
+        if tools is None:
+            if refusal is None:
+                raise RuntimeError(f"{name}: no tools for this request and no refusal to give")
+            return mcp_result(refusal(params.name))
         return mcp_result(await call_tool(tools, params.name, params.arguments))
 
     return Server(

@@ -37,19 +37,21 @@ class Facet(StrEnum):
     TAG = "tag"
 
 
+# The facets that count one ItemMeta string field, and the field each counts.
+FACET_META_FIELDS: dict[Facet, str] = {
+    Facet.WORKSPACE: "workspace",
+    Facet.FOLDER: "folder",
+    Facet.FILE_PATH: "file_path",
+    Facet.LANGUAGE: "language",
+    Facet.REPO: "repo",
+    Facet.URL: "url",
+    Facet.THREAD: "thread_id",
+    Facet.AGENT: "agent_id",
+    Facet.TOOL_CALL: "tool_call",
+}
+
 # MetaFilter fields that match one same-named meta field exactly.
-EQUALITY_FIELDS: tuple[str, ...] = (
-    "workspace",
-    "folder",
-    "file_path",
-    "language",
-    "repo",
-    "url",
-    "thread_id",
-    "agent_id",
-    "tool_call",
-    "parent",
-)
+EQUALITY_FIELDS: tuple[str, ...] = (*FACET_META_FIELDS.values(), "parent")
 
 # Fields only the host may set; the model-facing filter never carries them.
 HOST_FIXED_FIELDS = frozenset({"namespace", "reach"})

@@ -6,7 +6,6 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, tzinfo
 from os import PathLike
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from tinymemory.api import (
@@ -39,6 +38,7 @@ from tinymemory.api import (
     StoreResult,
     TimeHint,
 )
+from tinymemory.api.closing import AsyncClosing
 from tinymemory.api.echo import echo
 from tinymemory.api.errors import InvalidRequest
 from tinymemory.api.validate import (
@@ -88,7 +88,7 @@ def _check_field(op: str, field: str, value: str) -> None:
         raise fail(op, field, f"is longer than {MAX_FIELD_CHARS} characters")
 
 
-class AsyncMemory:
+class AsyncMemory(AsyncClosing):
     """Async access to one memory store, placed at one namespace: the same methods as `Memory`, as
     coroutines, for hosts that already run an event loop.
 
@@ -166,16 +166,6 @@ class AsyncMemory:
             return
         self._closed = True
         await self._engine.close()
-
-    async def __aenter__(self) -> AsyncMemory:
-        """`async with AsyncMemory(...) as mem:` closes the store on the way out."""
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        """Close the store."""
-        await self.close()
 
     # -- writes ----------------------------------------------------------------------------------
     @checked("item")

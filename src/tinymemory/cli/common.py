@@ -17,15 +17,40 @@ from tinymemory.api import MemoryEngine, Namespace, Reach, parse_rfc3339, to_jso
 
 ALL_REACH = "all"
 EVERYTHING = Reach.subtree(Namespace.root())  # the root and every node below it
+TRUTHY = frozenset({"1", "true", "yes", "on"})  # what a TINYMEMORY_* switch variable says yes with
+NO_EMBEDDER_HELP = "lexical only: do not load the embedding model"
+
+
+def env_flag(variable: str) -> bool:
+    """Whether the environment variable says yes (one of TRUTHY, in any case and spacing)."""
+    return os.environ.get(variable, "").strip().lower() in TRUTHY
+
+
+def add_env_option(
+    parser: argparse.ArgumentParser,
+    flag: str,
+    variable: str,
+    help: str,
+    default: str | None = None,
+    **more: Any,
+) -> None:
+    """A flag whose default is the environment variable's value (else `default`)."""
+    parser.add_argument(flag, default=os.environ.get(variable, default), help=help, **more)
+
+
+def add_env_switch(parser: argparse.ArgumentParser, flag: str, variable: str, help: str) -> None:
+    """A yes/no flag, on by default when the environment variable says yes (see `env_flag`)."""
+    parser.add_argument(flag, action="store_true", default=env_flag(variable), help=help)
 
 
 def add_db_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    add_env_option(
+        parser,
         "--db",
-        default=os.environ.get("TINYMEMORY_DB"),
-        metavar="TARGET",
-        help="the store: a SQLite file, or a postgresql:// URL (keep its password in $PGPASSWORD or "
+        "TINYMEMORY_DB",
+        "the store: a SQLite file, or a postgresql:// URL (keep its password in $PGPASSWORD or "
         "~/.pgpass) (default: $TINYMEMORY_DB, else $TINYMEMORY_HOME/memory.db, else the user data dir)",
+        metavar="TARGET",
     )
 
 
@@ -55,23 +80,25 @@ def open_store(
 def add_hs256_flags(parser: argparse.ArgumentParser) -> None:
     """The HS256 secret and the claims a service demands: `serve` verifies with them, `token issue`
     signs with them, so both read the same flags and variables."""
-    env = os.environ.get
-    parser.add_argument(
+    add_env_option(
+        parser,
         "--jwt-secret-file",
-        default=env("TINYMEMORY_JWT_SECRET_FILE"),
-        help="file holding the HS256 secret (or set $TINYMEMORY_JWT_SECRET)",
+        "TINYMEMORY_JWT_SECRET_FILE",
+        "file holding the HS256 secret (or set $TINYMEMORY_JWT_SECRET)",
     )
-    parser.add_argument("--jwt-issuer", default=env("TINYMEMORY_JWT_ISSUER"), help="the `iss` claim")
-    parser.add_argument("--jwt-audience", default=env("TINYMEMORY_JWT_AUDIENCE"), help="the `aud` claim")
+    add_env_option(parser, "--jwt-issuer", "TINYMEMORY_JWT_ISSUER", "the `iss` claim")
+    add_env_option(parser, "--jwt-audience", "TINYMEMORY_JWT_AUDIENCE", "the `aud` claim")
 
 
 def add_store_flags(parser: argparse.ArgumentParser) -> None:
     add_db_flag(parser)
-    parser.add_argument(
+    add_env_option(
+        parser,
         "--namespace",
-        default=os.environ.get("TINYMEMORY_NAMESPACE", ""),
-        help="where writes land, e.g. team:acme/agent:writer (default: $TINYMEMORY_NAMESPACE, else the "
+        "TINYMEMORY_NAMESPACE",
+        "where writes land, e.g. team:acme/agent:writer (default: $TINYMEMORY_NAMESPACE, else the "
         "root); when set, reads see that node and its ancestors, as an agent placed there would",
+        "",
     )
     parser.add_argument(
         "--reach",
@@ -80,9 +107,7 @@ def add_store_flags(parser: argparse.ArgumentParser) -> None:
         "'exact(team:acme)', 'inherit(team:acme/agent:writer)' joined by + (default: everything in the "
         "file, or the --namespace node and its ancestors when --namespace is set)",
     )
-    parser.add_argument(
-        "--no-embedder", action="store_true", help="lexical only: do not load the embedding model"
-    )
+    parser.add_argument("--no-embedder", action="store_true", help=NO_EMBEDDER_HELP)
 
 
 def namespace_of(args: argparse.Namespace) -> Namespace:

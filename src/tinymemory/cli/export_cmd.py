@@ -11,11 +11,11 @@ import argparse
 import asyncio
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import IO, Any
 
 from tinymemory.api import Namespace, NotFound, Unsupported
+from tinymemory.api.atomic import replacing
 from tinymemory.api.records import (
     FORMAT_VERSION,
     PortableEngine,
@@ -66,18 +66,11 @@ async def _write(target: str | None, out: IO[bytes], vectors: bool, subtree: Nam
 
 def _to_file(path: Path, write: Any) -> int:
     """Write beside `path` under a temporary name (owner-only, as the store's copy it is) and rename."""
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            count: int = write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        return count
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with replacing(path, prefix=f".{path.name}.", suffix=".partial") as tmp, open(tmp, "wb") as fh:
+        count: int = write(fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return count
 
 
 def _export(args: argparse.Namespace) -> int:

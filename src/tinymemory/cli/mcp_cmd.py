@@ -11,14 +11,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import sys
 import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tinymemory.api import InvalidRequest, Namespace
-from tinymemory.cli.common import add_db_flag, open_store, scope_reach
+from tinymemory.cli.common import (
+    NO_EMBEDDER_HELP,
+    add_db_flag,
+    add_env_option,
+    add_env_switch,
+    open_store,
+    scope_reach,
+)
 from tinymemory.cli.edge import run_guarded
 
 if TYPE_CHECKING:  # the policy layer (and pydantic) load only when `--tools policy` is served
@@ -26,45 +32,34 @@ if TYPE_CHECKING:  # the policy layer (and pydantic) load only when `--tools pol
     from tinymemory.api import MemoryEngine
     from tinymemory.policy import Identity, MemoryPolicy
 
-TRUTHY = frozenset({"1", "true", "yes", "on"})
-
-
-def _env_flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in TRUTHY
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    env = os.environ.get
     add_db_flag(parser)
-    parser.add_argument(
+    add_env_option(
+        parser,
         "--place",
-        default=env("TINYMEMORY_PLACE", ""),
-        help="namespace every write lands at, e.g. team:acme/agent:writer (default: $TINYMEMORY_PLACE, "
+        "TINYMEMORY_PLACE",
+        "namespace every write lands at, e.g. team:acme/agent:writer (default: $TINYMEMORY_PLACE, "
         "else the root)",
+        "",
     )
-    parser.add_argument(
+    add_env_option(
+        parser,
         "--reach",
-        default=env("TINYMEMORY_REACH"),
-        help="what reads and forgets may touch, e.g. 'subtree(team:acme)' or 'all' (default: "
+        "TINYMEMORY_REACH",
+        "what reads and forgets may touch, e.g. 'subtree(team:acme)' or 'all' (default: "
         "$TINYMEMORY_REACH, else the place and its ancestors; everything when no place is set)",
     )
-    parser.add_argument(
-        "--read-only",
-        action="store_true",
-        default=_env_flag("TINYMEMORY_READ_ONLY"),
-        help="offer no write tools (default: $TINYMEMORY_READ_ONLY)",
+    add_env_switch(
+        parser, "--read-only", "TINYMEMORY_READ_ONLY", "offer no write tools (default: $TINYMEMORY_READ_ONLY)"
     )
-    parser.add_argument(
+    add_env_option(
+        parser,
         "--zone",
-        default=env("TINYMEMORY_ZONE"),
-        help="IANA zone refers_to dates are read in, e.g. Europe/Paris (default: this machine's zone)",
+        "TINYMEMORY_ZONE",
+        "IANA zone refers_to dates are read in, e.g. Europe/Paris (default: this machine's zone)",
     )
-    parser.add_argument(
-        "--no-embedder",
-        action="store_true",
-        default=_env_flag("TINYMEMORY_NO_EMBEDDER"),
-        help="lexical only: do not load the embedding model",
-    )
+    add_env_switch(parser, "--no-embedder", "TINYMEMORY_NO_EMBEDDER", NO_EMBEDDER_HELP)
     add_policy_arguments(parser)
 
 
@@ -73,35 +68,40 @@ TOOL_SETS = ("memory", "policy")
 
 def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
     """`--tools policy` serves the memory__ set to one user; the user running the client is that user."""
-    env = os.environ.get
-    parser.add_argument(
+    add_env_option(
+        parser,
         "--tools",
-        choices=TOOL_SETS,
-        default=env("TINYMEMORY_TOOLS", "memory"),
-        help="which tool set: memory (the seven memory_ tools, scoped by --place/--reach) or policy "
+        "TINYMEMORY_TOOLS",
+        "which tool set: memory (the seven memory_ tools, scoped by --place/--reach) or policy "
         "(memory__remember, __recall, __open, __list, __forget for --workspace/--user/--agent) "
         "(default: $TINYMEMORY_TOOLS, else memory)",
+        "memory",
+        choices=TOOL_SETS,
     )
-    parser.add_argument(
+    add_env_option(
+        parser,
         "--workspace",
-        default=env("TINYMEMORY_WORKSPACE"),
-        help="with --tools policy: the workspace (required; default: $TINYMEMORY_WORKSPACE)",
+        "TINYMEMORY_WORKSPACE",
+        "with --tools policy: the workspace (required; default: $TINYMEMORY_WORKSPACE)",
     )
-    parser.add_argument(
+    add_env_option(
+        parser,
         "--user",
-        default=env("TINYMEMORY_USER"),
-        help="with --tools policy: the user the memories belong to (required; default: $TINYMEMORY_USER)",
+        "TINYMEMORY_USER",
+        "with --tools policy: the user the memories belong to (required; default: $TINYMEMORY_USER)",
     )
-    parser.add_argument(
+    add_env_option(
+        parser,
         "--agent",
-        default=env("TINYMEMORY_AGENT"),
-        help="with --tools policy: the agent, so memories land in the user's tier for that agent and "
+        "TINYMEMORY_AGENT",
+        "with --tools policy: the agent, so memories land in the user's tier for that agent and "
         "the agent's shared memories are read (default: $TINYMEMORY_AGENT, else none)",
     )
-    parser.add_argument(
+    add_env_option(
+        parser,
         "--policy",
-        default=env("TINYMEMORY_POLICY"),
-        help="with --tools policy: a MemoryPolicy file, YAML or JSON (default: $TINYMEMORY_POLICY, else "
+        "TINYMEMORY_POLICY",
+        "with --tools policy: a MemoryPolicy file, YAML or JSON (default: $TINYMEMORY_POLICY, else "
         "the built-in policy)",
     )
 

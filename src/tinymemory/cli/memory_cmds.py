@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from tinymemory.api import LEARNING_KINDS, Facet, FetchMode, InvalidRequest, ItemKind
@@ -92,59 +94,25 @@ def _store(args: argparse.Namespace) -> int:
         )
 
 
-def _fetch(args: argparse.Namespace) -> int:
-    with open_memory(args) as mem:
-        return emit(
-            mem.fetch(
-                args.query, mode=args.mode, limit=args.limit, cursor=args.cursor, **_filter_fields(args)
-            )
-        )
+def _on_memory(call: Callable[[Memory, argparse.Namespace], Any]) -> Callable[[argparse.Namespace], int]:
+    """A command that opens the store, prints what `call` answers, and closes the store."""
+
+    def run(args: argparse.Namespace) -> int:
+        with open_memory(args) as mem:
+            return emit(call(mem, args))
+
+    return run
 
 
-def _recall(args: argparse.Namespace) -> int:
-    with open_memory(args) as mem:
-        return emit(mem.recall(args.question, limit=args.limit, **_filter_fields(args)))
-
-
-def _list(args: argparse.Namespace) -> int:
-    with open_memory(args) as mem:
-        return emit(mem.list(limit=args.limit, cursor=args.cursor, **_filter_fields(args)))
-
-
-def _get(args: argparse.Namespace) -> int:
-    with open_memory(args) as mem:
-        return emit(mem.get(args.ids))
-
-
-def _explore(args: argparse.Namespace) -> int:
-    with open_memory(args) as mem:
-        return emit(mem.explore(args.facet, limit=args.limit, **_filter_fields(args)))
-
-
-def _forget(args: argparse.Namespace) -> int:
-    with open_memory(args) as mem:
-        if args.ids:
-            return emit(mem.forget(args.ids))
-        return emit(mem.forget(**_filter_fields(args)))
-
-
-def _purge(args: argparse.Namespace) -> int:
-    with open_memory(args) as mem:
-        return emit(mem.purge())
-
-
-def _info(args: argparse.Namespace) -> int:
-    with open_memory(args) as mem:
-        total = mem.explore("kind", limit=20)
-        return emit(
-            {
-                "engine": mem.descriptor,
-                "namespace": str(mem.namespace),
-                "reach": reach_label(mem.reach),
-                "items": total.total,
-                "kinds": total.buckets,
-            }
-        )
+def _info(mem: Memory, args: argparse.Namespace) -> dict[str, Any]:
+    total = mem.explore("kind", limit=20)
+    return {
+        "engine": mem.descriptor,
+        "namespace": str(mem.namespace),
+        "reach": reach_label(mem.reach),
+        "items": total.total,
+        "kinds": total.buckets,
+    }
 
 
 READS = (
@@ -153,22 +121,13 @@ READS = (
 )
 
 
-def _add_paging(p: argparse.ArgumentParser, what: str, *, cursor: bool = True) -> None:
+def _add_paging(p: argparse.ArgumentParser, what: str, *, cursor: bool) -> None:
     p.add_argument("--limit", type=int, default=10, help=f"at most this many {what} (1 to 1000, default 10)")
     if cursor:
         p.add_argument("--cursor", help="next_cursor from the previous page, to read the page after it")
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "store",
-        help="store one memory (a replay if it is already stored)",
-        description="Store one memory at --namespace and print its id. The id comes from the content, so "
-        "storing the same memory again returns the same id with replayed: true. With --about, a new "
-        "memory supersedes the active one about the same KIND:KEY (the old one stays readable with "
-        "--as-of).",
-    )
-    add_store_flags(p)
+def _store_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("text", help="the memory's text, or - to read it from stdin (UTF-8)")
     p.add_argument(
         "--kind", default="learning", choices=ItemKind.values(), help="item kind (default: learning)"
@@ -189,97 +148,136 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--thread", help="conversation thread id it belongs to")
     p.add_argument("--source", help="source kind, e.g. agent or import (default: none)")
-    p.set_defaults(func=_store)
 
-    p = sub.add_parser(
-        "fetch",
-        help="ranked search (lexical, semantic or hybrid)",
-        description="Search memories by a query and print the hits, best first, with their scores. " + READS,
-    )
-    add_store_flags(p)
+
+def _fetch_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("query", help="what to search for, in words")
     p.add_argument(
         "--mode",
         choices=[m.value for m in FetchMode],
         help="how to rank (default: hybrid with an embedder, lexical with --no-embedder)",
     )
-    _add_paging(p, "hits")
-    _add_filter_flags(p)
-    p.set_defaults(func=_fetch)
 
-    p = sub.add_parser(
+
+@dataclass(frozen=True, slots=True)
+class _Command:
+    """One command: its parser's words, its own arguments (after the store flags), and what it runs."""
+
+    name: str
+    help: str
+    description: str
+    run: Callable[[argparse.Namespace], int]
+    arguments: Callable[[argparse.ArgumentParser], object] = lambda _p: None
+    limits: str | None = None  # what --limit counts, for a command that takes one
+    cursor: bool = False  # with --limit: --cursor too
+    filters: bool = False  # the filter flags
+
+
+_COMMANDS = (
+    _Command(
+        "store",
+        help="store one memory (a replay if it is already stored)",
+        description="Store one memory at --namespace and print its id. The id comes from the content, so "
+        "storing the same memory again returns the same id with replayed: true. With --about, a new "
+        "memory supersedes the active one about the same KIND:KEY (the old one stays readable with "
+        "--as-of).",
+        run=_store,
+        arguments=_store_args,
+    ),
+    _Command(
+        "fetch",
+        help="ranked search (lexical, semantic or hybrid)",
+        description="Search memories by a query and print the hits, best first, with their scores. " + READS,
+        run=_on_memory(
+            lambda mem, a: mem.fetch(
+                a.query, mode=a.mode, limit=a.limit, cursor=a.cursor, **_filter_fields(a)
+            )
+        ),
+        arguments=_fetch_args,
+        limits="hits",
+        cursor=True,
+        filters=True,
+    ),
+    _Command(
         "recall",
         help="answer a question from memory, with citations",
         description="Answer a question from the best-matching memories and cite the ids the answer came "
         "from (extractive unless an LLM is configured). " + READS,
-    )
-    add_store_flags(p)
-    p.add_argument("question", help="the question to answer")
-    _add_paging(p, "memories to draw the answer from", cursor=False)
-    _add_filter_flags(p)
-    p.set_defaults(func=_recall)
-
-    p = sub.add_parser(
+        run=_on_memory(lambda mem, a: mem.recall(a.question, limit=a.limit, **_filter_fields(a))),
+        arguments=lambda p: p.add_argument("question", help="the question to answer"),
+        limits="memories to draw the answer from",
+        filters=True,
+    ),
+    _Command(
         "list",
         help="list memories, newest first, a page at a time",
         description="List the active memories that match the filter, most recently observed first; pass "
         "next_cursor back with --cursor for the next page. " + READS,
-    )
-    add_store_flags(p)
-    _add_paging(p, "memories")
-    _add_filter_flags(p)
-    p.set_defaults(func=_list)
-
-    p = sub.add_parser(
+        run=_on_memory(lambda mem, a: mem.list(limit=a.limit, cursor=a.cursor, **_filter_fields(a))),
+        limits="memories",
+        cursor=True,
+        filters=True,
+    ),
+    _Command(
         "get",
         help="read memories by id",
         description="Read memories by id. Ids outside the reach, or unknown, come back under missing; "
         "forgotten ones are reported without their text. " + READS,
-    )
-    add_store_flags(p)
-    p.add_argument("ids", nargs="+", help="memory ids (m_...), as store, list or fetch printed them")
-    p.set_defaults(func=_get)
-
-    p = sub.add_parser(
+        run=_on_memory(lambda mem, a: mem.get(a.ids)),
+        arguments=lambda p: p.add_argument(
+            "ids", nargs="+", help="memory ids (m_...), as store, list or fetch printed them"
+        ),
+    ),
+    _Command(
         "explore",
         help="count memories by a facet",
         description="Count the matching memories by one facet (tag, kind, source, thread, ...), largest "
         "buckets first. " + READS,
-    )
-    add_store_flags(p)
-    p.add_argument("facet", choices=[f.value for f in Facet], help="what to count by")
-    _add_paging(p, "buckets", cursor=False)
-    _add_filter_flags(p)
-    p.set_defaults(func=_explore)
-
-    p = sub.add_parser(
+        run=_on_memory(lambda mem, a: mem.explore(a.facet, limit=a.limit, **_filter_fields(a))),
+        arguments=lambda p: p.add_argument(
+            "facet", choices=[f.value for f in Facet], help="what to count by"
+        ),
+        limits="buckets",
+        filters=True,
+    ),
+    _Command(
         "forget",
         help="soft-delete by ids, or by filter flags",
         description="Soft-delete memories: by ids, or every memory matching the filter flags (at least one "
         "is required, so a bare `forget` never empties the file). Forgotten memories drop out of every "
         "read; `purge` then deletes them for good. Only memories within the reach are touched; the "
         "others come back under skipped.",
-    )
-    add_store_flags(p)
-    p.add_argument("ids", nargs="*", help="memory ids to forget (omit them to forget by filter instead)")
-    _add_filter_flags(p)
-    p.set_defaults(func=_forget)
-
-    p = sub.add_parser(
+        run=_on_memory(lambda mem, a: mem.forget(a.ids) if a.ids else mem.forget(**_filter_fields(a))),
+        arguments=lambda p: p.add_argument(
+            "ids", nargs="*", help="memory ids to forget (omit them to forget by filter instead)"
+        ),
+        filters=True,
+    ),
+    _Command(
         "purge",
         help="permanently delete forgotten memories",
         description="Delete the forgotten memories within the reach from the file for good, with "
         "everything derived from them. Active memories are not touched. Without --namespace or --reach, "
         "that is every forgotten memory in the file.",
-    )
-    add_store_flags(p)
-    p.set_defaults(func=_purge)
-
-    p = sub.add_parser(
+        run=_on_memory(lambda mem, _a: mem.purge()),
+    ),
+    _Command(
         "info",
         help="engine, reach and item counts",
         description="Show the engine (name, version, search modes, embedder), the namespace and reach in "
         "effect, and how many memories of each kind it sees.",
-    )
-    add_store_flags(p)
-    p.set_defaults(func=_info)
+        run=_on_memory(_info),
+    ),
+)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    for command in _COMMANDS:
+        p = sub.add_parser(command.name, help=command.help, description=command.description)
+        add_store_flags(p)
+        command.arguments(p)
+        if command.limits is not None:
+            _add_paging(p, command.limits, cursor=command.cursor)
+        if command.filters:
+            _add_filter_flags(p)
+        p.set_defaults(func=command.run)

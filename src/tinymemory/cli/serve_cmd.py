@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 from pathlib import Path
 from typing import Any
 
-from tinymemory.cli.common import add_db_flag, add_hs256_flags
+from tinymemory.cli.common import (
+    NO_EMBEDDER_HELP,
+    add_db_flag,
+    add_env_option,
+    add_env_switch,
+    add_hs256_flags,
+)
 
-TRUTHY = frozenset({"1", "true", "yes", "on"})
 SERVICE_EXTRA = "tinymemory[service]"
 # The top-level modules of the `service` extra's packages (fastapi, uvicorn, PyJWT, prometheus-client).
 SERVICE_MODULES = ("fastapi", "uvicorn", "jwt", "prometheus_client")
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    env = os.environ.get
     parser = subparsers.add_parser(
         "serve",
         help="run the memory service: the HTTP memory API, the MCP gateway and the inspector page",
@@ -27,42 +30,42 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "token. Every flag has a TINYMEMORY_* variable.",
     )
     add_db_flag(parser)
-    parser.add_argument("--host", default=env("TINYMEMORY_HOST", "127.0.0.1"), help="default: 127.0.0.1")
-    parser.add_argument("--port", default=env("TINYMEMORY_PORT", "8765"), help="default: 8765; 0 picks one")
-    parser.add_argument(
+    add_env_option(parser, "--host", "TINYMEMORY_HOST", "default: 127.0.0.1", "127.0.0.1")
+    add_env_option(parser, "--port", "TINYMEMORY_PORT", "default: 8765; 0 picks one", "8765")
+    add_env_option(
+        parser,
         "--policy",
-        default=env("TINYMEMORY_POLICY"),
-        help="a MemoryPolicy file for every workspace, or a folder of <workspace>.yaml files "
+        "TINYMEMORY_POLICY",
+        "a MemoryPolicy file for every workspace, or a folder of <workspace>.yaml files "
         "(_default.yaml for the rest) (default: $TINYMEMORY_POLICY, else the built-in policy)",
     )
     add_hs256_flags(parser)
-    parser.add_argument(
+    add_env_option(
+        parser,
         "--jwt-public-key",
-        default=env("TINYMEMORY_JWT_PUBLIC_KEY_FILE"),
-        help="PEM file of the RS256 public key tokens are verified with",
+        "TINYMEMORY_JWT_PUBLIC_KEY_FILE",
+        "PEM file of the RS256 public key tokens are verified with",
     )
-    parser.add_argument(
+    add_env_option(
+        parser,
         "--token-file",
-        default=env("TINYMEMORY_TOKEN_FILE"),
-        help="YAML/JSON file of opaque tokens (their SHA-256), see `tinymemory token issue --token-file`",
+        "TINYMEMORY_TOKEN_FILE",
+        "YAML/JSON file of opaque tokens (their SHA-256), see `tinymemory token issue --token-file`",
     )
-    parser.add_argument(
+    add_env_option(
+        parser,
         "--max-body-bytes",
-        default=env("TINYMEMORY_MAX_BODY_BYTES", "4194304"),
-        help="largest request body accepted, in bytes (default: 4 MiB)",
+        "TINYMEMORY_MAX_BODY_BYTES",
+        "largest request body accepted, in bytes (default: 4 MiB)",
+        "4194304",
     )
-    parser.add_argument(
+    add_env_switch(
+        parser,
         "--dev",
-        action="store_true",
-        default=env("TINYMEMORY_DEV", "").strip().lower() in TRUTHY,
-        help="development mode: a secret kept beside the store and an admin token printed at start",
+        "TINYMEMORY_DEV",
+        "development mode: a secret kept beside the store and an admin token printed at start",
     )
-    parser.add_argument(
-        "--no-embedder",
-        action="store_true",
-        default=env("TINYMEMORY_NO_EMBEDDER", "").strip().lower() in TRUTHY,
-        help="lexical only: do not load the embedding model",
-    )
+    add_env_switch(parser, "--no-embedder", "TINYMEMORY_NO_EMBEDDER", NO_EMBEDDER_HELP)
     parser.set_defaults(func=run)
 
 

@@ -29,7 +29,6 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Any, cast
 
 try:
@@ -70,7 +69,9 @@ from tinymemory.api import (
     Reach,
     utcnow,
 )
+from tinymemory.api.closing import Closing
 from tinymemory.api.echo import echo
+from tinymemory.api.paging import fetched, listed
 from tinymemory.api.validate import MAX_QUERY_CHARS
 from tinymemory.async_memory.arguments import as_namespace, check_bool, check_count, check_opening, checked
 from tinymemory.integrations import langgraph_match as match
@@ -169,7 +170,7 @@ class _Put:
     ttl: float | None
 
 
-class TinyMemoryStore(BaseStore):
+class TinyMemoryStore(Closing, BaseStore):
     """A LangGraph store over a tinymemory engine, so graphs and LangMem's tools keep their memory in it.
 
     See the module docstring for how tuples, items and searches map onto the engine.
@@ -277,14 +278,6 @@ class TinyMemoryStore(BaseStore):
             return
         self._closed = True
         self._loop.close(self.engine.close)
-
-    def __enter__(self) -> TinyMemoryStore:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def _check_open(self) -> None:
         if self._closed:
@@ -448,17 +441,10 @@ class TinyMemoryStore(BaseStore):
 
     async def _records(self, reach: Reach) -> AsyncIterator[Record]:
         """Every item this store wrote under `reach` (expired ones too), newest update first."""
-        cursor: str | None = None
-        flt = MetaFilter(reach=reach, sources=(SOURCE,))
-        while True:
-            page = await self.engine.list(ListRequest(filter=flt, limit=MAX_LIMIT, cursor=cursor))
-            for item in page.items:
-                record = decode(item, self.base)
-                if record is not None:
-                    yield record
-            if page.next_cursor is None:
-                return
-            cursor = page.next_cursor
+        async for item in listed(self.engine, MetaFilter(reach=reach, sources=(SOURCE,))):
+            record = decode(item, self.base)
+            if record is not None:
+                yield record
 
     async def _scan(self, reach: Reach, now: datetime) -> AsyncIterator[Record]:
         """The live items under `reach`, newest update first."""
@@ -485,21 +471,16 @@ class TinyMemoryStore(BaseStore):
         seen: set[str] = set()
         if op.query is not None and op.query.strip():
             flt = MetaFilter(reach=reach, sources=(SOURCE,), tags_any=(INDEXED_TAG,))
-            cursor: str | None = None
-            while len(found) < want:
-                res = await self.engine.fetch(
-                    FetchRequest(op.query, filter=flt, limit=min(MAX_LIMIT, max(want, 10)), cursor=cursor)
-                )
-                for hit in res.hits:
-                    record = decode(hit.item, self.base)
-                    if record is None or record.expired(now) or hit.item.id in seen:
-                        continue
-                    seen.add(hit.item.id)
-                    if match.matches(record.value, op.filter):
-                        found.append((record, hit.score))
-                if res.next_cursor is None:
-                    break
-                cursor = res.next_cursor
+            request = FetchRequest(op.query, filter=flt, limit=min(MAX_LIMIT, max(want, 10)))
+            async for hit in fetched(self.engine, request):
+                record = decode(hit.item, self.base)
+                if record is None or record.expired(now) or hit.item.id in seen:
+                    continue
+                seen.add(hit.item.id)
+                if match.matches(record.value, op.filter):
+                    found.append((record, hit.score))
+                    if len(found) >= want:
+                        break
         if len(found) < want:
             # unranked: no query, nothing indexed, or past the fetch's candidates; newest update first
             async for record in self._scan(reach, now):

@@ -24,7 +24,6 @@ from tinymemory.api import (
     GetRequest,
     ItemKind,
     ItemMeta,
-    ListRequest,
     MemoryEngine,
     MetaFilter,
     Namespace,
@@ -34,6 +33,7 @@ from tinymemory.api import (
     item_id,
 )
 from tinymemory.api.ids import normalise_text
+from tinymemory.api.paging import newest
 from tinymemory.lifecycle import rules
 from tinymemory.lifecycle.jobs import JobReport
 from tinymemory.lifecycle.turns import Turn, read_turns
@@ -212,9 +212,7 @@ async def _due(
 async def _stale(engine: MemoryEngine, ns: Namespace, cand: Candidate) -> bool:
     if cand.about is None:
         return False
-    active = await engine.list(
-        ListRequest(filter=MetaFilter(namespace=ns, kinds=(ItemKind.LEARNING,), about=cand.about), limit=1)
-    )
-    return any(
-        item.meta.observed_at is not None and item.meta.observed_at > cand.said_at for item in active.items
+    active = await newest(engine, MetaFilter(namespace=ns, kinds=(ItemKind.LEARNING,), about=cand.about))
+    return (
+        active is not None and active.meta.observed_at is not None and active.meta.observed_at > cand.said_at
     )

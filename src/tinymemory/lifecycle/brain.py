@@ -22,7 +22,6 @@ from tinymemory.api import (
     InvalidRequest,
     ItemKind,
     ItemMeta,
-    ListRequest,
     MemoryEngine,
     MemoryItem,
     MetaFilter,
@@ -33,6 +32,7 @@ from tinymemory.api import (
     Unsupported,
     utcnow,
 )
+from tinymemory.api.paging import newest
 from tinymemory.lifecycle.chunking import chunk
 from tinymemory.lifecycle.documents import Parsed, parse, read_file, resolve_refs
 from tinymemory.lifecycle.folders import walk_documents
@@ -269,15 +269,10 @@ class Brain:
         return [rule_relations(t) for t in texts]
 
     async def _current(self, flt: MetaFilter) -> MemoryItem | None:
-        result = await self.engine.list(
-            ListRequest(
-                filter=MetaFilter(
-                    namespace=flt.namespace, file_path=flt.file_path, kinds=(ItemKind.DOCUMENT,)
-                ),
-                limit=1,
-            )
+        return await newest(
+            self.engine,
+            MetaFilter(namespace=flt.namespace, file_path=flt.file_path, kinds=(ItemKind.DOCUMENT,)),
         )
-        return result.items[0] if result.items else None
 
     async def _chunk_count(self, flt: MetaFilter, parent: str) -> int:
         result = await self.engine.explore(

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 
 from tinymemory.api import ItemKind, ItemMeta, MemoryEngine, MetaFilter, Namespace, NewItem, Source
+from tinymemory.api.paging import list_all
 from tinymemory.lifecycle.jobs import JobReport
-from tinymemory.lifecycle.turns import Turn, list_all, read_turns
+from tinymemory.lifecycle.turns import Turn, read_turns
 from tinymemory.llm import LLM
 
 SUMMARY_CHARS = 1_500

@@ -10,7 +10,6 @@ from tinymemory.api import (
     Facet,
     ItemKind,
     ItemMeta,
-    ListRequest,
     MemoryEngine,
     MemoryItem,
     MetaFilter,
@@ -18,6 +17,7 @@ from tinymemory.api import (
     NewItem,
     Source,
 )
+from tinymemory.api.paging import list_all
 
 TURN_KEY = "turn"
 ROLES = ("user", "agent")
@@ -63,17 +63,6 @@ async def read_turns(engine: MemoryEngine, ns: Namespace, thread_id: str) -> lis
     items = await list_all(engine, _thread_filter(ns, thread_id, ItemKind.CONVERSATION))
     turns = [_turn(item) for item in items]
     return sorted(turns, key=lambda t: (t.index, t.said_at, t.id))
-
-
-async def list_all(engine: MemoryEngine, flt: MetaFilter) -> list[MemoryItem]:
-    out: list[MemoryItem] = []
-    cursor: str | None = None
-    while True:
-        page = await engine.list(ListRequest(filter=flt, limit=1000, cursor=cursor))
-        out.extend(page.items)
-        cursor = page.next_cursor
-        if cursor is None or not page.items:
-            return out
 
 
 def _thread_filter(ns: Namespace, thread_id: str, kind: ItemKind) -> MetaFilter:

@@ -19,7 +19,6 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from typing import Any
 
-import mcp_types as types
 from fastapi import FastAPI
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
@@ -28,9 +27,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.routing import Route
 
-from tinymemory._version import __version__
-from tinymemory.adapters.mcp import POLICY_INSTRUCTIONS, SERVER_NAME, mcp_result, mcp_tool
-from tinymemory.adapters.output import ToolOutput, call_tool, error_text
+from tinymemory.adapters.mcp import POLICY_INSTRUCTIONS, SERVER_NAME, per_request_server
+from tinymemory.adapters.output import ToolOutput, error_text
 from tinymemory.api import InvalidRequest, Unavailable
 from tinymemory.policy import MEMORY_REMEMBER, Identity, PolicyTools, log_refused
 from tinymemory.policy.catalog.memory__remember import SHARE
@@ -141,29 +139,14 @@ async def gateway_tools(state: ServiceState, caller: Caller) -> GatewayTools | N
 def gateway_server(state: ServiceState) -> Server[Any]:
     """One low-level server for every caller: the handlers look the caller up on each request."""
 
-    async def list_tools(
-        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        tools = await gateway_tools(state, caller_of(ctx))
-        specs = tools.specs() if tools is not None else []
-        return types.ListToolsResult(tools=[mcp_tool(s) for s in specs])
+    async def tools_for(ctx: ServerRequestContext[Any, Any]) -> GatewayTools | None:
+        return await gateway_tools(state, caller_of(ctx))
 
-    async def call(
-        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        tools = await gateway_tools(state, caller_of(ctx))
-        if tools is None:
-            refused = Forbidden(f"{str(params.name)[:40]}: {NO_TOOLS_MESSAGE}")
-            return mcp_result(ToolOutput(error_text(refused), True, None, "forbidden"))
-        return mcp_result(await call_tool(tools, params.name, params.arguments))
+    def refusal(name: str) -> ToolOutput:
+        refused = Forbidden(f"{str(name)[:40]}: {NO_TOOLS_MESSAGE}")
+        return ToolOutput(error_text(refused), True, None, "forbidden")
 
-    return Server(
-        SERVER_NAME,
-        version=__version__,
-        instructions=POLICY_INSTRUCTIONS,
-        on_list_tools=list_tools,
-        on_call_tool=call,
-    )
+    return per_request_server(tools_for, SERVER_NAME, POLICY_INSTRUCTIONS, refusal)
 
 
 class VerifiedGateway:

@@ -31,6 +31,7 @@ from tinymemory.api import (
     Reach,
     Source,
 )
+from tinymemory.api.paging import newest
 from tinymemory.api.validate import check_unicode, fail
 from tinymemory.policy import Identity, Registration
 
@@ -156,10 +157,8 @@ class AgentRegistry:
 
     async def get(self, workspace: str, name: str) -> AgentRecord | None:
         node = registry_node(workspace)
-        result = await self._engine.list(
-            ListRequest(filter=MetaFilter(reach=Reach.exact(node), about=About(ABOUT_KIND, name)), limit=1)
-        )
-        return _record(result.items[0]) if result.items else None
+        item = await newest(self._engine, MetaFilter(reach=Reach.exact(node), about=About(ABOUT_KIND, name)))
+        return _record(item) if item is not None else None
 
     async def put(
         self,

@@ -22,7 +22,6 @@ from tinymemory.api import (
     ForgetRequest,
     ItemKind,
     ItemMeta,
-    ListRequest,
     MemoryEngine,
     MemoryItem,
     MetaFilter,
@@ -34,6 +33,7 @@ from tinymemory.api import (
     utcnow,
 )
 from tinymemory.api.ids import normalise_text
+from tinymemory.api.paging import fetched, list_all, listed
 from tinymemory.api.validate import check_fraction
 from tinymemory.async_memory.arguments import check_bool, check_opening
 from tinymemory.compat.mem0 import arguments as args
@@ -66,12 +66,15 @@ from tinymemory.compat.mem0.versions import (
     find_log,
     logged_events,
 )
-from tinymemory.lifecycle.turns import list_all
 from tinymemory.llm import LLM, LLMConfig
 
 _log = logging.getLogger("tinymemory.compat.mem0")
 _UNSET: Any = object()
 PROCEDURAL = "procedural_memory"
+
+_DELETE_ALL_NEEDS_IDS = (
+    "is missing: at least one filter is required to delete all memories (reset() deletes all)"
+)
 
 
 class AsyncMemory:
@@ -378,13 +381,7 @@ class AsyncMemory:
     ) -> dict[str, Any]:
         """Delete every memory of the ids given (at least one; `reset` deletes everything)."""
         op = "delete_all"
-        scope = Scope.maybe(op, user_id, agent_id, run_id)
-        if scope.is_empty:
-            raise invalid(
-                op,
-                "user_id",
-                "is missing: at least one filter is required to delete all memories (reset() deletes all)",
-            )
+        scope = Scope.of(op, user_id, agent_id, run_id, missing=_DELETE_ALL_NEEDS_IDS)
         actives = await list_all(self.engine, scope.read_filter(op, self.root))
         await self._delete(actives, scope.reach(op, self.root))
         return {"message": "Memories deleted successfully!"}
@@ -457,21 +454,15 @@ class AsyncMemory:
         show_expired = check_bool(op, "show_expired", show_expired)
         flt = read.scope.read_filter(op, self.root)
         out: list[dict[str, Any]] = []
-        cursor: str | None = None
-        narrows = read.predicate is not None or not show_expired
+        if k == 0:
+            return {"results": out}
         today = utcnow()
-        while len(out) < k:
-            size = min(MAX_LIMIT, max(k, 60) if narrows else k)
-            page = await self.engine.list(ListRequest(filter=flt, limit=size, cursor=cursor))
-            for item in page.items:
-                view = View.of(item, self.root)
-                if _keep(view, read.predicate, show_expired, today):
-                    out.append(view.as_dict(with_score=False))
-                    if len(out) >= k:
-                        break
-            cursor = page.next_cursor
-            if cursor is None:
-                break
+        async for item in listed(self.engine, flt, _page_size(k, read.predicate, show_expired)):
+            view = View.of(item, self.root)
+            if _keep(view, read.predicate, show_expired, today):
+                out.append(view.as_dict(with_score=False))
+                if len(out) >= k:
+                    break
         return {"results": out}
 
     @async_api("search")
@@ -511,23 +502,16 @@ class AsyncMemory:
             return {"results": []}
         flt = read.scope.read_filter(op, self.root)
         out: list[dict[str, Any]] = []
-        cursor: str | None = None
-        narrows = read.predicate is not None or not show_expired
         today = utcnow()
-        while len(out) < k:
-            size = min(MAX_LIMIT, max(k, 60) if narrows else k)
-            page = await self.engine.fetch(FetchRequest(query=q, filter=flt, limit=size, cursor=cursor))
-            for hit in page.hits:
-                if floor is not None and hit.score < floor:
-                    return {"results": out}  # hits come best first: the rest score lower still
-                view = View.of(hit.item, self.root)
-                if _keep(view, read.predicate, show_expired, today):
-                    out.append(view.as_dict(score=hit.score))
-                    if len(out) >= k:
-                        break
-            cursor = page.next_cursor
-            if cursor is None:
-                break
+        request = FetchRequest(query=q, filter=flt, limit=_page_size(k, read.predicate, show_expired))
+        async for hit in fetched(self.engine, request):
+            if floor is not None and hit.score < floor:
+                break  # hits come best first: the rest score lower still
+            view = View.of(hit.item, self.root)
+            if _keep(view, read.predicate, show_expired, today):
+                out.append(view.as_dict(score=hit.score))
+                if len(out) >= k:
+                    break
         return {"results": out}
 
     @async_api("history")
@@ -555,6 +539,12 @@ class AsyncMemory:
             (chain,) = await chains(self.engine, [active], reach)
             events += chain_events(chain)
         return [e.as_dict(mid) for e in events]
+
+
+def _page_size(k: int, predicate: Predicate | None, show_expired: bool) -> int:
+    """A read's page: `k`, or more (within the engine's bound) when the scope's filter may drop some."""
+    narrows = predicate is not None or not show_expired
+    return min(MAX_LIMIT, max(k, 60) if narrows else k)
 
 
 def _keep(view: View, predicate: Predicate | None, show_expired: bool, today: Any) -> bool:

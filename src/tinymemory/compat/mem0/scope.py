@@ -81,15 +81,19 @@ class Scope:
     run_id: str | None = None
 
     @classmethod
-    def of(cls, op: str, user_id: object = None, agent_id: object = None, run_id: object = None) -> Scope:
-        """Checked ids; refuses a call naming none of them, as mem0 does."""
+    def of(
+        cls,
+        op: str,
+        user_id: object = None,
+        agent_id: object = None,
+        run_id: object = None,
+        *,
+        missing: str = "is missing: at least one of `user_id`, `agent_id` or `run_id` must be provided",
+    ) -> Scope:
+        """Checked ids; refuses a call naming none of them, as mem0 does (saying `missing`)."""
         scope = cls.maybe(op, user_id, agent_id, run_id)
         if scope.is_empty:
-            raise invalid(
-                op,
-                "user_id",
-                "is missing: at least one of `user_id`, `agent_id` or `run_id` must be provided",
-            )
+            raise invalid(op, "user_id", missing)
         return scope
 
     @classmethod

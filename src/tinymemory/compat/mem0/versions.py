@@ -25,7 +25,6 @@ from tinymemory.api import (
     GetRequest,
     ItemKind,
     ItemMeta,
-    ListRequest,
     MemoryEngine,
     MemoryItem,
     MetaFilter,
@@ -34,6 +33,7 @@ from tinymemory.api import (
     Reach,
     Source,
 )
+from tinymemory.api.paging import newest
 from tinymemory.compat.mem0.shapes import Fields, about, iso
 
 LOG_SOURCE = "mem0-log"
@@ -74,15 +74,14 @@ class Event:
 
 async def find_active(engine: MemoryEngine, flt: MetaFilter, memory_id: str) -> MemoryItem | None:
     """The active version of `memory_id` that `flt` (a scope's read filter) allows, if any."""
-    found = await engine.list(ListRequest(filter=replace(flt, about=about(memory_id)), limit=1))
-    return found.items[0] if found.items else None
+    return await newest(engine, replace(flt, about=about(memory_id)))
 
 
 async def find_log(engine: MemoryEngine, reach: Reach, memory_id: str) -> MemoryItem | None:
     """The delete log of `memory_id` within `reach`, if it was ever deleted there."""
-    flt = MetaFilter(reach=reach, sources=(LOG_SOURCE,), about=About(LOG_ABOUT, memory_id))
-    found = await engine.list(ListRequest(filter=flt, limit=1))
-    return found.items[0] if found.items else None
+    return await newest(
+        engine, MetaFilter(reach=reach, sources=(LOG_SOURCE,), about=About(LOG_ABOUT, memory_id))
+    )
 
 
 async def chains(engine: MemoryEngine, actives: Sequence[MemoryItem], reach: Reach) -> list[list[MemoryItem]]:

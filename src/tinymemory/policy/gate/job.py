@@ -30,7 +30,6 @@ from tinymemory.api import (
     GetRequest,
     ItemKind,
     ItemMeta,
-    ListRequest,
     MemoryEngine,
     MemoryItem,
     MetaFilter,
@@ -41,6 +40,7 @@ from tinymemory.api import (
     Source,
     utcnow,
 )
+from tinymemory.api.paging import list_all, newest
 from tinymemory.policy.gate.match import FactMatcher
 from tinymemory.policy.gate.queue import (
     GATE_SOURCE,
@@ -96,15 +96,7 @@ class GateReport:
 
 async def read_all(engine: MemoryEngine, node: Namespace, flt: MetaFilter | None = None) -> list[MemoryItem]:
     """Every active item of one node, oldest first (the engine lists newest first, a page at a time)."""
-    base = flt or MetaFilter()
-    items: list[MemoryItem] = []
-    cursor = None
-    while True:
-        page = await engine.list(ListRequest(filter=_in(base, node), limit=PAGE, cursor=cursor))
-        items.extend(page.items)
-        if page.next_cursor is None:
-            break
-        cursor = page.next_cursor
+    items = await list_all(engine, _in(flt or MetaFilter(), node), PAGE)
     return sorted(items, key=lambda i: (i.meta.observed_at or i.valid_from, i.id))
 
 
@@ -338,12 +330,8 @@ class GateJob:
         node = decision_node(workspace, agent)
         found: set[str] = set()
         for cid in ids:
-            page = await self.engine.list(
-                ListRequest(
-                    filter=MetaFilter(reach=Reach.exact(node), about=About(DECISION_ABOUT, cid)), limit=1
-                )
-            )
-            if page.items:
+            decided = MetaFilter(reach=Reach.exact(node), about=About(DECISION_ABOUT, cid))
+            if await newest(self.engine, decided) is not None:
                 found.add(cid)
         return found
 

@@ -107,18 +107,12 @@ def read_manifest(table: Path) -> Manifest | None:
 
 def write_atomically(target: Path, data: bytes) -> None:
     """Write to a temporary name in the same folder and rename, so readers never see half a file."""
-    import tempfile  # only a build writes; a process that reads its table never needs it
+    from tinymemory.api.atomic import replacing  # only a build writes; a process that reads never needs it
 
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}-", suffix=target.suffix, dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; a table is no secret
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    # mode: the temporary file is private; a table is no secret
+    with replacing(target, prefix=f".{target.stem}-", suffix=target.suffix, mode=0o644) as tmp:
+        tmp.write_bytes(data)
 
 
 def verify_table(table: Path, data: bytes | mmap.mmap, manifest: Manifest) -> None:

@@ -8,18 +8,17 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tinymemory.api import (
-    MAX_LIMIT,
     FetchMode,
     FetchRequest,
     ItemKind,
     ItemMeta,
-    ListRequest,
     MemoryEngine,
     MemoryItem,
     MetaFilter,
     Namespace,
     NewItem,
 )
+from tinymemory.api.paging import listed
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 
@@ -52,14 +51,7 @@ async def store_all(engine: MemoryEngine, items: Iterable[NewItem]) -> list[str]
 
 async def list_ids(engine: MemoryEngine, flt: MetaFilter | None = None) -> list[str]:
     """Every id `list` yields for the filter, following cursors."""
-    out: list[str] = []
-    cursor: str | None = None
-    while True:
-        page = await engine.list(ListRequest(filter=flt or MetaFilter(), limit=MAX_LIMIT, cursor=cursor))
-        out.extend(i.id for i in page.items)
-        cursor = page.next_cursor
-        if cursor is None:
-            return out
+    return [i.id async for i in listed(engine, flt or MetaFilter())]
 
 
 async def fetch_ids(

@@ -15,20 +15,9 @@ from tinymemory.api import (
     NewItem,
     Source,
 )
+from tinymemory.api.filters import FACET_META_FIELDS
 
 from .helpers import item
-
-_META_FIELD = {
-    Facet.WORKSPACE: "workspace",
-    Facet.FOLDER: "folder",
-    Facet.FILE_PATH: "file_path",
-    Facet.LANGUAGE: "language",
-    Facet.REPO: "repo",
-    Facet.URL: "url",
-    Facet.THREAD: "thread_id",
-    Facet.AGENT: "agent_id",
-    Facet.TOOL_CALL: "tool_call",
-}
 
 
 def _item_with(facet: Facet, value: str | None, n: int) -> NewItem:
@@ -44,7 +33,7 @@ def _item_with(facet: Facet, value: str | None, n: int) -> NewItem:
     elif facet is Facet.TAG:
         meta["tags"] = () if value is None else (value,)
     else:
-        meta[_META_FIELD[facet]] = value
+        meta[FACET_META_FIELDS[facet]] = value
     return item(text, **meta)
 
 
@@ -53,7 +42,7 @@ VALUES: list[str | None] = ["x", "x", "x", "y", "y", "z", None]
 
 
 def test_every_facet_is_covered() -> None:
-    assert set(_META_FIELD) | {Facet.KIND, Facet.SOURCE, Facet.SOURCE_ID, Facet.TAG} == set(Facet)
+    assert set(FACET_META_FIELDS) | {Facet.KIND, Facet.SOURCE, Facet.SOURCE_ID, Facet.TAG} == set(Facet)
 
 
 @pytest.mark.parametrize("facet", [f for f in Facet if f is not Facet.KIND], ids=str)
