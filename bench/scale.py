@@ -181,7 +181,11 @@ async def build_graph(engine: Any, query: str) -> float | None:
     from tinymemory.engines.sqlite import ann
 
     graphs = engine.storage._graphs
-    rows = engine.storage._matrix.size if engine.storage._matrix is not None and engine.storage._matrix.loaded else None
+    rows = (
+        engine.storage._matrix.size
+        if engine.storage._matrix is not None and engine.storage._matrix.loaded
+        else None
+    )
     if graphs is None or (rows is not None and rows < ann.ANN_MIN_ROWS):
         return None
     started = time.perf_counter()

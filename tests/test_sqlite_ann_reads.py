@@ -104,7 +104,9 @@ async def test_without_background_builds_a_large_read_scans_but_still_maps_a_sav
     async with SqliteEngine(path, embedder=SeededEmbedder(), background_index=False) as engine:
         assert engine.background_index is False
         assert await reads(engine) and engine.last_semantic_plan is search.Plan.SCAN
-        assert engine.storage._graphs is not None and engine.storage._graphs._worker is None  # no build was started
+        assert (
+            engine.storage._graphs is not None and engine.storage._graphs._worker is None
+        )  # no build was started
         assert not engine.storage._graphs.files()
         await engine.build_index()  # the foreground build is still there when asked for
     async with SqliteEngine(path, embedder=SeededEmbedder(), background_index=False) as engine:

@@ -109,6 +109,8 @@ async def test_rows_forgotten_between_the_two_read_phases_are_dropped(engine: Sq
     snapshot, ranked = await engine.storage._run("t", phase_one)
     assert len(ranked) == 2
     await engine.forget(ForgetRequest(ids=(gone.id,)))
-    survivors = await engine.storage._run("t", lambda c: search.still_visible(c, ranked, MetaFilter(), snapshot))
+    survivors = await engine.storage._run(
+        "t", lambda c: search.still_visible(c, ranked, MetaFilter(), snapshot)
+    )
     left = await engine.storage._run("t", lambda c: reads.items_by_rowid(c, [r for r, _ in survivors]))
     assert [i.id for i in left.values()] == [keep.id]

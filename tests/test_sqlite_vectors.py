@@ -106,7 +106,9 @@ async def test_scan_plan_keeps_going_when_the_best_rows_are_filtered_out(tmp_pat
         hits = (await engine.fetch(FetchRequest("whale song", mode=FetchMode.SEMANTIC))).hits
         assert engine.last_semantic_plan is Plan.SCAN and [h.item.id for h in hits] == [odd.id]
         await engine.purge(PurgeRequest())
-        assert engine.storage._matrix is not None and engine.storage._matrix.size == 0  # reset; reloads lazily
+        assert (
+            engine.storage._matrix is not None and engine.storage._matrix.size == 0
+        )  # reset; reloads lazily
         hits = (await engine.fetch(FetchRequest("whale song", mode=FetchMode.SEMANTIC))).hits
         assert [h.item.id for h in hits] == [odd.id] and engine.storage._matrix.size == 1
 

@@ -7,13 +7,12 @@ locks (db.Database.write), so the reads below see every earlier write to the sam
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
 from tinymemory.api.filters import MetaFilter
-from tinymemory.api.ids import item_id
-from tinymemory.api.items import NewItem, Relation
+from tinymemory.api.items import About, NewItem, Relation
 from tinymemory.api.namespace import Namespace, Reach
 from tinymemory.api.relations import entity_key
 from tinymemory.api.requests import StoreResult
@@ -22,15 +21,14 @@ from tinymemory.engines.postgres.batch import Batch, Row
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.tenancy import tenant_of
 from tinymemory.engines.postgres.where import ACTIVE, Params, filter_sql, reach_sql
-from tinymemory.engines.rows import item_values, to_us
+from tinymemory.engines.rows import to_us
 from tinymemory.engines.versions import (
     CORRECTABLE,
     Pending,
     VectorSpace,
-    carry_over,
-    corrects,
     embed_text,
 )
+from tinymemory.engines.writes import Prior, decide
 from tinymemory.retrieval.text import Analyzer
 
 __all__ = ["Pending", "VectorSpace", "active_keys", "embed_text", "forget_filter", "forget_ids", "purge"]
@@ -95,33 +93,17 @@ async def _decide(
     context: bool,
     deltas: lexstats.Deltas,
 ) -> StoreResult:
-    """One item against the batch's view, in the SQLite engine's order of rules (see its store.py)."""
-    item, meta = p.item, p.item.meta
-    active = view.active(p.ckey)
-    corrected: list[Row] = []
-    if active is not None:
-        if not corrects(cast(Any, active.fields), item):
-            return StoreResult(id=active.id, replayed=True)
-        corrected = [active]
-        item = carry_over(item, cast(Any, active.fields))
-        meta = item.meta
-    generation = view.next_generation(p.ckey)
-    new_id = item_id(p.ckey, generation)
-    closing: list[Row] = list(corrected)
-    if meta.about is not None and item.supersede:
-        closing += [
-            r
-            for r in view.about(meta.about.kind, meta.about.key, str(meta.namespace))
-            if all(r is not c for c in corrected)
-        ]
-    values = item_values(
-        item,
-        item_id=new_id,
-        ckey=p.ckey,
-        generation=generation,
-        observed_at=meta.observed_at or now,
-    )
-    values["supersedes"] = closing[0].id if closing else None
+    """One item against the batch's view, by the version rules every engine shares (engines/writes.py)."""
+    found = view.active(p.ckey)
+    active = None if found is None else (_prior(found), cast(Mapping[str, Any], found.fields))
+
+    def same_about(about: About, ns: str) -> list[Prior[Row]]:
+        return [_prior(r) for r in view.about(about.kind, about.key, ns)]
+
+    decided = decide(p, now, active, lambda: view.next_generation(p.ckey), same_about)
+    if isinstance(decided, StoreResult):
+        return decided
+    item, meta, values = decided.item, decided.item.meta, decided.values
     values["tenant"] = tenant_of(meta.namespace)
     values["valid_to"] = None
     values["superseded_by"] = None
@@ -133,19 +115,16 @@ async def _decide(
     values.update(indexed)
     ns = str(meta.namespace)
     lexstats.count_new(deltas, ns, indexed)
-    # the old version ends where the new one begins (never before its own start: a correction observed
-    # out of order still wins, and the old version's interval is then empty)
-    starts = int(values["valid_from"])
-    for old in closing:
-        view.close(old, max(starts, old.valid_from), new_id)
+    for old in decided.closing:
+        view.close(old.handle, decided.ends(old), decided.id)
     vector = None
     if space is not None:
         vector = p.vector if p.vector is not None else space.embed([embed_text(item)])[0]
     row = Row(
         order=0,
-        id=new_id,
+        id=decided.id,
         ckey=p.ckey,
-        valid_from=starts,
+        valid_from=int(values["valid_from"]),
         fields={c: values[c] for c in ("extra", *CORRECTABLE)},
         text=item.text,
         lex=(ns, indexed["lex_title"], indexed["lex_body"], indexed["lex_context"]),
@@ -156,7 +135,11 @@ async def _decide(
         vector=vector,
     )
     view.add(item, row)
-    return StoreResult(id=new_id, replayed=False, superseded=tuple(r.id for r in closing))
+    return decided.result
+
+
+def _prior(row: Row) -> Prior[Row]:
+    return Prior(row, row.id, row.valid_from)
 
 
 async def _write_relations(conn: Conn, tenant: str, rowid: int, relations: Sequence[Relation]) -> None:

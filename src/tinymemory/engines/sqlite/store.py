@@ -10,12 +10,11 @@ from datetime import datetime
 import numpy as np
 
 from tinymemory.api.filters import MetaFilter
-from tinymemory.api.ids import item_id
-from tinymemory.api.items import ItemMeta, NewItem
+from tinymemory.api.items import About, ItemMeta, NewItem
 from tinymemory.api.namespace import Namespace, Reach
 from tinymemory.api.requests import StoreResult
 from tinymemory.engines.lexcounts import terms
-from tinymemory.engines.rows import item_values, to_us
+from tinymemory.engines.rows import to_us
 from tinymemory.engines.sqlite import lexstats, threads
 from tinymemory.engines.sqlite import relations as edges
 from tinymemory.engines.sqlite.vectors import to_blob
@@ -24,10 +23,9 @@ from tinymemory.engines.versions import (
     CORRECTABLE,
     Pending,
     VectorSpace,
-    carry_over,
-    corrects,
     embed_text,
 )
+from tinymemory.engines.writes import Prior, decide
 from tinymemory.retrieval.text import Analyzer
 
 __all__ = [
@@ -116,43 +114,31 @@ def _write_one(
     context: bool,
     deltas: lexstats.Deltas,
 ) -> StoreResult:
-    item, meta = p.item, p.item.meta
     key = stored_key(p.ckey)
-    active = conn.execute(
+    found = conn.execute(
         f"SELECT rowid, id, valid_from, extra, {', '.join(CORRECTABLE)} FROM items"
         f" WHERE ckey = ? AND {ACTIVE} LIMIT 1",
         (key,),
     ).fetchone()
-    corrected: list[tuple[int, str, int]] = []
-    if active is not None:
-        if not corrects(active, item):
-            return StoreResult(id=active[1], replayed=True)
-        corrected = [(int(active[0]), str(active[1]), int(active[2]))]
-        item = carry_over(item, active)
-        meta = item.meta
-    last_gen = conn.execute("SELECT max(generation) FROM items WHERE ckey = ?", (key,)).fetchone()[0]
-    generation = 0 if last_gen is None else int(last_gen) + 1
-    new_id = item_id(p.ckey, generation)
-    closing: list[tuple[int, str, int]] = list(corrected)
-    if meta.about is not None and item.supersede:
-        closing += [
-            (int(r[0]), str(r[1]), int(r[2]))
-            for r in conn.execute(
-                f"SELECT rowid, id, valid_from FROM items WHERE about_kind = ? AND about_key = ? AND ns = ?"
-                f" AND {ACTIVE} ORDER BY valid_from DESC, rowid DESC",
-                (meta.about.kind, meta.about.key, str(meta.namespace)),
-            )
-            if int(r[0]) not in {c[0] for c in corrected}
-        ]
-    values = item_values(
-        item,
-        item_id=new_id,
-        ckey=p.ckey,
-        generation=generation,
-        observed_at=meta.observed_at or now,
-    )
+    active = None if found is None else (Prior(int(found[0]), str(found[1]), int(found[2])), found)
+
+    def next_generation() -> int:
+        last = conn.execute("SELECT max(generation) FROM items WHERE ckey = ?", (key,)).fetchone()[0]
+        return 0 if last is None else int(last) + 1
+
+    def same_about(about: About, ns: str) -> list[Prior[int]]:
+        rows = conn.execute(
+            f"SELECT rowid, id, valid_from FROM items WHERE about_kind = ? AND about_key = ? AND ns = ?"
+            f" AND {ACTIVE} ORDER BY valid_from DESC, rowid DESC",
+            (about.kind, about.key, ns),
+        )
+        return [Prior(int(r[0]), str(r[1]), int(r[2])) for r in rows]
+
+    decided = decide(p, now, active, next_generation, same_about)
+    if isinstance(decided, StoreResult):
+        return decided
+    item, meta, values = decided.item, decided.item.meta, decided.values
     values["ckey"] = key
-    values["supersedes"] = closing[0][1] if closing else None
     # the analysed columns (and the link with the thread's previous turn) before the row is inserted,
     # so that its indexed length goes in with it
     body = item.text if not meta.summary else f"{item.text}\n{meta.summary}"
@@ -163,14 +149,10 @@ def _write_one(
     marks = ", ".join("?" * len(values))
     rowid = conn.execute(f"INSERT INTO items ({cols}) VALUES ({marks})", tuple(values.values())).lastrowid
     assert rowid is not None
-    if closing:
-        # the old version ends where the new one begins (never before its own start: a correction
-        # observed out of order still wins, and the old version's interval is then empty)
-        starts = values["valid_from"]
-        conn.executemany(
-            "UPDATE items SET valid_to = ?, superseded_by = ? WHERE rowid = ?",
-            [(max(starts, began), new_id, r) for r, _, began in closing],
-        )
+    conn.executemany(
+        "UPDATE items SET valid_to = ?, superseded_by = ? WHERE rowid = ?",
+        [(decided.ends(old), decided.id, old.handle) for old in decided.closing],
+    )
     write_side_rows(conn, rowid, meta)
     lexstats.index(conn, deltas, rowid, str(meta.namespace), *columns)
     if space is not None:
@@ -180,7 +162,7 @@ def _write_one(
             "INSERT INTO vectors (item_rowid, embedder, dim, vec) VALUES (?, ?, ?, ?)",
             (rowid, space.name, space.dim, to_blob(vec)),
         )
-    return StoreResult(id=new_id, replayed=False, superseded=tuple(i for _, i, _ in closing))
+    return decided.result
 
 
 def write_side_rows(conn: sqlite3.Connection, rowid: int, meta: ItemMeta) -> None:
