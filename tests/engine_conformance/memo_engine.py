@@ -21,10 +21,9 @@ from tinymemory.api.requests import ExploreResult, GetResult, StoreResult
 from tinymemory.engines.core import StorageEngine
 from tinymemory.engines.cursors import ListCursor
 from tinymemory.engines.sqlite.engine import SqliteStorage
-from tinymemory.engines.storage import CandidateQuery, FetchPage, Ranking, Storage
+from tinymemory.engines.storage import CandidateQuery, FetchPage, Indexing, Ranking, Storage
 from tinymemory.engines.versions import Pending
 from tinymemory.retrieval.config import DEFAULT_CONFIG
-from tinymemory.retrieval.text import analyzer_for
 
 
 class MemoStorage(Storage):
@@ -34,11 +33,10 @@ class MemoStorage(Storage):
     schema = 1
 
     def __init__(self) -> None:
-        self.analyzer = analyzer_for(DEFAULT_CONFIG.analyzer)
-        self.embedder = None  # lexical only
-        self._rows = SqliteStorage(
-            ":memory:", embedder=None, analyzer=self.analyzer, context=DEFAULT_CONFIG.context.enabled
-        )
+        indexing = Indexing.choose("memo", None, None, DEFAULT_CONFIG)  # lexical only
+        self.analyzer = indexing.analyzer
+        self.embedder = indexing.embedder
+        self._rows = SqliteStorage(":memory:", indexing)
 
     async def cursor_key(self, op: str) -> bytes:
         return await self._rows.cursor_key(op)

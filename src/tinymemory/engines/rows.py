@@ -7,6 +7,7 @@ the repeated fields in one JSON column.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -22,8 +23,9 @@ from tinymemory.api.items import (
     Ref,
     Source,
 )
-from tinymemory.api.namespace import Namespace
-from tinymemory.api.records import StoredRecord
+from tinymemory.api.namespace import Namespace, Reach
+from tinymemory.api.records import StoredRecord, StoredVector
+from tinymemory.api.requests import Bucket, ExploreResult
 from tinymemory.engines.micros import from_us as from_us
 from tinymemory.engines.micros import opt_from_us as opt_from_us
 from tinymemory.engines.micros import opt_to_us as opt_to_us
@@ -184,3 +186,30 @@ def record_values(record: StoredRecord) -> dict[str, Any]:
     values["superseded_by"] = item.superseded_by
     values["supersedes"] = item.supersedes
     return values
+
+
+def vector_fits(vector: StoredVector, space: tuple[str, int] | None) -> bool:
+    """Whether an imported vector belongs to the engine's embedder (name and size); others are dropped
+    on import, and re-embedding fills them."""
+    return space is not None and (vector.embedder, vector.dim) == space and len(vector.values) == vector.dim
+
+
+def explore_result(
+    facet: Facet, groups: Iterable[tuple[Any, int]], total: int, missing: int, truncated: bool, limit: int
+) -> ExploreResult:
+    """Counted facet values as explore's answer: the largest `limit` buckets (ties by value); rows
+    without a value are counted in `missing`, not as a bucket."""
+    ordered = sorted(((str(v), int(c)) for v, c in groups if v is not None), key=lambda vc: (-vc[1], vc[0]))
+    return ExploreResult(
+        facet=facet,
+        buckets=tuple(Bucket(v, c) for v, c in ordered[:limit]),
+        total=total,
+        missing=missing,
+        more_buckets=len(ordered) > limit,
+        truncated=truncated,
+    )
+
+
+def inside_reach(rows: Iterable[MemoryItem], reach: Reach | None) -> dict[str, MemoryItem]:
+    """get's found items by id, keeping only those inside `reach` (the read's first privacy rule)."""
+    return {item.id: item for item in rows if reach is None or reach.contains(item.namespace)}

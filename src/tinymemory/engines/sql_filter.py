@@ -137,3 +137,59 @@ def is_selective(flt: MetaFilter) -> bool:
     return any(name != "as_of" for name in flt.set_fields()) and not (
         flt.set_fields() == ("reach",) and reach_sql(flt.reach, [], SQLITE) is None
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Compiler:
+    """The compiler bound to one engine's dialect (each engine's where.py holds one), with the few
+    statements both SQL engines run alike, so only their execution differs."""
+
+    dialect: Dialect
+
+    def reach_sql(self, reach: Reach | None, params: Params, column: str = "i.ns") -> str | None:
+        return reach_sql(reach, params, self.dialect, column)
+
+    def state_sql(self, flt: MetaFilter, params: Params) -> str:
+        return state_sql(flt, params, self.dialect)
+
+    def filter_sql(self, flt: MetaFilter, params: Params, *, include_state: bool = True) -> str:
+        return filter_sql(flt, params, self.dialect, include_state=include_state)
+
+    def list_page(
+        self, select: str, flt: MetaFilter, limit: int, after: tuple[int, str] | None
+    ) -> tuple[str, Params]:
+        """A list page: newest first by (observed_at, id), keyset paging after `after` (observed
+        microseconds, id), one row more than `limit` to tell whether more follow."""
+        m = self.dialect.mark
+        params: Params = []
+        where = self.filter_sql(flt, params)
+        if after is not None:
+            where += f" AND (i.observed_at < {m} OR (i.observed_at = {m} AND i.id < {m}))"
+            params.extend((after[0], after[0], after[1]))
+        params.append(limit + 1)
+        sql = f"SELECT {select} FROM items i WHERE {where} ORDER BY i.observed_at DESC, i.id DESC LIMIT {m}"
+        return sql, params
+
+    def forgettable(self, flt: MetaFilter, reach: Reach | None) -> tuple[str, Params]:
+        """(rowid, id) of what a forget by filter takes, confined to `reach` too, newest first."""
+        params: Params = []
+        where = self.filter_sql(flt, params)
+        extra = self.reach_sql(reach, params)
+        if extra is not None:
+            where += f" AND {extra}"
+        return (
+            f"SELECT i.rowid, i.id FROM items i WHERE {where} ORDER BY i.observed_at DESC, i.id DESC",
+            params,
+        )
+
+    def purgeable(self, reach: Reach | None, forgotten_before: int | None) -> tuple[str, Params]:
+        """The rowids a purge deletes: forgotten rows under `reach`, forgotten before the instant if given."""
+        params: Params = []
+        conds = ["i.forgotten_at IS NOT NULL"]
+        extra = self.reach_sql(reach, params)
+        if extra is not None:
+            conds.append(extra)
+        if forgotten_before is not None:
+            conds.append(f"i.forgotten_at < {self.dialect.mark}")
+            params.append(forgotten_before)
+        return f"SELECT i.rowid FROM items i WHERE {' AND '.join(conds)}", params

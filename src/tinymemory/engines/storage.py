@@ -13,7 +13,7 @@ privacy rule: counts, scores and ids of rows outside the reach never show), and 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -25,12 +25,40 @@ from tinymemory.api.records import ImportResult, StoredRecord
 from tinymemory.api.relations import ExpandRequest, ExpandResult
 from tinymemory.api.requests import ExploreResult, GetResult, Hit, StoreResult
 from tinymemory.engines.cursors import ListCursor
+from tinymemory.engines.embedder_choice import resolve_embedder
 from tinymemory.engines.versions import Floats, Pending
+from tinymemory.retrieval.config import RetrievalConfig
 from tinymemory.retrieval.embedders.base import Embedder
 from tinymemory.retrieval.pipeline import Light, Ranked, ScopeStats
-from tinymemory.retrieval.text import Analyzer
+from tinymemory.retrieval.text import Analyzer, analyzer_for
 
-__all__ = ["CandidateQuery", "FetchPage", "Ranking", "Storage"]
+__all__ = ["CandidateQuery", "FetchPage", "Indexing", "Ranking", "Storage", "candidate_rowids", "page_hits"]
+
+
+@dataclass(frozen=True, slots=True)
+class Indexing:
+    """How a storage indexes what it keeps: whose vectors (None: lexical only), which analyzer for
+    words, and whether a turn also indexes its neighbours' words (`retrieval.context`)."""
+
+    embedder: Embedder | None
+    analyzer: Analyzer
+    context: bool
+
+    @classmethod
+    def choose(
+        cls,
+        engine: str,
+        embedder: Embedder | str | None,
+        analyzer: Analyzer | None,
+        retrieval: RetrievalConfig,
+    ) -> Indexing:
+        """An engine's keywords as one choice: "default" resolves the default embedder (or none, when
+        it cannot run here), and the analyzer defaults to the retrieval config's."""
+        return cls(
+            resolve_embedder(embedder, engine),
+            analyzer or analyzer_for(retrieval.analyzer),
+            retrieval.context.enabled,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +113,16 @@ class FetchPage:
     snapshot: int
     hits: list[Hit]
     more: bool
+
+
+def candidate_rowids(lexical: Ranked, semantic: Ranked) -> list[int]:
+    """Every candidate once: the rows whose light columns ranking reads."""
+    return list({r for r, _ in lexical} | {r for r, _ in semantic})
+
+
+def page_hits(page: Ranked, items: Mapping[int, MemoryItem]) -> list[Hit]:
+    """The ranked page as hits (scores to six places); a row forgotten since it was ranked drops out."""
+    return [Hit(items[r], round(s, 6)) for r, s in page if r in items]
 
 
 class Storage(ABC):

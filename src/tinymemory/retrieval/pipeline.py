@@ -10,13 +10,16 @@ engine's row ids should grow with write order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 
+import numpy as np
+
 from tinymemory.api.filters import FetchMode, TimeHint
 from tinymemory.api.timeutil import from_us, utcnow
+from tinymemory.retrieval.bm25 import bm25
 from tinymemory.retrieval.config import RetrievalConfig
 from tinymemory.retrieval.dates import mentions_time
 from tinymemory.retrieval.features import Candidate, feature_rows
@@ -132,6 +135,14 @@ def unit_score(score: float) -> float:
     """A bm25 score (higher is better) mapped into [0, 1)."""
     s = max(0.0, float(score))
     return s / (1.0 + s)
+
+
+def bm25_best(rows: Sequence[tuple[int, str, float, int]], stats: ScopeStats, n: int) -> Ranked:
+    """The best `n` rows by bm25 over postings rows (row, term, field-weighted frequency, row length)
+    with the reach's statistics, as unit scores, ties by rowid: every engine's lexical ranker ends here."""
+    rowids, scores = bm25(rows, stats.docs, stats.tokens, stats.df)
+    order = np.lexsort((rowids, -scores))[:n]
+    return [(int(rowids[i]), unit_score(float(scores[i]))) for i in order]
 
 
 def unit_cosine(cosine: float) -> float:

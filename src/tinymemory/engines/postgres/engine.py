@@ -19,10 +19,9 @@ from tinymemory.api.items import MemoryItem, NewItem
 from tinymemory.api.namespace import Reach
 from tinymemory.api.records import ImportResult, StoredRecord
 from tinymemory.api.relations import ExpandRequest, ExpandResult
-from tinymemory.api.requests import ExploreResult, GetResult, Hit, StoreResult
+from tinymemory.api.requests import ExploreResult, GetResult, StoreResult
 from tinymemory.engines.core import Clock, StorageEngine
 from tinymemory.engines.cursors import ListCursor
-from tinymemory.engines.embedder_choice import resolve_embedder
 from tinymemory.engines.postgres import (
     db,
     graph,
@@ -36,13 +35,21 @@ from tinymemory.engines.postgres import (
 )
 from tinymemory.engines.postgres.db import Conn, Database
 from tinymemory.engines.postgres.schema import SCHEMA_VERSION
-from tinymemory.engines.storage import CandidateQuery, FetchPage, Ranking, Storage
+from tinymemory.engines.storage import (
+    CandidateQuery,
+    FetchPage,
+    Indexing,
+    Ranking,
+    Storage,
+    candidate_rowids,
+    page_hits,
+)
 from tinymemory.engines.versions import Floats, Pending
 from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.answer import Answerer
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
 from tinymemory.retrieval.embedders.base import Embedder
-from tinymemory.retrieval.text import Analyzer, analyzer_for
+from tinymemory.retrieval.text import Analyzer
 
 
 class PostgresStorage(Storage):
@@ -54,18 +61,16 @@ class PostgresStorage(Storage):
     def __init__(
         self,
         dsn: str,
+        indexing: Indexing,
         *,
-        embedder: Embedder | None,
-        analyzer: Analyzer,
-        context: bool,
         min_size: int = 1,
         max_size: int = 10,
         migrate: bool = True,
     ) -> None:
         self.dsn = dsn
-        self.embedder = embedder
-        self.analyzer = analyzer
-        self.context = context
+        self.embedder = embedder = indexing.embedder
+        self.analyzer = indexing.analyzer
+        self.context = indexing.context
         self.migrate = migrate
         self._min_size, self._max_size = min_size, max(min_size, max_size)
         self._space: store.VectorSpace | None = None
@@ -262,11 +267,10 @@ class PostgresStorage(Storage):
             detail = ranking.light_detail(anchor)
             light: dict[int, pipeline.Light] = {}
             if detail is not None:
-                rowids = list({r for r, _ in lex} | {r for r, _ in sem})
-                light = await search.light_rows(conn, rowids, detail, snapshot)
+                light = await search.light_rows(conn, candidate_rowids(lex, sem), detail, snapshot)
             page, more = ranking.page(lex, sem, light, stats, anchor)
             items = await reads.items_by_rowid(conn, [r for r, _ in page])
-            return FetchPage(snapshot, [Hit(items[r], round(s, 6)) for r, s in page if r in items], more)
+            return FetchPage(snapshot, page_hits(page, items), more)
 
         try:
             return await database.read(op, tenancy.filter_tenants(flt), run)
@@ -309,9 +313,7 @@ class PostgresEngine(StorageEngine):
         retrieval = retrieval or DEFAULT_CONFIG
         storage = PostgresStorage(
             dsn,
-            embedder=resolve_embedder(embedder, "postgres"),
-            analyzer=analyzer or analyzer_for(retrieval.analyzer),
-            context=retrieval.context.enabled,
+            Indexing.choose("postgres", embedder, analyzer, retrieval),
             min_size=min_size,
             max_size=max_size,
             migrate=migrate,

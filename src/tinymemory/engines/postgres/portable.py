@@ -25,7 +25,7 @@ from tinymemory.engines.postgres import db, lexstats, tenancy, threads
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.store import _write_relations
 from tinymemory.engines.postgres.where import ACTIVE
-from tinymemory.engines.rows import ITEM_SELECT, decode_item, record_values
+from tinymemory.engines.rows import ITEM_SELECT, decode_item, record_values, vector_fits
 from tinymemory.engines.versions import stored_precision
 from tinymemory.retrieval.text import Analyzer
 
@@ -174,12 +174,7 @@ async def _insert(
         return rowid
     lexstats.count_new(deltas, str(meta.namespace), indexed)
     vec = record.vector
-    if (
-        space is not None
-        and vec is not None
-        and (vec.embedder, vec.dim) == space
-        and len(vec.values) == vec.dim
-    ):
+    if vec is not None and vector_fits(vec, space):
         await conn.execute(
             "INSERT INTO vectors (item_rowid, tenant, embedder, dim, vec) VALUES (%s, %s, %s, %s, %s)",
             (rowid, tenant, vec.embedder, vec.dim, stored_precision(vec.values)),

@@ -10,11 +10,18 @@ from psycopg.rows import dict_row
 from tinymemory.api.filters import Facet, MetaFilter
 from tinymemory.api.items import MemoryItem
 from tinymemory.api.namespace import Namespace, Reach
-from tinymemory.api.requests import EXPLORE_SCAN_CAP, Bucket, ExploreResult, GetResult, Tombstone
+from tinymemory.api.requests import EXPLORE_SCAN_CAP, ExploreResult, GetResult, Tombstone
 from tinymemory.engines.cursors import ListCursor
 from tinymemory.engines.postgres.db import Conn
-from tinymemory.engines.postgres.where import Params, filter_sql
-from tinymemory.engines.rows import FACET_COLUMNS, ITEM_SELECT, decode_item, from_us
+from tinymemory.engines.postgres.where import WHERE, Params, filter_sql
+from tinymemory.engines.rows import (
+    FACET_COLUMNS,
+    ITEM_SELECT,
+    decode_item,
+    explore_result,
+    from_us,
+    inside_reach,
+)
 
 
 async def _items(conn: Conn, query: str, params: Params) -> list[MemoryItem]:
@@ -36,14 +43,12 @@ async def items_by_rowid(conn: Conn, rowids: Sequence[int]) -> dict[int, MemoryI
 async def get_items(conn: Conn, ids: Sequence[str], reach: Reach | None) -> GetResult:
     """Found items in the order asked; unknown, forgotten or out-of-reach ids are missing, and the
     forgotten ones inside the reach are also told apart (id and time only) as tombstones."""
-    found: dict[str, MemoryItem] = {}
-    for item in await _items(
+    rows = await _items(
         conn,
         f"SELECT {ITEM_SELECT} FROM items i WHERE i.id = ANY(%s::text[]) AND i.forgotten_at IS NULL",
         [list(ids)],
-    ):
-        if reach is None or reach.contains(item.namespace):
-            found[item.id] = item
+    )
+    found = inside_reach(rows, reach)
     missing = [i for i in ids if i not in found]
     return GetResult(
         tuple(found[i] for i in ids if i in found),
@@ -71,17 +76,8 @@ async def list_page(
     conn: Conn, flt: MetaFilter, limit: int, after: ListCursor | None
 ) -> tuple[list[MemoryItem], bool]:
     """Newest first by (observed_at, id); keyset paging so concurrent inserts never shift a page."""
-    params: Params = []
-    where = filter_sql(flt, params)
-    if after is not None:
-        where += " AND (i.observed_at < %s OR (i.observed_at = %s AND i.id < %s))"
-        params.extend((after.observed_us, after.observed_us, after.item_id))
-    params.append(limit + 1)
-    rows = await _items(
-        conn,
-        f"SELECT {ITEM_SELECT} FROM items i WHERE {where} ORDER BY i.observed_at DESC, i.id DESC LIMIT %s",
-        params,
-    )
+    position = None if after is None else (after.observed_us, after.item_id)
+    rows = await _items(conn, *WHERE.list_page(ITEM_SELECT, flt, limit, position))
     return rows[:limit], len(rows) > limit
 
 
@@ -121,13 +117,4 @@ async def explore(conn: Conn, facet: Facet, flt: MetaFilter, limit: int) -> Expl
         )
         groups = [(r[0], int(r[1])) for r in await cur.fetchall()]
         missing = sum(c for v, c in groups if v is None)
-        groups = [(v, c) for v, c in groups if v is not None]
-    ordered = sorted(((str(v), c) for v, c in groups), key=lambda vc: (-vc[1], vc[0]))
-    return ExploreResult(
-        facet=facet,
-        buckets=tuple(Bucket(v, c) for v, c in ordered[:limit]),
-        total=total,
-        missing=missing,
-        more_buckets=len(ordered) > limit,
-        truncated=truncated,
-    )
+    return explore_result(facet, groups, total, missing, truncated, limit)

@@ -10,16 +10,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import numpy as np
-
 from tinymemory.api.filters import MetaFilter
 from tinymemory.engines.postgres import lexstats
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.where import Params, filter_sql
 from tinymemory.engines.rows import from_us
-from tinymemory.retrieval.bm25 import bm25
 from tinymemory.retrieval.config import SCOPED_BUDGET_SHARE, field_weights
-from tinymemory.retrieval.pipeline import POSTINGS_BUDGET, Light, Ranked, ScopeStats, prune, unit_score
+from tinymemory.retrieval.pipeline import POSTINGS_BUDGET, Light, Ranked, ScopeStats, bm25_best, prune
 from tinymemory.retrieval.text import Analyzer
 
 
@@ -75,9 +72,7 @@ async def lexical(
         params,
     )
     rows = [(int(r[0]), str(r[1]), float(r[2]), int(r[3])) for r in await cur.fetchall()]
-    rowids, scores = bm25(rows, stats.docs, stats.tokens, stats.df)
-    order = np.lexsort((rowids, -scores))[:n]
-    return [(int(rowids[i]), unit_score(float(scores[i]))) for i in order]
+    return bm25_best(rows, stats, n)
 
 
 async def recent(conn: Conn, flt: MetaFilter, snapshot: int, n: int) -> Ranked:

@@ -20,7 +20,7 @@ from tinymemory.engines.postgres import lexstats, threads
 from tinymemory.engines.postgres.batch import Batch, Row
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.tenancy import tenant_of
-from tinymemory.engines.postgres.where import ACTIVE, Params, filter_sql, reach_sql
+from tinymemory.engines.postgres.where import ACTIVE, WHERE
 from tinymemory.engines.rows import to_us
 from tinymemory.engines.versions import (
     CORRECTABLE,
@@ -179,14 +179,7 @@ async def forget_ids(
 async def forget_filter(conn: Conn, flt: MetaFilter, reach: Reach | None, now: datetime) -> list[str]:
     """Soft-delete what the filter reads (active, or as of `as_of`), confined to `reach` as well, and
     what cites it."""
-    params: Params = []
-    where = filter_sql(flt, params)
-    extra = reach_sql(reach, params)
-    if extra is not None:
-        where += f" AND {extra}"
-    cur = await conn.execute(
-        f"SELECT i.rowid, i.id FROM items i WHERE {where} ORDER BY i.observed_at DESC, i.id DESC", params
-    )
+    cur = await conn.execute(*WHERE.forgettable(flt, reach))
     chosen = [(int(r[0]), str(r[1])) for r in await cur.fetchall()]
     return [i for _, i in chosen] + await _forget_rows(conn, chosen, reach, now)
 
@@ -238,15 +231,7 @@ async def _forget_rows(
 async def purge(conn: Conn, reach: Reach | None, forgotten_before: int | None) -> int:
     """Hard-delete forgotten rows with their tags, evidence links, relations and vectors (their index
     columns and statistics already left at forget)."""
-    params: Params = []
-    conds = ["i.forgotten_at IS NOT NULL"]
-    extra = reach_sql(reach, params)
-    if extra is not None:
-        conds.append(extra)
-    if forgotten_before is not None:
-        conds.append("i.forgotten_at < %s")
-        params.append(forgotten_before)
-    cur = await conn.execute(f"SELECT i.rowid FROM items i WHERE {' AND '.join(conds)}", params)
+    cur = await conn.execute(*WHERE.purgeable(reach, forgotten_before))
     rowids = [int(r[0]) for r in await cur.fetchall()]
     if not rowids:
         return 0

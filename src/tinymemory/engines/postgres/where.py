@@ -4,21 +4,11 @@ with the "C" collation, so the subtree range compares bytes as SQLite does."""
 
 from __future__ import annotations
 
-from tinymemory.api.filters import MetaFilter
-from tinymemory.api.namespace import Reach
-from tinymemory.engines import sql_filter
-from tinymemory.engines.sql_filter import ACTIVE, Params, is_selective
+from tinymemory.engines.sql_filter import ACTIVE, POSTGRES, Compiler, Params, is_selective
 
-__all__ = ["ACTIVE", "Params", "filter_sql", "is_selective", "reach_sql", "state_sql"]
+__all__ = ["ACTIVE", "WHERE", "Params", "filter_sql", "is_selective", "reach_sql", "state_sql"]
 
-
-def reach_sql(reach: Reach | None, params: Params, column: str = "i.ns") -> str | None:
-    return sql_filter.reach_sql(reach, params, sql_filter.POSTGRES, column)
-
-
-def state_sql(flt: MetaFilter, params: Params) -> str:
-    return sql_filter.state_sql(flt, params, sql_filter.POSTGRES)
-
-
-def filter_sql(flt: MetaFilter, params: Params, *, include_state: bool = True) -> str:
-    return sql_filter.filter_sql(flt, params, sql_filter.POSTGRES, include_state=include_state)
+WHERE = Compiler(POSTGRES)
+reach_sql = WHERE.reach_sql
+state_sql = WHERE.state_sql
+filter_sql = WHERE.filter_sql

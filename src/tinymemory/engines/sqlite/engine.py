@@ -27,7 +27,6 @@ from tinymemory.api.relations import ExpandRequest, ExpandResult
 from tinymemory.api.requests import ExploreResult, GetResult, Hit, StoreResult
 from tinymemory.engines.core import Clock, StorageEngine
 from tinymemory.engines.cursors import ListCursor
-from tinymemory.engines.embedder_choice import resolve_embedder
 from tinymemory.engines.paths import default_db_path
 from tinymemory.engines.sqlite import db, graph, portable, reads, search, store
 from tinymemory.engines.sqlite.ann_reads import BuildReport, GraphHolder
@@ -43,13 +42,21 @@ from tinymemory.engines.sqlite.reembed import Progress, ReembedResult, reembed_i
 from tinymemory.engines.sqlite.schema import SCHEMA_VERSION
 from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, bump_epoch, read_epoch
 from tinymemory.engines.sqlite.where import is_selective
-from tinymemory.engines.storage import CandidateQuery, FetchPage, Ranking, Storage
+from tinymemory.engines.storage import (
+    CandidateQuery,
+    FetchPage,
+    Indexing,
+    Ranking,
+    Storage,
+    candidate_rowids,
+    page_hits,
+)
 from tinymemory.engines.versions import Pending
 from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.answer import Answerer
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
 from tinymemory.retrieval.embedders.base import Embedder
-from tinymemory.retrieval.text import Analyzer, analyzer_for
+from tinymemory.retrieval.text import Analyzer
 
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
@@ -64,10 +71,8 @@ class SqliteStorage(Storage):
     def __init__(
         self,
         path: str | Path | None,
+        indexing: Indexing,
         *,
-        embedder: Embedder | None,
-        analyzer: Analyzer,
-        context: bool,
         readers: int = DEFAULT_READERS,
         durability: str | None = None,
         background_index: bool = True,
@@ -79,9 +84,9 @@ class SqliteStorage(Storage):
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self.embedder = embedder
-        self.analyzer = analyzer
-        self.context = context
+        self.embedder = embedder = indexing.embedder
+        self.analyzer = indexing.analyzer
+        self.context = indexing.context
         self._space: store.VectorSpace | None = None
         self._matrix: VectorMatrix | None = None
         if embedder is not None:
@@ -279,11 +284,9 @@ class SqliteStorage(Storage):
             detail = ranking.light_detail(anchor)
             light: dict[int, pipeline.Light] = {}
             if detail is not None:
-                rowids = list({r for r, _ in lexical} | {r for r, _ in sem})
-                light = dict(search.light_rows(conn, rowids, detail, snapshot))
+                light = dict(search.light_rows(conn, candidate_rowids(lexical, sem), detail, snapshot))
             page, more = ranking.page(lexical, sem, light, stats, anchor)
-            items = reads.items_by_rowid(conn, [r for r, _ in page])
-            return [Hit(items[r], round(s, 6)) for r, s in page if r in items], more
+            return page_hits(page, reads.items_by_rowid(conn, [r for r, _ in page])), more
 
         hits, more = await self._read(op, rank_phase)
         return FetchPage(snapshot, hits, more)
@@ -374,9 +377,7 @@ class SqliteEngine(StorageEngine):
         retrieval = retrieval or DEFAULT_CONFIG
         storage = SqliteStorage(
             path,
-            embedder=resolve_embedder(embedder, "sqlite"),
-            analyzer=analyzer or analyzer_for(retrieval.analyzer),
-            context=retrieval.context.enabled,
+            Indexing.choose("sqlite", embedder, analyzer, retrieval),
             readers=readers,
             durability=durability,
             background_index=background_index,

@@ -23,7 +23,7 @@ import numpy as np
 from tinymemory.api.errors import TinyMemoryError
 from tinymemory.api.records import ImportResult, StoredRecord, StoredVector, second_active, tombstone
 from tinymemory.engines.lexcounts import terms
-from tinymemory.engines.rows import ITEM_SELECT, record_values
+from tinymemory.engines.rows import ITEM_SELECT, record_values, vector_fits
 from tinymemory.engines.sqlite import db, lexstats, threads
 from tinymemory.engines.sqlite.rows import decode_item
 from tinymemory.engines.sqlite.store import stored_key, write_side_rows
@@ -169,12 +169,7 @@ def _insert(
         return rowid
     lexstats.index(conn, deltas, rowid, str(meta.namespace), *columns)
     vec = record.vector
-    if (
-        space is not None
-        and vec is not None
-        and (vec.embedder, vec.dim) == space
-        and len(vec.values) == vec.dim
-    ):
+    if vec is not None and vector_fits(vec, space):
         conn.execute(
             "INSERT INTO vectors (item_rowid, embedder, dim, vec) VALUES (?, ?, ?, ?)",
             (rowid, vec.embedder, vec.dim, to_blob(np.asarray(vec.values, dtype=np.float32))),

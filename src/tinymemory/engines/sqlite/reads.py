@@ -9,11 +9,11 @@ from collections.abc import Sequence
 from tinymemory.api.filters import Facet, MetaFilter
 from tinymemory.api.items import MemoryItem
 from tinymemory.api.namespace import Namespace, Reach
-from tinymemory.api.requests import EXPLORE_SCAN_CAP, Bucket, ExploreResult, GetResult, Tombstone
-from tinymemory.engines.rows import FACET_COLUMNS, ITEM_SELECT, from_us
+from tinymemory.api.requests import EXPLORE_SCAN_CAP, ExploreResult, GetResult, Tombstone
+from tinymemory.engines.rows import FACET_COLUMNS, ITEM_SELECT, explore_result, from_us, inside_reach
 from tinymemory.engines.sqlite.cursors import ListCursor
 from tinymemory.engines.sqlite.rows import decode_item
-from tinymemory.engines.sqlite.where import Params, filter_sql
+from tinymemory.engines.sqlite.where import WHERE, Params, filter_sql
 
 
 def items_by_rowid(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, MemoryItem]:
@@ -32,11 +32,7 @@ def get_items(conn: sqlite3.Connection, ids: Sequence[str], reach: Reach | None)
         " WHERE i.forgotten_at IS NULL",
         (json.dumps(list(ids)),),
     )
-    found: dict[str, MemoryItem] = {}
-    for row in rows:
-        item = decode_item(row)
-        if reach is None or reach.contains(item.namespace):
-            found[item.id] = item
+    found = inside_reach((decode_item(r) for r in rows), reach)
     missing = [i for i in ids if i not in found]
     return GetResult(
         tuple(found[i] for i in ids if i in found),
@@ -64,17 +60,13 @@ def list_page(
     conn: sqlite3.Connection, flt: MetaFilter, limit: int, after: ListCursor | None
 ) -> tuple[list[MemoryItem], bool]:
     """Newest first by (observed_at, id); keyset paging so concurrent inserts never shift a page."""
-    params: Params = []
-    where = filter_sql(flt, params)
-    if after is not None:
-        where += " AND (i.observed_at < ? OR (i.observed_at = ? AND i.id < ?))"
-        params.extend((after.observed_us, after.observed_us, after.item_id))
-    params.append(limit + 1)
-    rows = conn.execute(
-        f"SELECT {ITEM_SELECT} FROM items i WHERE {where} ORDER BY i.observed_at DESC, i.id DESC LIMIT ?",
-        params,
-    ).fetchall()
+    sql, params = WHERE.list_page(ITEM_SELECT, flt, limit, _position(after))
+    rows = conn.execute(sql, params).fetchall()
     return [decode_item(r) for r in rows[:limit]], len(rows) > limit
+
+
+def _position(after: ListCursor | None) -> tuple[int, str] | None:
+    return None if after is None else (after.observed_us, after.item_id)
 
 
 def explore(conn: sqlite3.Connection, facet: Facet, flt: MetaFilter, limit: int) -> ExploreResult:
@@ -106,13 +98,4 @@ def explore(conn: sqlite3.Connection, facet: Facet, flt: MetaFilter, limit: int)
             scan,
         ).fetchall()
         missing = sum(int(c) for v, c in groups if v is None)
-        groups = [(v, c) for v, c in groups if v is not None]
-    ordered = sorted(((str(v), int(c)) for v, c in groups), key=lambda vc: (-vc[1], vc[0]))
-    return ExploreResult(
-        facet=facet,
-        buckets=tuple(Bucket(v, c) for v, c in ordered[:limit]),
-        total=total,
-        missing=missing,
-        more_buckets=len(ordered) > limit,
-        truncated=truncated,
-    )
+    return explore_result(facet, groups, total, missing, truncated, limit)

@@ -20,13 +20,13 @@ from tinymemory.engines.rows import from_us
 from tinymemory.engines.sqlite import ann_reads, lexstats
 from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, scored_rows, top_order
 from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective
-from tinymemory.retrieval.bm25 import bm25
 from tinymemory.retrieval.config import SCOPED_BUDGET_SHARE, TITLE_WEIGHT, field_weights
 from tinymemory.retrieval.pipeline import (
     POSTINGS_BUDGET,
     Light,
     Ranked,
     ScopeStats,
+    bm25_best,
     prune,
     unit_cosine,
     unit_score,
@@ -158,9 +158,7 @@ def lexical_scoped(
         f" WHERE v.term IN ({marks}) AND v.doc <= ? AND {where} GROUP BY v.doc, v.term HAVING f > 0",
         params,
     ).fetchall()
-    rowids, scores = bm25(rows, stats.docs, stats.tokens, stats.df)
-    order = np.lexsort((rowids, -scores))[:n]
-    return [(int(rowids[i]), unit_score(float(scores[i]))) for i in order]
+    return bm25_best(rows, stats, n)
 
 
 def recent(conn: sqlite3.Connection, flt: MetaFilter, snapshot: int, n: int) -> Ranked:

@@ -18,7 +18,7 @@ from tinymemory.engines.rows import to_us
 from tinymemory.engines.sqlite import lexstats, threads
 from tinymemory.engines.sqlite import relations as edges
 from tinymemory.engines.sqlite.vectors import to_blob
-from tinymemory.engines.sqlite.where import ACTIVE, Params, filter_sql, reach_sql
+from tinymemory.engines.sqlite.where import ACTIVE, WHERE
 from tinymemory.engines.versions import (
     CORRECTABLE,
     Pending,
@@ -198,15 +198,7 @@ def forget_ids(
 def forget_filter(conn: sqlite3.Connection, flt: MetaFilter, reach: Reach | None, now: datetime) -> list[str]:
     """Soft-delete what the filter reads (active, or as of `as_of`), confined to `reach` as well, and
     what cites it."""
-    params: Params = []
-    where = filter_sql(flt, params)
-    extra = reach_sql(reach, params)
-    if extra is not None:
-        where += f" AND {extra}"
-    rows = conn.execute(
-        f"SELECT i.rowid, i.id FROM items i WHERE {where} ORDER BY i.observed_at DESC, i.id DESC", params
-    ).fetchall()
-    chosen = [(int(r[0]), str(r[1])) for r in rows]
+    chosen = [(int(r[0]), str(r[1])) for r in conn.execute(*WHERE.forgettable(flt, reach))]
     return [i for _, i in chosen] + _forget_rows(conn, chosen, reach, now)
 
 
@@ -251,17 +243,7 @@ def _forget_rows(
 
 def purge(conn: sqlite3.Connection, reach: Reach | None, forgotten_before: int | None) -> int:
     """Hard-delete forgotten rows with their tags, evidence links, index entries and vectors."""
-    params: Params = []
-    conds = ["i.forgotten_at IS NOT NULL"]
-    extra = reach_sql(reach, params)
-    if extra is not None:
-        conds.append(extra)
-    if forgotten_before is not None:
-        conds.append("i.forgotten_at < ?")
-        params.append(forgotten_before)
-    rowids = [
-        int(r[0]) for r in conn.execute(f"SELECT i.rowid FROM items i WHERE {' AND '.join(conds)}", params)
-    ]
+    rowids = [int(r[0]) for r in conn.execute(*WHERE.purgeable(reach, forgotten_before))]
     if not rowids:
         return 0
     deltas = lexstats.Deltas()
