@@ -35,6 +35,15 @@ from tinymemory.engines.versions import relations_of
 # Scalar meta fields stored in same-named columns.
 META_COLUMNS = SCALAR_META_FIELDS
 
+# The tables a purged row leaves, with the column naming it; the row itself goes last.
+PURGED_TABLES = (
+    ("vectors", "item_rowid"),
+    ("item_tags", "item_rowid"),
+    ("item_evidence", "item_rowid"),
+    ("relations", "item_rowid"),
+    ("items", "rowid"),
+)
+
 # The column each explore facet buckets by.
 FACET_COLUMNS: dict[Facet, str] = {
     Facet.KIND: "kind",

@@ -83,3 +83,25 @@ def decide(
     )
     values["supersedes"] = closing[0].id if closing else None
     return NewVersion(item, new_id, generation, closing, values)
+
+
+class Cascade:
+    """What one forget takes: the chosen rows and, transitively, every row citing one of them as
+    evidence (a learning or a summary derived from a turn). An engine reads the citing rows of
+    `frontier` until it is empty, handing each answer to `add`."""
+
+    def __init__(self, rows: Sequence[tuple[int, str]]) -> None:
+        self.chosen: dict[int, str] = dict(rows)
+        self.derived: list[str] = []  # ids forgotten with the chosen rows, in the order found
+        self._seen: set[str] = set()
+        self.frontier: list[str] = [i for _, i in rows]
+
+    def add(self, citing: Sequence[tuple[int, str]]) -> None:
+        """The (rowid, id) rows citing the frontier; the new ones become the next frontier."""
+        found = [(r, i) for r, i in citing if r not in self.chosen]
+        for r, i in found:
+            self.chosen[r] = i
+            if i not in self._seen:  # one id in two tenants of a reach is one id forgotten
+                self._seen.add(i)
+                self.derived.append(i)
+        self.frontier = [i for _, i in found]

@@ -21,14 +21,14 @@ from tinymemory.engines.postgres.batch import Batch, Row
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.tenancy import tenant_of
 from tinymemory.engines.postgres.where import ACTIVE, WHERE
-from tinymemory.engines.rows import to_us
+from tinymemory.engines.rows import PURGED_TABLES, to_us
 from tinymemory.engines.versions import (
     CORRECTABLE,
     Pending,
     VectorSpace,
     embed_text,
 )
-from tinymemory.engines.writes import Prior, decide
+from tinymemory.engines.writes import Cascade, Prior, decide
 from tinymemory.retrieval.text import Analyzer
 
 __all__ = ["Pending", "VectorSpace", "active_keys", "embed_text", "forget_filter", "forget_ids", "purge"]
@@ -204,16 +204,10 @@ async def _forget_rows(
 ) -> list[str]:
     """Forget `rows` and, transitively, what cites them (a learning or a summary derived from a turn);
     take each out of the lexical index and relink the turns beside it. Returns the derived ids."""
-    chosen = dict(rows)
-    derived: list[str] = []
-    frontier = [i for _, i in rows]
-    while frontier:
-        found = [(r, i) for r, i in await _citing(conn, frontier, reach) if r not in chosen]
-        for r, i in found:
-            chosen[r] = i
-            if i not in derived:  # one id in two tenants of the reach is one id forgotten
-                derived.append(i)
-        frontier = [i for _, i in found]
+    cascade = Cascade(rows)
+    while cascade.frontier:
+        cascade.add(await _citing(conn, cascade.frontier, reach))
+    chosen, derived = cascade.chosen, cascade.derived
     if not chosen:
         return derived
     await conn.execute(
@@ -239,12 +233,6 @@ async def purge(conn: Conn, reach: Reach | None, forgotten_before: int | None) -
     for r in rowids:
         await lexstats.unindex(conn, deltas, r)  # a no-op unless a row was forgotten without it
     await deltas.flush(conn)
-    for table, col in (
-        ("vectors", "item_rowid"),
-        ("item_tags", "item_rowid"),
-        ("item_evidence", "item_rowid"),
-        ("relations", "item_rowid"),
-        ("items", "rowid"),
-    ):
+    for table, col in PURGED_TABLES:
         await conn.execute(f"DELETE FROM {table} WHERE {col} = ANY(%s::bigint[])", (rowids,))
     return len(rowids)

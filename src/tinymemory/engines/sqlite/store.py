@@ -14,7 +14,7 @@ from tinymemory.api.items import About, ItemMeta, NewItem
 from tinymemory.api.namespace import Namespace, Reach
 from tinymemory.api.requests import StoreResult
 from tinymemory.engines.lexcounts import terms
-from tinymemory.engines.rows import to_us
+from tinymemory.engines.rows import PURGED_TABLES, to_us
 from tinymemory.engines.sqlite import lexstats, threads
 from tinymemory.engines.sqlite import relations as edges
 from tinymemory.engines.sqlite.vectors import to_blob
@@ -25,7 +25,7 @@ from tinymemory.engines.versions import (
     VectorSpace,
     embed_text,
 )
-from tinymemory.engines.writes import Prior, decide
+from tinymemory.engines.writes import Cascade, Prior, decide
 from tinymemory.retrieval.text import Analyzer
 
 __all__ = [
@@ -219,15 +219,10 @@ def _forget_rows(
 ) -> list[str]:
     """Forget `rows` and, transitively, what cites them (a learning or a summary derived from a turn);
     take each out of the lexical index and relink the turns beside it. Returns the derived ids."""
-    chosen = dict(rows)
-    derived: list[str] = []
-    frontier = [i for _, i in rows]
-    while frontier:
-        found = [(r, i) for r, i in _citing(conn, frontier, reach) if r not in chosen]
-        for r, i in found:
-            chosen[r] = i
-            derived.append(i)
-        frontier = [i for _, i in found]
+    cascade = Cascade(rows)
+    while cascade.frontier:
+        cascade.add(_citing(conn, cascade.frontier, reach))
+    chosen, derived = cascade.chosen, cascade.derived
     if not chosen:
         return derived
     at = to_us(now)
@@ -251,13 +246,7 @@ def purge(conn: sqlite3.Connection, reach: Reach | None, forgotten_before: int |
         lexstats.unindex(conn, deltas, r)  # rows forgotten before schema 5 may still be indexed
     deltas.flush(conn)
     batch = json.dumps(rowids)
-    for table, col in (
-        ("vectors", "item_rowid"),
-        ("item_tags", "item_rowid"),
-        ("item_evidence", "item_rowid"),
-        ("relations", "item_rowid"),
-        ("items", "rowid"),
-    ):
+    for table, col in PURGED_TABLES:
         conn.execute(f"DELETE FROM {table} WHERE {col} IN (SELECT value FROM json_each(?))", (batch,))
     # FTS5 deletes leave tombstones beside the old postings until segments merge: merge them all now,
     # so the purged words leave the index pages (secure_delete zeroes the freed ones; see db.scrub).
