@@ -15,11 +15,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tinymemory.api import (
     ExploreRequest,
@@ -32,6 +31,9 @@ from tinymemory.api import (
     Unsupported,
 )
 from tinymemory.cli.common import add_db_flag, db_target, emit
+
+if TYPE_CHECKING:
+    from tinymemory.engines.core import StorageEngine
 
 TRUTHY = frozenset({"1", "true", "yes", "on"})
 
@@ -112,7 +114,16 @@ def run(args: argparse.Namespace) -> int:
     return emit(asyncio.run(go()))
 
 
-# -- SQLite: the schema version is the file's user_version --------------------------------------------
+# -- the engines' maintenance API (tinymemory.engines.core.StorageEngine) ---------------------------
+
+
+def _maintained(op: str, engine: MemoryEngine) -> StorageEngine:
+    """The engine as the maintenance API serves it; an engine of another make has none to offer."""
+    from tinymemory.engines.core import StorageEngine
+
+    if not isinstance(engine, StorageEngine):
+        raise Unsupported(f"{op}: the {engine.descriptor.name} engine offers no maintenance commands")
+    return engine
 
 
 def _sqlite_path(engine: MemoryEngine) -> str | None:
@@ -120,90 +131,19 @@ def _sqlite_path(engine: MemoryEngine) -> str | None:
     return path if isinstance(path, str) else None
 
 
-def _sqlite_version(op: str, path: str) -> int | None:
-    """The file's schema version, None when there is no file; reading it writes nothing."""
-    from tinymemory.engines.sqlite import db
-
-    if path == ":memory:" or not Path(path).is_file():
-        return None
-    try:
-        conn = sqlite3.connect(path)
-        try:
-            return int(conn.execute("PRAGMA user_version").fetchone()[0])
-        finally:
-            conn.close()
-    except db.ERRORS as exc:
-        raise db.database_error(op, exc) from None
-
-
-def _sqlite_upgrade(op: str, path: str) -> tuple[int, int]:
-    """Open the file as the engine does (which migrates it); the version before and after."""
-    from tinymemory.engines.sqlite import db
-    from tinymemory.engines.sqlite.schema import user_version
-
-    before = _sqlite_version(op, path) or 0
-    try:
-        conn = db.connect(path)
-        try:
-            return before, user_version(conn)
-        finally:
-            conn.close()
-    except db.ERRORS as exc:
-        raise db.database_error(op, exc) from None
-
-
-def _code_version(engine: MemoryEngine) -> int | None:
-    """The schema version this tinymemory writes for the engine (from its descriptor's version)."""
-    _, _, tail = engine.descriptor.version.partition("+schema.")
-    return int(tail) if tail.isdigit() else None
-
-
 # -- the two commands ---------------------------------------------------------------------------------
 
 
 async def _upgrade(op: str, engine: MemoryEngine, store: str) -> Upgrade:
-    name = engine.descriptor.name
-    path = _sqlite_path(engine)
-    if path is not None:
-        before, after = await asyncio.to_thread(_sqlite_upgrade, op, path)
-        return Upgrade(store, name, before, after)
-    upgrade = getattr(engine, "upgrade", None)
-    if upgrade is None:
-        raise Unsupported(f"{op}: the {name} engine has no schema migrations to apply")
-    before, after = await upgrade()
-    return Upgrade(store, name, int(before), int(after))
+    before, after = await _maintained(op, engine).upgrade(op=op)
+    return Upgrade(store, engine.descriptor.name, int(before), int(after))
 
 
-async def _schema_version(op: str, engine: MemoryEngine) -> int:
-    path = _sqlite_path(engine)
-    if path is not None:
-        found = await asyncio.to_thread(_sqlite_version, op, path)
-        if found is None:
-            raise NotFound(f"{op}: no store at `{path}` (any command that writes creates it)")
-        return found
-    read = getattr(engine, "schema_version", None)
-    if read is not None:
-        return int(await read())
-    dsn = getattr(engine, "dsn", None)
-    if engine.descriptor.name == "postgres" and isinstance(dsn, str):
-        return await _postgres_version(op, dsn)
-    raise Unsupported(f"{op}: the {engine.descriptor.name} engine does not report its schema version")
-
-
-async def _postgres_version(op: str, dsn: str) -> int:
-    """The database's schema version, read on a connection of its own (the engine, opened without
-    migrations, refuses to serve a database that is not current)."""
-    import psycopg
-
-    from tinymemory.engines.postgres import db, schema
-
-    conn = await db.connect(op, dsn)
-    try:
-        return await schema.schema_version(conn)
-    except psycopg.Error as exc:
-        raise db.database_error(op, exc) from None
-    finally:
-        await conn.close()
+async def _schema_version(op: str, engine: MemoryEngine, store: str) -> int:
+    found = await _maintained(op, engine).stored_schema(op=op)
+    if found is None:
+        raise NotFound(f"{op}: no store at `{store}` (any command that writes creates it)")
+    return found
 
 
 def _state(version: int, current: int | None) -> str:
@@ -215,8 +155,8 @@ def _state(version: int, current: int | None) -> str:
 
 
 async def _status(op: str, engine: MemoryEngine, store: str) -> dict[str, Any]:
-    version = await _schema_version(op, engine)
-    current = _code_version(engine)
+    version = await _schema_version(op, engine, store)
+    current = _maintained(op, engine).schema
     out: dict[str, Any] = {
         "store": store,
         "engine": engine.descriptor.name,
@@ -246,41 +186,37 @@ INDEX_OP = "db index"
 def _index(args: argparse.Namespace) -> int:
     from tinymemory.engines import is_postgres_url, open_engine, redact
     from tinymemory.engines.paths import in_memory
-    from tinymemory.engines.sqlite import SqliteEngine, ann
     from tinymemory.retrieval.embedders.progress import progress_bar
 
     op = INDEX_OP
     target = db_target(args)
-    if is_postgres_url(target):
-        raise Unsupported(
-            f"{op}: a PostgreSQL store keeps its own pgvector index, created by `tinymemory db upgrade`;"
-            " there is no graph file to build"
-        )
-    if target is not None and in_memory(target):
+    server = is_postgres_url(target)  # keeps its own index: refused without loading an embedder
+    if not server and target is not None and in_memory(target):
         raise InvalidRequest(f"{op}: `--db {target}` has no file to keep a graph in; give a SQLite file")
-    engine = open_engine(target, embedder="default")
-    assert isinstance(engine, SqliteEngine)
+    engine = _maintained(op, open_engine(target, embedder=None if server else "default"))
+    store = redact(_sqlite_path(engine) or target)
 
     async def go() -> dict[str, Any]:
         try:
-            if engine.embedder is None:
+            embedder = engine.embedder
+            if embedder is None and not server:
                 raise Unsupported(f"{op}: {_lexical_only()}")
-            if not Path(engine.path).is_file():
-                raise NotFound(f"{op}: no store at `{engine.path}` (any command that writes creates it)")
             with progress_bar(True) as bar:
-                task = bar.add_task(f"tinymemory {op}: adding {engine.embedder.name} vectors", total=None)
+                name = embedder.name if embedder is not None else "no"
+                task = bar.add_task(f"tinymemory {op}: adding {name} vectors", total=None)
 
                 def report(done: int, total: int) -> None:
                     bar.update(task, completed=done, total=total)
 
-                built = await engine.build_index(force=args.force, progress=report)
+                built = await engine.build_index(force=args.force, progress=report, op=op)
         finally:
             await engine.close()
-        threshold = ann.ANN_MIN_ROWS
+        threshold = built.threshold
+        assert embedder is not None  # a storage without vectors refuses before it builds
         out: dict[str, Any] = {
-            "store": redact(engine.path),
-            "engine": "sqlite",
-            "embedder": engine.embedder.name,
+            "store": store,
+            "engine": engine.descriptor.name,
+            "embedder": embedder.name,
             "file": None if built.path is None else str(built.path),
             "rows": built.rows,
             "added": built.added,

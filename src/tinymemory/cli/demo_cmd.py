@@ -198,7 +198,7 @@ async def run_demo(engine: MemoryEngine, console: Console) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from tinymemory.engines.sqlite import SqliteEngine
+    from tinymemory.engines import open_engine
 
     console = Console()
     tmp: tempfile.TemporaryDirectory[str] | None = None
@@ -209,8 +209,11 @@ def _run(args: argparse.Namespace) -> int:
         path = Path(tmp.name) / "demo.db"
 
     async def main() -> None:
-        async with SqliteEngine(str(path), embedder=None if args.no_embedder else "default") as engine:
+        engine = open_engine(path, embedder=None if args.no_embedder else "default")
+        try:
             await run_demo(engine, console)
+        finally:
+            await engine.close()
 
     try:
         asyncio.run(main())

@@ -45,7 +45,7 @@ from tinymemory.api.requests import (
 from tinymemory.api.timeutil import ensure_utc, utcnow
 from tinymemory.engines.cursors import CursorCodec, FetchCursor, ListCursor, fingerprint
 from tinymemory.engines.rows import to_us
-from tinymemory.engines.storage import CandidateQuery, Storage
+from tinymemory.engines.storage import CandidateQuery, IndexReport, Storage
 from tinymemory.engines.telemetry import operation
 from tinymemory.engines.versions import Floats, Pending, embed_new
 from tinymemory.retrieval import pipeline
@@ -307,6 +307,34 @@ class StorageEngine:
             ),
         )
         return await answer_recall(self.answerer, req.question, fetched.hits, req.instructions)
+
+    # -- maintenance (the CLI's `db` commands; engines/storage.py) -------------------------------------
+
+    @property
+    def schema(self) -> int:
+        """The schema version this tinymemory writes for the engine's storage."""
+        return self.storage.schema
+
+    async def stored_schema(self, *, op: str = "stored_schema") -> int | None:
+        """The schema version the stored data has (read only, never migrates); None before any write.
+        `op` names the caller in errors (the CLI passes its command)."""
+        return await self.storage.stored_schema(op)
+
+    async def upgrade(self, *, op: str = "upgrade") -> tuple[int, int]:
+        """Apply pending migrations; return (version before, after). Safe to run again."""
+        return await self.storage.upgrade(op)
+
+    async def build_index(
+        self,
+        *,
+        force: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+        op: str = "build_index",
+    ) -> IndexReport:
+        """Build the vector index reads use now, or bring the saved one up to date, and wait for it,
+        so a large store is ready before it serves. `force` starts from scratch; `progress(added,
+        to_add)` runs as it goes, on the build's thread."""
+        return await self.storage.build_index(op, force, progress)
 
     # -- relations, export ----------------------------------------------------------------------------
 

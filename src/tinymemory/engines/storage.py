@@ -16,8 +16,10 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Protocol
 
+from tinymemory.api.errors import Unsupported
 from tinymemory.api.filters import Facet, FetchMode, MetaFilter
 from tinymemory.api.items import MemoryItem, NewItem
 from tinymemory.api.namespace import Reach
@@ -32,7 +34,16 @@ from tinymemory.retrieval.embedders.base import Embedder
 from tinymemory.retrieval.pipeline import Light, Ranked, ScopeStats
 from tinymemory.retrieval.text import Analyzer, analyzer_for
 
-__all__ = ["CandidateQuery", "FetchPage", "Indexing", "Ranking", "Storage", "candidate_rowids", "page_hits"]
+__all__ = [
+    "CandidateQuery",
+    "FetchPage",
+    "IndexReport",
+    "Indexing",
+    "Ranking",
+    "Storage",
+    "candidate_rowids",
+    "page_hits",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +118,20 @@ class Ranking(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class IndexReport:
+    """What a foreground index build did: the index file (None when there was nothing to index), its
+    rows, the rows this build added, whether it started from empty, how long it took, and from how
+    many rows reads use it."""
+
+    path: Path | None
+    rows: int
+    added: int
+    fresh: bool
+    seconds: float
+    threshold: int
+
+
+@dataclass(frozen=True, slots=True)
 class FetchPage:
     """One fetched page: the snapshot it read (for the next cursor), its hits and whether more follow."""
 
@@ -126,7 +151,8 @@ def page_hits(page: Ranked, items: Mapping[int, MemoryItem]) -> list[Hit]:
 
 
 class Storage(ABC):
-    """Rows behind the engine core. An engine implements these 15 methods and gets the whole contract.
+    """Rows behind the engine core. An engine implements these 15 methods and gets the whole contract;
+    three more (`stored_schema`, `upgrade`, `build_index`) serve maintenance where a storage has it.
 
     Attributes a storage sets: `name` (the engine's name in its descriptor), `schema` (its storage
     version, shown in the descriptor), `embedder` (whose vectors it keeps; None: lexical only) and
@@ -224,3 +250,20 @@ class Storage(ABC):
     def export_records(self, vectors: bool) -> AsyncIterator[StoredRecord]:
         """Every version in the order written, forgotten ones as tombstones, from one snapshot; with
         `vectors`, each carries the vector it has."""
+
+    # -- maintenance (optional: the defaults say the storage has none) --------------------------------
+
+    async def stored_schema(self, op: str) -> int | None:
+        """The schema version the stored data has, read without migrating it; None when nothing is
+        stored yet (the first write creates the store)."""
+        raise Unsupported(f"{op}: the {self.name} engine does not report its schema version")
+
+    async def upgrade(self, op: str) -> tuple[int, int]:
+        """Apply the migrations this version knows (safe to run again): the schema before and after."""
+        raise Unsupported(f"{op}: the {self.name} engine has no schema migrations to apply")
+
+    async def build_index(
+        self, op: str, force: bool, progress: Callable[[int, int], None] | None
+    ) -> IndexReport:
+        """Build, or bring up to date, the vector index reads use, in the foreground."""
+        raise Unsupported(f"{op}: the {self.name} engine has no vector index to build ahead")

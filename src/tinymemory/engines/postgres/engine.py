@@ -8,12 +8,12 @@ locks that order writes per tenant (db.py), tsvector postings and pgvector searc
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
 
 import psycopg
 
-from tinymemory.api.errors import TinyMemoryError, Unavailable
+from tinymemory.api.errors import TinyMemoryError, Unavailable, Unsupported
 from tinymemory.api.filters import Facet, FetchMode, MetaFilter
 from tinymemory.api.items import MemoryItem, NewItem
 from tinymemory.api.namespace import Reach
@@ -39,6 +39,7 @@ from tinymemory.engines.storage import (
     CandidateQuery,
     FetchPage,
     Indexing,
+    IndexReport,
     Ranking,
     Storage,
     candidate_rowids,
@@ -86,17 +87,38 @@ class PostgresStorage(Storage):
 
     # -- plumbing -------------------------------------------------------------------------------------
 
-    async def upgrade(self) -> tuple[int, int]:
-        conn = await db.connect("upgrade", self.dsn)
+    async def upgrade(self, op: str) -> tuple[int, int]:
+        conn = await db.connect(op, self.dsn)
         try:
             before = await self._migrate(conn)
         except TinyMemoryError:
             raise
         except psycopg.Error as exc:
-            raise db.database_error("upgrade", exc) from exc
+            raise db.database_error(op, exc) from exc
         finally:
             await conn.close()
         return before, schema.SCHEMA_VERSION
+
+    async def stored_schema(self, op: str) -> int | None:
+        """Read on a connection of its own: a pool opened without migrations refuses a database that
+        is not current, and this is how an operator learns which it is."""
+        conn = await db.connect(op, self.dsn)
+        try:
+            return await schema.schema_version(conn)
+        except TinyMemoryError:
+            raise
+        except psycopg.Error as exc:
+            raise db.database_error(op, exc) from None
+        finally:
+            await conn.close()
+
+    async def build_index(
+        self, op: str, force: bool, progress: Callable[[int, int], None] | None
+    ) -> IndexReport:
+        raise Unsupported(
+            f"{op}: a PostgreSQL store keeps its own pgvector index, created by `tinymemory db upgrade`;"
+            " there is no graph file to build"
+        )
 
     async def _migrate(self, conn: Conn) -> int:
         before = await schema.migrate(conn)
@@ -327,12 +349,12 @@ class PostgresEngine(StorageEngine):
         """How the last semantic search met its filter (for tests and diagnostics)."""
         return self.storage.last_semantic_plan
 
-    async def upgrade(self) -> tuple[int, int]:
+    async def upgrade(self, *, op: str = "upgrade") -> tuple[int, int]:
         """Apply pending migrations (and this embedder's vector index); return (version before, after).
 
         Safe while other engines run or start: migrations take a database-wide advisory lock.
         """
-        return await self.storage.upgrade()
+        return await super().upgrade(op=op)
 
     async def store_bytes(self) -> int | None:
         """The database's size on disk (every table, index and tenant: what the service's metrics show)."""

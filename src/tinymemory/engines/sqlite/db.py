@@ -13,6 +13,7 @@ import random
 import sqlite3
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 from tinymemory.api.errors import Unavailable
@@ -186,3 +187,18 @@ def in_read(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> 
     finally:
         if conn.in_transaction:
             conn.execute("COMMIT")
+
+
+def schema_of_file(op: str, path: str) -> int | None:
+    """A file's schema version, None when there is no file; reading it writes nothing (no migration,
+    no WAL: a plain connection that only reads the header's user_version)."""
+    if path == ":memory:" or not Path(path).is_file():
+        return None
+    try:
+        conn = sqlite3.connect(path)
+        try:
+            return int(conn.execute("PRAGMA user_version").fetchone()[0])
+        finally:
+            conn.close()
+    except ERRORS as exc:
+        raise database_error(op, exc) from None

@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from tinymemory.api.errors import Unavailable, Unsupported
+from tinymemory.api.errors import NotFound, Unavailable, Unsupported
 from tinymemory.api.filters import Facet, FetchMode, MetaFilter
 from tinymemory.api.items import MemoryItem, NewItem
 from tinymemory.api.namespace import Reach
@@ -29,7 +29,7 @@ from tinymemory.engines.core import Clock, StorageEngine
 from tinymemory.engines.cursors import ListCursor
 from tinymemory.engines.paths import default_db_path
 from tinymemory.engines.sqlite import db, graph, portable, reads, search, store
-from tinymemory.engines.sqlite.ann_reads import BuildReport, GraphHolder
+from tinymemory.engines.sqlite.ann_reads import GraphHolder
 from tinymemory.engines.sqlite.connections import (
     DEFAULT_READERS,
     Connections,
@@ -39,13 +39,14 @@ from tinymemory.engines.sqlite.connections import (
 from tinymemory.engines.sqlite.cursors import load_key
 from tinymemory.engines.sqlite.group_commit import GroupCommit
 from tinymemory.engines.sqlite.reembed import Progress, ReembedResult, reembed_items
-from tinymemory.engines.sqlite.schema import SCHEMA_VERSION
+from tinymemory.engines.sqlite.schema import SCHEMA_VERSION, user_version
 from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, bump_epoch, read_epoch
 from tinymemory.engines.sqlite.where import is_selective
 from tinymemory.engines.storage import (
     CandidateQuery,
     FetchPage,
     Indexing,
+    IndexReport,
     Ranking,
     Storage,
     candidate_rowids,
@@ -321,8 +322,9 @@ class SqliteStorage(Storage):
     async def reembed(self, batch: int, progress: Progress | None) -> ReembedResult:
         return await reembed_items(self._run, self.embedder, self._matrix, batch, progress)
 
-    async def build_index(self, force: bool, progress: Callable[[int, int], None] | None) -> BuildReport:
-        op = "build_index"
+    async def build_index(
+        self, op: str, force: bool, progress: Callable[[int, int], None] | None
+    ) -> IndexReport:
         if self.embedder is None:
             raise Unsupported(f"{op}: there is no embedder (lexical-only search), so no vectors to index")
         if self._graphs is None:
@@ -333,15 +335,26 @@ class SqliteStorage(Storage):
             raise Unsupported(
                 f"{op}: the usearch package is not installed; install it with `pip install 'tinymemory[ann]'`"
             )
+        if not Path(self.path).is_file():
+            raise NotFound(f"{op}: no store at `{self.path}` (any command that writes creates it)")
         graphs = self._graphs
         epoch = await self._run(op, read_epoch)  # opens (and migrates) the file first
         try:
-            return await asyncio.to_thread(graphs.build_now, epoch, force=force, progress=progress)
+            built = await asyncio.to_thread(graphs.build_now, epoch, force=force, progress=progress)
         except asyncio.CancelledError:  # the caller stopped waiting (Ctrl-C): stop the build too
             graphs.stop()
             raise
         except db.ERRORS as exc:  # the build reads the vectors on a connection of its own
             raise db.database_error(op, exc) from exc
+        return IndexReport(built.path, built.rows, built.added, built.fresh, built.seconds, ann.ANN_MIN_ROWS)
+
+    async def stored_schema(self, op: str) -> int | None:
+        return await asyncio.to_thread(db.schema_of_file, op, self.path)
+
+    async def upgrade(self, op: str) -> tuple[int, int]:
+        before = await self.stored_schema(op) or 0
+        after = await self._run(op, user_version)  # the writer's connection migrated the file on open
+        return before, after
 
 
 class SqliteEngine(StorageEngine):
@@ -406,10 +419,14 @@ class SqliteEngine(StorageEngine):
     # -- the HNSW graph (engines/sqlite/ann_reads.py) -------------------------------------------------
 
     async def build_index(
-        self, *, force: bool = False, progress: Callable[[int, int], None] | None = None
-    ) -> BuildReport:
+        self,
+        *,
+        force: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+        op: str = "build_index",
+    ) -> IndexReport:
         """Build the HNSW graph of this embedder now, or bring the saved one up to date, and wait for
         it, so a large file is ready before it serves (else the first large read starts it in the
         background). `force` starts from scratch; `progress(added, to_add)` runs after each chunk, on
         the build's thread. Reads use the graph once the file holds `ann.ANN_MIN_ROWS` vectors."""
-        return await self.storage.build_index(force, progress)
+        return await super().build_index(force=force, progress=progress, op=op)
