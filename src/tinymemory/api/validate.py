@@ -8,7 +8,7 @@ naming their field, rather than deep in an engine.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -46,17 +46,67 @@ MAX_FIELD_CHARS = 2_048
 MAX_ID_CHARS = 256
 MAX_CURSOR_CHARS = 4096
 
+TypeName = Callable[[object], str]
+"""How a message names a wrong value's type: `python_type` for Python arguments, `json_type` for JSON."""
+
 
 def fail(op: str, field: str, problem: str) -> InvalidRequest:
     return InvalidRequest(f"{op}: `{field}` {problem}")
 
 
+def python_type(value: object) -> str:
+    """The type a Python argument has, as Python names it, for messages."""
+    return type(value).__name__
+
+
+def json_type(value: object) -> str:
+    """The JSON type a value has, for messages about a JSON argument (a tool call's)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, list | tuple):
+        return "array"
+    return type(value).__name__
+
+
+def check_int(
+    op: str, field: str, value: object, *, low: int, high: int, typed: TypeName = python_type
+) -> int:
+    """An integer in [low, high]; a bool is not one, though Python counts it as an int."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise fail(op, field, f"must be an integer, got {typed(value)}")
+    if not low <= value <= high:
+        raise fail(op, field, f"must be between {low} and {high}, got {echo(value)}")
+    return value
+
+
+def check_number(
+    op: str, field: str, value: object, *, low: float, high: float, typed: TypeName = python_type
+) -> float:
+    """A number in [low, high]; compared before any float conversion, so a huge int or NaN cannot escape."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise fail(op, field, f"must be a number, got {typed(value)}")
+    if not low <= value <= high:  # False for NaN; exact for ints of any size
+        raise fail(op, field, f"must be between {low:g} and {high:g}, got {echo(value)}")
+    return float(value)
+
+
+def check_bool(op: str, field: str, value: object, *, typed: TypeName = python_type) -> bool:
+    """True or False, and nothing that merely looks like one."""
+    if not isinstance(value, bool):
+        raise fail(op, field, f"must be true or false, got {typed(value)}")
+    return value
+
+
 def check_limit(op: str, limit: object, *, field: str = "limit", maximum: int = MAX_LIMIT) -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int):
-        raise fail(op, field, f"must be an integer, got {type(limit).__name__}")
-    if not 1 <= limit <= maximum:
-        raise fail(op, field, f"must be between 1 and {maximum}, got {echo(limit)}")
-    return limit
+    return check_int(op, field, limit, low=1, high=maximum)
 
 
 def check_unicode(op: str, field: str, value: str) -> str:
@@ -73,24 +123,27 @@ def check_unicode(op: str, field: str, value: str) -> str:
 
 
 def check_fraction(op: str, field: str, value: object) -> float:
-    """A number in [0, 1]; compared before any float conversion, so a huge int or NaN cannot escape."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise fail(op, field, f"must be a number, got {type(value).__name__}")
-    if not 0 <= value <= 1:  # False for NaN; exact for ints of any size
-        raise fail(op, field, f"must be between 0 and 1, got {echo(value)}")
-    return float(value)
+    """A number in [0, 1]."""
+    return check_number(op, field, value, low=0, high=1)
 
 
-def _check_str(op: str, field: str, value: object, *, max_chars: int = MAX_FIELD_CHARS) -> None:
-    if value is None:
-        return
+def check_text(
+    op: str, field: str, value: object, *, max_chars: int = MAX_FIELD_CHARS, typed: TypeName = python_type
+) -> str:
+    """A non-blank, bounded, encodable string."""
     if not isinstance(value, str):
-        raise fail(op, field, f"must be a string, got {type(value).__name__}")
+        raise fail(op, field, f"must be a string, got {typed(value)}")
     if not value.strip():
         raise fail(op, field, "must not be blank")
     if len(value) > max_chars:
         raise fail(op, field, f"is longer than {max_chars} characters")
-    check_unicode(op, field, value)
+    return check_unicode(op, field, value)
+
+
+def _check_str(op: str, field: str, value: object, *, max_chars: int = MAX_FIELD_CHARS) -> None:
+    """check_text where None means "not given"."""
+    if value is not None:
+        check_text(op, field, value, max_chars=max_chars)
 
 
 def _check_str_tuple(op: str, field: str, values: object, *, max_chars: int = MAX_FIELD_CHARS) -> None:
@@ -145,13 +198,7 @@ def check_new_item(op: str, item: object, *, field: str = "item") -> NewItem:
     prefix = "" if field == "item" else f"{field}."
     if not isinstance(item.kind, ItemKind):
         raise fail(op, f"{prefix}kind", f"`{echo(item.kind)}` is not an item kind")
-    if not isinstance(item.text, str):
-        raise fail(op, f"{prefix}text", "must be a string")
-    if not item.text.strip():
-        raise fail(op, f"{prefix}text", "must not be empty")
-    if len(item.text) > MAX_TEXT_CHARS:
-        raise fail(op, f"{prefix}text", f"is longer than {MAX_TEXT_CHARS} characters")
-    check_unicode(op, f"{prefix}text", item.text)
+    check_query(op, f"{prefix}text", item.text, max_chars=MAX_TEXT_CHARS)
     confidence = (
         None if item.confidence is None else check_fraction(op, f"{prefix}confidence", item.confidence)
     )
@@ -230,10 +277,7 @@ def check_relation_type(op: str, field: str, value: object) -> str:
 
 def check_entity(op: str, field: str, value: object) -> str:
     """An entity name: a non-blank string of at most MAX_ENTITY_CHARS, kept as written (stripped)."""
-    if not isinstance(value, str):
-        raise fail(op, field, f"must be a string, got {type(value).__name__}")
-    _check_str(op, field, value, max_chars=MAX_ENTITY_CHARS)
-    return value.strip()
+    return check_text(op, field, value, max_chars=MAX_ENTITY_CHARS).strip()
 
 
 def check_relations(op: str, field: str, relations: object) -> tuple[Relation, ...]:
@@ -313,13 +357,14 @@ def check_time_hint(op: str, hint: object) -> TimeHint | None:
     return TimeHint(start, end)
 
 
-def check_query(op: str, field: str, query: object) -> str:
+def check_query(op: str, field: str, query: object, *, max_chars: int = MAX_QUERY_CHARS) -> str:
+    """A query, or an item's text (`max_chars` MAX_TEXT_CHARS): a string that is not empty."""
     if not isinstance(query, str):
         raise fail(op, field, "must be a string")
     if not query.strip():
         raise fail(op, field, "must not be empty")
-    if len(query) > MAX_QUERY_CHARS:
-        raise fail(op, field, f"is longer than {MAX_QUERY_CHARS} characters")
+    if len(query) > max_chars:
+        raise fail(op, field, f"is longer than {max_chars} characters")
     return check_unicode(op, field, query)
 
 
@@ -435,11 +480,7 @@ def check_expand(req: object, op: str = "expand") -> ExpandRequest:
         raise fail(op, "relation_types", f"lists more than {MAX_RELATIONS} types")
     for i, t in enumerate(types):
         check_relation_type(op, f"relation_types[{i}]", t)
-    hops = req.max_hops
-    if isinstance(hops, bool) or not isinstance(hops, int):
-        raise fail(op, "max_hops", f"must be an integer, got {type(hops).__name__}")
-    if not 1 <= hops <= MAX_HOPS:
-        raise fail(op, "max_hops", f"must be between 1 and {MAX_HOPS}, got {echo(hops)}")
+    check_limit(op, req.max_hops, field="max_hops", maximum=MAX_HOPS)
     return replace(
         req,
         seed_name=seed,

@@ -191,13 +191,6 @@ def _as_relations(op: str, field: str, value: object) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def check_bool(op: str, field: str, value: object) -> bool:
-    """True or False, and nothing that merely looks like one."""
-    if not isinstance(value, bool):
-        raise fail(op, field, f"must be true or false, got {type(value).__name__}")
-    return value
-
-
 def check_count(op: str, field: str, value: object) -> int:
     """A whole number of things, 0 included (a bridge's limit, offset, depth or top_k); a bool is not
     one, though Python counts it as an int."""
