@@ -146,13 +146,18 @@ def _check_str(op: str, field: str, value: object, *, max_chars: int = MAX_FIELD
         check_text(op, field, value, max_chars=max_chars)
 
 
+def _check_given_str(op: str, field: str, value: object, *, max_chars: int = MAX_FIELD_CHARS) -> None:
+    """check_text of a string a request must hold (None included: it is not one)."""
+    if value is None:
+        raise fail(op, field, "must be a string")
+    check_text(op, field, value, max_chars=max_chars)
+
+
 def _check_str_tuple(op: str, field: str, values: object, *, max_chars: int = MAX_FIELD_CHARS) -> None:
     if not isinstance(values, tuple):
         raise fail(op, field, "must be a tuple of strings")
     for i, v in enumerate(values):
-        _check_str(op, f"{field}[{i}]", v, max_chars=max_chars)
-        if v is None:
-            raise fail(op, f"{field}[{i}]", "must be a string")
+        _check_given_str(op, f"{field}[{i}]", v, max_chars=max_chars)
 
 
 def _check_time(op: str, field: str, value: object) -> datetime | None:
@@ -217,9 +222,7 @@ def check_new_item(op: str, item: object, *, field: str = "item") -> NewItem:
     if meta.source is not None:
         if not isinstance(meta.source, Source):
             raise fail(op, f"{mp}source", "must be a Source")
-        _check_str(op, f"{mp}source.kind", meta.source.kind)
-        if meta.source.kind is None:
-            raise fail(op, f"{mp}source.kind", "must be a string")
+        _check_given_str(op, f"{mp}source.kind", meta.source.kind)
         _check_str(op, f"{mp}source.id", meta.source.id)
     if meta.about is not None:
         check_about(op, f"{mp}about", meta.about)
@@ -236,9 +239,7 @@ def check_new_item(op: str, item: object, *, field: str = "item") -> NewItem:
         if not isinstance(ref, Ref):
             raise fail(op, f"{mp}refs[{i}]", "must be a Ref")
         for name in ("kind", "ref", "status"):
-            _check_str(op, f"{mp}refs[{i}].{name}", getattr(ref, name))
-            if getattr(ref, name) is None:
-                raise fail(op, f"{mp}refs[{i}].{name}", "must be a string")
+            _check_given_str(op, f"{mp}refs[{i}].{name}", getattr(ref, name))
         for name in ("media_type", "sha256", "url"):
             _check_str(op, f"{mp}refs[{i}].{name}", getattr(ref, name))
     relations = check_relations(op, f"{mp}relations", meta.relations)
@@ -301,9 +302,7 @@ def check_about(op: str, field: str, about: object) -> None:
     if not isinstance(about, About):
         raise fail(op, field, "must be an About (kind, key)")
     for name in ("kind", "key"):
-        _check_str(op, f"{field}.{name}", getattr(about, name))
-        if getattr(about, name) is None:
-            raise fail(op, f"{field}.{name}", "must be a string")
+        _check_given_str(op, f"{field}.{name}", getattr(about, name))
 
 
 def check_new_items(op: str, items: Sequence[object]) -> list[NewItem]:
