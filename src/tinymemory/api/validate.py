@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from tinymemory.api.echo import echo
 from tinymemory.api.errors import InvalidRequest
@@ -45,6 +46,8 @@ MAX_TAG_CHARS = 64
 MAX_FIELD_CHARS = 2_048
 MAX_ID_CHARS = 256
 MAX_CURSOR_CHARS = 4096
+
+R = TypeVar("R")
 
 TypeName = Callable[[object], str]
 """How a message names a wrong value's type: `python_type` for Python arguments, `json_type` for JSON."""
@@ -178,14 +181,22 @@ def _check_time(op: str, field: str, value: object) -> datetime | None:
         raise fail(op, field, OUT_OF_RANGE) from None
 
 
+def _instance(op: str, field: str, value: object, kind: type[R]) -> R:
+    """`value` as the type the request holds there; anything else is refused, naming the type."""
+    if not isinstance(value, kind):
+        article = "an" if kind.__name__[0] in "AEIOU" else "a"
+        raise fail(op, field, f"must be {article} {kind.__name__}")
+    return value
+
+
 def check_namespace(op: str, field: str, value: object) -> None:
     if value is not None and not isinstance(value, Namespace):
         raise fail(op, field, "must be a Namespace (parse strings with Namespace.parse)")
 
 
 def check_reach(op: str, field: str, value: object) -> None:
-    if value is not None and not isinstance(value, Reach):
-        raise fail(op, field, "must be a Reach")
+    if value is not None:
+        _instance(op, field, value, Reach)
 
 
 def check_tags(op: str, field: str, tags: object) -> tuple[str, ...]:
@@ -198,8 +209,7 @@ def check_tags(op: str, field: str, tags: object) -> tuple[str, ...]:
 
 def check_new_item(op: str, item: object, *, field: str = "item") -> NewItem:
     """Validate and normalise (tags stripped and de-duplicated, times in UTC)."""
-    if not isinstance(item, NewItem):
-        raise fail(op, field, "must be a NewItem")
+    item = _instance(op, field, item, NewItem)
     prefix = "" if field == "item" else f"{field}."
     if not isinstance(item.kind, ItemKind):
         raise fail(op, f"{prefix}kind", f"`{echo(item.kind)}` is not an item kind")
@@ -211,17 +221,14 @@ def check_new_item(op: str, item: object, *, field: str = "item") -> NewItem:
         _check_str(op, f"{prefix}identity", item.identity)
     if not isinstance(item.supersede, bool):
         raise fail(op, f"{prefix}supersede", "must be true or false")
-    meta = item.meta
+    meta = _instance(op, f"{prefix}meta", item.meta, ItemMeta)
     mp = f"{prefix}meta."
-    if not isinstance(meta, ItemMeta):
-        raise fail(op, f"{prefix}meta", "must be an ItemMeta")
     check_namespace(op, f"{mp}namespace", meta.namespace)
     for name in SCALAR_META_FIELDS:
         limit = MAX_QUERY_CHARS if name == "summary" else MAX_FIELD_CHARS
         _check_str(op, f"{mp}{name}", getattr(meta, name), max_chars=limit)
     if meta.source is not None:
-        if not isinstance(meta.source, Source):
-            raise fail(op, f"{mp}source", "must be a Source")
+        _instance(op, f"{mp}source", meta.source, Source)
         _check_given_str(op, f"{mp}source.kind", meta.source.kind)
         _check_str(op, f"{mp}source.id", meta.source.id)
     if meta.about is not None:
@@ -236,8 +243,7 @@ def check_new_item(op: str, item: object, *, field: str = "item") -> NewItem:
     if not isinstance(meta.refs, tuple):
         raise fail(op, f"{mp}refs", "must be a tuple of Ref")
     for i, ref in enumerate(meta.refs):
-        if not isinstance(ref, Ref):
-            raise fail(op, f"{mp}refs[{i}]", "must be a Ref")
+        _instance(op, f"{mp}refs[{i}]", ref, Ref)
         for name in ("kind", "ref", "status"):
             _check_given_str(op, f"{mp}refs[{i}].{name}", getattr(ref, name))
         for name in ("media_type", "sha256", "url"):
@@ -312,8 +318,7 @@ def check_new_items(op: str, items: Sequence[object]) -> list[NewItem]:
 
 
 def check_filter(op: str, flt: object, *, field: str = "filter") -> MetaFilter:
-    if not isinstance(flt, MetaFilter):
-        raise fail(op, field, "must be a MetaFilter")
+    flt = _instance(op, field, flt, MetaFilter)
     f = field
     check_namespace(op, f"{f}.namespace", flt.namespace)
     check_reach(op, f"{f}.reach", flt.reach)
@@ -345,8 +350,7 @@ def check_filter(op: str, flt: object, *, field: str = "filter") -> MetaFilter:
 def check_time_hint(op: str, hint: object) -> TimeHint | None:
     if hint is None:
         return None
-    if not isinstance(hint, TimeHint):
-        raise fail(op, "time_hint", "must be a TimeHint")
+    hint = _instance(op, "time_hint", hint, TimeHint)
     start = _check_time(op, "time_hint.start", hint.start)
     end = _check_time(op, "time_hint.end", hint.end)
     if start is None or end is None:
@@ -399,8 +403,7 @@ def check_mode(op: str, mode: object, served: Sequence[FetchMode]) -> FetchMode 
 
 
 def check_fetch(req: object, served: Sequence[FetchMode], op: str = "fetch") -> FetchRequest:
-    if not isinstance(req, FetchRequest):
-        raise fail(op, "request", "must be a FetchRequest")
+    req = _instance(op, "request", req, FetchRequest)
     return replace(
         req,
         query=check_query(op, "query", req.query),
@@ -413,8 +416,7 @@ def check_fetch(req: object, served: Sequence[FetchMode], op: str = "fetch") -> 
 
 
 def check_recall(req: object, served: Sequence[FetchMode], op: str = "recall") -> RecallRequest:
-    if not isinstance(req, RecallRequest):
-        raise fail(op, "request", "must be a RecallRequest")
+    req = _instance(op, "request", req, RecallRequest)
     if req.instructions is not None:
         _check_str(op, "instructions", req.instructions, max_chars=MAX_QUERY_CHARS)
     return replace(
@@ -428,8 +430,7 @@ def check_recall(req: object, served: Sequence[FetchMode], op: str = "recall") -
 
 
 def check_list(req: object, op: str = "list") -> ListRequest:
-    if not isinstance(req, ListRequest):
-        raise fail(op, "request", "must be a ListRequest")
+    req = _instance(op, "request", req, ListRequest)
     return replace(
         req,
         filter=check_filter(op, req.filter),
@@ -439,23 +440,20 @@ def check_list(req: object, op: str = "list") -> ListRequest:
 
 
 def check_get(req: object, op: str = "get") -> GetRequest:
-    if not isinstance(req, GetRequest):
-        raise fail(op, "request", "must be a GetRequest")
+    req = _instance(op, "request", req, GetRequest)
     check_reach(op, "reach", req.reach)
     return replace(req, ids=check_ids(op, req.ids))
 
 
 def check_explore(req: object, op: str = "explore") -> ExploreRequest:
-    if not isinstance(req, ExploreRequest):
-        raise fail(op, "request", "must be an ExploreRequest")
+    req = _instance(op, "request", req, ExploreRequest)
     if not isinstance(req.facet, Facet):
         raise fail(op, "facet", f"`{echo(req.facet)}` is not a facet")
     return replace(req, filter=check_filter(op, req.filter), limit=check_limit(op, req.limit))
 
 
 def check_forget(req: object, op: str = "forget") -> ForgetRequest:
-    if not isinstance(req, ForgetRequest):
-        raise fail(op, "request", "must be a ForgetRequest")
+    req = _instance(op, "request", req, ForgetRequest)
     check_reach(op, "reach", req.reach)
     if (req.ids is None) == (req.filter is None):
         raise fail(op, "ids", "give either ids or a filter, not both and not neither")
@@ -469,8 +467,7 @@ def check_forget(req: object, op: str = "forget") -> ForgetRequest:
 
 def check_expand(req: object, op: str = "expand") -> ExpandRequest:
     """seed_name a name, relation_types identifiers (de-duplicated), max_hops 1..MAX_HOPS."""
-    if not isinstance(req, ExpandRequest):
-        raise fail(op, "request", "must be an ExpandRequest")
+    req = _instance(op, "request", req, ExpandRequest)
     seed = check_entity(op, "seed_name", req.seed_name)
     types = req.relation_types
     if not isinstance(types, tuple):
