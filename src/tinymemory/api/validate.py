@@ -8,7 +8,7 @@ naming their field, rather than deep in an engine.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TypeVar
@@ -55,6 +55,11 @@ TypeName = Callable[[object], str]
 
 def fail(op: str, field: str, problem: str) -> InvalidRequest:
     return InvalidRequest(f"{op}: `{field}` {problem}")
+
+
+def unknown_argument(op: str, field: str, known: Iterable[str]) -> InvalidRequest:
+    """An argument the call does not take, listing the ones it does."""
+    return fail(op, field, f"is not a known argument (known: {', '.join(known) or 'none'})")
 
 
 def python_type(value: object) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 from tinymemory.api import HOST_FIXED_FIELDS, InvalidRequest
 from tinymemory.api.echo import echo
-from tinymemory.api.validate import fail, json_type
+from tinymemory.api.validate import fail, json_type, unknown_argument
 
 Obj = Mapping[str, Any]
 
@@ -69,6 +69,5 @@ def closed(tool: str, obj: object, allowed: tuple[str, ...], where: str) -> Obj:
         raise fail(tool, where or "arguments", f"must be an object, got {json_type(obj)}")
     for key in obj:
         if not isinstance(key, str) or key not in allowed:
-            known = ", ".join(allowed) or "none"
-            raise fail(tool, path(where, echo(key, 40)), f"is not a known argument (known: {known})")
+            raise unknown_argument(tool, path(where, echo(key, 40)), allowed)
     return obj
