@@ -8,9 +8,10 @@ naming their field, rather than deep in an engine.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from tinymemory.api.echo import echo
 from tinymemory.api.errors import InvalidRequest
@@ -46,17 +47,74 @@ MAX_FIELD_CHARS = 2_048
 MAX_ID_CHARS = 256
 MAX_CURSOR_CHARS = 4096
 
+R = TypeVar("R")
+
+TypeName = Callable[[object], str]
+"""How a message names a wrong value's type: `python_type` for Python arguments, `json_type` for JSON."""
+
 
 def fail(op: str, field: str, problem: str) -> InvalidRequest:
     return InvalidRequest(f"{op}: `{field}` {problem}")
 
 
+def unknown_argument(op: str, field: str, known: Iterable[str]) -> InvalidRequest:
+    """An argument the call does not take, listing the ones it does."""
+    return fail(op, field, f"is not a known argument (known: {', '.join(known) or 'none'})")
+
+
+def python_type(value: object) -> str:
+    """The type a Python argument has, as Python names it, for messages."""
+    return type(value).__name__
+
+
+def json_type(value: object) -> str:
+    """The JSON type a value has, for messages about a JSON argument (a tool call's)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, list | tuple):
+        return "array"
+    return type(value).__name__
+
+
+def check_int(
+    op: str, field: str, value: object, *, low: int, high: int, typed: TypeName = python_type
+) -> int:
+    """An integer in [low, high]; a bool is not one, though Python counts it as an int."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise fail(op, field, f"must be an integer, got {typed(value)}")
+    if not low <= value <= high:
+        raise fail(op, field, f"must be between {low} and {high}, got {echo(value)}")
+    return value
+
+
+def check_number(
+    op: str, field: str, value: object, *, low: float, high: float, typed: TypeName = python_type
+) -> float:
+    """A number in [low, high]; compared before any float conversion, so a huge int or NaN cannot escape."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise fail(op, field, f"must be a number, got {typed(value)}")
+    if not low <= value <= high:  # False for NaN; exact for ints of any size
+        raise fail(op, field, f"must be between {low:g} and {high:g}, got {echo(value)}")
+    return float(value)
+
+
+def check_bool(op: str, field: str, value: object, *, typed: TypeName = python_type) -> bool:
+    """True or False, and nothing that merely looks like one."""
+    if not isinstance(value, bool):
+        raise fail(op, field, f"must be true or false, got {typed(value)}")
+    return value
+
+
 def check_limit(op: str, limit: object, *, field: str = "limit", maximum: int = MAX_LIMIT) -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int):
-        raise fail(op, field, f"must be an integer, got {type(limit).__name__}")
-    if not 1 <= limit <= maximum:
-        raise fail(op, field, f"must be between 1 and {maximum}, got {echo(limit)}")
-    return limit
+    return check_int(op, field, limit, low=1, high=maximum)
 
 
 def check_unicode(op: str, field: str, value: str) -> str:
@@ -73,33 +131,41 @@ def check_unicode(op: str, field: str, value: str) -> str:
 
 
 def check_fraction(op: str, field: str, value: object) -> float:
-    """A number in [0, 1]; compared before any float conversion, so a huge int or NaN cannot escape."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise fail(op, field, f"must be a number, got {type(value).__name__}")
-    if not 0 <= value <= 1:  # False for NaN; exact for ints of any size
-        raise fail(op, field, f"must be between 0 and 1, got {echo(value)}")
-    return float(value)
+    """A number in [0, 1]."""
+    return check_number(op, field, value, low=0, high=1)
 
 
-def _check_str(op: str, field: str, value: object, *, max_chars: int = MAX_FIELD_CHARS) -> None:
-    if value is None:
-        return
+def check_text(
+    op: str, field: str, value: object, *, max_chars: int = MAX_FIELD_CHARS, typed: TypeName = python_type
+) -> str:
+    """A non-blank, bounded, encodable string."""
     if not isinstance(value, str):
-        raise fail(op, field, f"must be a string, got {type(value).__name__}")
+        raise fail(op, field, f"must be a string, got {typed(value)}")
     if not value.strip():
         raise fail(op, field, "must not be blank")
     if len(value) > max_chars:
         raise fail(op, field, f"is longer than {max_chars} characters")
-    check_unicode(op, field, value)
+    return check_unicode(op, field, value)
+
+
+def _check_str(op: str, field: str, value: object, *, max_chars: int = MAX_FIELD_CHARS) -> None:
+    """check_text where None means "not given"."""
+    if value is not None:
+        check_text(op, field, value, max_chars=max_chars)
+
+
+def _check_given_str(op: str, field: str, value: object, *, max_chars: int = MAX_FIELD_CHARS) -> None:
+    """check_text of a string a request must hold (None included: it is not one)."""
+    if value is None:
+        raise fail(op, field, "must be a string")
+    check_text(op, field, value, max_chars=max_chars)
 
 
 def _check_str_tuple(op: str, field: str, values: object, *, max_chars: int = MAX_FIELD_CHARS) -> None:
     if not isinstance(values, tuple):
         raise fail(op, field, "must be a tuple of strings")
     for i, v in enumerate(values):
-        _check_str(op, f"{field}[{i}]", v, max_chars=max_chars)
-        if v is None:
-            raise fail(op, f"{field}[{i}]", "must be a string")
+        _check_given_str(op, f"{field}[{i}]", v, max_chars=max_chars)
 
 
 def _check_time(op: str, field: str, value: object) -> datetime | None:
@@ -120,14 +186,22 @@ def _check_time(op: str, field: str, value: object) -> datetime | None:
         raise fail(op, field, OUT_OF_RANGE) from None
 
 
+def _instance(op: str, field: str, value: object, kind: type[R]) -> R:
+    """`value` as the type the request holds there; anything else is refused, naming the type."""
+    if not isinstance(value, kind):
+        article = "an" if kind.__name__[0] in "AEIOU" else "a"
+        raise fail(op, field, f"must be {article} {kind.__name__}")
+    return value
+
+
 def check_namespace(op: str, field: str, value: object) -> None:
     if value is not None and not isinstance(value, Namespace):
         raise fail(op, field, "must be a Namespace (parse strings with Namespace.parse)")
 
 
 def check_reach(op: str, field: str, value: object) -> None:
-    if value is not None and not isinstance(value, Reach):
-        raise fail(op, field, "must be a Reach")
+    if value is not None:
+        _instance(op, field, value, Reach)
 
 
 def check_tags(op: str, field: str, tags: object) -> tuple[str, ...]:
@@ -140,18 +214,11 @@ def check_tags(op: str, field: str, tags: object) -> tuple[str, ...]:
 
 def check_new_item(op: str, item: object, *, field: str = "item") -> NewItem:
     """Validate and normalise (tags stripped and de-duplicated, times in UTC)."""
-    if not isinstance(item, NewItem):
-        raise fail(op, field, "must be a NewItem")
+    item = _instance(op, field, item, NewItem)
     prefix = "" if field == "item" else f"{field}."
     if not isinstance(item.kind, ItemKind):
         raise fail(op, f"{prefix}kind", f"`{echo(item.kind)}` is not an item kind")
-    if not isinstance(item.text, str):
-        raise fail(op, f"{prefix}text", "must be a string")
-    if not item.text.strip():
-        raise fail(op, f"{prefix}text", "must not be empty")
-    if len(item.text) > MAX_TEXT_CHARS:
-        raise fail(op, f"{prefix}text", f"is longer than {MAX_TEXT_CHARS} characters")
-    check_unicode(op, f"{prefix}text", item.text)
+    check_query(op, f"{prefix}text", item.text, max_chars=MAX_TEXT_CHARS)
     confidence = (
         None if item.confidence is None else check_fraction(op, f"{prefix}confidence", item.confidence)
     )
@@ -159,20 +226,15 @@ def check_new_item(op: str, item: object, *, field: str = "item") -> NewItem:
         _check_str(op, f"{prefix}identity", item.identity)
     if not isinstance(item.supersede, bool):
         raise fail(op, f"{prefix}supersede", "must be true or false")
-    meta = item.meta
+    meta = _instance(op, f"{prefix}meta", item.meta, ItemMeta)
     mp = f"{prefix}meta."
-    if not isinstance(meta, ItemMeta):
-        raise fail(op, f"{prefix}meta", "must be an ItemMeta")
     check_namespace(op, f"{mp}namespace", meta.namespace)
     for name in SCALAR_META_FIELDS:
         limit = MAX_QUERY_CHARS if name == "summary" else MAX_FIELD_CHARS
         _check_str(op, f"{mp}{name}", getattr(meta, name), max_chars=limit)
     if meta.source is not None:
-        if not isinstance(meta.source, Source):
-            raise fail(op, f"{mp}source", "must be a Source")
-        _check_str(op, f"{mp}source.kind", meta.source.kind)
-        if meta.source.kind is None:
-            raise fail(op, f"{mp}source.kind", "must be a string")
+        _instance(op, f"{mp}source", meta.source, Source)
+        _check_given_str(op, f"{mp}source.kind", meta.source.kind)
         _check_str(op, f"{mp}source.id", meta.source.id)
     if meta.about is not None:
         check_about(op, f"{mp}about", meta.about)
@@ -186,12 +248,9 @@ def check_new_item(op: str, item: object, *, field: str = "item") -> NewItem:
     if not isinstance(meta.refs, tuple):
         raise fail(op, f"{mp}refs", "must be a tuple of Ref")
     for i, ref in enumerate(meta.refs):
-        if not isinstance(ref, Ref):
-            raise fail(op, f"{mp}refs[{i}]", "must be a Ref")
+        _instance(op, f"{mp}refs[{i}]", ref, Ref)
         for name in ("kind", "ref", "status"):
-            _check_str(op, f"{mp}refs[{i}].{name}", getattr(ref, name))
-            if getattr(ref, name) is None:
-                raise fail(op, f"{mp}refs[{i}].{name}", "must be a string")
+            _check_given_str(op, f"{mp}refs[{i}].{name}", getattr(ref, name))
         for name in ("media_type", "sha256", "url"):
             _check_str(op, f"{mp}refs[{i}].{name}", getattr(ref, name))
     relations = check_relations(op, f"{mp}relations", meta.relations)
@@ -230,10 +289,7 @@ def check_relation_type(op: str, field: str, value: object) -> str:
 
 def check_entity(op: str, field: str, value: object) -> str:
     """An entity name: a non-blank string of at most MAX_ENTITY_CHARS, kept as written (stripped)."""
-    if not isinstance(value, str):
-        raise fail(op, field, f"must be a string, got {type(value).__name__}")
-    _check_str(op, field, value, max_chars=MAX_ENTITY_CHARS)
-    return value.strip()
+    return check_text(op, field, value, max_chars=MAX_ENTITY_CHARS).strip()
 
 
 def check_relations(op: str, field: str, relations: object) -> tuple[Relation, ...]:
@@ -257,9 +313,7 @@ def check_about(op: str, field: str, about: object) -> None:
     if not isinstance(about, About):
         raise fail(op, field, "must be an About (kind, key)")
     for name in ("kind", "key"):
-        _check_str(op, f"{field}.{name}", getattr(about, name))
-        if getattr(about, name) is None:
-            raise fail(op, f"{field}.{name}", "must be a string")
+        _check_given_str(op, f"{field}.{name}", getattr(about, name))
 
 
 def check_new_items(op: str, items: Sequence[object]) -> list[NewItem]:
@@ -269,8 +323,7 @@ def check_new_items(op: str, items: Sequence[object]) -> list[NewItem]:
 
 
 def check_filter(op: str, flt: object, *, field: str = "filter") -> MetaFilter:
-    if not isinstance(flt, MetaFilter):
-        raise fail(op, field, "must be a MetaFilter")
+    flt = _instance(op, field, flt, MetaFilter)
     f = field
     check_namespace(op, f"{f}.namespace", flt.namespace)
     check_reach(op, f"{f}.reach", flt.reach)
@@ -302,8 +355,7 @@ def check_filter(op: str, flt: object, *, field: str = "filter") -> MetaFilter:
 def check_time_hint(op: str, hint: object) -> TimeHint | None:
     if hint is None:
         return None
-    if not isinstance(hint, TimeHint):
-        raise fail(op, "time_hint", "must be a TimeHint")
+    hint = _instance(op, "time_hint", hint, TimeHint)
     start = _check_time(op, "time_hint.start", hint.start)
     end = _check_time(op, "time_hint.end", hint.end)
     if start is None or end is None:
@@ -313,13 +365,14 @@ def check_time_hint(op: str, hint: object) -> TimeHint | None:
     return TimeHint(start, end)
 
 
-def check_query(op: str, field: str, query: object) -> str:
+def check_query(op: str, field: str, query: object, *, max_chars: int = MAX_QUERY_CHARS) -> str:
+    """A query, or an item's text (`max_chars` MAX_TEXT_CHARS): a string that is not empty."""
     if not isinstance(query, str):
         raise fail(op, field, "must be a string")
     if not query.strip():
         raise fail(op, field, "must not be empty")
-    if len(query) > MAX_QUERY_CHARS:
-        raise fail(op, field, f"is longer than {MAX_QUERY_CHARS} characters")
+    if len(query) > max_chars:
+        raise fail(op, field, f"is longer than {max_chars} characters")
     return check_unicode(op, field, query)
 
 
@@ -355,8 +408,7 @@ def check_mode(op: str, mode: object, served: Sequence[FetchMode]) -> FetchMode 
 
 
 def check_fetch(req: object, served: Sequence[FetchMode], op: str = "fetch") -> FetchRequest:
-    if not isinstance(req, FetchRequest):
-        raise fail(op, "request", "must be a FetchRequest")
+    req = _instance(op, "request", req, FetchRequest)
     return replace(
         req,
         query=check_query(op, "query", req.query),
@@ -369,8 +421,7 @@ def check_fetch(req: object, served: Sequence[FetchMode], op: str = "fetch") -> 
 
 
 def check_recall(req: object, served: Sequence[FetchMode], op: str = "recall") -> RecallRequest:
-    if not isinstance(req, RecallRequest):
-        raise fail(op, "request", "must be a RecallRequest")
+    req = _instance(op, "request", req, RecallRequest)
     if req.instructions is not None:
         _check_str(op, "instructions", req.instructions, max_chars=MAX_QUERY_CHARS)
     return replace(
@@ -384,8 +435,7 @@ def check_recall(req: object, served: Sequence[FetchMode], op: str = "recall") -
 
 
 def check_list(req: object, op: str = "list") -> ListRequest:
-    if not isinstance(req, ListRequest):
-        raise fail(op, "request", "must be a ListRequest")
+    req = _instance(op, "request", req, ListRequest)
     return replace(
         req,
         filter=check_filter(op, req.filter),
@@ -395,23 +445,20 @@ def check_list(req: object, op: str = "list") -> ListRequest:
 
 
 def check_get(req: object, op: str = "get") -> GetRequest:
-    if not isinstance(req, GetRequest):
-        raise fail(op, "request", "must be a GetRequest")
+    req = _instance(op, "request", req, GetRequest)
     check_reach(op, "reach", req.reach)
     return replace(req, ids=check_ids(op, req.ids))
 
 
 def check_explore(req: object, op: str = "explore") -> ExploreRequest:
-    if not isinstance(req, ExploreRequest):
-        raise fail(op, "request", "must be an ExploreRequest")
+    req = _instance(op, "request", req, ExploreRequest)
     if not isinstance(req.facet, Facet):
         raise fail(op, "facet", f"`{echo(req.facet)}` is not a facet")
     return replace(req, filter=check_filter(op, req.filter), limit=check_limit(op, req.limit))
 
 
 def check_forget(req: object, op: str = "forget") -> ForgetRequest:
-    if not isinstance(req, ForgetRequest):
-        raise fail(op, "request", "must be a ForgetRequest")
+    req = _instance(op, "request", req, ForgetRequest)
     check_reach(op, "reach", req.reach)
     if (req.ids is None) == (req.filter is None):
         raise fail(op, "ids", "give either ids or a filter, not both and not neither")
@@ -425,8 +472,7 @@ def check_forget(req: object, op: str = "forget") -> ForgetRequest:
 
 def check_expand(req: object, op: str = "expand") -> ExpandRequest:
     """seed_name a name, relation_types identifiers (de-duplicated), max_hops 1..MAX_HOPS."""
-    if not isinstance(req, ExpandRequest):
-        raise fail(op, "request", "must be an ExpandRequest")
+    req = _instance(op, "request", req, ExpandRequest)
     seed = check_entity(op, "seed_name", req.seed_name)
     types = req.relation_types
     if not isinstance(types, tuple):
@@ -435,11 +481,7 @@ def check_expand(req: object, op: str = "expand") -> ExpandRequest:
         raise fail(op, "relation_types", f"lists more than {MAX_RELATIONS} types")
     for i, t in enumerate(types):
         check_relation_type(op, f"relation_types[{i}]", t)
-    hops = req.max_hops
-    if isinstance(hops, bool) or not isinstance(hops, int):
-        raise fail(op, "max_hops", f"must be an integer, got {type(hops).__name__}")
-    if not 1 <= hops <= MAX_HOPS:
-        raise fail(op, "max_hops", f"must be between 1 and {MAX_HOPS}, got {echo(hops)}")
+    check_limit(op, req.max_hops, field="max_hops", maximum=MAX_HOPS)
     return replace(
         req,
         seed_name=seed,

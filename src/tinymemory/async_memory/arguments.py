@@ -32,7 +32,7 @@ from tinymemory.api import (
 )
 from tinymemory.api.echo import echo
 from tinymemory.api.errors import InvalidRequest
-from tinymemory.api.validate import fail
+from tinymemory.api.validate import fail, unknown_argument
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -66,8 +66,7 @@ def _binding_error(
     takes_any = any(p.kind is p.VAR_KEYWORD for p in params)
     for key in kwargs:
         if key not in named and not takes_any:
-            known = ", ".join(sorted(named)) or "none"
-            return fail(op, echo(key, 40), f"is not a known argument (known: {known})")
+            return unknown_argument(op, echo(key, 40), sorted(named))
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     given = len(args) - 1  # without self
     for p in positional[given:]:
@@ -189,13 +188,6 @@ def _as_relations(op: str, field: str, value: object) -> tuple[Any, ...]:
             raise fail(op, f"{field}[{i}]", "must be a Relation or a (subject, type, object) triple")
         out.append(rel)
     return tuple(out)
-
-
-def check_bool(op: str, field: str, value: object) -> bool:
-    """True or False, and nothing that merely looks like one."""
-    if not isinstance(value, bool):
-        raise fail(op, field, f"must be true or false, got {type(value).__name__}")
-    return value
 
 
 def check_count(op: str, field: str, value: object) -> int:

@@ -43,6 +43,7 @@ from tinymemory.api.echo import echo
 from tinymemory.api.errors import InvalidRequest
 from tinymemory.api.validate import (
     MAX_FIELD_CHARS,
+    check_bool,
     check_fetch,
     check_filter,
     check_limit,
@@ -54,7 +55,6 @@ from tinymemory.async_memory.arguments import (
     as_mode,
     as_namespace,
     as_strings,
-    check_bool,
     check_name,
     check_opening,
     checked,

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from tinymemory.api import MemoryEngine, Namespace, Reach, TinyMemoryError
 from tinymemory.api.echo import echo
-from tinymemory.api.validate import fail
-from tinymemory.async_memory.arguments import check_bool, checked
+from tinymemory.api.validate import check_bool, fail
+from tinymemory.async_memory.arguments import checked
 
 if TYPE_CHECKING:
     from tinymemory.adapters import ToolOutput, ToolSet

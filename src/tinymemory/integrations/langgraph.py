@@ -72,8 +72,8 @@ from tinymemory.api import (
 from tinymemory.api.closing import Closing
 from tinymemory.api.echo import echo
 from tinymemory.api.paging import fetched, listed
-from tinymemory.api.validate import MAX_QUERY_CHARS
-from tinymemory.async_memory.arguments import as_namespace, check_bool, check_count, check_opening, checked
+from tinymemory.api.validate import MAX_QUERY_CHARS, check_bool
+from tinymemory.async_memory.arguments import as_namespace, check_count, check_opening, checked
 from tinymemory.integrations import langgraph_match as match
 from tinymemory.integrations.langgraph_names import to_namespace
 from tinymemory.integrations.langgraph_records import (

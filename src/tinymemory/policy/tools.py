@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tinymemory.api import InvalidRequest, MemoryEngine, Reach, Unsupported
+from tinymemory.api.echo import echo
 from tinymemory.policy.guidance import render_guidance, with_fallback
 from tinymemory.policy.identity import Identity
 from tinymemory.policy.policy import MemoryPolicy
@@ -21,7 +22,7 @@ from tinymemory.policy.registry import MEMORY_OPEN, MEMORY_RECALL, POLICY_TOOL_N
 from tinymemory.policy.session import MediaProbe, PolicyContext, PolicySession
 from tinymemory.tools.preview import ResultBounds
 from tinymemory.tools.spec import ToolSpec
-from tinymemory.tools.strict import clip, read_arguments
+from tinymemory.tools.strict import read_arguments
 
 log = logging.getLogger("tinymemory.policy")
 
@@ -44,7 +45,7 @@ class Registration:
         for i, name in enumerate(self.offer):
             if name not in POLICY_TOOL_NAMES:
                 raise InvalidRequest(
-                    f"registration: `offer[{i}]` `{clip(name)}` is not a memory tool "
+                    f"registration: `offer[{i}]` `{echo(name)}` is not a memory tool "
                     f"(one of: {', '.join(POLICY_TOOL_NAMES)})"
                 )
 
@@ -209,7 +210,7 @@ class PolicyTools:
         tool = POLICY_TOOLS.get(name) if isinstance(name, str) else None
         if tool is None:
             offered = ", ".join(self._offered) or "none"
-            raise InvalidRequest(f"`{clip(name, 40)}` is not a memory tool (offered: {offered})")
+            raise InvalidRequest(f"`{echo(name, 40)}` is not a memory tool (offered: {offered})")
         if name not in self._offered:
             why = (
                 "memory tools are offered only to a verified user"

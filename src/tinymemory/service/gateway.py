@@ -30,6 +30,7 @@ from starlette.routing import Route
 from tinymemory.adapters.mcp import POLICY_INSTRUCTIONS, SERVER_NAME, per_request_server
 from tinymemory.adapters.output import ToolOutput, error_text
 from tinymemory.api import InvalidRequest, Unavailable
+from tinymemory.api.validate import fail
 from tinymemory.policy import MEMORY_REMEMBER, Identity, PolicyTools, log_refused
 from tinymemory.policy.catalog.memory__remember import SHARE
 from tinymemory.service.auth import Caller
@@ -38,7 +39,7 @@ from tinymemory.service.registry import AgentRegistry
 from tinymemory.service.state import ServiceState
 from tinymemory.tools.fields import Text
 from tinymemory.tools.spec import ToolSpec
-from tinymemory.tools.strict import fail, read_arguments
+from tinymemory.tools.strict import read_arguments
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

@@ -14,6 +14,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tinymemory.api import DEFAULT_LIMIT, InvalidRequest, MemoryEngine, Namespace, Reach, Unsupported
+from tinymemory.api.echo import echo
 from tinymemory.tools.args import MAX_IDS, MAX_LIMIT
 from tinymemory.tools.declaration import Catalog, Tool, always, named_for
 from tinymemory.tools.preview import ResultBounds
@@ -34,7 +35,7 @@ from tinymemory.tools.registry import (
 )
 from tinymemory.tools.scope import MemoryTool, Modes, Session, ToolScope
 from tinymemory.tools.spec import ToolHints, ToolSpec
-from tinymemory.tools.strict import clip, read_arguments
+from tinymemory.tools.strict import read_arguments
 
 
 class MemoryTools:
@@ -123,7 +124,7 @@ class MemoryTools:
             try:
                 zone = ZoneInfo(zone)
             except (ZoneInfoNotFoundError, ValueError):
-                raise InvalidRequest(f"tools: `zone` `{clip(zone)}` is not a known time zone") from None
+                raise InvalidRequest(f"tools: `zone` `{echo(zone)}` is not a known time zone") from None
         return self._with(zone=zone)
 
     def with_bounds(
@@ -162,7 +163,7 @@ class MemoryTools:
         tool = self._catalog.get(name) if isinstance(name, str) else None
         if tool is None:
             offered = ", ".join(self.names())
-            raise InvalidRequest(f"`{clip(name, 40)}` is not a memory tool (offered: {offered})")
+            raise InvalidRequest(f"`{echo(name, 40)}` is not a memory tool (offered: {offered})")
         if tool.writes and not self._scope.writes:
             raise Unsupported(f"{name}: these memory tools are read-only, so {name} is not offered")
         args = read_arguments(name, arguments)

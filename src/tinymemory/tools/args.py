@@ -15,9 +15,9 @@ from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
 from tinymemory.api import DEFAULT_LIMIT, ItemKind, MetaFilter, TimeHint
-from tinymemory.api.validate import MAX_CURSOR_CHARS, MAX_TAG_CHARS, MAX_TAGS, check_filter
+from tinymemory.api.validate import MAX_CURSOR_CHARS, MAX_TAG_CHARS, MAX_TAGS, check_filter, fail
 from tinymemory.tools.fields import Day, EnumList, Integer, Object, Text, TextList, Timestamp, Values
-from tinymemory.tools.strict import Obj, fail, path
+from tinymemory.tools.strict import Obj, path
 
 MIN_LIMIT = 1
 MAX_LIMIT = 50  # the tools' bound; engines accept up to api.MAX_LIMIT

@@ -1,14 +1,16 @@
 """One declaration per tool argument: its JSON Schema, its reading and its validation come from it.
 
 A tool's arguments are a `Shape` of `Field`s. `Shape.schema()` is what the model is told;
-`Shape.read()` refuses unknown keys and reads every field through the same strict readers
-(`tools.strict`), so what a schema promises and what a call accepts cannot drift apart. Both tool
-surfaces (the seven memory_ tools in `tools.args`, the memory__ tools in `policy.arguments`) declare
-their arguments with these kinds. JSON `null` on an optional field means "not given".
+`Shape.read()` refuses unknown keys and reads every field through the engine's own checks
+(`api.validate`, naming a wrong value's JSON type), so what a schema promises and what a call accepts
+cannot drift apart. Both tool surfaces (the seven memory_ tools in `tools.args`, the memory__ tools in
+`policy.arguments`) declare their arguments with these kinds. JSON `null` on an optional field means
+"not given".
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -16,19 +18,18 @@ from datetime import date, datetime
 from typing import Any, Generic, TypeVar
 
 from tinymemory.api import InvalidRequest, parse_rfc3339
-from tinymemory.api.validate import MAX_FIELD_CHARS, check_ids
-from tinymemory.tools.strict import (
-    Obj,
+from tinymemory.api.echo import echo
+from tinymemory.api.validate import (
+    MAX_FIELD_CHARS,
+    check_bool,
+    check_ids,
+    check_int,
+    check_number,
     check_text,
-    clip,
-    closed,
     fail,
-    path,
-    read_int,
-    read_number,
-    read_str,
-    type_name,
+    json_type,
 )
+from tinymemory.tools.strict import Obj, closed, path
 
 T = TypeVar("T")
 
@@ -70,7 +71,7 @@ class Field(Generic[T]):
         value = obj[self.name]
         if not isinstance(value, list | tuple):
             problem = f"must be an array of {of}"
-            raise fail(tool, field, f"{problem}, got {type_name(value)}" if got else problem)
+            raise fail(tool, field, f"{problem}, got {json_type(value)}" if got else problem)
         if max_items is not None and len(value) > max_items:
             raise fail(tool, field, f"has more than {max_items} items")
         return field, value
@@ -86,7 +87,10 @@ class Text(Field[str]):
         return {"type": "string", "description": self.description}
 
     def read(self, tool: str, obj: Obj, where: str = "") -> str | None:
-        return read_str(tool, obj, self.name, where, required=self.required, max_chars=self.max_chars)
+        if self._missing(tool, obj, where):
+            return None
+        field = path(where, self.name)
+        return check_text(tool, field, obj[self.name], max_chars=self.max_chars, typed=json_type)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -116,12 +120,12 @@ class Token(Field[str]):
         if self.choices is not None:
             if not isinstance(value, str) or value not in self.choices:
                 raise fail(
-                    tool, field, f"`{clip(value)}` is not {self.what} (one of: {', '.join(self.choices)})"
+                    tool, field, f"`{echo(value)}` is not {self.what} (one of: {', '.join(self.choices)})"
                 )
             return value
-        text = check_text(tool, field, value, max_chars=MAX_FIELD_CHARS)
+        text = check_text(tool, field, value, typed=json_type)
         if self.pattern is not None and not self.pattern.fullmatch(text):
-            raise fail(tool, field, f"`{clip(text)}` is not {self.what} ({self.pattern_hint})")
+            raise fail(tool, field, f"`{echo(text)}` is not {self.what} ({self.pattern_hint})")
         return text
 
     def read(self, tool: str, obj: Obj, where: str = "") -> str | None:
@@ -166,7 +170,10 @@ class TextList(Field[tuple[str, ...]]):
         if (array := self._array(tool, obj, where, "strings", max_items=self.max_items)) is None:
             return None
         field, value = array
-        texts = [check_text(tool, f"{field}[{i}]", v, max_chars=self.max_chars) for i, v in enumerate(value)]
+        texts = [
+            check_text(tool, f"{field}[{i}]", v, max_chars=self.max_chars, typed=json_type)
+            for i, v in enumerate(value)
+        ]
         return tuple(dict.fromkeys(t.strip() for t in texts))
 
 
@@ -190,7 +197,7 @@ class EnumList(Field[tuple[str, ...]]):
         field, value = array
         for v in value:
             if not isinstance(v, str) or v not in self.choices:
-                raise fail(tool, field, f"`{clip(v)}` is not {self.what}")
+                raise fail(tool, field, f"`{echo(v)}` is not {self.what}")
         return tuple(dict.fromkeys(value))
 
 
@@ -230,13 +237,10 @@ class Integer(Field[int]):
     def read(self, tool: str, obj: Obj, where: str = "") -> int | None:
         if self._missing(tool, obj, where):
             return self.default
-        value = read_int(tool, obj, self.name, where)
-        assert value is not None
-        if not self.low <= value <= self.high:
-            raise fail(
-                tool, path(where, self.name), f"must be between {self.low} and {self.high}, got {clip(value)}"
-            )
-        return value
+        value = obj[self.name]
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            value = int(value)  # JSON has one number type: 5.0 is the integer 5
+        return check_int(tool, path(where, self.name), value, low=self.low, high=self.high, typed=json_type)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -250,7 +254,8 @@ class Number(Field[float]):
     def read(self, tool: str, obj: Obj, where: str = "") -> float | None:
         if self._missing(tool, obj, where):
             return None
-        return read_number(tool, obj, self.name, where, low=self.low, high=self.high)
+        field = path(where, self.name)
+        return check_number(tool, field, obj[self.name], low=self.low, high=self.high, typed=json_type)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -261,10 +266,7 @@ class Boolean(Field[bool]):
     def read(self, tool: str, obj: Obj, where: str = "") -> bool | None:
         if self._missing(tool, obj, where):
             return None
-        value = obj[self.name]
-        if not isinstance(value, bool):
-            raise fail(tool, path(where, self.name), f"must be true or false, got {type_name(value)}")
-        return value
+        return check_bool(tool, path(where, self.name), obj[self.name], typed=json_type)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -296,11 +298,11 @@ class Day(Field[date]):
         field = path(where, self.name)
         value = obj[self.name]
         if not isinstance(value, str) or not _DATE_RE.fullmatch(value):
-            raise fail(tool, field, f"`{clip(value)}` is not a date (YYYY-MM-DD)")
+            raise fail(tool, field, f"`{echo(value)}` is not a date (YYYY-MM-DD)")
         try:
             return date.fromisoformat(value)
         except ValueError:
-            raise fail(tool, field, f"`{clip(value)}` is not a date (YYYY-MM-DD)") from None
+            raise fail(tool, field, f"`{echo(value)}` is not a date (YYYY-MM-DD)") from None
 
 
 class Values:

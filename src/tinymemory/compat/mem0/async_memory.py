@@ -34,8 +34,8 @@ from tinymemory.api import (
 )
 from tinymemory.api.ids import normalise_text
 from tinymemory.api.paging import fetched, list_all, listed
-from tinymemory.api.validate import check_fraction
-from tinymemory.async_memory.arguments import check_bool, check_opening
+from tinymemory.api.validate import check_bool, check_fraction
+from tinymemory.async_memory.arguments import check_opening
 from tinymemory.compat.mem0 import arguments as args
 from tinymemory.compat.mem0.config import read_config
 from tinymemory.compat.mem0.errors import (

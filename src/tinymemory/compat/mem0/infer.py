@@ -27,15 +27,9 @@ _ID_SPACE = uuid.UUID("6c1f5a0e-3b7d-5c2a-9e41-0d8b7f3a2c15")
 
 
 @dataclass(frozen=True, slots=True)
-class Fact:
-    """One fact found in the user's turns, with its subject when it has a stable one."""
-
-    text: str
-    kind: str
-    about: About | None
-    confidence: float
-    event_from: datetime | None = None
-    event_to: datetime | None = None
+class Fact(rules.RuleLearning):
+    """One fact found in the user's turns (by the model or by the rules), with its subject when it has a
+    stable one: a learning as the rules read one, keyed for mem0."""
 
     @property
     def subject(self) -> tuple[str, ...]:

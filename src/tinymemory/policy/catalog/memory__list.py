@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tinymemory.api import ListRequest, MetaFilter
+from tinymemory.api.validate import fail
 from tinymemory.policy import render
 from tinymemory.policy.answers import Memories
 from tinymemory.policy.arguments import NAME_HINT, Declared, word
@@ -16,7 +17,7 @@ from tinymemory.policy.session import PolicyContext, PolicySession
 from tinymemory.tools.args import CURSOR, limit_field
 from tinymemory.tools.declaration import Tool
 from tinymemory.tools.fields import Integer, Text, Token
-from tinymemory.tools.strict import Obj, fail
+from tinymemory.tools.strict import Obj
 
 LIST_SCOPES: tuple[str, ...] = ("all", *Tier.values())
 DESCRIPTION = (

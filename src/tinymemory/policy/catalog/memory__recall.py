@@ -15,7 +15,7 @@ from tinymemory.api import (
     Unsupported,
 )
 from tinymemory.api.relations import MAX_ENTITY_CHARS
-from tinymemory.api.validate import MAX_QUERY_CHARS
+from tinymemory.api.validate import MAX_QUERY_CHARS, fail
 from tinymemory.policy import render
 from tinymemory.policy.answers import Memories
 from tinymemory.policy.arguments import Declared, words
@@ -24,7 +24,7 @@ from tinymemory.policy.session import PolicyContext, PolicySession
 from tinymemory.tools.args import limit_field
 from tinymemory.tools.declaration import Tool
 from tinymemory.tools.fields import Integer, Number, Text, Timestamp, TokenList
-from tinymemory.tools.strict import Obj, fail
+from tinymemory.tools.strict import Obj
 
 # An ingested document is recalled through its chunks (each with parent_title); the whole document
 # beside them would repeat the best chunk's text.

@@ -18,7 +18,7 @@ from tinymemory.api import (
     Source,
     utcnow,
 )
-from tinymemory.api.validate import MAX_TEXT_CHARS
+from tinymemory.api.validate import MAX_TEXT_CHARS, fail
 from tinymemory.policy.answers import TierName
 from tinymemory.policy.arguments import Declared, word
 from tinymemory.policy.gate.queue import queue_items
@@ -27,7 +27,7 @@ from tinymemory.policy.session import PolicyContext, PolicySession
 from tinymemory.tools.answers import Answer
 from tinymemory.tools.declaration import Tool
 from tinymemory.tools.fields import Boolean, Number, Text, Token
-from tinymemory.tools.strict import Obj, fail
+from tinymemory.tools.strict import Obj
 
 MAX_TITLE_CHARS = 512
 MAX_CATEGORY_CHARS = 128

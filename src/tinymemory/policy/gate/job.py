@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 
 from tinymemory.api import (
@@ -80,18 +80,7 @@ class GateReport:
     shared_ids: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "pairs": self.pairs,
-            "published": self.published,
-            "merged": self.merged,
-            "held": self.held,
-            "rejected": self.rejected,
-            "withdrawn": self.withdrawn,
-            "personal": self.personal,
-            "rescrubbed": self.rescrubbed,
-            "retracted": self.retracted,
-            "shared_ids": self.shared_ids,
-        }
+        return asdict(self)
 
 
 async def read_all(engine: MemoryEngine, node: Namespace, flt: MetaFilter | None = None) -> list[MemoryItem]:

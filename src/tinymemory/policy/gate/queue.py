@@ -98,7 +98,7 @@ async def withdraw(engine: MemoryEngine, identity: Identity, texts: list[str]) -
     return withdrawn
 
 
-def candidate_item(
+def queue_items(
     identity: Identity,
     agent: str,
     source_id: str,
@@ -106,10 +106,11 @@ def candidate_item(
     kind: str,
     confidence: float,
     now: datetime,
-) -> NewItem:
+) -> list[NewItem]:
+    """What one share leaves for the gate: the candidate, the sharer on the agent's roster, the marker."""
     subject = subject_of(identity)
     clean = own_text(identity, text)
-    return NewItem(
+    candidate = NewItem(
         ItemKind.LEARNING,
         clean,
         ItemMeta(
@@ -123,21 +124,9 @@ def candidate_item(
         ),
         confidence=confidence,
     )
-
-
-def queue_items(
-    identity: Identity,
-    agent: str,
-    source_id: str,
-    text: str,
-    kind: str,
-    confidence: float,
-    now: datetime,
-) -> list[NewItem]:
-    """What one share leaves for the gate: the candidate, the sharer on the agent's roster, the marker."""
-    items = [candidate_item(identity, agent, source_id, text, kind, confidence, now)]
+    items = [candidate]
     if identity.user:
-        items.append(sharer_item(identity.workspace, agent, subject_of(identity), identity.user))
+        items.append(sharer_item(identity.workspace, agent, subject, identity.user))
     return [*items, queue_marker(identity.workspace, agent)]
 
 

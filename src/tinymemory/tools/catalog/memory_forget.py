@@ -9,12 +9,13 @@ from typing import Any
 from pydantic import Field
 
 from tinymemory.api import ForgetRequest, ForgetResult, GetRequest, InvalidRequest, MetaFilter
+from tinymemory.api.validate import fail
 from tinymemory.tools.answers import Answer
 from tinymemory.tools.args import FILTER, MAX_IDS
 from tinymemory.tools.declaration import Tool, always
 from tinymemory.tools.fields import Ids, Shape
 from tinymemory.tools.scope import MemoryTool, Session
-from tinymemory.tools.strict import Obj, fail
+from tinymemory.tools.strict import Obj
 
 IDS = Ids(name="ids", description=f"The ids to forget, 1 to {MAX_IDS}.", max_items=MAX_IDS)
 ARGUMENTS = Shape((IDS, FILTER))

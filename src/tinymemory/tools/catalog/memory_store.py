@@ -18,7 +18,7 @@ from tinymemory.api import (
     StoreResult,
     utcnow,
 )
-from tinymemory.api.validate import MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS
+from tinymemory.api.validate import MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS, fail
 from tinymemory.tools.answers import Answer
 from tinymemory.tools.declaration import Tool, always
 from tinymemory.tools.fields import (
@@ -34,7 +34,7 @@ from tinymemory.tools.fields import (
     keep,
 )
 from tinymemory.tools.scope import MemoryTool, Session
-from tinymemory.tools.strict import Obj, fail
+from tinymemory.tools.strict import Obj
 
 MAX_EVIDENCE = 64
 MAX_TURNS = 1000
