@@ -215,7 +215,8 @@ async def graph_vs_exact(engine: Any, queries: list[str]) -> dict[str, Any]:
             overlap.setdefault(mode.value, []).append(len(exact & set(ids["graph"])) / max(len(exact), 1))
     engine.storage._graphs = graphs
     if engine.storage._matrix is not None:
-        engine.storage._matrix.reset()  # as the engine leaves it once a graph serves: reads after use no matrix
+        # as the engine leaves it once a graph serves: reads after use no matrix
+        engine.storage._matrix.reset()
     out: dict[str, Any] = {k: (percentile(v, 50), percentile(v, 95)) for k, v in lat.items()}
     out.update({f"{m}/recall": sum(v) / len(v) for m, v in overlap.items()})
     return out
