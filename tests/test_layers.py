@@ -1,4 +1,5 @@
-"""Layers import downward only; the tool, context and lifecycle layers never import an engine.
+"""Layers import downward only; the tool, context and lifecycle layers never import an engine; the two
+engines import nothing of each other, and above the engine core only the factory names one.
 
 Read from the source with `ast`, so a new upward import fails here before it tangles the package.
 """
@@ -32,11 +33,20 @@ ALLOWED: dict[str, set[str]] = {
     "integrations": {*_BRIDGE_BASE, "integrations"},
     "compat": {*_BRIDGE_BASE, "compat"},
     "_version": {"_version"},  # a leaf: the version string alone
+    # The facades and the entry points, seen too: each may use what lies below it.
+    "_loop": {"_loop"},
+    "_sync": {"api", "_loop", "_sync"},
+    "async_memory": {*_BRIDGE_BASE - {"memory", "_loop", "_sync"}, "adapters"},
+    "memory": {"api", "adapters", "async_memory", "_loop", "_sync", "memory"},
+    "service": {*_BRIDGE_BASE - {"memory", "_loop", "_sync"}, "adapters", "service"},
+    "cli": {*_BRIDGE_BASE, "adapters", "service", "cli"},
+    "__init__": {"api", "memory", "async_memory"},  # the package face re-exports the facades
+    "__main__": {"cli"},
 }
 for _allowed in ALLOWED.values():
     _allowed.add("_version")  # every layer may say which version it is
-# entry points: anything
-TOP = {"cli", "service", "memory", "async_memory", "_loop", "_sync", "__init__", "__main__"}
+# The two engines: packages under engines/ that implement the storage interface.
+ENGINES = ("sqlite", "postgres")
 
 
 def layer_of(path: Path) -> str:
@@ -60,7 +70,7 @@ def imported_layers(path: Path) -> set[str]:
     return found
 
 
-SOURCES = sorted(p for p in PACKAGE.rglob("*.py") if layer_of(p) not in TOP)
+SOURCES = sorted(PACKAGE.rglob("*.py"))
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -80,6 +90,40 @@ def engine_modules_imported(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tinymemory.engines"):
             found.add(str(node.module))
     return found
+
+
+def engine_of(path: Path) -> str | None:
+    """The engine package a module belongs to (engines/sqlite/...), or None."""
+    rel = path.relative_to(PACKAGE).parts
+    return rel[1] if len(rel) > 2 and rel[0] == "engines" and rel[1] in ENGINES else None
+
+
+def named_engines(path: Path) -> set[str]:
+    """The engine packages a module imports (directly or lazily inside a function)."""
+    out = set()
+    for module in engine_modules_imported(path):
+        parts = module.split(".")
+        if len(parts) > 2 and parts[2] in ENGINES:
+            out.add(parts[2])
+    return out
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_engines_import_nothing_of_each_other(path: Path) -> None:
+    """An engine is storage under the core: it imports its own package and the shared engine modules,
+    never the other engine; nothing outside the engines names one, except the factory (targets.py)."""
+    mine = engine_of(path)
+    named = named_engines(path) - ({mine} if mine else set())
+    if path == PACKAGE / "engines" / "targets.py":
+        return  # open_engine: the one place that opens an engine by name
+    assert not named, f"{path.relative_to(PACKAGE)} imports the {sorted(named)} engine"
+
+
+def test_the_engine_check_sees_an_engine_import() -> None:
+    """Guard against a check that passes vacuously."""
+    assert named_engines(PACKAGE / "engines" / "targets.py") == {"sqlite"}
+    assert engine_of(PACKAGE / "engines" / "postgres" / "store.py") == "postgres"
+    assert named_engines(PACKAGE / "engines" / "sqlite" / "engine.py") == {"sqlite"}
 
 
 def test_bridges_open_engines_only_through_the_factory() -> None:
@@ -126,6 +170,7 @@ def test_the_check_sees_imports() -> None:
     """Guard against a check that passes vacuously."""
     assert imported_layers(PACKAGE / "engines" / "sqlite" / "engine.py") >= {"api"}
     assert len(SOURCES) > 30
+    assert {layer_of(p) for p in SOURCES} >= {"cli", "service", "__init__", "memory"}
 
 
 def module_name(path: Path) -> str:
