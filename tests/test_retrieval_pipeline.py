@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from tinymemory.api.filters import FetchMode, TimeHint
 from tinymemory.retrieval import pipeline
-from tinymemory.retrieval.config import DEFAULT_CONFIG, FusionConfig, RerankConfig
+from tinymemory.retrieval.config import DEFAULT_CONFIG, FusionConfig, RerankConfig, RetrievalConfig
 from tinymemory.retrieval.pipeline import FetchPlan, Light, ScopeStats
 from tinymemory.retrieval.text import default_analyzer
 
@@ -92,30 +92,26 @@ def test_coverage_rerank_uses_the_reach_statistics() -> None:
     assert ranked[0][0] == 2
 
 
-def test_rank_candidates_asks_only_for_what_a_stage_reads() -> None:
-    asked: list[str] = []
-
-    def load(rowids: list[int], with_text: bool) -> dict[int, Light]:
-        asked.append(f"light:{sorted(rowids)}:{with_text}")
-        return {r: Light(None, us(r), None, None) for r in rowids}
-
-    def anchor() -> datetime | None:
-        asked.append("anchor")
-        return datetime(2024, 5, 9, tzinfo=UTC)
-
+def test_fetch_ranking_asks_only_for_what_a_stage_reads() -> None:
+    """Storage loads the anchor and the light columns only when the ranking says a stage reads them."""
+    lex = [(1, 0.5), (2, 0.4)]
     plain = DEFAULT_CONFIG.without("rerank")
-    common = dict(stats=STATS, cfg=plain, analyzer=default_analyzer(), hint=None, anchor=anchor)
-    out = pipeline.rank_candidates(FetchMode.LEXICAL, [(1, 0.5), (2, 0.4)], [], load, query="paint", **common)  # type: ignore[arg-type]
-    assert out == [(1, 0.5), (2, 0.4)] and asked == []
-    reranked = {**common, "cfg": DEFAULT_CONFIG}
-    pipeline.rank_candidates(FetchMode.LEXICAL, [(1, 0.5), (2, 0.4)], [], load, query="paint", **reranked)  # type: ignore[arg-type]
-    assert asked == ["light:[1, 2]:True"]  # the reranker reads the detailed columns
-    asked.clear()
-    out = pipeline.rank_candidates(
-        FetchMode.LEXICAL, [(1, 0.5), (8, 0.45)], [], load, query="what did I paint yesterday", **common
-    )  # type: ignore[arg-type]
-    assert asked == ["anchor", "light:[1, 8]:False"]
-    assert out[0][0] == 8  # the 8th is "yesterday" relative to the reach's newest time, the 9th
+
+    def ranking(query: str, cfg: RetrievalConfig) -> pipeline.FetchRanking:
+        return pipeline.FetchRanking(FetchMode.LEXICAL, query, None, 0, 10, cfg, default_analyzer())
+
+    quiet = ranking("paint", plain)
+    assert not quiet.wants_anchor and quiet.light_detail(None) is None
+    assert quiet.page(lex, [], {}, STATS, None) == (lex, False)
+    assert ranking("paint", DEFAULT_CONFIG).light_detail(None) is True  # the reranker reads the detail
+
+    timed = ranking("what did I paint yesterday", plain)
+    assert timed.wants_anchor
+    anchor = datetime(2024, 5, 9, tzinfo=UTC)
+    assert timed.light_detail(anchor) is False  # the time stage reads the times only
+    light = {r: Light(None, us(r), None, None) for r in (1, 8)}
+    page, more = timed.page([(1, 0.5), (8, 0.45)], [], light, STATS, anchor)
+    assert page[0][0] == 8 and not more  # the 8th is "yesterday" relative to the reach's newest time, the 9th
 
 
 def test_page_says_whether_more_follow() -> None:

@@ -9,7 +9,6 @@ and Postgres are two storages, and a new engine is one more (docs/architecture/e
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
 from typing import Self
@@ -20,7 +19,7 @@ from tinymemory._version import __version__
 from tinymemory.api import validate
 from tinymemory.api.engine import EngineDescriptor
 from tinymemory.api.errors import Unavailable
-from tinymemory.api.filters import FetchMode, TimeHint
+from tinymemory.api.filters import FetchMode
 from tinymemory.api.ids import content_key
 from tinymemory.api.items import NewItem
 from tinymemory.api.records import ImportResult, StoredRecord, check_record
@@ -53,59 +52,11 @@ from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer, answer_rec
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
 from tinymemory.retrieval.embedders.base import Embedder
 from tinymemory.retrieval.temporal import with_event_range
-from tinymemory.retrieval.text import Analyzer
 
 Clock = Callable[[], datetime]
 """What an engine takes the time from (timezone-aware UTC); tests pass one they move by hand."""
 
 __all__ = ["Clock", "StorageEngine"]
-
-
-@dataclass(frozen=True, slots=True)
-class _FetchRanking:
-    """engines.storage.Ranking for one fetch: the retrieval pipeline with the request's inputs."""
-
-    mode: FetchMode
-    query: str
-    hint: TimeHint | None
-    offset: int
-    limit: int
-    cfg: RetrievalConfig
-    analyzer: Analyzer
-
-    @property
-    def wants_anchor(self) -> bool:
-        return pipeline.wants_anchor(self.query, self.hint, self.cfg)
-
-    def _derived(self, anchor: datetime | None) -> TimeHint | None:
-        return pipeline.derived_hint(self.query, anchor, self.cfg) if self.wants_anchor else None
-
-    def light_detail(self, anchor: datetime | None) -> bool | None:
-        if not pipeline.needs_light(self.mode, self.hint, self._derived(anchor), self.cfg):
-            return None
-        return pipeline.light_detail(self.mode, self.cfg)
-
-    def page(
-        self,
-        lexical: pipeline.Ranked,
-        semantic: pipeline.Ranked,
-        light: dict[int, pipeline.Light],
-        stats: pipeline.ScopeStats,
-        anchor: datetime | None,
-    ) -> tuple[pipeline.Ranked, bool]:
-        ranked = pipeline.rank(
-            self.mode,
-            lexical,
-            semantic,
-            light,
-            stats=stats,
-            cfg=self.cfg,
-            query=self.query,
-            analyzer=self.analyzer,
-            hint=self.hint,
-            derived=self._derived(anchor),
-        )
-        return pipeline.page(ranked, self.offset, self.limit)
 
 
 def query_vector(op: str, embedder: Embedder, text: str) -> Floats:
@@ -288,7 +239,9 @@ class StorageEngine:
             context_weight=cfg.context.weight,
             embed_query=embed_query,
         )
-        ranking = _FetchRanking(mode, req.query, req.time_hint, plan.offset, req.limit, cfg, self.analyzer)
+        ranking = pipeline.FetchRanking(
+            mode, req.query, req.time_hint, plan.offset, req.limit, cfg, self.analyzer
+        )
         page = await self.storage.fetch(op, query, ranking)
         nxt = None
         if page.more:

@@ -10,7 +10,7 @@ engine's row ids should grow with write order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -352,38 +352,50 @@ def page(ranked: Ranked, offset: int, limit: int) -> tuple[Ranked, bool]:
     return ranked[offset : offset + limit], len(ranked) > offset + limit
 
 
-LoadLight = Callable[[list[int], bool], Mapping[int, Light]]
+@dataclass(frozen=True, slots=True)
+class FetchRanking:
+    """One fetch's ranking, handed the candidates once (what engines.storage.Ranking promises): it
+    says which extra inputs its stages read, the reach's newest time only when the query names a time
+    and the light columns only when a stage reads them, then ranks and cuts the page."""
 
+    mode: FetchMode
+    query: str
+    hint: TimeHint | None
+    offset: int
+    limit: int
+    cfg: RetrievalConfig
+    analyzer: Analyzer
 
-def rank_candidates(
-    mode: FetchMode,
-    lex: Ranked,
-    sem: Ranked,
-    load_light: LoadLight,
-    *,
-    stats: ScopeStats,
-    cfg: RetrievalConfig,
-    query: str,
-    analyzer: Analyzer,
-    hint: TimeHint | None,
-    anchor: Callable[[], datetime | None],
-) -> Ranked:
-    """`rank` with its inputs fetched on demand: the reach's newest time only when the query names a
-    time, the light columns only when a stage reads them (`load_light(rowids, detailed)`)."""
-    derived = derived_hint(query, anchor(), cfg) if wants_anchor(query, hint, cfg) else None
-    light: Mapping[int, Light] = {}
-    if needs_light(mode, hint, derived, cfg):
-        rowids = list({r for r, _ in lex} | {r for r, _ in sem})
-        light = load_light(rowids, light_detail(mode, cfg))
-    return rank(
-        mode,
-        lex,
-        sem,
-        light,
-        stats=stats,
-        cfg=cfg,
-        query=query,
-        analyzer=analyzer,
-        hint=hint,
-        derived=derived,
-    )
+    @property
+    def wants_anchor(self) -> bool:
+        return wants_anchor(self.query, self.hint, self.cfg)
+
+    def _derived(self, anchor: datetime | None) -> TimeHint | None:
+        return derived_hint(self.query, anchor, self.cfg) if self.wants_anchor else None
+
+    def light_detail(self, anchor: datetime | None) -> bool | None:
+        if not needs_light(self.mode, self.hint, self._derived(anchor), self.cfg):
+            return None
+        return light_detail(self.mode, self.cfg)
+
+    def page(
+        self,
+        lexical: Ranked,
+        semantic: Ranked,
+        light: dict[int, Light],
+        stats: ScopeStats,
+        anchor: datetime | None,
+    ) -> tuple[Ranked, bool]:
+        ranked = rank(
+            self.mode,
+            lexical,
+            semantic,
+            light,
+            stats=stats,
+            cfg=self.cfg,
+            query=self.query,
+            analyzer=self.analyzer,
+            hint=self.hint,
+            derived=self._derived(anchor),
+        )
+        return page(ranked, self.offset, self.limit)
