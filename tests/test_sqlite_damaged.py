@@ -221,7 +221,7 @@ OPERATION = {
     ("export",): "export",
     ("db", "status"): "db status",
     ("db", "upgrade"): "db upgrade",
-    ("db", "index"): "build_index",
+    ("db", "index"): "db index",  # the command, as every other db command names itself,
 }
 
 
