@@ -2,28 +2,33 @@
 service recall, each timed on the code before the engines were put over one core (`--before`) and on the
 code after (`--after`), on the same machine state.
 
-    python bench/core_before_after.py [--before c948493] [--after HEAD] [--rounds 5] [--items 5000]
-                                      [--fetches 200] [--stores 100] [--recalls 200] [--no-write]
-    python bench/core_before_after.py --quick        # smoke run: 1 round, small samples, writes nothing
-    python bench/core_before_after.py --profile fetch # cProfile one measurement on both sides, top diffs
+    python bench/core_before_after.py [--before c948493] [--after HEAD] [--rounds 7] [--items 5000]
+                                      [--fetches 200] [--stores 100] [--recalls 200] [--block 10]
+                                      [--no-write]
+    python bench/core_before_after.py --quick          # smoke run: 1 round, small samples, writes nothing
+    python bench/core_before_after.py --profile fetch  # cProfile one path on both sides, top differences
+    python bench/core_before_after.py --from-json F    # redraw the section and chart from a saved run
 
-Both revisions' `src/` are extracted with `git archive` into a temporary folder; every measurement is a
-child process of this one with PYTHONPATH on one of them (the same interpreter and dependencies), so the
-two sides never share a process, a cache or an imported module. Each round runs every measurement on
-both sides back to back, the order swapped every round, so load from other jobs falls on both; the
-figures are the medians over rounds of each child's p50, and the ratio after/before of each round.
+Both revisions' `src/` are extracted with `git archive` into a temporary folder. Each side is one worker
+process of this script with PYTHONPATH on its `src/` (the same interpreter and dependencies), so the two
+sides never share a process, a cache or an imported module; the worker holds a SQLite engine for the
+fetches, another for the stores, and starts that side's `python -m tinymemory serve` for the recalls.
+This process drives both: it sends each side a block of `--block` requests in turn, the order swapped
+every block, so load from other jobs on the shared machine falls on both sides alike. A round is one
+pass over every query and text; the figures are the medians over rounds of each side's p50 and of the
+ratio after/before of each round's p50.
 
 The store: the layout of bench/service_load.py (one workspace, 200 users, 4 agents, a user's own tiers,
 an agent's shared tier and the workspace's), `--items` synthetic sentences stored through `store_many`
-with the default embedder by the before code, once; each child opens a fresh copy of that file.
+with the default embedder by the before code, once; each side works on its own copies of that file.
 
 - fetch: `MemoryEngine.fetch`, hybrid, top 10, LoCoMo questions as queries, over the whole workspace
   (`subtree`) and over one user's inherited reach; the query embedding is part of it.
 - store: one `store` call per item (durability as default: full, so a commit waits for fsync).
-- recall: `python -m tinymemory serve` over the copy on 127.0.0.1, one HS256-verified user sending
-  `POST /api/v1/memory/recall` one after another over one connection (httpx), client-side latency.
+- recall: `POST /api/v1/memory/recall` to that side's `tinymemory serve` on 127.0.0.1, one HS256-verified
+  user, one connection per side, one request after another; latency as this process sees it.
 
-BLAS is on one thread in this process, the children and the server.
+BLAS is on one thread in this process, the workers and the servers.
 """
 
 from __future__ import annotations
@@ -34,14 +39,17 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
-import hashlib  # noqa: E402
+import contextlib  # noqa: E402
 import json  # noqa: E402
+import select  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+import traceback  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -54,208 +62,180 @@ SECTION = "core_before_after"
 CHART = ROOT / "docs" / "core_before_after.png"
 OUT = HERE / "out" / "core_before_after"
 SIDES = ("before", "after")
+REACHES = ("workspace", "user")
 MEASURES = ("fetch_workspace", "fetch_user", "store", "recall")
 LABELS = {
     "fetch_workspace": "hybrid fetch, whole workspace",
     "fetch_user": "hybrid fetch, one user's reach",
-    "store": "store (one item, durability full)",
+    "store": "store, one item (durability full)",
     "recall": "service recall over HTTP",
 }
-CHILD_OF = {"fetch_workspace": "fetch", "fetch_user": "fetch", "store": "store", "recall": "recall"}
+PATHS = {"fetch": ("fetch_workspace", "fetch_user"), "store": ("store",), "recall": ("recall",)}
 WARMUP = 20
 LIMIT = 10
-USER = 3  # the user whose reach the fetch and the recall read: u3, talking to agent a3
-STORE_SEED = 29  # texts for the timed stores (the store's own are bench/service_load.py's, seed 17)
-CHILD_TIMEOUT_S = 600.0
-SLOWER = 1.05  # a ratio past this, with the same sign in every round, is reported as slower
+USER, AGENT = "u3", "a3"  # whose reach the user fetch and the recall read (u3 talks to a3)
+STORE_SEED = 29  # texts of the timed stores (the store's own are bench/service_load.py's, seed 17)
+REPLY_TIMEOUT_S = 600.0
+SLOWER = 1.05  # a ratio past this, on the same side of 1 in every round, reads as slower
 
 
-class ChildFailed(RuntimeError):
+class BenchFailed(RuntimeError):
     pass
 
 
-# ---- the children (run with PYTHONPATH on one side's src) ---------------------------------------------
-
-
-def emit(result: dict[str, Any]) -> None:
-    import tinymemory
-
-    result["module"] = str(Path(tinymemory.__file__).resolve().parent)
-    sys.stdout.write(json.dumps(result) + "\n")
-    sys.stdout.flush()
-
-
-def queries(n: int) -> list[str]:
-    from service_load import LOCOMO
-
-    qs = [q["question"] for s in json.loads(LOCOMO.read_text()) for q in s["qa"]]
-    return qs[:n]
+# ---- the worker (one per side, PYTHONPATH on that side's src) -----------------------------------------
 
 
 def user_namespace() -> str:
-    from service_load import AGENTS, namespace_of
+    from service_load import namespace_of
 
-    return namespace_of("user_for_agent", f"u{USER}", f"a{USER % AGENTS}")
-
-
-def profiled(path: str | None) -> Any:
-    """A cProfile.Profile started now (None without a path)."""
-    if not path:
-        return None
-    import cProfile
-
-    prof = cProfile.Profile()
-    prof.enable()
-    return prof
+    return namespace_of("user_for_agent", USER, AGENT)
 
 
-def profile_done(prof: Any, path: str | None) -> None:
-    if prof is not None and path:
-        prof.disable()
-        prof.dump_stats(path)
+class Worker:
+    """One side: a fetch engine, a store engine and the side's server, driven by JSON lines on stdin."""
 
+    def __init__(self, folder: Path, profile: str | None, profile_out: str | None) -> None:
+        self.folder, self.profile, self.profile_out = folder, profile, profile_out
+        self.prof: Any = None
+        if profile and profile != "recall":
+            import cProfile
 
-async def child_build(db: str, items: int) -> dict[str, Any]:
-    from service_load import fill_tinymemory, store_texts
+            self.prof = cProfile.Profile()
+        self.server: Any = None
 
-    started = time.perf_counter()
-    embedder = await fill_tinymemory(db, store_texts(items))
-    return {"seconds": time.perf_counter() - started, "embedder": embedder}
+    async def run(self) -> None:
+        import asyncio
+        from concurrent.futures import ThreadPoolExecutor
 
+        from tinymemory.engines.sqlite import SqliteEngine
 
-async def child_fetch(db: str, n: int, profile: str | None) -> dict[str, Any]:
-    from service_load import WORKSPACE
-    from tinymemory.api import FetchMode, FetchRequest, MetaFilter, Namespace, Reach
-    from tinymemory.engines.sqlite import SqliteEngine
+        loop = asyncio.get_running_loop()
+        stdin = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bench-stdin")
+        try:
+            async with (
+                SqliteEngine(str(self.folder / "fetch.db")) as self.fetcher,
+                SqliteEngine(str(self.folder / "store.db")) as self.storer,
+            ):
+                while True:
+                    line = await loop.run_in_executor(stdin, sys.stdin.readline)
+                    if not line.strip():
+                        break
+                    cmd = json.loads(line)
+                    try:
+                        reply = {"ok": True, **(await self.handle(cmd))}
+                    except Exception as exc:  # reported to the parent, which stops the run
+                        traceback.print_exc(file=sys.stderr)
+                        reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+                    sys.stdout.write(json.dumps(reply) + "\n")
+                    sys.stdout.flush()
+                    if cmd["op"] == "quit":
+                        break
+        finally:
+            stdin.shutdown(wait=False)
+            if self.server is not None:
+                self.server.stop()
+            if self.prof is not None and self.profile_out:
+                self.prof.dump_stats(self.profile_out)
 
-    qs = queries(n)
-    filters = {
-        "fetch_workspace": MetaFilter(reach=Reach.subtree(Namespace.parse(f"workspace:{WORKSPACE}"))),
-        "fetch_user": MetaFilter(reach=Reach.of(Namespace.parse(user_namespace()))),
-    }
-    out: dict[str, Any] = {}
-    async with SqliteEngine(db) as engine:
-        for q in qs[:WARMUP]:
-            for flt in filters.values():
-                await engine.fetch(FetchRequest(query=q, mode=FetchMode.HYBRID, filter=flt, limit=LIMIT))
-        prof = profiled(profile)
-        hits: dict[str, str] = {}
-        for key, flt in filters.items():
-            lat = []
-            got = hashlib.sha256()
-            for q in qs:
+    async def handle(self, cmd: dict[str, Any]) -> dict[str, Any]:
+        op = cmd["op"]
+        if op == "hello":
+            import tinymemory
+
+            embedder = self.fetcher.embedder
+            return {
+                "module": str(Path(tinymemory.__file__).resolve().parent),
+                "embedder": embedder.name if embedder is not None else "none",
+                "durability": self.storer.durability,
+            }
+        if op == "fetch":
+            return await self.fetch(cmd["reach"], cmd["queries"], bool(cmd.get("timed")))
+        if op == "store":
+            return await self.store(cmd["texts"], bool(cmd.get("timed")))
+        if op == "serve":
+            return self.serve()
+        if op == "quit":
+            return {}
+        raise ValueError(f"unknown op {op!r}")
+
+    def timing(self, path: str, timed: bool) -> Any:
+        """The profiler around a timed block of `path` when this run profiles it (else a no-op)."""
+        if self.prof is None or self.profile != path or not timed:
+            return contextlib.nullcontext()
+
+        @contextlib.contextmanager
+        def on() -> Iterator[None]:
+            self.prof.enable()
+            try:
+                yield
+            finally:
+                self.prof.disable()
+
+        return on()
+
+    async def fetch(self, reach: str, queries: list[str], timed: bool) -> dict[str, Any]:
+        from service_load import WORKSPACE
+        from tinymemory.api import FetchMode, FetchRequest, MetaFilter, Namespace, Reach
+
+        if reach == "workspace":
+            flt = MetaFilter(reach=Reach.subtree(Namespace.parse(f"workspace:{WORKSPACE}")))
+        else:
+            flt = MetaFilter(reach=Reach.of(Namespace.parse(user_namespace())))
+        ms, ids = [], []
+        with self.timing("fetch", timed):
+            for q in queries:
+                request = FetchRequest(query=q, mode=FetchMode.HYBRID, filter=flt, limit=LIMIT)
                 t = time.perf_counter()
-                res = await engine.fetch(
-                    FetchRequest(query=q, mode=FetchMode.HYBRID, filter=flt, limit=LIMIT)
-                )
-                lat.append((time.perf_counter() - t) * 1000)
-                got.update(" ".join(h.item.id for h in res.hits).encode() + b"\n")
-            out[key] = {"n": len(lat), "p50": percentile(lat, 50), "p95": percentile(lat, 95)}
-            hits[key] = got.hexdigest()[:16]
-        profile_done(prof, profile)
-        out["hits"] = hits
-        out["embedder"] = engine.embedder.name if engine.embedder is not None else "none"
-    return out
+                res = await self.fetcher.fetch(request)
+                ms.append((time.perf_counter() - t) * 1000)
+                ids.append([h.item.id for h in res.hits])
+        return {"ms": ms, "ids": ids}
 
+    async def store(self, texts: list[str], timed: bool) -> dict[str, Any]:
+        from tinymemory.api import ItemKind, ItemMeta, Namespace, NewItem, Source
 
-async def child_store(db: str, n: int, profile: str | None) -> dict[str, Any]:
-    from service_load import store_texts
-    from tinymemory.api import ItemKind, ItemMeta, Namespace, NewItem, Source
-    from tinymemory.engines.sqlite import SqliteEngine
-
-    texts = store_texts(WARMUP + n, seed=STORE_SEED)
-    ns = Namespace.parse(user_namespace())
-
-    def item(i: int) -> NewItem:
-        meta = ItemMeta(namespace=ns, source=Source("agent", f"a{USER % 4}"), agent_id=f"a{USER % 4}")
-        return NewItem(ItemKind.LEARNING, f"{texts[i]} (stored {i})", meta)
-
-    async with SqliteEngine(db) as engine:
-        durability = engine.durability
-        for i in range(WARMUP):
-            await engine.store(item(i))
-        prof = profiled(profile)
-        lat = []
-        created = 0
-        for i in range(WARMUP, WARMUP + n):
-            t = time.perf_counter()
-            res = await engine.store(item(i))
-            lat.append((time.perf_counter() - t) * 1000)
-            created += int(not res.replayed)
-        profile_done(prof, profile)
-    return {
-        "store": {"n": len(lat), "p50": percentile(lat, 50), "p95": percentile(lat, 95)},
-        "durability": durability,
-        "created": created,
-    }
-
-
-def child_recall(db: str, n: int, profile: str | None) -> dict[str, Any]:
-    from datetime import timedelta
-
-    import httpx
-
-    from service_load import AGENTS, WORKSPACE, launch, server_env
-    from tinymemory.service.tokens import issue_jwt
-
-    workdir = Path(db).parent
-    secret = os.urandom(32).hex()
-    env = server_env(1)
-    env["TINYMEMORY_JWT_SECRET"] = secret
-    env["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
-    cmd = [sys.executable, "-m", "tinymemory", "serve", "--db", db, "--host", "127.0.0.1", "--port", "0"]
-    if profile:
-        # the server's own profile: cProfile of the whole process, written when it exits on SIGTERM
-        cmd = [
-            sys.executable,
-            str(HERE / "core_before_after.py"),
-            "--serve-profiled",
-            profile,
-            "--",
-            *cmd[1:],
-        ]
-    server = launch(cmd, env, workdir, "/readyz")
-    try:
-        if not server.url.startswith("http://127.0.0.1:"):
-            raise RuntimeError(f"the server listens on {server.url}, not on 127.0.0.1")
-        token = issue_jwt(secret, WORKSPACE, f"u{USER}", f"a{USER % AGENTS}", ttl=timedelta(hours=1))
-        qs = queries(n)
-        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
-        headers = {"Authorization": f"Bearer {token}"}
-        with httpx.Client(base_url=server.url, headers=headers, timeout=30.0, limits=limits) as http:
-
-            def recall(q: str) -> str:
-                res = http.post("/api/v1/memory/recall", json={"query": q, "limit": LIMIT})
-                res.raise_for_status()
-                body = res.json()
-                if not isinstance(body, dict) or not isinstance(body.get("memories"), list):
-                    raise RuntimeError(f"recall answered {str(body)[:200]}")
-                return " ".join(str(m.get("id")) for m in body["memories"]) + "\n"
-
-            for q in qs[:WARMUP]:
-                recall(q)
-            lat = []
-            got = hashlib.sha256()
-            for q in qs:
+        ns = Namespace.parse(user_namespace())
+        ms, created = [], 0
+        with self.timing("store", timed):
+            for text in texts:
+                meta = ItemMeta(namespace=ns, source=Source("agent", AGENT), agent_id=AGENT)
                 t = time.perf_counter()
-                got.update(recall(q).encode())
-                lat.append((time.perf_counter() - t) * 1000)
-    finally:
-        server.stop()
-    return {
-        "recall": {"n": len(lat), "p50": percentile(lat, 50), "p95": percentile(lat, 95)},
-        "recall_hits": got.hexdigest()[:16],
-    }
+                res = await self.storer.store(NewItem(ItemKind.LEARNING, text, meta))
+                ms.append((time.perf_counter() - t) * 1000)
+                created += int(not res.replayed)
+        return {"ms": ms, "created": created}
+
+    def serve(self) -> dict[str, Any]:
+        from datetime import timedelta
+
+        from service_load import WORKSPACE, launch, server_env
+        from tinymemory.service.tokens import issue_jwt
+
+        secret = os.urandom(32).hex()
+        env = server_env(1)
+        env["TINYMEMORY_JWT_SECRET"] = secret
+        db = str(self.folder / "serve.db")
+        args = ["-m", "tinymemory", "serve", "--db", db, "--host", "127.0.0.1", "--port", "0"]
+        if self.profile == "recall" and self.profile_out:
+            # the server's own profile: the whole process under cProfile, written when it exits
+            out = str(Path(self.profile_out).with_suffix(".server.pstats"))
+            cmd = [sys.executable, str(Path(__file__).resolve()), "--serve-profiled", out, *args[2:]]
+        else:
+            cmd = [sys.executable, *args]
+        home = self.folder / "server"
+        home.mkdir(exist_ok=True)
+        self.server = launch(cmd, env, home, "/readyz")
+        token = issue_jwt(secret, WORKSPACE, USER, AGENT, ttl=timedelta(hours=4))
+        return {"url": self.server.url, "token": token}
 
 
 def serve_profiled(out: str, argv: list[str]) -> int:
-    """`python -m tinymemory serve ...` under cProfile, its stats written on SIGTERM (uvicorn exits)."""
+    """`python -m tinymemory <argv>` under cProfile; the stats are written when the server exits."""
     import cProfile
     import runpy
 
-    sys.argv = ["tinymemory", *argv[1:]] if argv[:1] == ["-m"] else argv
-    if argv[:2] == ["-m", "tinymemory"]:
-        sys.argv = ["tinymemory", *argv[2:]]
+    sys.argv = ["tinymemory", *argv]
     prof = cProfile.Profile()
     prof.enable()
     try:
@@ -268,42 +248,38 @@ def serve_profiled(out: str, argv: list[str]) -> int:
     return 0
 
 
-def child_main(args: argparse.Namespace) -> int:
+def build_main(db: str, items: int) -> int:
     import asyncio
 
-    if args.child == "build":
-        result = asyncio.run(child_build(args.db, args.n))
-    elif args.child == "fetch":
-        result = asyncio.run(child_fetch(args.db, args.n, args.profile_out))
-    elif args.child == "store":
-        result = asyncio.run(child_store(args.db, args.n, args.profile_out))
-    elif args.child == "recall":
-        result = child_recall(args.db, args.n, args.profile_out)
-    else:
-        raise SystemExit(f"unknown child {args.child!r}")
-    emit(result)
+    from service_load import fill_tinymemory, store_texts
+
+    started = time.perf_counter()
+    embedder = asyncio.run(fill_tinymemory(db, store_texts(items)))
+    print(json.dumps({"seconds": time.perf_counter() - started, "embedder": embedder}), flush=True)
     return 0
 
 
-# ---- the parent ---------------------------------------------------------------------------------------
+# ---- the parent -----------------------------------------------------------------------------------------
 
 
-def extract(rev: str, into: Path) -> str:
-    """`src/` of `rev` as `into`/src; the commit's short hash."""
-    sha = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", f"{rev}^{{commit}}"],
-        capture_output=True,
-        text=True,
-    )
-    if sha.returncode != 0:
-        raise ChildFailed(f"git does not know {rev!r}: {sha.stderr.strip()}")
+def git(*args: str) -> str:
+    done = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise BenchFailed(f"git {' '.join(args)}: {done.stderr.strip()[-300:]}")
+    return done.stdout.strip()
+
+
+def extract(rev: str, into: Path) -> dict[str, str]:
+    """`src/` of `rev` as `into`/src; the commit, and the last commit that changed src/ in it."""
+    commit = git("rev-parse", "--short", f"{rev}^{{commit}}")
+    src_commit = git("log", "-1", "--format=%h", commit, "--", "src")
     into.mkdir(parents=True)
-    archive = subprocess.Popen(["git", "-C", str(ROOT), "archive", rev, "src"], stdout=subprocess.PIPE)
+    archive = subprocess.Popen(["git", "-C", str(ROOT), "archive", commit, "src"], stdout=subprocess.PIPE)
     untar = subprocess.run(["tar", "-x", "-C", str(into)], stdin=archive.stdout, capture_output=True)
     archive.wait()
-    if archive.returncode != 0 or untar.returncode != 0:
-        raise ChildFailed(f"could not extract src/ of {rev}: {untar.stderr.decode(errors='replace')[-300:]}")
-    return sha.stdout.strip()
+    if archive.returncode != 0 or untar.returncode != 0 or not (into / "src" / "tinymemory").is_dir():
+        raise BenchFailed(f"could not extract src/ of {rev}: {untar.stderr.decode(errors='replace')[-300:]}")
+    return {"rev": rev, "commit": commit, "src_commit": src_commit}
 
 
 def child_env(src: Path) -> dict[str, str]:
@@ -316,59 +292,192 @@ def child_env(src: Path) -> dict[str, str]:
     return env
 
 
-def run_child(
-    kind: str, src: Path, db: Path, n: int, workdir: Path, profile_out: Path | None = None
-) -> dict[str, Any]:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", kind, "--db", str(db), "--n", str(n)]
-    if profile_out is not None:
-        cmd += ["--profile-out", str(profile_out)]
+def tail(path: Path, n: int = 4) -> str:
+    try:
+        lines = [ln.strip() for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return "no output"
+    return " | ".join(lines[-n:])[-600:] or "no output"
+
+
+def build(src: Path, db: Path, items: int) -> dict[str, Any]:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--build", str(db), "--items", str(items)]
     try:
         done = subprocess.run(
-            cmd, capture_output=True, text=True, env=child_env(src), cwd=workdir, timeout=CHILD_TIMEOUT_S
+            cmd, capture_output=True, text=True, env=child_env(src), cwd=db.parent, timeout=REPLY_TIMEOUT_S
         )
     except subprocess.TimeoutExpired:
-        raise ChildFailed(f"{kind} child on {src.parent.name} ran past {CHILD_TIMEOUT_S:.0f} s") from None
-    tail = " | ".join(ln.strip() for ln in done.stderr.strip().splitlines()[-4:])
-    if done.returncode != 0:
-        raise ChildFailed(f"{kind} child on {src.parent.name} exited {done.returncode}: {tail[-600:]}")
-    lines = [ln for ln in done.stdout.strip().splitlines() if ln.startswith("{")]
-    try:
-        result: dict[str, Any] = json.loads(lines[-1])
-    except (IndexError, ValueError):
-        raise ChildFailed(f"{kind} child on {src.parent.name} printed no result: {tail[-600:]}") from None
-    module = Path(result.get("module", ""))
-    if module != (src / "tinymemory").resolve():
-        raise ChildFailed(f"{kind} child on {src.parent.name} imported tinymemory from {module}, not {src}")
+        raise BenchFailed(f"building the store ran past {REPLY_TIMEOUT_S:.0f} s") from None
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
+    if done.returncode != 0 or not lines:
+        err = " | ".join(done.stderr.strip().splitlines()[-4:])[-600:]
+        raise BenchFailed(f"building the store failed (exit {done.returncode}): {err}")
+    result: dict[str, Any] = json.loads(lines[-1])
     return result
 
 
-def fresh_copy(fixture: Path, workdir: Path, name: str) -> Path:
-    folder = workdir / name
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    db = folder / "memory.db"
-    shutil.copyfile(fixture, db)
-    return db
+class Side:
+    """The parent's handle on one worker."""
+
+    def __init__(self, name: str, src: Path, folder: Path, args: argparse.Namespace) -> None:
+        self.name, self.src, self.folder = name, src, folder
+        self.log = folder / "worker-stderr.txt"
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", str(folder)]
+        if args.profile:
+            cmd += ["--profile", args.profile, "--profile-out", str(OUT / f"{args.profile}-{name}.pstats")]
+        with self.log.open("wb") as err:
+            self.proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                env=child_env(src),
+                cwd=folder,
+                text=True,
+                bufsize=1,
+            )
+        self.http: Any = None
+
+    def call(self, op: str, **fields: Any) -> dict[str, Any]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        try:
+            self.proc.stdin.write(json.dumps({"op": op, **fields}) + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise BenchFailed(f"the {self.name} worker is gone: {tail(self.log)}") from None
+        ready, _, _ = select.select([self.proc.stdout], [], [], REPLY_TIMEOUT_S)
+        line = self.proc.stdout.readline() if ready else ""
+        if not line:
+            why = "gave no answer" if ready or self.proc.poll() is not None else "timed out"
+            raise BenchFailed(f"the {self.name} worker {why} to {op}: {tail(self.log)}")
+        try:
+            reply: dict[str, Any] = json.loads(line)
+        except ValueError:
+            raise BenchFailed(f"the {self.name} worker printed {line[:200]!r}") from None
+        if not reply.get("ok"):
+            raise BenchFailed(f"the {self.name} worker failed {op}: {reply.get('error')}")
+        return reply
+
+    def connect(self, url: str, token: str) -> None:
+        import httpx
+
+        if not url.startswith("http://127.0.0.1:"):
+            raise BenchFailed(f"the {self.name} server listens on {url}, not on 127.0.0.1")
+        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+        headers = {"Authorization": f"Bearer {token}"}
+        self.http = httpx.Client(base_url=url, headers=headers, timeout=30.0, limits=limits)
+
+    def recall(self, queries: list[str]) -> dict[str, Any]:
+        import httpx
+
+        ms, ids = [], []
+        for q in queries:
+            t = time.perf_counter()
+            try:
+                res = self.http.post("/api/v1/memory/recall", json={"query": q, "limit": LIMIT})
+                took = (time.perf_counter() - t) * 1000
+                body = res.json() if res.status_code == 200 else None
+            except (httpx.HTTPError, ValueError) as exc:
+                raise BenchFailed(f"a recall to the {self.name} server failed: {exc}") from None
+            if not isinstance(body, dict) or not isinstance(body.get("memories"), list):
+                raise BenchFailed(f"the {self.name} server answered {res.status_code}: {res.text[:200]}")
+            ms.append(took)
+            ids.append([m.get("id") for m in body["memories"]])
+        return {"ms": ms, "ids": ids}
+
+    def close(self) -> None:
+        if self.http is not None:
+            self.http.close()
+        if self.proc.poll() is None:
+            with contextlib.suppress(BenchFailed):
+                self.call("quit")
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
 
 
-def one_round(
-    srcs: dict[str, Path], fixture: Path, workdir: Path, order: tuple[str, ...], args: argparse.Namespace
-) -> dict[str, dict[str, Any]]:
-    """Every measurement on both sides (in `order`, each measurement's pair back to back)."""
-    got: dict[str, dict[str, Any]] = {side: {} for side in SIDES}
-    for kind, n in (("fetch", args.fetches), ("store", args.stores), ("recall", args.recalls)):
-        for side in order:
-            db = fresh_copy(fixture, workdir, f"{side}-{kind}")
-            got[side].update(run_child(kind, srcs[side], db, n, db.parent))
-            shutil.rmtree(db.parent, ignore_errors=True)
-    return got
+def blocks(items: list[Any], size: int) -> list[list[Any]]:
+    return [items[at : at + size] for at in range(0, len(items), size)]
 
 
-def ratio_summary(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+class Tally:
+    """Latencies per round, side and measurement, and how often the two sides' answers differed."""
+
+    def __init__(self, rounds: int) -> None:
+        self.ms: list[dict[str, dict[str, list[float]]]] = [
+            {side: {m: [] for m in MEASURES} for side in SIDES} for _ in range(rounds)
+        ]
+        self.differ = {m: 0 for m in MEASURES}
+        self.compared = {m: 0 for m in MEASURES}
+
+    def add(self, r: int, key: str, got: dict[str, dict[str, Any]]) -> None:
+        for side in SIDES:
+            self.ms[r][side][key] += got[side]["ms"]
+        if "ids" in got["before"]:
+            pairs = zip(got["before"]["ids"], got["after"]["ids"], strict=True)
+            self.differ[key] += sum(a != b for a, b in pairs)
+            self.compared[key] += len(got["before"]["ids"])
+
+
+def alternate(sides: dict[str, Side], turn: int, run_one: Any) -> dict[str, dict[str, Any]]:
+    """Run one block on both sides, `before` first on even turns and `after` first on odd ones."""
+    order = SIDES if turn % 2 == 0 else SIDES[::-1]
+    return {side: run_one(sides[side]) for side in order}
+
+
+def measure(sides: dict[str, Side], args: argparse.Namespace) -> Tally:
+    from service_load import LOCOMO, store_texts
+
+    questions = [q["question"] for s in json.loads(LOCOMO.read_text()) for q in s["qa"]]
+    warm, queries = questions[:WARMUP], questions[WARMUP : WARMUP + args.fetches]
+    recalls = questions[WARMUP : WARMUP + args.recalls]
+    texts = store_texts(WARMUP + args.rounds * args.stores, seed=STORE_SEED)
+    for side in sides.values():  # untimed: caches, connections, the vector matrix
+        for reach in REACHES:
+            side.call("fetch", reach=reach, queries=warm)
+        side.call("store", texts=texts[:WARMUP])
+        side.recall(warm)
+    tally = Tally(args.rounds)
+    for r in range(args.rounds):
+        t0 = time.perf_counter()
+        turn = r
+        for reach in REACHES:
+            for block in blocks(queries, args.block):
+                got = alternate(
+                    sides, turn, lambda s, b=block, w=reach: s.call("fetch", reach=w, queries=b, timed=True)
+                )
+                tally.add(r, f"fetch_{reach}", got)
+                turn += 1
+        mine = texts[WARMUP + r * args.stores : WARMUP + (r + 1) * args.stores]
+        for block in blocks(mine, args.block):
+            got = alternate(sides, turn, lambda s, b=block: s.call("store", texts=b, timed=True))
+            tally.add(r, "store", got)
+            turn += 1
+        for block in blocks(recalls, args.block):
+            got = alternate(sides, turn, lambda s, b=block: s.recall(b))
+            tally.add(r, "recall", got)
+            turn += 1
+        p50 = tally.ms[r]
+        cells = ", ".join(
+            f"{m} {percentile(p50['before'][m], 50):.2f}/{percentile(p50['after'][m], 50):.2f}"
+            for m in MEASURES
+        )
+        print(
+            f"round {r + 1}/{args.rounds} ({time.perf_counter() - t0:.0f} s): p50 ms before/after: {cells}; "
+            f"load {os.getloadavg()[0]:.2f}",
+            file=sys.stderr,
+            flush=True,
+        )
+    return tally
+
+
+def summarise(tally: Tally) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for key in MEASURES:
-        before = [r["before"][key]["p50"] for r in rounds]
-        after = [r["after"][key]["p50"] for r in rounds]
+        before = [percentile(r["before"][key], 50) for r in tally.ms]
+        after = [percentile(r["after"][key], 50) for r in tally.ms]
         ratios = [a / b for a, b in zip(after, before, strict=True)]
         med = statistics.median(ratios)
         slower = len(ratios) > 1 and med > SLOWER and all(x > 1 for x in ratios)
@@ -376,10 +485,14 @@ def ratio_summary(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, dict[str
         out[key] = {
             "before": statistics.median(before),
             "after": statistics.median(after),
-            "before_p95": statistics.median(r["before"][key]["p95"] for r in rounds),
-            "after_p95": statistics.median(r["after"][key]["p95"] for r in rounds),
+            "before_p95": statistics.median(percentile(r["before"][key], 95) for r in tally.ms),
+            "after_p95": statistics.median(percentile(r["after"][key], 95) for r in tally.ms),
+            "per_round": {"before": before, "after": after},
             "ratio": med,
             "ratios": ratios,
+            "n": len(tally.ms[0]["before"][key]),
+            "differ": tally.differ[key],
+            "compared": tally.compared[key],
             "verdict": "slower" if slower else "faster" if faster else "within noise",
         }
     return out
@@ -389,126 +502,122 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     load_start = os.getloadavg()
     machine = machine_line()
     started = time.perf_counter()
+    OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tinymemory-core-ba-") as tmp:
         workdir = Path(tmp)
-        shas = {
+        revs = {
             "before": extract(args.before, workdir / "before"),
             "after": extract(args.after, workdir / "after"),
         }
-        srcs = {side: workdir / side / "src" for side in SIDES}
         print(
-            f"before {args.before} ({shas['before']}), after {args.after} ({shas['after']})", file=sys.stderr
+            ", ".join(
+                f"{s} {revs[s]['rev']} ({revs[s]['commit']}, src at {revs[s]['src_commit']})" for s in SIDES
+            ),
+            file=sys.stderr,
         )
-        fixture_dir = workdir / "fixture"
-        fixture_dir.mkdir()
-        fixture = fixture_dir / "memory.db"
+        fixture = workdir / "fixture" / "memory.db"
+        fixture.parent.mkdir()
         print(f"building the store ({args.items:,} items, before code) ...", file=sys.stderr, flush=True)
-        built = run_child("build", srcs["before"], fixture, args.items, fixture_dir)
+        built = build(workdir / "before" / "src", fixture, args.items)
         for suffix in ("-wal", "-shm"):
             if Path(str(fixture) + suffix).exists():
-                raise ChildFailed("the fixture was left with a WAL beside it: the build did not close")
-        if args.profile:
-            return profile_both(args, srcs, fixture, workdir, shas)
-        rounds = []
-        for r in range(args.rounds):
-            order = SIDES if r % 2 == 0 else SIDES[::-1]
-            t0 = time.perf_counter()
-            got = one_round(srcs, fixture, workdir, order, args)
-            rounds.append(got)
-            cells = ", ".join(
-                f"{k} {got['before'][k]['p50']:.2f}/{got['after'][k]['p50']:.2f}" for k in MEASURES
-            )
-            print(
-                f"round {r + 1}/{args.rounds} ({'/'.join(order)}, {time.perf_counter() - t0:.0f} s): "
-                f"p50 ms before/after: {cells}; load {os.getloadavg()[0]:.2f}",
-                file=sys.stderr,
-                flush=True,
-            )
-    checks = {
-        "same_fetch_hits": all(r["before"]["hits"] == r["after"]["hits"] for r in rounds),
-        "same_recall_hits": all(r["before"]["recall_hits"] == r["after"]["recall_hits"] for r in rounds),
-        "stores_created": [r[side]["created"] for r in rounds for side in SIDES],
-        "durability": sorted({r[side]["durability"] for r in rounds for side in SIDES}),
-        "embedder": sorted({r[side]["embedder"] for r in rounds for side in SIDES}),
-    }
-    return {
+                raise BenchFailed("the store was left with a WAL beside it: its build did not close it")
+        sides: dict[str, Side] = {}
+        try:
+            for name in SIDES:
+                folder = workdir / name / "run"
+                folder.mkdir()
+                for copy in ("fetch.db", "store.db", "serve.db"):
+                    shutil.copyfile(fixture, folder / copy)
+                sides[name] = Side(name, workdir / name / "src", folder, args)
+            hello = {name: side.call("hello") for name, side in sides.items()}
+            for name, side in sides.items():
+                expected = (side.src / "tinymemory").resolve()
+                if Path(hello[name]["module"]) != expected:
+                    raise BenchFailed(f"the {name} worker imported tinymemory from {hello[name]['module']}")
+                served = side.call("serve")
+                side.connect(served["url"], served["token"])
+            print("workers and servers up; measuring ...", file=sys.stderr, flush=True)
+            tally = measure(sides, args)
+        finally:
+            for side in sides.values():
+                side.close()
+    result = {
         "config": {
-            "before": args.before,
-            "after": args.after,
-            "shas": shas,
+            "revs": revs,
             "rounds": args.rounds,
+            "block": args.block,
             "items": args.items,
             "fetches": args.fetches,
             "stores": args.stores,
             "recalls": args.recalls,
             "build_s": built["seconds"],
             "build_embedder": built["embedder"],
+            "embedder": sorted({h["embedder"] for h in hello.values()}),
+            "durability": sorted({h["durability"] for h in hello.values()}),
             "machine": machine,
             "load_start": list(load_start),
             "load_end": list(os.getloadavg()),
             "wall_s": time.perf_counter() - started,
         },
-        "checks": checks,
-        "rounds": rounds,
-        "summary": ratio_summary(rounds),
+        "summary": summarise(tally),
     }
+    if args.profile:
+        result["profile"] = profile_diff(args.profile, revs)
+    return result
 
 
 # ---- profiling ------------------------------------------------------------------------------------------
 
 
-def profile_both(
-    args: argparse.Namespace, srcs: dict[str, Path], fixture: Path, workdir: Path, shas: dict[str, str]
-) -> dict[str, Any]:
-    """Run one measurement under cProfile on both sides; print the functions whose own time moved most."""
+def profile_diff(path: str, revs: dict[str, dict[str, str]]) -> str:
+    """The functions whose time moved most between the sides' profiles of `path`."""
     import pstats
 
-    kind = args.profile
-    n = {"fetch": args.fetches, "store": args.stores, "recall": args.recalls}[kind]
-    OUT.mkdir(parents=True, exist_ok=True)
+    suffix = ".server.pstats" if path == "recall" else ".pstats"
     stats: dict[str, dict[tuple[str, int, str], tuple[float, float, int]]] = {}
     for side in SIDES:
-        db = fresh_copy(fixture, workdir, f"{side}-profile")
-        out = OUT / f"{kind}-{side}.pstats"
-        out.unlink(missing_ok=True)
-        run_child(kind, srcs[side], db, n, db.parent, profile_out=out)
+        out = OUT / f"{path}-{side}{suffix}"
         if not out.exists():
-            raise ChildFailed(f"the {side} profile was not written")
+            raise BenchFailed(f"the {side} profile was not written ({out.name})")
         raw = pstats.Stats(str(out)).stats  # type: ignore[attr-defined]
-        prefix = str(srcs[side])
-        stats[side] = {
-            (file.replace(prefix, "src"), line, fn): (tt, ct, nc)
-            for (file, line, fn), (_, nc, tt, ct, _) in raw.items()
-        }
+        stats[side] = {}
+        for (file, line, fn), (_, nc, tt, ct, _) in raw.items():
+            short = file.split("/src/", 1)[1] if "/src/tinymemory/" in file else file
+            key = (short, line, fn)
+            old = stats[side].get(key, (0.0, 0.0, 0))
+            stats[side][key] = (old[0] + tt, old[1] + ct, old[2] + nc)
     before, after = stats["before"], stats["after"]
-    keys = set(before) | set(after)
     rows = []
-    for k in keys:
+    for k in set(before) | set(after):
         b, a = before.get(k, (0.0, 0.0, 0)), after.get(k, (0.0, 0.0, 0))
         rows.append((a[0] - b[0], a[1] - b[1], k, b, a))
     total = {side: sum(v[0] for v in stats[side].values()) for side in SIDES}
     lines = [
-        f"profile of {kind} (n={n}): total own time before {total['before']:.3f} s, "
-        f"after {total['after']:.3f} s"
+        f"profile of {path}: own time in all, before {total['before']:.3f} s, after {total['after']:.3f} s"
     ]
-    lines.append("largest differences of own time (tottime), after - before, seconds:")
-    for d_tt, _d_ct, (file, line, fn), b, a in sorted(rows, key=lambda r: -abs(r[0]))[:25]:
-        lines.append(
-            f"  {d_tt:+.4f}  {fn} ({file}:{line})  calls {b[2]} -> {a[2]}, cum {b[1]:.3f} -> {a[1]:.3f}"
-        )
-    lines.append("largest differences of cumulative time in src/ (cumtime), after - before, seconds:")
-    mine = [r for r in rows if r[2][0].startswith("src")]
-    for _d_tt, d_ct, (file, line, fn), b, a in sorted(mine, key=lambda r: -abs(r[1]))[:25]:
-        lines.append(
-            f"  {d_ct:+.4f}  {fn} ({file}:{line})  calls {b[2]} -> {a[2]}, cum {b[1]:.3f} -> {a[1]:.3f}"
-        )
+
+    def row(
+        d: float, k: tuple[str, int, str], b: tuple[float, float, int], a: tuple[float, float, int]
+    ) -> str:
+        return f"  {d:+.4f}  {k[2]} ({k[0]}:{k[1]})  calls {b[2]} -> {a[2]}, cum {b[1]:.3f} -> {a[1]:.3f}"
+
+    lines.append("largest differences of own time (tottime), after - before, s:")
+    lines += [row(r[0], r[2], r[3], r[4]) for r in sorted(rows, key=lambda r: -abs(r[0]))[:25]]
+    lines.append("largest differences of cumulative time in tinymemory (cumtime), after - before, s:")
+    mine = [r for r in rows if r[2][0].startswith("tinymemory/")]
+    lines += [row(r[1], r[2], r[3], r[4]) for r in sorted(mine, key=lambda r: -abs(r[1]))[:25]]
     text = "\n".join(lines)
-    (OUT / f"{kind}-diff.txt").write_text(text + "\n")
-    print(text)
-    return {"profile": kind, "shas": shas}
+    (OUT / f"{path}-diff.txt").write_text(text + "\n")
+    return text
 
 
 # ---- the report -----------------------------------------------------------------------------------------
+
+
+def describe(rev: dict[str, str]) -> str:
+    same = rev["src_commit"] == rev["commit"]
+    return f"`{rev['rev']}` ({rev['commit']}" + ("" if same else f", src/ as of {rev['src_commit']}") + ")"
 
 
 def render(run: dict[str, Any], chart_name: str | None) -> str:
@@ -516,94 +625,85 @@ def render(run: dict[str, Any], chart_name: str | None) -> str:
     rows = []
     for key in MEASURES:
         s = summary[key]
-        lo, hi = min(s["ratios"]), max(s["ratios"])
         rows.append(
             [
                 LABELS[key],
+                str(s["n"]),
                 f"{s['before']:.2f} / {s['before_p95']:.2f}",
                 f"{s['after']:.2f} / {s['after_p95']:.2f}",
-                f"{s['ratio']:.3f}",
-                f"{lo:.3f} – {hi:.3f}",
+                f"**{s['ratio']:.3f}**",
+                f"{min(s['ratios']):.3f} – {max(s['ratios']):.3f}",
                 s["verdict"],
             ]
         )
-    samples = {
-        "fetch_workspace": cfg["fetches"],
-        "fetch_user": cfg["fetches"],
-        "store": cfg["stores"],
-        "recall": cfg["recalls"],
-    }
     load0, load1 = cfg["load_start"], cfg["load_end"]
+    revs = cfg["revs"]
     lines = [
         "## The engine core against the code before it (`bench/core_before_after.py`)",
         "",
-        f"Before: `{cfg['before']}` ({cfg['shas']['before']}), each engine with its own orchestration; "
-        f"after: `{cfg['after']}` ({cfg['shas']['after']}), one engine core over a storage interface. "
-        f"Both in one run of {cfg['wall_s'] / 60:.0f} min: {cfg['rounds']} round(s), each running every "
-        "measurement on both sides back to back (the order swapped every round), each measurement a "
-        "fresh child process with the side's `src/` on its path, the same interpreter and dependencies. "
-        f"Machine: {cfg['machine']}; 1-min load at the end {load1[0]:.2f} (5-min at start/end "
-        f"{load0[1]:.2f} / {load1[1]:.2f}). BLAS on one thread in every process; the server and its "
-        "client share the cores.",
+        f"Before: {describe(revs['before'])}, each engine with its own orchestration; after: "
+        f"{describe(revs['after'])}, one engine core over a storage interface. Both in one run of "
+        f"{cfg['wall_s'] / 60:.0f} min on {cfg['machine']}; 1-min load at the end {load1[0]:.2f}, "
+        f"5-min at start and end {load0[1]:.2f} / {load1[1]:.2f} (other jobs share the machine). Each "
+        "side is one worker process with its own `src/` on the path (the same interpreter and "
+        "dependencies), and its own `tinymemory serve`; this process sends the two sides blocks of "
+        f"{cfg['block']} requests in turn, the order swapped every block, for {cfg['rounds']} round(s). "
+        "BLAS on one thread everywhere; requests one at a time, so one core works while the other "
+        "takes the machine's other load.",
         "",
         f"The store: {cfg['items']:,} synthetic items in bench/service_load.py's layout (one workspace, "
         "200 users, 4 agents; a user's own two tiers, the agents' shared tier and the workspace's), "
         f"stored once by the before code with the default embedder (`{cfg['build_embedder']}`) in "
-        f"{cfg['build_s']:.0f} s, copied fresh for every child, a SQLite file on local disk. Per child, "
-        f"untimed warm-up of {WARMUP} requests, then: {samples['fetch_workspace']} hybrid fetches per "
-        f"reach (LoCoMo questions, top {LIMIT}, the query embedding included) over the whole workspace "
-        "and over one user's inherited reach (the user's tiers and the workspace's); "
-        f"{samples['store']} single `store` calls (durability full, the default: each commit waits for "
-        f"fsync); {samples['recall']} recalls over HTTP, one verified user, one connection, one after "
-        "another, against `python -m tinymemory serve` on 127.0.0.1 (client-side latency, top "
-        f"{LIMIT}).",
+        f"{cfg['build_s']:.0f} s; each side reads and writes its own copies of that SQLite file on "
+        f"local disk. After an untimed warm-up of {WARMUP} requests of each kind, a round is "
+        f"{cfg['fetches']} hybrid fetches per reach (LoCoMo questions, top {LIMIT}, the query embedding "
+        "included) over the whole workspace and over one user's inherited reach (the user's tiers and "
+        f"the workspace's), {cfg['stores']} single `store` calls (durability "
+        f"{'/'.join(cfg['durability'])}, the default: each commit waits for fsync) into that user's "
+        f"tier, and {cfg['recalls']} recalls over HTTP as one verified user on one connection "
+        f"(`POST /api/v1/memory/recall`, top {LIMIT}, on 127.0.0.1, timed by the client).",
         "",
-        "Median over rounds of each child's p50 / p95, ms; the ratio is after/before of each round's p50 "
-        f"(median, and its range over rounds). Slower or faster means past {SLOWER - 1:.0%} with the same "
-        "sign in every round.",
+        "Median over rounds of each side's p50 / p95 in ms, and of the ratio after/before of each "
+        f"round's p50 (with its range over rounds). Slower or faster means past {SLOWER - 1:.0%} on the "
+        "same side of 1 in every round.",
         "",
         table(
-            ["measurement", "before p50 / p95", "after p50 / p95", "after/before", "range", "reading"], rows
+            ["path", "per round", "before p50 / p95", "after p50 / p95", "after/before", "range", "reading"],
+            rows,
         ),
         "",
     ]
     if chart_name:
-        lines += [f"![per-round p50, before and after]({chart_name})", ""]
+        lines += [f"![p50 per round, before and after]({chart_name})", ""]
     lines += reading(run)
     return "\n".join(lines)
 
 
 def reading(run: dict[str, Any]) -> list[str]:
-    summary, checks = run["summary"], run["checks"]
+    summary = run["summary"]
     slower = [LABELS[k] for k in MEASURES if summary[k]["verdict"] == "slower"]
     faster = [LABELS[k] for k in MEASURES if summary[k]["verdict"] == "faster"]
-    parts = []
-    same = checks["same_fetch_hits"] and checks["same_recall_hits"]
-    parts.append(
-        "both sides return the same items in the same order for every query, fetch and recall"
-        if same
-        else "the two sides did not return the same items for every query (fetch "
-        f"{'same' if checks['same_fetch_hits'] else 'different'}, recall "
-        f"{'same' if checks['same_recall_hits'] else 'different'})"
+    compared = {k: s for k, s in summary.items() if s["compared"]}
+    differ = [f"{LABELS[k]} {s['differ']} of {s['compared']}" for k, s in compared.items() if s["differ"]]
+    same = (
+        "Both sides returned the same items in the same order for every fetch and recall"
+        if not differ
+        else "The sides' answers differed for some requests (" + ", ".join(differ) + ")"
     )
-    if not slower:
-        parts.append(
-            "none of the paths is slower after the restructuring by more than the noise between rounds"
-        )
-    else:
-        parts.append(f"slower after: {', '.join(slower)} (profiled separately; see the notes below)")
+    verdict = (
+        "none of the three paths is slower after by more than the noise between rounds"
+        if not slower
+        else "slower after: " + ", ".join(slower)
+    )
     if faster:
-        parts.append(f"faster after: {', '.join(faster)}")
-    spread = max(max(s["ratios"]) - min(s["ratios"]) for s in summary.values())
-    said = "; ".join(parts)
-    out = [
-        "Reading: " + said[:1].upper() + said[1:] + ". "
-        f"The widest range of a ratio over rounds is {spread:.2f}, what the shared machine adds on its own "
-        "between two back-to-back children. The store is dominated by fsync and the recall by the HTTP "
-        "round trip and the service's work around the engine, so a change in the engine core moves them "
-        "less than it moves a fetch."
+        verdict += "; faster after: " + ", ".join(faster)
+    spread = {k: max(s["ratios"]) - min(s["ratios"]) for k, s in summary.items()}
+    widest = max(spread, key=lambda k: spread[k])
+    return [
+        f"Reading: {same}; {verdict}. The ratios move between rounds by up to {spread[widest]:.2f} "
+        f"({LABELS[widest]}): that much comes from the shared machine alone, since both sides run the "
+        "same requests within seconds of each other.",
     ]
-    return out
 
 
 def chart(run: dict[str, Any], out: Path) -> bool:
@@ -615,23 +715,22 @@ def chart(run: dict[str, Any], out: Path) -> bool:
     except ImportError:
         print("matplotlib not installed (the `bench` extra): no chart", file=sys.stderr)
         return False
-    rounds = run["rounds"]
+    summary, revs = run["summary"], run["config"]["revs"]
     fig, axes = plt.subplots(1, len(MEASURES), figsize=(12, 3.8))
     colors = {"before": "tab:grey", "after": "tab:blue"}
     for ax, key in zip(axes, MEASURES, strict=True):
         for i, side in enumerate(SIDES):
-            values = [r[side][key]["p50"] for r in rounds]
+            values = summary[key]["per_round"][side]
             ax.bar(i, statistics.median(values), color=colors[side], alpha=0.35, width=0.6)
             ax.scatter([i] * len(values), values, color=colors[side], s=14, zorder=3)
         ax.set_xticks(
-            [0, 1], [f"before\n{run['config']['shas']['before']}", f"after\n{run['config']['shas']['after']}"]
+            [0, 1], [f"before\n{revs['before']['commit']}", f"after\n{revs['after']['src_commit']}"]
         )
-        ratio = run["summary"][key]["ratio"]
-        ax.set_title(f"{LABELS[key]}\nafter/before {ratio:.3f}", fontsize=9)
+        ax.set_title(f"{LABELS[key]}\nafter/before {summary[key]['ratio']:.3f}", fontsize=9)
         ax.set_ylabel("p50 ms" if key == MEASURES[0] else "")
         ax.set_ylim(bottom=0)
         ax.grid(True, axis="y", alpha=0.3)
-    fig.suptitle("p50 per round (dots) and median over rounds (bars)", fontsize=10)
+    fig.suptitle("p50 of each round (dots) and their median (bars)", fontsize=10)
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=110)
@@ -641,59 +740,55 @@ def chart(run: dict[str, Any], out: Path) -> bool:
 
 def main() -> int:
     if len(sys.argv) > 2 and sys.argv[1] == "--serve-profiled":
-        rest = sys.argv[3:]
-        if rest[:1] == ["--"]:
-            rest = rest[1:]
-        return serve_profiled(sys.argv[2], rest)
+        return serve_profiled(sys.argv[2], sys.argv[3:])
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--before", default="c948493", help="the revision before (default c948493)")
     parser.add_argument("--after", default="HEAD", help="the revision after (default HEAD)")
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--items", type=int, default=5_000, help="items in the store")
-    parser.add_argument("--fetches", type=int, default=200, help="timed fetches per reach per child")
-    parser.add_argument("--stores", type=int, default=100, help="timed stores per child")
-    parser.add_argument("--recalls", type=int, default=200, help="timed recalls per child")
+    parser.add_argument("--fetches", type=int, default=200, help="fetches per reach per round")
+    parser.add_argument("--stores", type=int, default=100, help="stores per round")
+    parser.add_argument("--recalls", type=int, default=200, help="recalls per round")
+    parser.add_argument("--block", type=int, default=10, help="requests per side before the other's turn")
     parser.add_argument("--quick", action="store_true", help="smoke run: 1 round, small samples, no write")
     parser.add_argument(
-        "--profile", choices=("fetch", "store", "recall"), help="cProfile one measurement on both sides"
+        "--profile", choices=tuple(PATHS), help="cProfile one path on both sides (writes nothing to docs/)"
     )
     parser.add_argument("--no-write", action="store_true", help="print the section, leave docs/ alone")
     parser.add_argument("--from-json", type=Path, help="re-render the section and chart from a saved run")
-    # the children
-    parser.add_argument("--child", choices=("build", "fetch", "store", "recall"), help=argparse.SUPPRESS)
-    parser.add_argument("--db", help=argparse.SUPPRESS)
-    parser.add_argument("--n", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--build", help=argparse.SUPPRESS)
     parser.add_argument("--profile-out", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.child:
-        return child_main(args)
+    if args.worker is not None:
+        import asyncio
+
+        asyncio.run(Worker(args.worker, args.profile, args.profile_out).run())
+        return 0
+    if args.build is not None:
+        return build_main(args.build, args.items)
     if args.quick:
-        args.rounds, args.items, args.fetches, args.stores, args.recalls, args.no_write = (
-            1,
-            1000,
-            30,
-            20,
-            30,
-            True,
-        )
-    if args.rounds < 1:
-        raise SystemExit("--rounds must be at least 1")
+        args.rounds, args.items, args.fetches, args.stores, args.recalls = 1, 1000, 30, 20, 30
+        args.no_write = True
+    if args.profile:
+        args.no_write = True
+    if min(args.rounds, args.block, args.fetches, args.stores, args.recalls) < 1:
+        raise SystemExit("--rounds, --block, --fetches, --stores and --recalls must be at least 1")
     if args.from_json is not None:
         result = json.loads(args.from_json.read_text())
     else:
         try:
             result = run(args)
-        except (ChildFailed, OSError) as exc:
+        except (BenchFailed, OSError) as exc:
             print(f"core_before_after: {exc}", file=sys.stderr)
             return 1
+        name = "last-profile.json" if args.profile else "last-quick.json" if args.quick else "last.json"
+        (OUT / name).write_text(json.dumps(result, indent=1))
+        print(f"raw figures: {OUT / name}", file=sys.stderr)
         if args.profile:
-            return 0
-        OUT.mkdir(parents=True, exist_ok=True)
-        saved = OUT / ("last-quick.json" if args.quick else "last.json")
-        saved.write_text(json.dumps(result, indent=1))
-        print(f"raw figures: {saved}", file=sys.stderr)
+            print(result["profile"])
     drawn = False if args.no_write else chart(result, CHART)
     md = render(result, CHART.name if drawn else None)
     print(md)
