@@ -23,7 +23,8 @@ an agent's shared tier and the workspace's), `--items` synthetic sentences store
 with the default embedder by the before code, once; each side works on its own copies of that file.
 
 - fetch: `MemoryEngine.fetch`, hybrid, top 10, LoCoMo questions as queries, over the whole workspace
-  (`subtree`) and over one user's inherited reach; the query embedding is part of it.
+  (`subtree`), over one user's inherited reach, and with the filter the service's recall builds for
+  that user (four tiers as exact terms, kinds); the query embedding is part of it.
 - store: one `store` call per item (durability as default: full, so a commit waits for fsync).
 - recall: `POST /api/v1/memory/recall` to that side's `tinymemory serve` on 127.0.0.1, one HS256-verified
   user, one connection per side, one request after another; latency as this process sees it.
@@ -62,15 +63,20 @@ SECTION = "core_before_after"
 CHART = ROOT / "docs" / "core_before_after.png"
 OUT = HERE / "out" / "core_before_after"
 SIDES = ("before", "after")
-REACHES = ("workspace", "user")
-MEASURES = ("fetch_workspace", "fetch_user", "store", "recall")
+REACHES = ("workspace", "user", "tiers")
+MEASURES = ("fetch_workspace", "fetch_user", "fetch_tiers", "store", "recall")
 LABELS = {
     "fetch_workspace": "hybrid fetch, whole workspace",
     "fetch_user": "hybrid fetch, one user's reach",
+    "fetch_tiers": "hybrid fetch, the recall's filter",
     "store": "store, one item (durability full)",
     "recall": "service recall over HTTP",
 }
-PATHS = {"fetch": ("fetch_workspace", "fetch_user"), "store": ("store",), "recall": ("recall",)}
+PATHS = {
+    "fetch": ("fetch_workspace", "fetch_user", "fetch_tiers"),
+    "store": ("store",),
+    "recall": ("recall",),
+}
 WARMUP = 20
 LIMIT = 10
 USER, AGENT = "u3", "a3"  # whose reach the user fetch and the recall read (u3 talks to a3)
@@ -175,13 +181,19 @@ class Worker:
         return on()
 
     async def fetch(self, reach: str, queries: list[str], timed: bool) -> dict[str, Any]:
-        from service_load import WORKSPACE
+        from service_load import WORKSPACE, namespace_of
         from tinymemory.api import FetchMode, FetchRequest, MetaFilter, Namespace, Reach
+        from tinymemory.policy.catalog.memory__recall import RECALLED_KINDS
 
         if reach == "workspace":
             flt = MetaFilter(reach=Reach.subtree(Namespace.parse(f"workspace:{WORKSPACE}")))
-        else:
+        elif reach == "user":
             flt = MetaFilter(reach=Reach.of(Namespace.parse(user_namespace())))
+        else:  # what memory__recall asks for this user: the four tiers exactly, every kind but documents
+            tiers = [("user_for_agent", USER, AGENT), ("user", USER, None), ("agent", None, AGENT)]
+            names = [namespace_of(*t) for t in tiers] + [f"workspace:{WORKSPACE}"]
+            reach_ = Reach.union(*(Reach.exact(Namespace.parse(n)) for n in names))
+            flt = MetaFilter(reach=reach_, kinds=RECALLED_KINDS)
         ms, ids = [], []
         with self.timing("fetch", timed):
             for q in queries:
@@ -234,7 +246,13 @@ def serve_profiled(out: str, argv: list[str]) -> int:
     """`python -m tinymemory <argv>` under cProfile; the stats are written when the server exits."""
     import cProfile
     import runpy
+    import signal
 
+    def stop(signum: int, _frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    # uvicorn shuts down on SIGTERM, puts this handler back and raises the signal again: it ends here
+    signal.signal(signal.SIGTERM, stop)
     sys.argv = ["tinymemory", *argv]
     prof = cProfile.Profile()
     prof.enable()
@@ -319,12 +337,13 @@ def build(src: Path, db: Path, items: int) -> dict[str, Any]:
 class Side:
     """The parent's handle on one worker."""
 
-    def __init__(self, name: str, src: Path, folder: Path, args: argparse.Namespace) -> None:
+    def __init__(self, name: str, src: Path, folder: Path, r: int, args: argparse.Namespace) -> None:
         self.name, self.src, self.folder = name, src, folder
         self.log = folder / "worker-stderr.txt"
         cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", str(folder)]
         if args.profile:
-            cmd += ["--profile", args.profile, "--profile-out", str(OUT / f"{args.profile}-{name}.pstats")]
+            out = OUT / f"{args.profile}-{name}-round{r}.pstats"
+            cmd += ["--profile", args.profile, "--profile-out", str(out)]
         with self.log.open("wb") as err:
             self.proc = subprocess.Popen(
                 cmd,
@@ -427,50 +446,90 @@ def alternate(sides: dict[str, Side], turn: int, run_one: Any) -> dict[str, dict
     return {side: run_one(sides[side]) for side in order}
 
 
-def measure(sides: dict[str, Side], args: argparse.Namespace) -> Tally:
+def open_sides(
+    workdir: Path, fixture: Path, r: int, order: tuple[str, ...], args: argparse.Namespace
+) -> tuple[dict[str, Side], dict[str, dict[str, Any]]]:
+    """Fresh workers and servers for round `r`, over fresh copies of the store, started in `order`."""
+    sides: dict[str, Side] = {}
+    hello: dict[str, dict[str, Any]] = {}
+    try:
+        for name in order:
+            folder = workdir / name / f"round{r}"
+            folder.mkdir()
+            for copy in ("fetch.db", "store.db", "serve.db"):
+                shutil.copyfile(fixture, folder / copy)
+            side = sides[name] = Side(name, workdir / name / "src", folder, r, args)
+            hello[name] = side.call("hello")
+            if Path(hello[name]["module"]) != (side.src / "tinymemory").resolve():
+                raise BenchFailed(f"the {name} worker imported tinymemory from {hello[name]['module']}")
+            served = side.call("serve")
+            side.connect(served["url"], served["token"])
+    except BaseException:
+        for side in sides.values():
+            side.close()
+        raise
+    return sides, hello
+
+
+def measure(workdir: Path, fixture: Path, args: argparse.Namespace) -> tuple[Tally, dict[str, Any]]:
+    """Every round: fresh workers and servers for both sides (so what one process happens to get, its
+    hash seed and memory layout, is drawn again every round), warmed up, then every path in blocks that
+    alternate between the sides."""
     from service_load import LOCOMO, store_texts
 
     questions = [q["question"] for s in json.loads(LOCOMO.read_text()) for q in s["qa"]]
     warm, queries = questions[:WARMUP], questions[WARMUP : WARMUP + args.fetches]
     recalls = questions[WARMUP : WARMUP + args.recalls]
-    texts = store_texts(WARMUP + args.rounds * args.stores, seed=STORE_SEED)
-    for side in sides.values():  # untimed: caches, connections, the vector matrix
-        for reach in REACHES:
-            side.call("fetch", reach=reach, queries=warm)
-        side.call("store", texts=texts[:WARMUP])
-        side.recall(warm)
+    texts = store_texts(WARMUP + args.stores, seed=STORE_SEED)
     tally = Tally(args.rounds)
+    seen: dict[str, set[str]] = {"embedder": set(), "durability": set()}
     for r in range(args.rounds):
         t0 = time.perf_counter()
-        turn = r
-        for reach in REACHES:
-            for block in blocks(queries, args.block):
-                got = alternate(
-                    sides, turn, lambda s, b=block, w=reach: s.call("fetch", reach=w, queries=b, timed=True)
-                )
-                tally.add(r, f"fetch_{reach}", got)
+        order = SIDES if r % 2 == 0 else SIDES[::-1]
+        sides, hello = open_sides(workdir, fixture, r, order, args)
+        try:
+            for h in hello.values():
+                seen["embedder"].add(h["embedder"])
+                seen["durability"].add(h["durability"])
+            for name in order:  # untimed: caches, connections, the vector matrix
+                for reach in REACHES:
+                    sides[name].call("fetch", reach=reach, queries=warm)
+                sides[name].call("store", texts=texts[:WARMUP])
+                sides[name].recall(warm)
+            t1 = time.perf_counter()
+            turn = r
+            for reach in REACHES:
+                for block in blocks(queries, args.block):
+                    got = alternate(
+                        sides,
+                        turn,
+                        lambda s, b=block, w=reach: s.call("fetch", reach=w, queries=b, timed=True),
+                    )
+                    tally.add(r, f"fetch_{reach}", got)
+                    turn += 1
+            for block in blocks(texts[WARMUP:], args.block):
+                got = alternate(sides, turn, lambda s, b=block: s.call("store", texts=b, timed=True))
+                tally.add(r, "store", got)
                 turn += 1
-        mine = texts[WARMUP + r * args.stores : WARMUP + (r + 1) * args.stores]
-        for block in blocks(mine, args.block):
-            got = alternate(sides, turn, lambda s, b=block: s.call("store", texts=b, timed=True))
-            tally.add(r, "store", got)
-            turn += 1
-        for block in blocks(recalls, args.block):
-            got = alternate(sides, turn, lambda s, b=block: s.recall(b))
-            tally.add(r, "recall", got)
-            turn += 1
+            for block in blocks(recalls, args.block):
+                got = alternate(sides, turn, lambda s, b=block: s.recall(b))
+                tally.add(r, "recall", got)
+                turn += 1
+        finally:
+            for side in sides.values():
+                side.close()
         p50 = tally.ms[r]
         cells = ", ".join(
             f"{m} {percentile(p50['before'][m], 50):.2f}/{percentile(p50['after'][m], 50):.2f}"
             for m in MEASURES
         )
         print(
-            f"round {r + 1}/{args.rounds} ({time.perf_counter() - t0:.0f} s): p50 ms before/after: {cells}; "
-            f"load {os.getloadavg()[0]:.2f}",
+            f"round {r + 1}/{args.rounds} ({t1 - t0:.0f} s to start, {time.perf_counter() - t1:.0f} s "
+            f"timed): p50 ms before/after: {cells}; load {os.getloadavg()[0]:.2f}",
             file=sys.stderr,
             flush=True,
         )
-    return tally
+    return tally, {k: sorted(v) for k, v in seen.items()}
 
 
 def summarise(tally: Tally) -> dict[str, dict[str, Any]]:
@@ -503,6 +562,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     machine = machine_line()
     started = time.perf_counter()
     OUT.mkdir(parents=True, exist_ok=True)
+    for old in OUT.glob("*.pstats"):
+        old.unlink()
     with tempfile.TemporaryDirectory(prefix="tinymemory-core-ba-") as tmp:
         workdir = Path(tmp)
         revs = {
@@ -522,26 +583,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for suffix in ("-wal", "-shm"):
             if Path(str(fixture) + suffix).exists():
                 raise BenchFailed("the store was left with a WAL beside it: its build did not close it")
-        sides: dict[str, Side] = {}
-        try:
-            for name in SIDES:
-                folder = workdir / name / "run"
-                folder.mkdir()
-                for copy in ("fetch.db", "store.db", "serve.db"):
-                    shutil.copyfile(fixture, folder / copy)
-                sides[name] = Side(name, workdir / name / "src", folder, args)
-            hello = {name: side.call("hello") for name, side in sides.items()}
-            for name, side in sides.items():
-                expected = (side.src / "tinymemory").resolve()
-                if Path(hello[name]["module"]) != expected:
-                    raise BenchFailed(f"the {name} worker imported tinymemory from {hello[name]['module']}")
-                served = side.call("serve")
-                side.connect(served["url"], served["token"])
-            print("workers and servers up; measuring ...", file=sys.stderr, flush=True)
-            tally = measure(sides, args)
-        finally:
-            for side in sides.values():
-                side.close()
+        tally, seen = measure(workdir, fixture, args)
     result = {
         "config": {
             "revs": revs,
@@ -553,8 +595,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "recalls": args.recalls,
             "build_s": built["seconds"],
             "build_embedder": built["embedder"],
-            "embedder": sorted({h["embedder"] for h in hello.values()}),
-            "durability": sorted({h["durability"] for h in hello.values()}),
+            "embedder": seen["embedder"],
+            "durability": seen["durability"],
             "machine": machine,
             "load_start": list(load_start),
             "load_end": list(os.getloadavg()),
@@ -577,10 +619,12 @@ def profile_diff(path: str, revs: dict[str, dict[str, str]]) -> str:
     suffix = ".server.pstats" if path == "recall" else ".pstats"
     stats: dict[str, dict[tuple[str, int, str], tuple[float, float, int]]] = {}
     for side in SIDES:
-        out = OUT / f"{path}-{side}{suffix}"
-        if not out.exists():
-            raise BenchFailed(f"the {side} profile was not written ({out.name})")
-        raw = pstats.Stats(str(out)).stats  # type: ignore[attr-defined]
+        files = sorted(OUT.glob(f"{path}-{side}-round*{suffix}"))
+        if path != "recall":
+            files = [f for f in files if not f.name.endswith(".server.pstats")]
+        if not files:
+            raise BenchFailed(f"no {side} profile of {path} was written")
+        raw = pstats.Stats(*(str(f) for f in files)).stats  # type: ignore[attr-defined]
         stats[side] = {}
         for (file, line, fn), (_, nc, tt, ct, _) in raw.items():
             short = file.split("/src/", 1)[1] if "/src/tinymemory/" in file else file
@@ -657,8 +701,10 @@ def render(run: dict[str, Any], chart_name: str | None) -> str:
         f"{cfg['build_s']:.0f} s; each side reads and writes its own copies of that SQLite file on "
         f"local disk. After an untimed warm-up of {WARMUP} requests of each kind, a round is "
         f"{cfg['fetches']} hybrid fetches per reach (LoCoMo questions, top {LIMIT}, the query embedding "
-        "included) over the whole workspace and over one user's inherited reach (the user's tiers and "
-        f"the workspace's), {cfg['stores']} single `store` calls (durability "
+        "included) with three filters: the whole workspace (`subtree`), one user's inherited reach "
+        "(`inherit` of the user's agent tier: it and its ancestors), and the filter the service's "
+        "recall builds for that user (the four tiers as `exact` terms, every kind but documents), "
+        f"{cfg['stores']} single `store` calls (durability "
         f"{'/'.join(cfg['durability'])}, the default: each commit waits for fsync) into that user's "
         f"tier, and {cfg['recalls']} recalls over HTTP as one verified user on one connection "
         f"(`POST /api/v1/memory/recall`, top {LIMIT}, on 127.0.0.1, timed by the client).",
