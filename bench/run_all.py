@@ -25,6 +25,7 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("gate_deid.py", []),
     ("arg_readers.py", []),
     ("service_load.py", []),
+    ("core_before_after.py", []),
 ]
 
 
