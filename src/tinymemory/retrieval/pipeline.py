@@ -352,29 +352,39 @@ def page(ranked: Ranked, offset: int, limit: int) -> tuple[Ranked, bool]:
     return ranked[offset : offset + limit], len(ranked) > offset + limit
 
 
-@dataclass(frozen=True, slots=True)
 class FetchRanking:
     """One fetch's ranking, handed the candidates once (what engines.storage.Ranking promises): it
     says which extra inputs its stages read, the reach's newest time only when the query names a time
-    and the light columns only when a stage reads them, then ranks and cuts the page."""
+    and the light columns only when a stage reads them, then ranks and cuts the page. The query's time
+    reading is done once per fetch, however often storage asks."""
 
-    mode: FetchMode
-    query: str
-    hint: TimeHint | None
-    offset: int
-    limit: int
-    cfg: RetrievalConfig
-    analyzer: Analyzer
+    __slots__ = ("_derived", "analyzer", "cfg", "hint", "limit", "mode", "offset", "query", "wants_anchor")
 
-    @property
-    def wants_anchor(self) -> bool:
-        return wants_anchor(self.query, self.hint, self.cfg)
+    def __init__(
+        self,
+        mode: FetchMode,
+        query: str,
+        hint: TimeHint | None,
+        offset: int,
+        limit: int,
+        cfg: RetrievalConfig,
+        analyzer: Analyzer,
+    ) -> None:
+        self.mode, self.query, self.hint, self.offset, self.limit = mode, query, hint, offset, limit
+        self.cfg, self.analyzer = cfg, analyzer
+        self.wants_anchor: bool = wants_anchor(query, hint, cfg)
+        self._derived: dict[datetime | None, TimeHint | None] = {}
 
-    def _derived(self, anchor: datetime | None) -> TimeHint | None:
-        return derived_hint(self.query, anchor, self.cfg) if self.wants_anchor else None
+    def derived(self, anchor: datetime | None) -> TimeHint | None:
+        """The time hint the query's own words give, relative to `anchor` (read once per anchor)."""
+        if not self.wants_anchor:
+            return None
+        if anchor not in self._derived:
+            self._derived[anchor] = hint_from_query(self.query, anchor or utcnow())
+        return self._derived[anchor]
 
     def light_detail(self, anchor: datetime | None) -> bool | None:
-        if not needs_light(self.mode, self.hint, self._derived(anchor), self.cfg):
+        if not needs_light(self.mode, self.hint, self.derived(anchor), self.cfg):
             return None
         return light_detail(self.mode, self.cfg)
 
@@ -396,6 +406,6 @@ class FetchRanking:
             query=self.query,
             analyzer=self.analyzer,
             hint=self.hint,
-            derived=self._derived(anchor),
+            derived=self.derived(anchor),
         )
         return page(ranked, self.offset, self.limit)
