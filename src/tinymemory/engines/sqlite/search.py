@@ -18,6 +18,7 @@ import numpy as np
 from tinymemory.api.filters import MetaFilter
 from tinymemory.engines.rows import from_us
 from tinymemory.engines.sqlite import ann_reads, lexstats
+from tinymemory.engines.sqlite.fts_terms import fts_terms
 from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, scored_rows, top_order
 from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective
 from tinymemory.retrieval.config import SCOPED_BUDGET_SHARE, TITLE_WEIGHT, field_weights
@@ -47,6 +48,10 @@ class Plan(StrEnum):
 # agent, 1,700 rows: 5.5 ms; one team, 5,000 rows: 44 ms p50 at 100k items), so past 2,000 rows the
 # matrix is loaded once and serves the read instead.
 SQL_FIRST_MAX = 2_000
+
+# Reaches of at most this many indexed rows are scored lexically from their own rows' text rather than
+# from FTS5's postings of the query's terms, which hold every tenant's rows (`lexical_scoped`).
+DIRECT_MAX = 2_000
 
 
 def filter_first_cap(matrix_rows: int) -> int:
@@ -148,6 +153,8 @@ def lexical_scoped(
         return []
     kept = prune(terms, stats.df, budget)
     weights = field_weights(context_weight)
+    if stats.docs <= DIRECT_MAX:
+        return bm25_best(_own_rows_postings(conn, kept, flt, snapshot, weights), stats, n)
     params: Params = [weights["title"], weights["body"], weights["context"], *kept, snapshot]
     where = filter_sql(flt, params)
     marks = ",".join("?" * len(kept))
@@ -159,6 +166,39 @@ def lexical_scoped(
         params,
     ).fetchall()
     return bm25_best(rows, stats, n)
+
+
+def _own_rows_postings(
+    conn: sqlite3.Connection, kept: list[str], flt: MetaFilter, snapshot: int, weights: dict[str, float]
+) -> list[tuple[int, str, float, int]]:
+    """The postings rows `lexical_scoped` reads from `items_postings`, (row, term, field-weighted
+    frequency, row length) for rows in the filter with f > 0, sorted by row and term, counted instead
+    in the filter's own indexed rows, tokenized as FTS5 tokenizes them (`fts_terms`)."""
+    wanted = set(kept)
+    params: Params = [snapshot]
+    where = filter_sql(flt, params)
+    fields = [(1, weights["title"]), (2, weights["body"]), (3, weights["context"])]
+    fields = [(c, w) for c, w in fields if w != 0.0]
+    out: list[tuple[int, str, float, int]] = []
+    # CROSS JOIN keeps the filter's rows outer, each finding its indexed text by rowid; `+rowid` keeps
+    # the planner on the filter's indexes rather than a walk of every row up to the snapshot
+    for row in conn.execute(
+        "SELECT i.rowid, f.title, f.body, f.context, i.lex_len FROM items i"
+        f" CROSS JOIN items_fts f ON f.rowid = i.rowid WHERE +i.rowid <= ? AND {where}",
+        params,
+    ):
+        freq: dict[str, float] = {}
+        for column, weight in fields:
+            text = row[column]
+            if not text:
+                continue
+            for term in fts_terms(text):
+                if term in wanted:
+                    freq[term] = freq.get(term, 0.0) + weight
+        if freq:
+            out.extend((int(row[0]), t, f, int(row[4])) for t, f in freq.items() if f > 0)
+    out.sort()
+    return out
 
 
 def recent(conn: sqlite3.Connection, flt: MetaFilter, snapshot: int, n: int) -> Ranked:
