@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
+from collections.abc import Iterable
 
 # As declared for items_fts in schema.py (tests check they agree).
 TOKENIZER = "unicode61 remove_diacritics 0"
@@ -41,6 +42,34 @@ def fts_terms(text: str) -> list[str]:
         else:
             out.extend(known[word])
     return out
+
+
+class TermCounter:
+    """Counts a read's kept terms in stored texts, as `fts_terms` would find them."""
+
+    def __init__(self, wanted: Iterable[str]) -> None:
+        self.wanted = frozenset(wanted)
+        # the only terms an ASCII text can hold
+        self._plain = tuple(sorted(t for t in self.wanted if _ASCII_TOKEN.fullmatch(t)))
+
+    def counts(self, text: str) -> dict[str, int]:
+        """How often each wanted term is among `fts_terms(text)` (those that occur)."""
+        if text.isascii() and len(text) <= MAX_TOKEN_BYTES:
+            # an ASCII text's terms are pieces of its lower-cased text: most rows hold none of them
+            low = text.lower()
+            for term in self._plain:
+                if term in low:
+                    break
+            else:
+                return {}
+            found = _ASCII_TOKEN.findall(low)
+        else:
+            found = fts_terms(text)
+        counts: dict[str, int] = {}
+        for term in found:
+            if term in self.wanted:
+                counts[term] = counts.get(term, 0) + 1
+        return counts
 
 
 class _Oracle:
