@@ -1,4 +1,5 @@
-"""Candidates for fetch: lexical (bm25 over FTS5 postings) and semantic (the vector matrix).
+"""Candidates for fetch: lexical (bm25 over FTS5 postings, or a small reach's own rows) and semantic (the
+vector matrix).
 
 Each ranker returns (rowid, score) best first, scores in [0, 1], restricted to the filter and to rows
 at or below the cursor's snapshot rowid, with the reach's statistics and the light columns that
@@ -181,10 +182,11 @@ def _own_rows_postings(
     fields = [(1, weights["title"]), (2, weights["body"]), (3, weights["context"])]
     fields = [(c, w) for c, w in fields if w != 0.0]
     out: list[tuple[int, str, float, int]] = []
-    # The text is read from FTS5's content table (c0..c2: title, body, context) by rowid, and the
-    # filter's rows from its index alone: `+rowid` keeps the planner on that index rather than a walk of
-    # every row up to the snapshot, and the row's length is not read from `items` (a lookup of the whole
-    # row, three times the cost of the rest) but counted as it was written, `terms` of the columns.
+    # The text is read from FTS5's content table (c0..c2: title, body, context) by rowid, and a namespace
+    # or reach's rows from its index alone (items_ns_active covers it): `+rowid` keeps the planner on
+    # that index rather than a walk of every row up to the snapshot, and the row's length is not read
+    # from `items` (a lookup of the whole row, three times the cost of the rest) but counted as it was
+    # written, `lexcounts.terms` of the columns.
     cur = conn.cursor()
     cur.row_factory = None
     for rowid, *texts in cur.execute(
