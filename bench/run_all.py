@@ -26,6 +26,7 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("arg_readers.py", []),
     ("service_load.py", []),
     ("core_before_after.py", []),
+    ("tenancy.py", []),
 ]
 
 
