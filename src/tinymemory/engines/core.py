@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
-from types import TracebackType
-from typing import Self
 
 import numpy as np
 
 from tinymemory._version import __version__
 from tinymemory.api import validate
+from tinymemory.api.closing import AsyncClosing
 from tinymemory.api.engine import EngineDescriptor
 from tinymemory.api.errors import Unavailable
 from tinymemory.api.filters import FetchMode
@@ -68,7 +67,7 @@ def query_vector(op: str, embedder: Embedder, text: str) -> Floats:
     return np.asarray(vec, dtype=np.float32).reshape(-1)
 
 
-class StorageEngine:
+class StorageEngine(AsyncClosing):
     """api.MemoryEngine over a `Storage`. Engines subclass it only to open their storage by name
     (SqliteEngine, PostgresEngine) and to add maintenance of their own; behaviour lives here.
 
@@ -106,15 +105,8 @@ class StorageEngine:
     def descriptor(self) -> EngineDescriptor:
         return self._descriptor
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
-
     async def close(self) -> None:
+        """Close the storage; writes already acknowledged are durable. Idempotent."""
         await self.storage.close()
 
     async def _cursors(self, op: str) -> CursorCodec:

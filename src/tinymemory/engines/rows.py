@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from tinymemory.api.errors import TinyMemoryError
-from tinymemory.api.filters import Facet
+from tinymemory.api.filters import FACET_META_FIELDS, Facet
 from tinymemory.api.items import (
     SCALAR_META_FIELDS,
     About,
@@ -49,15 +49,7 @@ FACET_COLUMNS: dict[Facet, str] = {
     Facet.KIND: "kind",
     Facet.SOURCE: "source_kind",
     Facet.SOURCE_ID: "source_id",
-    Facet.WORKSPACE: "workspace",
-    Facet.FOLDER: "folder",
-    Facet.FILE_PATH: "file_path",
-    Facet.LANGUAGE: "language",
-    Facet.REPO: "repo",
-    Facet.URL: "url",
-    Facet.THREAD: "thread_id",
-    Facet.AGENT: "agent_id",
-    Facet.TOOL_CALL: "tool_call",
+    **FACET_META_FIELDS,  # each meta field's column has its name
 }
 
 ITEM_SELECT = (

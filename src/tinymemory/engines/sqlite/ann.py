@@ -20,14 +20,12 @@ foreign file (the caller rebuilds).
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import json
 import os
 import re
 import sqlite3
 import struct
-import tempfile
 import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -35,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from tinymemory.api.atomic import replacing
 from tinymemory.engines.paths import in_memory
 from tinymemory.engines.sqlite import vectors
 from tinymemory.engines.sqlite.vectors import Floats, Ints
@@ -290,12 +289,10 @@ class HnswIndex:
         if self.viewed and self._mapped == self.path:  # unchanged since it was mapped from this file
             return
         _drop_orphans(self.path)
-        fd, tmp = tempfile.mkstemp(
-            prefix=f"{self.path.name}.{os.getpid()}.", suffix=".tmp", dir=self.path.parent
-        )
-        os.close(fd)
-        try:
-            self._index.save(tmp)
+        with replacing(
+            self.path, prefix=f"{self.path.name}.{os.getpid()}.", suffix=".tmp", sync_dir=True
+        ) as tmp:
+            self._index.save(str(tmp))
             payload_len = os.path.getsize(tmp)
             meta = {
                 "format": FORMAT,
@@ -311,18 +308,13 @@ class HnswIndex:
                 "nodes": int(self._index.stats.nodes),
                 "free": int(self._index.stats.nodes) - len(self._index),
                 "payload_len": payload_len,
-                "payload_crc": _crc_file(Path(tmp), payload_len),
+                "payload_crc": _crc_file(tmp, payload_len),
             }
             shift = self._shift if self._shift is not None else np.zeros(self.dim, dtype=np.float32)
             with open(tmp, "ab") as fh:
                 fh.write(_footer(meta, shift))
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-            _fsync_dir(self.path.parent)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
 
     # -- reads ------------------------------------------------------------------------------------
 
@@ -409,15 +401,6 @@ def _crc_file(path: Path, length: int) -> int:
             crc = zlib.crc32(block, crc)
             left -= len(block)
     return crc
-
-
-def _fsync_dir(directory: Path) -> None:
-    with contextlib.suppress(OSError):  # not every platform can open a directory
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def _drop_orphans(path: Path) -> None:

@@ -370,6 +370,8 @@ class SqliteEngine(StorageEngine):
     graph on a background thread (ann_reads.py). A short-lived process, such as a CLI command, passes
     False: it would exit long before the build finished, so it reads a saved graph or scans.
     `clock` (default: the system's UTC time) stamps stores and forgets (engines/core.py).
+    `build_index` builds the file's HNSW graph (ann_reads.py) in the foreground, so a large file is
+    ready before it serves; reads use it once the file holds `ann.ANN_MIN_ROWS` vectors.
     """
 
     storage: SqliteStorage
@@ -415,18 +417,3 @@ class SqliteEngine(StorageEngine):
         (a second run writes nothing); `progress(done, total)` runs after each batch.
         """
         return await self.storage.reembed(batch, progress)
-
-    # -- the HNSW graph (engines/sqlite/ann_reads.py) -------------------------------------------------
-
-    async def build_index(
-        self,
-        *,
-        force: bool = False,
-        progress: Callable[[int, int], None] | None = None,
-        op: str = "build_index",
-    ) -> IndexReport:
-        """Build the HNSW graph of this embedder now, or bring the saved one up to date, and wait for
-        it, so a large file is ready before it serves (else the first large read starts it in the
-        background). `force` starts from scratch; `progress(added, to_add)` runs after each chunk, on
-        the build's thread. Reads use the graph once the file holds `ann.ANN_MIN_ROWS` vectors."""
-        return await super().build_index(force=force, progress=progress, op=op)
