@@ -46,6 +46,7 @@ DEV_WORKSPACE = "demo"
 DEV_USER = "dev"
 DEV_TTL = timedelta(days=7)
 SECRET_SUFFIX = ".service-secret"
+WORKER_HEALTHCHECK_S = 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +213,10 @@ def supervise(settings: ServiceSettings, workers: int, creds: DevCredentials | N
         config = uvicorn.Config(
             WorkerApp(settings, fleet),
             workers=workers,
+            # The supervisor pings each worker and replaces one that does not answer in time. A worker
+            # answers once it has imported the web stack, which took over uvicorn's 5 s default on two
+            # busy cores, and a worker killed for that was replaced in a loop.
+            timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
             interface="asgi3",
             log_level="warning",
             timeout_graceful_shutdown=int(settings.grace_seconds),
