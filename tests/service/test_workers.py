@@ -123,11 +123,11 @@ def call(
     return res.status, parsed, worker
 
 
-def start(tmp: Path, *extra: str) -> Service:
+def start(tmp: Path, *extra: str, workers: int = WORKERS) -> Service:
     db = tmp / "service.db"
     env = {k: v for k, v in os.environ.items() if not k.startswith("TINYMEMORY_")}
     env.update(TINYMEMORY_JWT_SECRET=SECRET, TINYMEMORY_DB=store_target(db), PYTHONUNBUFFERED="1")
-    argv = [sys.executable, "-m", "tinymemory", "serve", "--port", "0", "--workers", str(WORKERS)]
+    argv = [sys.executable, "-m", "tinymemory", "serve", "--port", "0", "--workers", str(workers)]
     proc = subprocess.Popen(
         [*argv, "--no-embedder", "--gate-seconds", str(GATE_SECONDS), *extra],
         env=env,
@@ -303,12 +303,16 @@ def test_a_worker_that_dies_is_replaced(service: Service) -> None:
     assert set(service.pinned()) == now  # the new worker answers on the same port
 
 
-def test_sigterm_drains_every_worker_and_exits_0(tmp_path: Path) -> None:
-    running = start(tmp_path)
+@pytest.mark.parametrize("count", [1, WORKERS])
+def test_sigterm_drains_every_worker_and_exits_0(tmp_path: Path, count: int) -> None:
+    running = start(tmp_path, workers=count)
     try:
-        conns = running.pinned()
+        conns = running.pinned(count)
         workers = running.workers()
-        assert set(conns) == workers
+        if count == 1:  # one process serves alone: no supervisor, no worker header
+            assert not workers and set(conns) == {0}
+        else:
+            assert set(conns) == workers
         saved = [
             ok(call(c, "POST", f"{MEMORY}/remember", {"content": f"fact {w}"}, token()))["id"]
             for w, c in conns.items()
