@@ -137,11 +137,36 @@ async def fill_tinymemory(path: Path | str, texts: list[str]) -> str:
     return str(name)
 
 
+def graph_files(path: Path) -> list[Path]:
+    """The HNSW graph files the engine keeps beside a SQLite file."""
+    return sorted(path.parent.glob(path.name + ".hnsw-*"))
+
+
+def ensure_graph(path: Path, items: int) -> None:
+    """A store large enough for the HNSW graph gets it built once, kept beside the file and copied with
+    it: otherwise every server process would build its own on its first large read (minutes of CPU in
+    the background, which the levels would measure as the cost of serving)."""
+    from tinymemory.engines import open_engine
+    from tinymemory.engines.sqlite import ann
+
+    if not ann.should_use(items) or graph_files(path):
+        return
+
+    async def build() -> None:
+        async with open_engine(str(path), embedder="default", background_index=False) as engine:
+            await engine.build_index()  # type: ignore[attr-defined]
+
+    print(f"building the HNSW graph of the {items:,}-item store ...", file=sys.stderr, flush=True)
+    asyncio.run(build())
+
+
 def tinymemory_store(items: int) -> tuple[Path, dict[str, Any]]:
-    """The cached prefilled file (built on first use), and what was recorded about its build."""
+    """The cached prefilled file (built on first use, with its HNSW graph when it is large enough for
+    one), and what was recorded about its build."""
     path = DATA_DIR / f"tinymemory-{items}.db"
     info_path = path.with_suffix(".json")
     if path.exists() and info_path.exists():
+        ensure_graph(path, items)
         return path, json.loads(info_path.read_text())
     DATA_DIR.mkdir(parents=True, exist_ok=True)
     print(f"building the tinymemory store ({items:,} items) ...", file=sys.stderr, flush=True)
@@ -154,6 +179,7 @@ def tinymemory_store(items: int) -> tuple[Path, dict[str, Any]]:
     os.replace(tmp, path)
     info_path.write_text(json.dumps(info))
     print(f"  built in {info['seconds']:.0f} s", file=sys.stderr, flush=True)
+    ensure_graph(path, items)
     return path, info
 
 
@@ -376,6 +402,8 @@ class Tinymemory(Target):
     def copy_store(self, workdir: Path) -> tuple[Path, dict[str, str]]:
         db = workdir / "memory.db"
         shutil.copyfile(self.store, db)
+        for graph in graph_files(self.store):  # the saved HNSW graph, so no server builds its own
+            shutil.copyfile(graph, workdir / (db.name + graph.name[len(self.store.name) :]))
         env = server_env(self.blas_threads)
         env["TINYMEMORY_JWT_SECRET"] = self.secret
         return db, env
