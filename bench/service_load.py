@@ -586,20 +586,32 @@ async def client_loop(
             k += 1
 
 
+WORKER_HEADER = "x-tinymemory-worker"  # which worker of `serve --workers N` answered
+WARMUP_ROUNDS = 8
+
+
 async def warm_up(target: Target, url: str, work: Workload, connections: int = 4) -> None:
-    """Untimed: load the vector matrix, caches and connections before measuring, over a few connections
-    at once, so every worker of a supervisor gets some (a worker accepts the connections it wins)."""
+    """Untimed: load the vector matrix, caches and connections before measuring. Rounds of a few
+    connections at once, until every worker of a supervisor has answered a round's worth of recalls
+    (a worker accepts the connections it wins, and loads its vectors on its first recall)."""
+    workers = getattr(target, "workers", None) or 1
+    warmed: Counter[str] = Counter()
 
     async def one(n: int) -> None:
         async with httpx.AsyncClient(base_url=url, headers=target.headers(n), timeout=TIMEOUT_S) as http:
             for i in range(WARMUP_RECALLS):
                 path, body = target.recall(n, work.queries[(i + n) % len(work.queries)])
-                (await http.post(path, json=body)).raise_for_status()
+                res = await http.post(path, json=body)
+                res.raise_for_status()
+                warmed[res.headers.get(WORKER_HEADER, "")] += 1
             for i in range(WARMUP_REMEMBERS):
                 path, body = target.remember(n, f"{work.texts[i]} (warm-up {n}.{i})")
                 (await http.post(path, json=body)).raise_for_status()
 
-    await asyncio.gather(*(one(n) for n in range(connections)))
+    for round_ in range(WARMUP_ROUNDS):
+        await asyncio.gather(*(one(round_ * connections + n) for n in range(connections)))
+        if sum(1 for count in warmed.values() if count >= WARMUP_RECALLS) >= workers:
+            return
 
 
 async def measure(
@@ -1089,8 +1101,9 @@ def render_workers(run: dict[str, Any]) -> str:
         f"{USERS} users (their own tiers hold 96% of it), {AGENTS} agents' shared tiers and the "
         "institutional tier, so 50,000 memories is 200 users x 250. The client is this script (asyncio, "
         "one httpx connection per client, each client its own verified user) in a closed loop for "
-        f"{cfg['seconds']:.0f} s per level after an untimed warm-up over four connections at once (so "
-        f"every worker is warm), 1 remember for every {every - 1} recalls (top {RECALL_LIMIT}). Latency is "
+        f"{cfg['seconds']:.0f} s per level after an untimed warm-up (rounds of four connections at once "
+        f"until every worker has answered {WARMUP_RECALLS} recalls), 1 remember for every {every - 1} "
+        f"recalls (top {RECALL_LIMIT}). Latency is "
         "the client's. Server CPU and RSS are summed over the supervisor and its workers, read from /proc "
         "at the start and end of each level; the CPU per answered recall divides all of it by the recalls "
         "answered, so the remembers' CPU is counted in (an upper bound for a recall alone).",
