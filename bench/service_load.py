@@ -1135,9 +1135,22 @@ def workers_compare_lines(rows: list[dict[str, Any]]) -> list[str]:
         if both:
             ratio = ", ".join(f"{c}: {two[c]['rps'] / one[c]['rps']:.2f}x" for c in both if one[c]["rps"])
             cells.append(f"{items:,} items ({ratio})")
-    if not cells:
-        return []
-    return [f"Answered requests per second, 2 workers over 1, by clients: {'; '.join(cells)}.", ""]
+    out = [f"Answered requests per second, 2 workers over 1, by clients: {'; '.join(cells)}.", ""]
+    cores = os.cpu_count() or 1
+    busiest = max(r["server_cpu"] for r in rows)
+    at = [r for r in rows if r["clients"] == W_TARGET_CLIENTS and r["items"] == W_TARGET_ITEMS]
+    if at:
+        cpu = min(cpu_per_recall_ms(r) for r in at)
+        out += [
+            f"What bounds it: the server used at most {busiest:.2f} of the {cores} cores at any level "
+            "(the client and the machine's other jobs had the rest), so in this run a second worker found "
+            f"no core of its own. At {cpu:.0f} ms of CPU per answered recall on {W_TARGET_ITEMS:,} "
+            f"memories, even {cores} free cores would hold a server near "
+            f"{1000 * cores / cpu:,.0f} recalls per second: the cost of one recall, not the number of "
+            "processes, is what keeps the targets out of reach.",
+            "",
+        ]
+    return out if cells else []
 
 
 def workers_target_lines(rows: list[dict[str, Any]]) -> list[str]:

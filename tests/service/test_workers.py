@@ -35,6 +35,7 @@ WORKERS = 2
 GATE_SECONDS = 0.5
 MEMORY = "/api/v1/memory"
 URL_LINE = re.compile(r"listening on http://127\.0\.0\.1:(\d+)")
+TOKEN_LINE = re.compile(r"dev token\s+(\S+)")
 START_S = 120.0  # a worker imports the web stack and opens the store: slow on a busy machine
 
 
@@ -48,6 +49,7 @@ class Service:
     port: int
     db: Path
     log: list[str] = field(default_factory=list)
+    dev_token: str = ""
 
     def workers(self) -> set[int]:
         """The worker processes the supervisor runs now (its children started by multiprocessing's
@@ -123,10 +125,16 @@ def call(
     return res.status, parsed, worker
 
 
-def start(tmp: Path, *extra: str, workers: int = WORKERS) -> Service:
+def start(tmp: Path, *extra: str, workers: int = WORKERS, dev: bool = False) -> Service:
+    """`serve --workers N` over a store in `tmp`, verifying tokens signed with SECRET (with `dev`: its
+    own development secret, kept in `tmp`, and the token it prints)."""
     db = tmp / "service.db"
     env = {k: v for k, v in os.environ.items() if not k.startswith("TINYMEMORY_")}
-    env.update(TINYMEMORY_JWT_SECRET=SECRET, TINYMEMORY_DB=store_target(db), PYTHONUNBUFFERED="1")
+    env.update(TINYMEMORY_DB=store_target(db), TINYMEMORY_HOME=str(tmp), PYTHONUNBUFFERED="1")
+    if dev:
+        extra = (*extra, "--dev")
+    else:
+        env["TINYMEMORY_JWT_SECRET"] = SECRET
     argv = [sys.executable, "-m", "tinymemory", "serve", "--port", "0", "--workers", str(workers)]
     proc = subprocess.Popen(
         [*argv, "--no-embedder", "--gate-seconds", str(GATE_SECONDS), *extra],
@@ -139,14 +147,16 @@ def start(tmp: Path, *extra: str, workers: int = WORKERS) -> Service:
     assert proc.stdout is not None
     service = Service(proc, 0, db)
     deadline = time.monotonic() + START_S
-    while not service.port and time.monotonic() < deadline:
+    while not (service.port and (service.dev_token or not dev)) and time.monotonic() < deadline:
         line = proc.stdout.readline()
         if not line:
             break
         service.log.append(line)
         if m := URL_LINE.search(line):
             service.port = int(m.group(1))
-    if not service.port:
+        if m := TOKEN_LINE.search(line):
+            service.dev_token = m.group(1)
+    if not service.port or (dev and not service.dev_token):
         os.killpg(proc.pid, signal.SIGKILL)
         pytest.fail("serve --workers printed no URL:\n" + "".join(service.log))
 
@@ -329,3 +339,14 @@ def test_sigterm_drains_every_worker_and_exits_0(tmp_path: Path, count: int) -> 
             return {item.id for item in (await engine.get(GetRequest(ids=tuple(saved)))).items}
 
     assert set(saved) <= asyncio.run(stored())
+
+
+def test_the_printed_dev_token_works_on_every_worker(tmp_path: Path) -> None:
+    running = start(tmp_path, dev=True)
+    try:
+        for worker, conn in running.pinned().items():
+            body = {"content": f"Worker {worker} was asked about kites"}
+            saved = ok(call(conn, "POST", f"{MEMORY}/remember", body, running.dev_token))
+            assert saved["status"] == "created", worker
+    finally:
+        assert running.stop() == 0
