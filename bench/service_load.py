@@ -36,6 +36,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import signal
@@ -136,11 +137,36 @@ async def fill_tinymemory(path: Path | str, texts: list[str]) -> str:
     return str(name)
 
 
+def graph_files(path: Path) -> list[Path]:
+    """The HNSW graph files the engine keeps beside a SQLite file."""
+    return sorted(path.parent.glob(path.name + ".hnsw-*"))
+
+
+def ensure_graph(path: Path, items: int) -> None:
+    """A store large enough for the HNSW graph gets it built once, kept beside the file and copied with
+    it: otherwise every server process would build its own on its first large read (minutes of CPU in
+    the background, which the levels would measure as the cost of serving)."""
+    from tinymemory.engines import open_engine
+    from tinymemory.engines.sqlite import ann
+
+    if not ann.should_use(items) or graph_files(path):
+        return
+
+    async def build() -> None:
+        async with open_engine(str(path), embedder="default", background_index=False) as engine:
+            await engine.build_index()  # type: ignore[attr-defined]
+
+    print(f"building the HNSW graph of the {items:,}-item store ...", file=sys.stderr, flush=True)
+    asyncio.run(build())
+
+
 def tinymemory_store(items: int) -> tuple[Path, dict[str, Any]]:
-    """The cached prefilled file (built on first use), and what was recorded about its build."""
+    """The cached prefilled file (built on first use, with its HNSW graph when it is large enough for
+    one), and what was recorded about its build."""
     path = DATA_DIR / f"tinymemory-{items}.db"
     info_path = path.with_suffix(".json")
     if path.exists() and info_path.exists():
+        ensure_graph(path, items)
         return path, json.loads(info_path.read_text())
     DATA_DIR.mkdir(parents=True, exist_ok=True)
     print(f"building the tinymemory store ({items:,} items) ...", file=sys.stderr, flush=True)
@@ -153,6 +179,7 @@ def tinymemory_store(items: int) -> tuple[Path, dict[str, Any]]:
     os.replace(tmp, path)
     info_path.write_text(json.dumps(info))
     print(f"  built in {info['seconds']:.0f} s", file=sys.stderr, flush=True)
+    ensure_graph(path, items)
     return path, info
 
 
@@ -208,6 +235,17 @@ def proc_status(pid: int, key: str) -> float:
     return float("nan")
 
 
+def family(pid: int) -> list[int]:
+    """`pid` and every process below it (a supervisor's workers), read from /proc."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        with contextlib.suppress(OSError, ValueError):
+            todo += map(int, Path(f"/proc/{current}/task/{current}/children").read_text().split())
+    return found
+
+
 def proc_cpu_seconds(pid: int) -> float:
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -241,15 +279,20 @@ class Server:
     def urls(self) -> list[str]:
         return [s.url for s in self.all()]
 
+    def pids(self) -> list[int]:
+        """Every process serving: each server, and the workers below a supervisor."""
+        return [pid for server in self.all() for pid in family(server.pid)]
+
     def rss(self) -> float:
         """Resident memory of every process serving (MB)."""
-        return sum(proc_status(s.pid, "VmRSS") for s in self.all())
+        return sum(proc_status(pid, "VmRSS") for pid in self.pids())
 
     def peak_rss(self) -> float:
-        return sum(proc_status(s.pid, "VmHWM") for s in self.all())
+        return sum(proc_status(pid, "VmHWM") for pid in self.pids())
 
     def cpu_seconds(self) -> float:
-        return sum(proc_cpu_seconds(s.pid) for s in self.all())
+        """CPU of every process serving now (a worker that died mid-level takes its share with it)."""
+        return sum(proc_cpu_seconds(pid) for pid in self.pids())
 
     def stop(self) -> None:
         for replica in self.replicas:
@@ -331,21 +374,36 @@ class Target:
 
 
 class Tinymemory(Target):
-    """`python -m tinymemory serve` as committed (key `serve`), or with BLAS on one thread (`serve-blas1`)."""
+    """`python -m tinymemory serve` as committed (key `serve`: one worker per core), with BLAS on one
+    thread (`serve-blas1`), or with `--workers N` (`serve-wN`)."""
 
-    def __init__(self, store: Path, info: dict[str, Any], blas_threads: int | None = None) -> None:
+    def __init__(
+        self,
+        store: Path,
+        info: dict[str, Any],
+        blas_threads: int | None = None,
+        workers: int | None = None,
+    ) -> None:
         from tinymemory.service.tokens import issue_jwt
 
         self.store, self.items, self.embedder = store, int(info["items"]), str(info["embedder"])
-        self.blas_threads = blas_threads
+        self.blas_threads, self.workers = blas_threads, workers
         self.key = "serve" if blas_threads is None else f"serve-blas{blas_threads}"
         self.label = "tinymemory serve" + ("" if blas_threads is None else f", BLAS {blas_threads} thread")
+        if workers is not None:
+            self.key = f"serve-w{workers}"
+            self.label = f"tinymemory serve, {workers} worker{'s' if workers > 1 else ''}"
         self.secret = os.urandom(32).hex()
         self._issue = issue_jwt
+
+    def worker_flags(self) -> list[str]:
+        return [] if self.workers is None else ["--workers", str(self.workers)]
 
     def copy_store(self, workdir: Path) -> tuple[Path, dict[str, str]]:
         db = workdir / "memory.db"
         shutil.copyfile(self.store, db)
+        for graph in graph_files(self.store):  # the saved HNSW graph, so no server builds its own
+            shutil.copyfile(graph, workdir / (db.name + graph.name[len(self.store.name) :]))
         env = server_env(self.blas_threads)
         env["TINYMEMORY_JWT_SECRET"] = self.secret
         return db, env
@@ -353,7 +411,7 @@ class Tinymemory(Target):
     def start(self, workdir: Path) -> Server:
         db, env = self.copy_store(workdir)
         cmd = [sys.executable, "-m", "tinymemory", "serve", "--db", str(db), "--port", "0"]
-        return launch(cmd, env, workdir, "/readyz")
+        return launch([*cmd, *self.worker_flags()], env, workdir, "/readyz")
 
     def headers(self, client: int) -> dict[str, str]:
         token = self._issue(
@@ -382,10 +440,11 @@ class TinymemoryPostgres(Tinymemory):
     """
 
     def __init__(self, pg: Any, info: dict[str, Any], replicas: int) -> None:
-        super().__init__(Path(), info, blas_threads=None)
+        super().__init__(Path(), info, blas_threads=None, workers=1)  # a replica is one process
         self.pg, self.replicas = pg, replicas
         self.key = "serve-pg"
         self.label = f"tinymemory serve, Postgres, {replicas} replicas"
+        self.workers = 1
         self.template = ""
 
     def prefill(self, items: int) -> None:
@@ -409,7 +468,7 @@ class TinymemoryPostgres(Tinymemory):
             for i in range(self.replicas):
                 home = workdir / f"replica{i}"
                 home.mkdir()
-                cmd = [sys.executable, "-m", "tinymemory", "serve", "--port", "0"]
+                cmd = [sys.executable, "-m", "tinymemory", "serve", "--port", "0", *self.worker_flags()]
                 servers.append(launch(cmd, env, home, "/readyz"))
         except BaseException:
             for server in servers:
@@ -527,15 +586,32 @@ async def client_loop(
             k += 1
 
 
-async def warm_up(target: Target, url: str, work: Workload) -> None:
-    """Untimed: load the vector matrix, caches and connections before measuring."""
-    async with httpx.AsyncClient(base_url=url, headers=target.headers(0), timeout=TIMEOUT_S) as http:
-        for i in range(WARMUP_RECALLS):
-            path, body = target.recall(0, work.queries[i % len(work.queries)])
-            (await http.post(path, json=body)).raise_for_status()
-        for i in range(WARMUP_REMEMBERS):
-            path, body = target.remember(0, f"{work.texts[i]} (warm-up {i})")
-            (await http.post(path, json=body)).raise_for_status()
+WORKER_HEADER = "x-tinymemory-worker"  # which worker of `serve --workers N` answered
+WARMUP_ROUNDS = 8
+
+
+async def warm_up(target: Target, url: str, work: Workload, connections: int = 4) -> None:
+    """Untimed: load the vector matrix, caches and connections before measuring. Rounds of a few
+    connections at once, until every worker of a supervisor has answered a round's worth of recalls
+    (a worker accepts the connections it wins, and loads its vectors on its first recall)."""
+    workers = getattr(target, "workers", None) or 1
+    warmed: Counter[str] = Counter()
+
+    async def one(n: int) -> None:
+        async with httpx.AsyncClient(base_url=url, headers=target.headers(n), timeout=TIMEOUT_S) as http:
+            for i in range(WARMUP_RECALLS):
+                path, body = target.recall(n, work.queries[(i + n) % len(work.queries)])
+                res = await http.post(path, json=body)
+                res.raise_for_status()
+                warmed[res.headers.get(WORKER_HEADER, "")] += 1
+            for i in range(WARMUP_REMEMBERS):
+                path, body = target.remember(n, f"{work.texts[i]} (warm-up {n}.{i})")
+                (await http.post(path, json=body)).raise_for_status()
+
+    for round_ in range(WARMUP_ROUNDS):
+        await asyncio.gather(*(one(round_ * connections + n) for n in range(connections)))
+        if sum(1 for count in warmed.values() if count >= WARMUP_RECALLS) >= workers:
+            return
 
 
 async def measure(
@@ -569,6 +645,7 @@ async def measure(
     row: dict[str, Any] = {
         "system": target.label,
         "key": target.key,
+        "workers": getattr(target, "workers", None),
         "blas_threads": target.blas_threads,
         "clients": clients,
         "items": target.items,
@@ -624,6 +701,7 @@ def ms3(r: dict[str, Any]) -> str:
 
 
 SYSTEM_KEYS = ("serve", "serve-blas1", "serve-pg", "mem0")
+WORKERS_KEY = re.compile(r"serve-w([1-9][0-9]?)")  # `serve --workers N`
 SYSTEM_COLORS = {
     "serve": "tab:blue",
     "serve-blas1": "tab:green",
@@ -961,6 +1039,148 @@ def chart(run: dict[str, Any], out: Path) -> bool:
     return True
 
 
+# ---- the workers section ---------------------------------------------------------------------------------
+
+# Issue 24's targets for `serve --workers N` on two cores: at 32 clients, on 200 users x 250 memories.
+W_TARGET_CLIENTS, W_TARGET_ITEMS = 32, 50_000
+W_TARGET_RPS, W_TARGET_CPU_MS, W_TARGET_P95_MS = 300.0, 5.0, 100.0
+
+
+def is_workers_run(run: dict[str, Any]) -> bool:
+    keys = {r["key"] for r in run["rows"]}
+    return bool(keys) and all(WORKERS_KEY.fullmatch(k) for k in keys)
+
+
+def render_workers(run: dict[str, Any]) -> str:
+    """The `service-workers` section: `serve --workers N` side by side, per store size and level."""
+    rows, cfg = run["rows"], run["config"]
+    rows = sorted(rows, key=lambda r: (r["items"], r["clients"], r["workers"] or 0))
+    headers = [
+        "store items",
+        "clients",
+        "workers",
+        "req/s",
+        "recall p50 / p95 ms",
+        "remember p50 / p95 ms",
+        "errors",
+        "server CPU ms / answered recall",
+        "server CPU ms / request",
+        "server CPU (cores)",
+        "server RSS MB: warm / end",
+        "client CPU",
+        "1-min load before / after",
+    ]
+    body = [
+        [
+            f"{r['items']:,}",
+            str(r["clients"]),
+            str(r["workers"]),
+            f"{r['rps']:,.1f}",
+            f"{r['recall']['p50']:,.1f} / {r['recall']['p95']:,.1f}" if r["recall"]["n"] else "n/a",
+            f"{r['remember']['p50']:,.1f} / {r['remember']['p95']:,.1f}" if r["remember"]["n"] else "n/a",
+            str(r["errors"]),
+            f"{cpu_per_recall_ms(r):.1f}",
+            f"{1000 * r['server_cpu'] / r['rps']:.1f}" if r["rps"] else "-",
+            f"{r['server_cpu']:.2f}",
+            f"{r['rss_warm']:,.0f} / {r['rss_end']:,.0f}",
+            f"{r['client_cpu']:.0%}",
+            f"{r['load_before'][0]:.2f} / {r['load_after'][0]:.2f}",
+        ]
+        for r in rows
+    ]
+    every = cfg["remember_every"]
+    out = [
+        "## Service workers: `tinymemory serve --workers N` (`bench/service_load.py`)",
+        "",
+        f"Machine: {cfg['machine']}; 1-min load average before and after the whole run: "
+        f"{cfg['load_start'][0]:.2f} and {cfg['load_end'][0]:.2f}. **The client and the server share these "
+        f"{os.cpu_count()} cores**, and other jobs ran on the machine at the same time (the load column).",
+        "",
+        "`tinymemory serve --workers N` over a fresh copy of a prefilled SQLite file (default embedder "
+        f"`{cfg['tm_embedder']}`, HS256 tokens), at two store sizes; the store is one workspace of "
+        f"{USERS} users (their own tiers hold 96% of it), {AGENTS} agents' shared tiers and the "
+        "institutional tier, so 50,000 memories is 200 users x 250. The client is this script (asyncio, "
+        "one httpx connection per client, each client its own verified user) in a closed loop for "
+        f"{cfg['seconds']:.0f} s per level after an untimed warm-up (rounds of four connections at once "
+        f"until every worker has answered {WARMUP_RECALLS} recalls), 1 remember for every {every - 1} "
+        f"recalls (top {RECALL_LIMIT}). Latency is "
+        "the client's. Server CPU and RSS are summed over the supervisor and its workers, read from /proc "
+        "at the start and end of each level; the CPU per answered recall divides all of it by the recalls "
+        "answered, so the remembers' CPU is counted in (an upper bound for a recall alone).",
+        "",
+        table(headers, body),
+        "",
+        *workers_compare_lines(rows),
+        *workers_target_lines(rows),
+    ]
+    errors = [r for r in rows if r["errors"]]
+    if errors:
+        out += ["", "Errors seen (kinds and counts, and the first one):", ""]
+        for r in errors:
+            kinds = ", ".join(f"{k}: {v}" for k, v in r["error_kinds"].items())
+            out.append(
+                f"- {r['system']}, {r['items']:,} items, {n_clients(r['clients'])}: {kinds}; "
+                f"e.g. `{r['error_samples'][0]}`"
+            )
+    return "\n".join(out)
+
+
+def workers_compare_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """Two workers against one, at each size and level both ran."""
+    cells = []
+    for items in sorted({r["items"] for r in rows}):
+        one = {r["clients"]: r for r in rows if r["items"] == items and r["workers"] == 1}
+        two = {r["clients"]: r for r in rows if r["items"] == items and r["workers"] == 2}
+        both = sorted(set(one) & set(two))
+        if both:
+            ratio = ", ".join(f"{c}: {two[c]['rps'] / one[c]['rps']:.2f}x" for c in both if one[c]["rps"])
+            cells.append(f"{items:,} items ({ratio})")
+    out = [f"Answered requests per second, 2 workers over 1, by clients: {'; '.join(cells)}.", ""]
+    cores = os.cpu_count() or 1
+    busiest = max(r["server_cpu"] for r in rows)
+    at = [r for r in rows if r["clients"] == W_TARGET_CLIENTS and r["items"] == W_TARGET_ITEMS]
+    if at:
+        cpu = min(cpu_per_recall_ms(r) for r in at)
+        out += [
+            f"What bounds it: the server used at most {busiest:.2f} of the {cores} cores at any level "
+            "(the client and the machine's other jobs had the rest), so in this run a second worker found "
+            f"no core of its own. At {cpu:.0f} ms of CPU per answered recall on {W_TARGET_ITEMS:,} "
+            f"memories, even {cores} free cores would hold a server near "
+            f"{1000 * cores / cpu:,.0f} recalls per second: the cost of one recall, not the number of "
+            "processes, is what keeps the targets out of reach.",
+            "",
+        ]
+    return out if cells else []
+
+
+def workers_target_lines(rows: list[dict[str, Any]]) -> list[str]:
+    at = [r for r in rows if r["clients"] == W_TARGET_CLIENTS and r["items"] == W_TARGET_ITEMS]
+    if not at:
+        return [f"Targets: not shown (no level of {W_TARGET_CLIENTS} clients on {W_TARGET_ITEMS:,} items)."]
+    out = [
+        f"Targets at {W_TARGET_CLIENTS} clients on {W_TARGET_ITEMS:,} memories (at least "
+        f"{W_TARGET_RPS:.0f} req/s, at most {W_TARGET_CPU_MS:.0f} ms of server CPU per answered recall, "
+        f"recall p95 at most {W_TARGET_P95_MS:.0f} ms, no errors, RSS flat):",
+        "",
+    ]
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "**not met**"
+
+    for r in at:
+        cpu = cpu_per_recall_ms(r)
+        drift = (r["rss_end"] - r["rss_warm"]) / r["rss_warm"] if r["rss_warm"] else float("nan")
+        out.append(
+            f"- {r['workers']} worker{'s' if r['workers'] > 1 else ''}: {r['rps']:,.1f} req/s "
+            f"({verdict(r['rps'] >= W_TARGET_RPS)}), {cpu:.1f} ms CPU per recall "
+            f"({verdict(cpu <= W_TARGET_CPU_MS)}), recall p95 {r['recall']['p95']:,.1f} ms "
+            f"({verdict(r['recall']['p95'] <= W_TARGET_P95_MS)}), {r['errors']} errors "
+            f"({verdict(r['errors'] == 0)}), RSS {drift:+.1%} over the level "
+            f"({verdict(abs(drift) <= RSS_DRIFT)})."
+        )
+    return [*out, ""]
+
+
 # ---- main -----------------------------------------------------------------------------------------------
 
 
@@ -980,69 +1200,93 @@ def workload(remember_every: int) -> Workload:
     return Workload(questions, store_texts(5_000, seed=REMEMBER_SEED), remember_every)
 
 
+def cpu_per_recall_ms(r: dict[str, Any]) -> float:
+    """Server CPU per answered recall: all the server's CPU in the level over the recalls it answered
+    (so the remembers' share is counted in, an upper bound on what a recall alone costs)."""
+    recalls = r["recall"]["n"]
+    return 1000 * r["server_cpu"] * r["seconds"] / recalls if recalls else float("nan")
+
+
 def summary_line(r: dict[str, Any]) -> str:
     return (
-        f"  {r['system']:>10} {r['clients']:>3} clients: {r['rps']:7.1f} req/s, "
+        f"  {r['system']:>10} {r['items']:>7,} items {r['clients']:>3} clients: {r['rps']:7.1f} req/s, "
+        f"CPU {cpu_per_recall_ms(r):.1f} ms/recall, "
         f"recall {ms3(r['recall'])} ms, remember {ms3(r['remember'])} ms, errors {r['errors']}, "
         f"RSS {r['rss_warm']:.0f} -> {r['rss_end']:.0f} MB, load {r['load_after'][0]:.2f}"
     )
 
 
+def serve_target(key: str, store: Path, info: dict[str, Any]) -> Tinymemory:
+    if key == "serve-blas1":
+        return Tinymemory(store, info, blas_threads=1)
+    match = WORKERS_KEY.fullmatch(key)
+    return Tinymemory(store, info, workers=int(match.group(1)) if match else None)
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     load_start = loadavg()
     levels = [int(x) for x in args.levels.split(",") if x.strip()]
+    sizes = [int(x) for x in str(args.items).split(",") if x.strip()]
     work = workload(parse_mix(args.mix))
     keys = [k.strip() for k in args.systems.split(",") if k.strip()]
-    unknown = sorted(set(keys) - set(SYSTEM_KEYS))
+    unknown = sorted(k for k in set(keys) - set(SYSTEM_KEYS) if not WORKERS_KEY.fullmatch(k))
     if unknown:
-        raise SystemExit(f"--systems: unknown {', '.join(unknown)} (known: {', '.join(SYSTEM_KEYS)})")
-    store, info = tinymemory_store(args.items)
-    makers: dict[str, Callable[[], Target]] = {
-        "serve": lambda: Tinymemory(store, info),
-        "serve-blas1": lambda: Tinymemory(store, info, blas_threads=1),
-    }
+        known = ", ".join((*SYSTEM_KEYS, "serve-wN"))
+        raise SystemExit(f"--systems: unknown {', '.join(unknown)} (known: {known})")
+    if len(sizes) > 1 and {"serve-pg", "mem0"} & set(keys):
+        raise SystemExit("--items: several store sizes are for the serve systems only (not serve-pg, mem0)")
     pg_context = contextlib.ExitStack()
-    if "serve-pg" in keys:
-        from pg import postgres
-
-        pg = pg_context.enter_context(postgres(args.pg))
-        pg_target = TinymemoryPostgres(pg, info, args.replicas)
-        pg_target.prefill(args.items)
-        makers["serve-pg"] = lambda: pg_target
-    targets = [makers[k]() for k in keys if k != "mem0"]
     m0, skipped = mem0_target(args) if "mem0" in keys else (None, "mem0 was left out of this run")
     config: dict[str, Any] = {
-        "items": args.items,
+        "items": sizes[-1],
+        "sizes": sizes,
         "seconds": args.seconds,
         "levels": levels,
         "remember_every": work.remember_every,
-        "tm_embedder": info["embedder"],
-        "tm_build_s": info["seconds"],
         "load_start": load_start,
         "machine": machine_line(),
         "systems": keys,
         "mem0_skipped": skipped,
     }
     if m0 is not None:
-        targets.append(m0)
         config.update(
             mem0_version=getattr(m0, "version", "?"), mem0_embedder=m0.embedder, mem0_items=m0.items
         )
-    rows = []
-    for clients in levels:
-        for target in targets:
-            print(f"{target.label}: {clients} clients, {args.seconds:.0f} s ...", file=sys.stderr, flush=True)
-            try:
-                rows.append(run_level(target, clients, args.seconds, work))
-            except RuntimeError as exc:
-                if target.key != "mem0":
-                    raise
-                config["mem0_skipped"] = str(exc)
-                targets.remove(target)
-                rows = [r for r in rows if r["key"] != "mem0"]
-                print(f"  mem0 dropped: {exc}", file=sys.stderr, flush=True)
-                break
-            print(summary_line(rows[-1]), file=sys.stderr, flush=True)
+    rows: list[dict[str, Any]] = []
+    for items in sizes:
+        store, info = tinymemory_store(items)
+        config.update(tm_embedder=info["embedder"], tm_build_s=info["seconds"])
+        targets: list[Target] = []
+        for key in keys:
+            if key == "serve-pg":
+                from pg import postgres
+
+                pg = pg_context.enter_context(postgres(args.pg))
+                pg_target = TinymemoryPostgres(pg, info, args.replicas)
+                pg_target.prefill(items)
+                targets.append(pg_target)
+            elif key != "mem0":
+                targets.append(serve_target(key, store, info))
+        if m0 is not None:
+            targets.append(m0)
+        for clients in levels:
+            for target in targets:
+                print(
+                    f"{target.label}, {target.items:,} items: {clients} clients, {args.seconds:.0f} s ...",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                try:
+                    rows.append(run_level(target, clients, args.seconds, work))
+                except RuntimeError as exc:
+                    if target.key != "mem0":
+                        raise
+                    config["mem0_skipped"] = str(exc)
+                    targets.remove(target)
+                    rows = [r for r in rows if r["key"] != "mem0"]
+                    print(f"  mem0 dropped: {exc}", file=sys.stderr, flush=True)
+                    break
+                print(summary_line(rows[-1]), file=sys.stderr, flush=True)
     config["load_end"] = loadavg()
     pg_context.close()
     return {"config": config, "rows": rows}
@@ -1054,7 +1298,11 @@ def main() -> int:
     )
     parser.add_argument("--levels", default="1,8,32", help="concurrent clients per level (default 1,8,32)")
     parser.add_argument("--seconds", type=float, default=60.0, help="measured seconds per level (default 60)")
-    parser.add_argument("--items", type=int, default=TARGET_ITEMS, help="memories in the tinymemory store")
+    parser.add_argument(
+        "--items",
+        default=str(TARGET_ITEMS),
+        help="memories in the tinymemory store; several sizes comma-separated (serve systems only)",
+    )
     parser.add_argument("--mix", default="1:4", help="remembers : recalls (default 1:4)")
     parser.add_argument("--mem0-python", help="a Python with mem0ai (default: $TINYMEMORY_BENCH_MEM0_PYTHON)")
     parser.add_argument("--mem0-items", type=int, default=10_000, help="memories in the mem0 store")
@@ -1099,6 +1347,12 @@ def main() -> int:
         saved = DATA_DIR / ("last-quick.json" if args.quick else "last.json")
         saved.write_text(json.dumps(result, indent=1))
         print(f"raw figures: {saved}", file=sys.stderr)
+    if is_workers_run(result):  # its own section, no chart
+        md = render_workers(result)
+        print(md)
+        if not args.no_write:
+            write_section("service-workers" if args.section == "service-load" else args.section, md)
+        return 0
     md = render(result)
     print(md)
     if not args.no_write:

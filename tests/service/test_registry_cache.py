@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engines import make_engine
+from tinymemory.service.fleet import Fleet
 from tinymemory.service.registry import AgentRegistry
 
 
@@ -23,3 +24,21 @@ async def test_own_writes_show_at_once_and_others_after_the_copy_expires(tmp_pat
         assert (await mine.cached("acme", "helper")).notes == "v2"  # type: ignore[union-attr]
         await mine.delete("acme", "helper")
         assert await mine.cached("acme", "helper") is None
+
+
+async def test_writes_of_another_worker_of_the_same_service_show_at_once(tmp_path: Path) -> None:
+    """The workers of one `serve --workers N` share the fleet's change counter, so a change made through
+    one drops the others' copies before their next lookup."""
+    fleet = Fleet.create()
+    try:
+        async with make_engine(tmp_path / "r.db", embedder=None) as engine:
+            mine = AgentRegistry(engine, clock=lambda: 0.0, changes=fleet.registry_changes())
+            other = AgentRegistry(engine, changes=fleet.registry_changes())
+            await other.put("acme", "helper", notes="v1")
+            assert (await mine.cached("acme", "helper")).notes == "v1"  # type: ignore[union-attr]
+            await other.put("acme", "helper", notes="v2")
+            assert (await mine.cached("acme", "helper")).notes == "v2"  # type: ignore[union-attr]
+            await other.delete("acme", "helper")
+            assert await mine.cached("acme", "helper") is None
+    finally:
+        fleet.remove()

@@ -118,3 +118,8 @@ def test_serve_refuses_bad_settings_before_listening(tmp_path: Path) -> None:
     refused(cli("serve", "--db", db, "--port", "70000"), "port")
     refused(cli("serve", "--db", db, "--policy", str(tmp_path / "missing.yaml")), "missing.yaml")
     refused(cli("serve", "--db", db, "--jwt-public-key", str(tmp_path / "nokey.pem")), "public key")
+    refused(cli("serve", "--db", db, "--workers", "0"), "--workers", "1 to 64")
+    refused(cli("serve", "--db", db, "--workers", "many"), "--workers")
+    refused(cli("serve", "--db", db, env={"TINYMEMORY_WORKERS": "-2"}), "--workers")
+    refused(cli("serve", "--db", db, "--gate-seconds", "soon"), "--gate-seconds")
+    refused(cli("serve", "--db", db, "--gate-seconds", "-1"), "gate_seconds")

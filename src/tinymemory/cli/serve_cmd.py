@@ -18,6 +18,17 @@ from tinymemory.cli.common import (
 SERVICE_EXTRA = "tinymemory[service]"
 # The top-level modules of the `service` extra's packages (fastapi, uvicorn, PyJWT, prometheus-client).
 SERVICE_MODULES = ("fastapi", "uvicorn", "jwt", "prometheus_client")
+MAX_WORKERS = 64
+
+
+def default_workers() -> int:
+    """The cores this process may run on."""
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -27,11 +38,21 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         description="Run the memory service on one store. Memory routes need a bearer token: a JWT "
         "(HS256 with --jwt-secret-file or $TINYMEMORY_JWT_SECRET, RS256 with --jwt-public-key), or an "
         "opaque token listed in --token-file. --dev makes a development secret and prints an admin "
-        "token. Every flag has a TINYMEMORY_* variable.",
+        "token. --workers N runs N processes over the store on one port (default: one per core), "
+        "restarts one that dies, runs the periodic gate in one of them and drains them all on "
+        "SIGINT/SIGTERM. Every flag has a TINYMEMORY_* variable.",
     )
     add_db_flag(parser)
     add_env_option(parser, "--host", "TINYMEMORY_HOST", "default: 127.0.0.1", "127.0.0.1")
     add_env_option(parser, "--port", "TINYMEMORY_PORT", "default: 8765; 0 picks one", "8765")
+    add_env_option(
+        parser,
+        "--workers",
+        "TINYMEMORY_WORKERS",
+        "worker processes over the one store, sharing the port (default: the cores, "
+        f"{default_workers()} here); 1 serves from this process alone",
+        str(default_workers()),
+    )
     add_env_option(
         parser,
         "--policy",
@@ -59,6 +80,13 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "largest request body accepted, in bytes (default: 4 MiB)",
         "4194304",
     )
+    add_env_option(
+        parser,
+        "--gate-seconds",
+        "TINYMEMORY_GATE_SECONDS",
+        "how often the shared-write gate runs in the background, in seconds; 0 never (default: 60)",
+        "60",
+    )
     add_env_switch(
         parser,
         "--dev",
@@ -81,6 +109,12 @@ def settings_of(args: argparse.Namespace) -> Any:
             raise InvalidRequest(f"serve: `--{flag}` must be an integer, got {str(value)[:40]!r}") from None
 
     port = integer("port", args.port)
+    try:
+        gate_seconds = float(args.gate_seconds)
+    except ValueError:
+        raise InvalidRequest(
+            f"serve: `--gate-seconds` must be a number, got {str(args.gate_seconds)[:40]!r}"
+        ) from None
     return ServiceSettings(
         db=args.db or str(default_db_path()),
         policy=Path(args.policy) if args.policy else None,
@@ -95,7 +129,22 @@ def settings_of(args: argparse.Namespace) -> Any:
         token_file=Path(args.token_file) if args.token_file else None,
         embedder=None if args.no_embedder else "default",
         max_body_bytes=integer("max-body-bytes", args.max_body_bytes),
+        gate_seconds=gate_seconds,
     )
+
+
+def workers_of(args: argparse.Namespace) -> int:
+    from tinymemory.api import InvalidRequest
+
+    try:
+        workers = int(args.workers)
+    except ValueError:
+        workers = 0
+    if not 1 <= workers <= MAX_WORKERS:
+        raise InvalidRequest(
+            f"serve: `--workers` must be an integer from 1 to {MAX_WORKERS}, got {str(args.workers)[:40]!r}"
+        )
+    return workers
 
 
 def require_service_extra(op: str = "serve", modules: tuple[str, ...] = SERVICE_MODULES) -> None:
@@ -117,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
     from tinymemory.service.server import serve
 
     settings = settings_of(args)
+    workers = workers_of(args)
     if not settings.verifies_tokens and not args.dev:
         import sys
 
@@ -124,5 +174,4 @@ def run(args: argparse.Namespace) -> int:
             "tinymemory serve: no way to verify tokens is configured, so every memory route answers "
             "401; set $TINYMEMORY_JWT_SECRET, --jwt-public-key or --token-file, or use --dev\n"
         )
-    serve(settings, dev=args.dev)
-    return 0
+    return serve(settings, dev=args.dev, workers=workers)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
@@ -24,6 +25,7 @@ from tinymemory.api import MemoryEngine, TinyMemoryError
 from tinymemory.service.auth import Authenticator
 from tinymemory.service.edge import Edge
 from tinymemory.service.errors import error_response, status_of
+from tinymemory.service.fleet import Fleet, GateLock
 from tinymemory.service.gateway import mount_gateway
 from tinymemory.service.inspector import mount_inspector
 from tinymemory.service.metrics import ServiceMetrics
@@ -70,13 +72,20 @@ def install_error_handlers(app: FastAPI) -> None:
 
 
 @asynccontextmanager
-async def gate_loop(state: ServiceState, seconds: float) -> AsyncIterator[None]:
+async def gate_loop(
+    state: ServiceState, seconds: float, metrics: ServiceMetrics, lock: GateLock | None = None
+) -> AsyncIterator[None]:
     """The shared-write gate in the background, every `seconds`, until shutdown. A failed run is logged
-    and retried on the next tick: the job is idempotent and resumes where a run stopped."""
+    and retried on the next tick: the job is idempotent and resumes where a run stopped. With `lock`
+    (the workers of one service), a tick runs the job only in the worker that holds the lock, so it runs
+    once per tick whatever the number of workers; a worker that finds the lock free takes it."""
 
     async def loop() -> None:
         while True:
             await asyncio.sleep(seconds)
+            if lock is not None and not lock.held():
+                continue
+            metrics.gate_runs.inc()
             try:
                 report = await state.gate_job().run()
             except Exception:
@@ -92,6 +101,8 @@ async def gate_loop(state: ServiceState, seconds: float) -> AsyncIterator[None]:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+        if lock is not None:
+            lock.release()
 
 
 def open_engine(settings: ServiceSettings) -> MemoryEngine:
@@ -101,14 +112,20 @@ def open_engine(settings: ServiceSettings) -> MemoryEngine:
     return open_target(settings.db, embedder=settings.embedder)
 
 
-def create_app(settings: ServiceSettings, engine: MemoryEngine | None = None) -> FastAPI:
-    """The service over `engine` (opened from `settings.db` when None, and then closed on shutdown)."""
+def create_app(
+    settings: ServiceSettings, engine: MemoryEngine | None = None, fleet: Fleet | None = None
+) -> FastAPI:
+    """The service over `engine` (opened from `settings.db` when None, and then closed on shutdown).
+    `fleet`: what this process shares with the other workers of one `serve --workers N` (the gate's
+    lock, the registry's change counter, the inspector's key); None for a process serving alone."""
     policies = PolicyBook.load(settings.policy)  # a broken policy fails here, before serving
     auth = Authenticator(settings)
     owned = engine is None
     the_engine = open_engine(settings) if engine is None else engine
     metrics = ServiceMetrics(settings.db, the_engine)
-    state = ServiceState(settings, the_engine, auth, policies, AgentRegistry(the_engine))
+    changes = fleet.registry_changes() if fleet is not None else None
+    registry = AgentRegistry(the_engine, changes=changes)
+    state = ServiceState(settings, the_engine, auth, policies, registry)
     extra_lifespans: list[Any] = []
 
     @asynccontextmanager
@@ -117,7 +134,8 @@ def create_app(settings: ServiceSettings, engine: MemoryEngine | None = None) ->
             for enter in extra_lifespans:
                 await stack.enter_async_context(enter())
             if settings.gate_seconds > 0:
-                await stack.enter_async_context(gate_loop(state, settings.gate_seconds))
+                lock = fleet.gate_lock() if fleet is not None else None
+                await stack.enter_async_context(gate_loop(state, settings.gate_seconds, metrics, lock))
             state.ready = True
             try:
                 yield
@@ -125,6 +143,8 @@ def create_app(settings: ServiceSettings, engine: MemoryEngine | None = None) ->
                 state.ready = False
                 if owned:
                     await the_engine.close()
+                if changes is not None:
+                    changes.close()
 
     app = FastAPI(
         title="tinymemory",
@@ -138,12 +158,13 @@ def create_app(settings: ServiceSettings, engine: MemoryEngine | None = None) ->
     install_error_handlers(app)
     for module in (health, guidance, memory, tools, context, ingest, agents, gate):
         app.include_router(module.router)
-    mount_surfaces(app, state)
-    app.add_middleware(Edge, metrics=metrics, max_body_bytes=settings.max_body_bytes)
+    mount_surfaces(app, state, fleet.csrf_key if fleet is not None else None)
+    worker = str(os.getpid()) if fleet is not None else None
+    app.add_middleware(Edge, metrics=metrics, max_body_bytes=settings.max_body_bytes, worker=worker)
     return app
 
 
-def mount_surfaces(app: FastAPI, state: ServiceState) -> None:
+def mount_surfaces(app: FastAPI, state: ServiceState, csrf_key: bytes | None = None) -> None:
     """The MCP gateway and the inspector page."""
     mount_gateway(app, state)
-    mount_inspector(app, state)
+    mount_inspector(app, state, csrf_key)

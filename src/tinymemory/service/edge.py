@@ -22,6 +22,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 REQUEST_ID_HEADER = b"x-request-id"
+WORKER_HEADER = b"x-tinymemory-worker"  # the process id of the worker that answered
 _SAFE_ID = re.compile(rb"[A-Za-z0-9._:-]{1,64}")
 
 
@@ -44,10 +45,15 @@ def _too_large(scope: Scope, limit: int) -> TooLarge:
 
 
 class Edge:
-    def __init__(self, app: ASGIApp, metrics: ServiceMetrics, max_body_bytes: int) -> None:
+    """`worker`: when set (a worker of `serve --workers N`), every response names it in WORKER_HEADER."""
+
+    def __init__(
+        self, app: ASGIApp, metrics: ServiceMetrics, max_body_bytes: int, worker: str | None = None
+    ) -> None:
         self.app = app
         self.metrics = metrics
         self.max_body_bytes = max_body_bytes
+        self.tags = [(WORKER_HEADER, worker.encode())] if worker is not None else []
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -78,7 +84,8 @@ class Edge:
             if message["type"] == "http.response.start":
                 status["code"] = message["status"]
                 message.setdefault("headers", [])
-                message["headers"] = [*message["headers"], (REQUEST_ID_HEADER, request_id.encode())]
+                tags = [(REQUEST_ID_HEADER, request_id.encode()), *self.tags]
+                message["headers"] = [*message["headers"], *tags]
             await send(message)
 
         try:

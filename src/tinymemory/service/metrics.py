@@ -76,6 +76,11 @@ class ServiceMetrics:
             buckets=LATENCY_BUCKETS,
             registry=self.registry,
         )
+        self.gate_runs = Counter(
+            "tinymemory_gate_runs",
+            "Background runs of the shared-write gate by this process",
+            registry=self.registry,
+        )
         self.store_size = _StoreSize(db, engine)
         self.registry.register(self.store_size)
 

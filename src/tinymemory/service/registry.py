@@ -34,6 +34,7 @@ from tinymemory.api import (
 from tinymemory.api.paging import newest
 from tinymemory.api.validate import check_unicode, fail
 from tinymemory.policy import Identity, Registration
+from tinymemory.service.fleet import ChangeCounter
 
 REGISTRY_KIND = "registry"
 REGISTRY_NAME = "agents"
@@ -125,18 +126,33 @@ class AgentRegistry:
     """Reads and writes agent records through the engine.
 
     `cached` answers from a short-lived copy: every request of a token that names an agent looks its
-    record up, and a registry changes rarely. This process's own writes clear the copy at once; another
+    record up, and a registry changes rarely. This process's own writes clear the copy at once, and so
+    do those of the other workers of the same `serve` (through `changes`, the fleet's counter); another
     process's (a replica, the CLI) show within `CACHE_SECONDS`."""
 
     CACHE_SECONDS = 5.0
 
-    def __init__(self, engine: MemoryEngine, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        changes: ChangeCounter | None = None,
+    ) -> None:
         self._engine = engine
         self._clock = clock
+        self._changes = changes
+        self._seen = changes.read() if changes is not None else 0
         self._cache: dict[tuple[str, str], tuple[float, AgentRecord | None]] = {}
 
     async def cached(self, workspace: str, name: str) -> AgentRecord | None:
         key = (workspace, name)
+        if self._changes is not None:
+            # Read before the store: a change landing during the read below shows on the next call.
+            seen = self._changes.read()
+            if seen != self._seen:
+                self._cache.clear()
+                self._seen = seen
         now = self._clock()
         hit = self._cache.get(key)
         if hit is not None and hit[0] > now:
@@ -189,7 +205,7 @@ class AgentRegistry:
                 ),
             )
         )
-        self._cache.pop((workspace, name), None)
+        self._changed(workspace, name)
         stored = await self.get(workspace, name)
         assert stored is not None  # just written, in the same engine
         return stored, previous is None
@@ -204,5 +220,10 @@ class AgentRegistry:
                 filter=MetaFilter(namespace=node, about=About(ABOUT_KIND, name)), reach=Reach.exact(node)
             )
         )
-        self._cache.pop((workspace, name), None)
+        self._changed(workspace, name)
         return record
+
+    def _changed(self, workspace: str, name: str) -> None:
+        self._cache.pop((workspace, name), None)
+        if self._changes is not None:
+            self._changes.bump()

@@ -7,6 +7,7 @@ that would show in a process list.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -50,7 +51,11 @@ class ServiceSettings:
             raise InvalidRequest(f"serve: `port` must be 0..65535, got {self.port!r}")
         if not isinstance(self.max_body_bytes, int) or self.max_body_bytes < 1024:
             raise InvalidRequest("serve: `max_body_bytes` must be an integer of at least 1024")
-        if not isinstance(self.gate_seconds, int | float) or self.gate_seconds < 0:
+        if (
+            not isinstance(self.gate_seconds, int | float)
+            or not math.isfinite(self.gate_seconds)
+            or self.gate_seconds < 0
+        ):
             raise InvalidRequest("serve: `gate_seconds` must be a number of seconds, 0 or more")
         if self.jwt_secret is not None and len(self.jwt_secret.encode()) < 32:
             raise InvalidRequest("serve: the HS256 secret must be at least 32 bytes")

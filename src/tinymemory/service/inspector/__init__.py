@@ -13,9 +13,10 @@ from tinymemory.service.state import ServiceState
 __all__ = ["mount_inspector"]
 
 
-def mount_inspector(app: FastAPI, state: ServiceState) -> None:
-    """Add the inspector's routes to `app`; pages read the state per request, like every route."""
+def mount_inspector(app: FastAPI, state: ServiceState, csrf_key: bytes | None = None) -> None:
+    """Add the inspector's routes to `app`; pages read the state per request, like every route.
+    `csrf_key`: the key forms are signed with (the workers of one service share one; None: a fresh one)."""
     del state  # the routes find it through deps.service, as the API routes do
-    app.state.inspector_csrf = CsrfKey()
+    app.state.inspector_csrf = CsrfKey(csrf_key)
     app.include_router(router)
     app.include_router(static_router())

@@ -3,7 +3,8 @@
 Only the inspector's pages read this cookie; the /api routes take the Authorization header alone, so a
 cookie can never act on the API. The cookie holds the bearer token itself (HttpOnly, SameSite=Strict)
 and is verified again on every page, so an expired or revoked token signs the browser out. Each form
-that changes something carries an HMAC of the cookie under a key that lives only in this process.
+that changes something carries an HMAC of the cookie under a key that lives only in this process, or
+in the processes of one `serve --workers N`, which share it (service/fleet.py).
 """
 
 from __future__ import annotations
@@ -36,12 +37,12 @@ class Session:
 
 
 class CsrfKey:
-    """The per-process key that binds a form's CSRF token to the session cookie."""
+    """The key that binds a form's CSRF token to the session cookie: `key`, else a fresh one."""
 
     __slots__ = ("_key",)
 
-    def __init__(self) -> None:
-        self._key = secrets.token_bytes(32)
+    def __init__(self, key: bytes | None = None) -> None:
+        self._key = key if key is not None else secrets.token_bytes(32)
 
     def token_for(self, session: Session) -> str:
         return hmac.new(self._key, session.token.encode(), hashlib.sha256).hexdigest()
