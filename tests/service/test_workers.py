@@ -350,3 +350,21 @@ def test_the_printed_dev_token_works_on_every_worker(tmp_path: Path) -> None:
             assert saved["status"] == "created", worker
     finally:
         assert running.stop() == 0
+
+
+def test_an_inspector_form_shown_by_one_worker_is_accepted_by_another(service: Service) -> None:
+    (_, first), (_, second) = service.pinned().items()
+    mine = token("greta")
+    target = ok(call(first, "POST", f"{MEMORY}/remember", {"content": "Greta's bike is green"}, mine))["id"]
+    cookie = {"Cookie": f"tinymemory_inspector={mine}"}
+    first.request("GET", f"/items/{target}", headers=cookie)
+    page = first.getresponse().read().decode()
+    found = re.search(r'name="csrf" value="([0-9a-f]{64})"', page)
+    assert found is not None, page[:500]
+    form = {**cookie, "Content-Type": "application/x-www-form-urlencoded"}
+    second.request("POST", f"/items/{target}/forget", body=f"csrf={found.group(1)}", headers=form)
+    answer = second.getresponse()
+    answer.read()
+    assert answer.status == 303, answer.status
+    opened = ok(call(first, "POST", f"{MEMORY}/open", {"memory_id": target}, mine))
+    assert opened["status"] == "not_found"
