@@ -141,6 +141,7 @@ def test_direct_path_ranks_exactly_as_the_postings(
                 monkeypatch.setattr(search, "DIRECT_MAX", 0)
                 postings = search.lexical_scoped(conn, terms, flt, snap, 50, stats, budget, context_weight)
                 monkeypatch.setattr(search, "DIRECT_MAX", 10_000)
+                monkeypatch.setattr(search, "DIRECT_SHARE", 0)  # however much of the file the reach is
                 direct = search.lexical_scoped(conn, terms, flt, snap, 50, stats, budget, context_weight)
                 assert [r for r, _ in direct] == [r for r, _ in postings], query
                 assert [s for _, s in direct] == pytest.approx([s for _, s in postings], rel=1e-9, abs=1e-12)
@@ -148,9 +149,26 @@ def test_direct_path_ranks_exactly_as_the_postings(
     assert matched > 5
 
 
-def test_a_small_reach_never_reads_the_postings(conn: sqlite3.Connection) -> None:
+def test_a_small_reach_never_reads_the_postings(
+    conn: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search, "DIRECT_SHARE", 1)  # this file is small: its user's reach counts as small
     seen: list[str] = []
     conn.set_trace_callback(seen.append)
     ranked = search.lexical(conn, default_analyzer(), "report final", MetaFilter(namespace=USER), 10**6, 10)
     assert ranked
     assert not [s for s in seen if "items_postings" in s]
+
+
+def test_a_reach_that_is_most_of_the_file_reads_the_postings(conn: sqlite3.Connection) -> None:
+    """Row by row costs more than the postings when the reach is most of a small file: the plan goes by
+    the reach's share of the file (`DIRECT_SHARE`), and the scores are the same either way."""
+    whole = lexstats.indexed_rows(conn)
+    reach = lexstats.stats(conn, lexstats.scope_of(MetaFilter(namespace=USER)), []).docs
+    assert reach * search.DIRECT_SHARE > whole  # the fixture's user holds more than a tenth of it
+    seen: list[str] = []
+    conn.set_trace_callback(seen.append)
+    ranked = search.lexical(conn, default_analyzer(), "report final", MetaFilter(namespace=USER), 10**6, 10)
+    conn.set_trace_callback(None)
+    assert ranked
+    assert [s for s in seen if "items_postings" in s]

@@ -136,6 +136,11 @@ def scope_of(flt: MetaFilter) -> Reach | None:
     return flt.reach
 
 
+def indexed_rows(conn: sqlite3.Connection) -> int:
+    """How many rows the whole file indexes (for choosing a read's plan, never for a score)."""
+    return int(conn.execute("SELECT coalesce(sum(docs), 0) FROM lex_ns").fetchone()[0])
+
+
 def stats(conn: sqlite3.Connection, scope: Reach | None, query_terms: list[str]) -> ScopeStats:
     """Statistics over the scope: summed from the per-namespace tables (FTS5's vocabulary for all)."""
     params: Params = []

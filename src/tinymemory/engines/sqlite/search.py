@@ -52,8 +52,12 @@ class Plan(StrEnum):
 SQL_FIRST_MAX = 2_000
 
 # Reaches of at most this many indexed rows are scored lexically from their own rows' text rather than
-# from FTS5's postings of the query's terms, which hold every tenant's rows (`lexical_scoped`).
+# from FTS5's postings of the query's terms, which hold every tenant's rows (`lexical_scoped`), when
+# they are at most a DIRECT_SHARE-th of the file: a reach that is most of a small file reads fewer rows
+# through the postings (2,000 items, the whole workspace's hybrid fetch: 14 ms by postings, 27 ms row by
+# row). The choice moves no score: both paths give the same tuples to bm25.
 DIRECT_MAX = 2_000
+DIRECT_SHARE = 10
 
 
 def filter_first_cap(matrix_rows: int) -> int:
@@ -155,7 +159,7 @@ def lexical_scoped(
         return []
     kept = prune(terms, stats.df, budget)
     weights = field_weights(context_weight)
-    if stats.docs <= DIRECT_MAX:
+    if stats.docs <= DIRECT_MAX and stats.docs * DIRECT_SHARE <= lexstats.indexed_rows(conn):
         return bm25_best(_own_rows_postings(conn, kept, flt, snapshot, weights), stats, n)
     params: Params = [weights["title"], weights["body"], weights["context"], *kept, snapshot]
     where = filter_sql(flt, params)
