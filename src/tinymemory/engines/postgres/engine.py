@@ -8,8 +8,9 @@ locks that order writes per tenant (db.py), tsvector postings and pgvector searc
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime
+from typing import TypeVar
 
 import psycopg
 
@@ -52,6 +53,8 @@ from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
 from tinymemory.retrieval.embedders.base import Embedder
 from tinymemory.retrieval.text import Analyzer
 
+T = TypeVar("T")
+
 
 class PostgresStorage(Storage):
     """engines.storage.Storage over a Postgres database with pgvector; see PostgresEngine for the options."""
@@ -87,30 +90,26 @@ class PostgresStorage(Storage):
 
     # -- plumbing -------------------------------------------------------------------------------------
 
-    async def upgrade(self, op: str) -> tuple[int, int]:
+    async def _on_own_connection(self, op: str, fn: Callable[[Conn], Awaitable[T]]) -> T:
+        """`fn` on a connection outside the pool (migrations and schema reads); a driver error is the
+        engine's own, naming `op`."""
         conn = await db.connect(op, self.dsn)
         try:
-            before = await self._migrate(conn)
+            return await fn(conn)
         except TinyMemoryError:
             raise
         except psycopg.Error as exc:
             raise db.database_error(op, exc) from exc
         finally:
             await conn.close()
-        return before, schema.SCHEMA_VERSION
+
+    async def upgrade(self, op: str) -> tuple[int, int]:
+        return await self._on_own_connection(op, self._migrate), schema.SCHEMA_VERSION
 
     async def stored_schema(self, op: str) -> int | None:
         """Read on a connection of its own: a pool opened without migrations refuses a database that
         is not current, and this is how an operator learns which it is."""
-        conn = await db.connect(op, self.dsn)
-        try:
-            return await schema.schema_version(conn)
-        except TinyMemoryError:
-            raise
-        except psycopg.Error as exc:
-            raise db.database_error(op, exc) from None
-        finally:
-            await conn.close()
+        return await self._on_own_connection(op, schema.schema_version)
 
     async def build_index(
         self, op: str, force: bool, progress: Callable[[int, int], None] | None
