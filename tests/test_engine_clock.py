@@ -39,9 +39,7 @@ async def test_stores_and_forgets_are_stamped_by_the_engines_clock(tmp_path: Pat
         got = await engine.get(GetRequest(ids=(first.id, second.id)))
     (kept,) = got.items
     assert kept.meta.observed_at == START + timedelta(hours=2)
-    assert [(t.id, t.forgotten_at) for t in got.forgotten] == [
-        (first.id, START + timedelta(hours=2, days=1))
-    ]
+    assert [(t.id, t.forgotten_at) for t in got.forgotten] == [(first.id, START + timedelta(hours=2, days=1))]
 
 
 async def test_a_clock_without_a_timezone_is_refused(tmp_path: Path) -> None:
