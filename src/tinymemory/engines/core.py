@@ -45,7 +45,7 @@ from tinymemory.engines.cursors import CursorCodec, FetchCursor, ListCursor, fin
 from tinymemory.engines.rows import to_us
 from tinymemory.engines.storage import CandidateQuery, IndexReport, Storage
 from tinymemory.engines.telemetry import operation
-from tinymemory.engines.versions import Floats, Pending, embed_new
+from tinymemory.engines.versions import Floats, Pending, embed_new, embeds_inline
 from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer, answer_recall
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
@@ -134,7 +134,9 @@ class StorageEngine(AsyncClosing):
         keys = [content_key(it) for it in items]
         vectors: dict[int, Floats] = {}
         if self.embedder is not None:  # embed, in one batch and before any lock, what will not replay
-            active = await self.storage.active_keys(op, items, keys)
+            # an embedder quicker than a read embeds replays too rather than asking which are replays
+            inline = embeds_inline(self.embedder, len(items))
+            active = set() if inline else await self.storage.active_keys(op, items, keys)
             vectors = await embed_new(op, self.embedder, items, keys, active)
         if self.retrieval.temporal.extract_events:
             items = [with_event_range(it) for it in items]  # after the keys: identity is the content

@@ -134,11 +134,23 @@ async def embed_new(
     return {i: block[row] for row, i in enumerate(todo.values())}
 
 
+def embeds_inline(embedder: Embedder, count: int) -> bool:
+    """Whether `count` texts are embedded on the event loop itself: an embedder that says it embeds that
+    many faster than a hand-off to a worker thread costs (`inline_texts`, see the static embedder).
+    Anything else (a model, a remote endpoint, a large batch) runs off the loop."""
+    inline = getattr(embedder, "inline_texts", 0)
+    return isinstance(inline, int) and 0 < count <= inline
+
+
 async def embed_checked(op: str, embedder: Embedder, texts: list[str]) -> Floats:
-    """`texts` embedded off the event loop as one float32 block of shape (len(texts), dim); an embedder
-    that fails or answers another shape is Unavailable, naming `op`."""
+    """`texts` embedded as one float32 block of shape (len(texts), dim), off the event loop unless
+    `embeds_inline`; an embedder that fails or answers another shape is Unavailable, naming `op`."""
     try:
-        block = np.asarray(await asyncio.to_thread(embedder.embed, texts), dtype=np.float32)
+        if embeds_inline(embedder, len(texts)):
+            answer = embedder.embed(texts)
+        else:
+            answer = await asyncio.to_thread(embedder.embed, texts)
+        block = np.asarray(answer, dtype=np.float32)
     except Exception as exc:
         raise Unavailable(f"{op}: the embedder failed ({exc})") from exc
     want = (len(texts), embedder.dim)

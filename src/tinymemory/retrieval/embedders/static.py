@@ -52,6 +52,9 @@ Ids = npt.NDArray[np.int64]
 # widening costs about what converting this many rows one lookup at a time does, so a process that only
 # embeds queries never pays it and one that stores in bulk pays it once.
 WIDEN_AFTER_TOKENS = 50_000
+# Texts a loaded table embeds on the caller's thread (see `StaticMiniLMEmbedder.inline_texts`): a store,
+# a small batch, a query; a bulk store goes to a worker thread so that it never holds the event loop.
+INLINE_TEXTS = 16
 
 
 def token_ids(tokenizer: Tokenizer, texts: Sequence[str]) -> tuple[Ids, Ids]:
@@ -179,6 +182,13 @@ class StaticMiniLMEmbedder(LocalEmbedder[_Loaded]):
     def dim(self) -> int:
         """The length of the table's rows, hence of every vector."""
         return self._dim
+
+    @property
+    def inline_texts(self) -> int:
+        """How many texts the engine embeds on the event loop rather than in a worker thread: a loaded
+        table's lookup and sum take a few tens of microseconds a text, a hand-off to a thread about a
+        hundred (and a store paid two of them). 0 until the table is read, which may block."""
+        return INLINE_TEXTS if self.loaded else 0
 
     @property
     def path(self) -> Path:
