@@ -27,6 +27,7 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("service_load.py", []),
     ("core_before_after.py", []),
     ("tenancy.py", []),
+    ("writes.py", []),
 ]
 
 
