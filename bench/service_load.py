@@ -1347,8 +1347,9 @@ def baseline_lines(cfg: dict[str, Any]) -> list[str]:
         return []
     return [
         f"Build 'before' is the same command run from the source of {cfg['baseline']} (the service as it "
-        "was before this change, with the dependencies of its own install), level by level right after "
-        "'this' build, over the same store copy and load.",
+        "was before this change, with the dependencies of its own install), at each level right after "
+        "this build's systems, over a fresh copy of the same store and the same load. The two builds "
+        "ran minutes apart on a shared machine: compare them level by level, with the load column.",
         "",
     ]
 
