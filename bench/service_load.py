@@ -1255,6 +1255,36 @@ def breakdown_lines(run: dict[str, Any]) -> list[str]:
         "",
         table(headers, body),
         "",
+        *breakdown_summary(found),
+    ]
+
+
+def breakdown_summary(found: list[dict[str, Any]]) -> list[str]:
+    """What the breakdown says about the bound: the fetch's share, and the rest against the baseline."""
+    ok = [b for b in found if "failed" not in b]
+
+    def whole(b: dict[str, Any]) -> float:
+        return float(b["request"] + b["request_again"]) / 2
+
+    cells = []
+    for b in (b for b in ok if b["build"] == "this"):
+        rest = whole(b) - b["fetch"]
+        cell = (
+            f"{b['items']:,} items: the fetch is {b['fetch']:.1f} of {whole(b):.1f} ms "
+            f"({b['fetch'] / whole(b):.0%}), the rest {rest:.2f} ms"
+        )
+        before = [a for a in ok if a["build"] == "before" and a["items"] == b["items"]]
+        if before:
+            cell += f" (before: {whole(before[0]) - before[0]['fetch']:.2f} ms)"
+        cells.append(cell)
+    if not cells:
+        return []
+    return [
+        f"Where one recall's CPU goes: {'; '.join(cells)}. The target of {W_TARGET_CPU_MS:.0f} ms per "
+        "answered recall bounds the engine's fetch above all, and the remembers' share, which the CPU "
+        "per answered recall over HTTP counts in, beside the HTTP parsing and writing the server does "
+        "on its event loop.",
+        "",
     ]
 
 

@@ -25,7 +25,7 @@ from tinymemory.service.settings import ServiceSettings
 from tinymemory.service.state import ServiceState
 from tinymemory.service.tokens import issue_jwt, issue_opaque
 
-from .conftest import SECRET
+from .conftest import SECRET, RunningService
 
 
 def authenticator(tmp_path: Path) -> Authenticator:
@@ -155,3 +155,25 @@ async def test_rebound_refuses_an_identity_offered_other_tools(tmp_path: Path) -
         assert tools.identity.user == "alice" and other.names() == tools.names()
         with pytest.raises(InvalidRequest):
             tools.rebound(Identity("acme", "bob"))
+
+
+def test_a_callers_tools_follow_their_agents_registration_as_it_changes(service: RunningService) -> None:
+    """The same token, before and after its agent's notes and switches change: the tools it is offered
+    and what it may call follow the registry at once, whatever was built for it before."""
+    memory = "/api/v1/memory"
+    with (
+        service.client(service.token("acme", None)) as key,
+        service.client(service.token("acme", "tess", "concierge")) as http,
+    ):
+        assert key.put("/api/v1/agents/concierge", json={"notes": "Say hello first."}).status_code == 201
+        tools = http.get(f"{memory}/tools").json()["tools"]
+        assert "Say hello first." in tools[0]["description"]
+        assert http.post(f"{memory}/recall", json={"query": "hello"}).status_code == 200
+        assert key.put("/api/v1/agents/concierge", json={"notes": "Say goodbye last."}).status_code == 200
+        tools = http.get(f"{memory}/tools").json()["tools"]
+        assert "Say goodbye last." in tools[0]["description"]
+        assert "Say hello first." not in tools[0]["description"]
+        assert key.put("/api/v1/agents/concierge", json={"tools": False}).status_code == 200
+        assert http.get(f"{memory}/tools").json()["tools"] == []
+        refused = http.post(f"{memory}/recall", json={"query": "hello"})
+        assert refused.status_code == 403 and refused.json()["error"]["kind"] == "unsupported"
