@@ -130,8 +130,10 @@ class Authenticator:
             raise Unauthorized(f"the bearer token is longer than {MAX_TOKEN_CHARS} characters")
         if token.count(".") == 2:
             known = self._verified.get(token)
-            if known is not None and known[1] > time.time():
-                return known[0]
+            if known is not None:
+                if known[1] > time.time():
+                    return known[0]
+                self._verified.pop(token, None)  # expired: verified again below, and refused
             return self._jwt(token)
         return self._opaque(token)
 
