@@ -348,6 +348,42 @@ def server_env(blas_threads: int | None) -> dict[str, str]:
     return env
 
 
+BEFORE = "-before"  # the key suffix of a system run from the baseline's source
+
+
+@dataclass
+class Baseline:
+    """An earlier tinymemory to measure beside this one: its `src` folder (a checkout of the commit, e.g.
+    a git worktree) first on the server's path, and the modules this one added to its dependencies made
+    unimportable for it, so it runs as a fresh install of that commit would."""
+
+    src: Path
+    blocked: tuple[str, ...]
+    shadow: Path
+
+    @classmethod
+    def of(cls, src: Path, blocked: tuple[str, ...], workdir: Path) -> Baseline:
+        if not (src / "tinymemory" / "__init__.py").is_file():
+            raise SystemExit(f"--baseline: {src} is not a source folder holding tinymemory/")
+        shadow = workdir / "blocked"
+        shadow.mkdir(parents=True, exist_ok=True)
+        for name in blocked:
+            (shadow / f"{name}.py").write_text(f"raise ImportError('{name}: left out of the baseline')\n")
+        return cls(src.resolve(), blocked, shadow)
+
+    def env(self) -> dict[str, str]:
+        return {"PYTHONPATH": os.pathsep.join([str(self.shadow), str(self.src)])}
+
+    def describe(self) -> str:
+        return self.revision() + (f", without {', '.join(self.blocked)}" if self.blocked else "")
+
+    def revision(self) -> str:
+        done = subprocess.run(
+            ["git", "-C", str(self.src), "log", "-1", "--format=%h"], capture_output=True, text=True
+        )
+        return done.stdout.strip() or "an earlier checkout"
+
+
 class Target:
     """One system under load: how to start it over a fresh copy of its store, and its two requests."""
 
@@ -383,16 +419,20 @@ class Tinymemory(Target):
         info: dict[str, Any],
         blas_threads: int | None = None,
         workers: int | None = None,
+        baseline: Baseline | None = None,
     ) -> None:
         from tinymemory.service.tokens import issue_jwt
 
         self.store, self.items, self.embedder = store, int(info["items"]), str(info["embedder"])
-        self.blas_threads, self.workers = blas_threads, workers
+        self.blas_threads, self.workers, self.baseline = blas_threads, workers, baseline
         self.key = "serve" if blas_threads is None else f"serve-blas{blas_threads}"
         self.label = "tinymemory serve" + ("" if blas_threads is None else f", BLAS {blas_threads} thread")
         if workers is not None:
             self.key = f"serve-w{workers}"
             self.label = f"tinymemory serve, {workers} worker{'s' if workers > 1 else ''}"
+        if baseline is not None:
+            self.key += BEFORE
+            self.label += ", before"
         self.secret = os.urandom(32).hex()
         self._issue = issue_jwt
 
@@ -406,6 +446,8 @@ class Tinymemory(Target):
             shutil.copyfile(graph, workdir / (db.name + graph.name[len(self.store.name) :]))
         env = server_env(self.blas_threads)
         env["TINYMEMORY_JWT_SECRET"] = self.secret
+        if self.baseline is not None:
+            env.update(self.baseline.env())
         return db, env
 
     def start(self, workdir: Path) -> Server:
@@ -701,7 +743,7 @@ def ms3(r: dict[str, Any]) -> str:
 
 
 SYSTEM_KEYS = ("serve", "serve-blas1", "serve-pg", "mem0")
-WORKERS_KEY = re.compile(r"serve-w([1-9][0-9]?)")  # `serve --workers N`
+WORKERS_KEY = re.compile(r"serve-w([1-9][0-9]?)(-before)?")  # `serve --workers N` (, the baseline)
 SYSTEM_COLORS = {
     "serve": "tab:blue",
     "serve-blas1": "tab:green",
@@ -1047,18 +1089,214 @@ W_TARGET_RPS, W_TARGET_CPU_MS, W_TARGET_P95_MS = 300.0, 5.0, 100.0
 
 
 def is_workers_run(run: dict[str, Any]) -> bool:
-    keys = {r["key"] for r in run["rows"]}
+    return is_workers_keys([r["key"] for r in run["rows"]])
+
+
+def is_workers_keys(keys: list[str]) -> bool:
     return bool(keys) and all(WORKERS_KEY.fullmatch(k) for k in keys)
+
+
+# ---- the in-process breakdown of one recall --------------------------------------------------------------
+
+BREAKDOWN_RECALLS, BREAKDOWN_WARMUP, BREAKDOWN_USERS = 300, 50, 32
+
+
+def breakdown_in_child(store: Path, items: int, baseline: Baseline | None) -> dict[str, Any]:
+    """`breakdown` in a child process (the baseline's source first on its path when given), over a copy
+    of the store; what it printed, or why it failed."""
+    with tempfile.TemporaryDirectory(prefix="tinymemory-breakdown-") as tmp:
+        db = Path(tmp) / "memory.db"
+        shutil.copyfile(store, db)
+        for graph in graph_files(store):
+            shutil.copyfile(graph, Path(tmp) / (db.name + graph.name[len(store.name) :]))
+        env = server_env(1)
+        if baseline is not None:
+            env.update(baseline.env())
+        done = subprocess.run(
+            [sys.executable, str(Path(__file__).resolve()), "--breakdown-of", str(db)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp,
+        )
+    build = "before" if baseline is not None else "this"
+    if done.returncode != 0:
+        return {"items": items, "build": build, "failed": last_line(done.stderr)}
+    return {"items": items, "build": build, **json.loads(done.stdout.strip().splitlines()[-1])}
+
+
+def breakdown(db: Path) -> dict[str, Any]:
+    """The CPU of one recall request in this process, split into the engine's fetch and the rest.
+
+    The app of `tinymemory serve` over `db` is called directly as ASGI (no socket, no HTTP parsing: a
+    scope and a body, as uvicorn hands them over) with the bench's recall body and a distinct user's
+    JWT per request, BREAKDOWN_RECALLS times after a warm-up; then the same recalls' engine fetches
+    alone (the FetchRequest memory__recall builds). Process CPU (every thread: the event loop and the
+    engine's SQLite thread) and the event loop thread's own CPU, per request."""
+    from tinymemory.api import FetchRequest, MetaFilter
+    from tinymemory.policy import Identity
+    from tinymemory.policy.catalog.memory__recall import RECALLED_KINDS
+    from tinymemory.service.app import create_app
+    from tinymemory.service.settings import ServiceSettings
+    from tinymemory.service.tokens import issue_jwt
+
+    secret = os.urandom(32).hex()
+    queries = workload(5).queries
+    users = [(f"u{c}", f"a{c % AGENTS}") for c in range(BREAKDOWN_USERS)]
+    tokens = [issue_jwt(secret, WORKSPACE, u, a, ttl=timedelta(hours=2)) for u, a in users]
+
+    async def request(app: Any, i: int) -> None:
+        body = json.dumps({"query": queries[i % len(queries)], "limit": RECALL_LIMIT}).encode()
+        headers = [
+            (b"host", b"127.0.0.1"),
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"authorization", f"Bearer {tokens[i % len(tokens)]}".encode()),
+        ]
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "POST",
+            "scheme": "http",
+            "path": "/api/v1/memory/recall",
+            "raw_path": b"/api/v1/memory/recall",
+            "root_path": "",
+            "query_string": b"",
+            "headers": headers,
+            "client": ("127.0.0.1", 50000),
+            "server": ("127.0.0.1", 8765),
+        }
+        status: list[int] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                status.append(message["status"])
+
+        await app(scope, receive, send)
+        if status != [200]:
+            raise RuntimeError(f"the recall answered {status}")
+
+    def timed() -> tuple[float, float]:
+        return time.process_time(), time.thread_time()
+
+    async def main() -> dict[str, Any]:
+        app = create_app(ServiceSettings(db=str(db), jwt_secret=secret, gate_seconds=0))
+        async with app.router.lifespan_context(app):
+            engine = app.state.service.engine
+            mode = engine.descriptor.default_mode()
+
+            def fetch(i: int) -> FetchRequest:
+                user, agent = users[i % len(users)]
+                reach = Identity(WORKSPACE, user, agent, verified=True).tiers.read_reach
+                flt = MetaFilter(reach=reach, kinds=RECALLED_KINDS, learning_kinds=())
+                return FetchRequest(
+                    query=queries[i % len(queries)], mode=mode, filter=flt, limit=RECALL_LIMIT
+                )
+
+            for i in range(BREAKDOWN_WARMUP):
+                await request(app, i)
+            out: dict[str, Any] = {"recalls": BREAKDOWN_RECALLS}
+            for name in ("request", "fetch", "request_again"):
+                cpu0, loop0 = timed()
+                for i in range(BREAKDOWN_RECALLS):
+                    if name == "fetch":
+                        await engine.fetch(fetch(i))
+                    else:
+                        await request(app, i)
+                cpu1, loop1 = timed()
+                out[name] = 1000 * (cpu1 - cpu0) / BREAKDOWN_RECALLS
+                out[name + "_loop"] = 1000 * (loop1 - loop0) / BREAKDOWN_RECALLS
+            return out
+
+    return asyncio.run(main())
+
+
+def breakdown_lines(run: dict[str, Any]) -> list[str]:
+    found = run["config"].get("breakdown") or []
+    if not found:
+        return []
+    headers = [
+        "store items",
+        "build",
+        "whole request ms CPU (two runs)",
+        "engine fetch alone ms",
+        "the rest ms",
+        "event loop thread: request / fetch alone / the rest ms",
+    ]
+    body = []
+    for b in found:
+        if "failed" in b:
+            body.append([f"{b['items']:,}", b["build"], f"failed: {b['failed']}", "", "", ""])
+            continue
+        whole = (b["request"] + b["request_again"]) / 2
+        loop = (b["request_loop"] + b["request_again_loop"]) / 2
+        body.append(
+            [
+                f"{b['items']:,}",
+                b["build"],
+                f"{whole:.2f} ({b['request']:.2f}, {b['request_again']:.2f})",
+                f"{b['fetch']:.2f}",
+                f"{whole - b['fetch']:.2f}",
+                f"{loop:.2f} / {b['fetch_loop']:.2f} / {loop - b['fetch_loop']:.2f}",
+            ]
+        )
+    return [
+        "One recall's CPU in process (`--breakdown`): the service's app called directly as ASGI, with "
+        f"no socket and no HTTP parsing, {BREAKDOWN_RECALLS} recalls after {BREAKDOWN_WARMUP} untimed "
+        f"ones, each as one of {BREAKDOWN_USERS} users with its own JWT, one at a time; then the same "
+        "recalls' engine fetches alone (the request memory__recall makes). CPU of the whole process "
+        "(the event loop and the engine's SQLite thread) per recall; 'the rest' is the request minus the "
+        "fetch: authentication, routing, the tool's dispatch and argument reading, rendering and JSON. "
+        "The event loop thread's own share is the part no second thread can take.",
+        "",
+        table(headers, body),
+        "",
+        *breakdown_summary(found),
+    ]
+
+
+def breakdown_summary(found: list[dict[str, Any]]) -> list[str]:
+    """What the breakdown says about the bound: the fetch's share, and the rest against the baseline."""
+    ok = [b for b in found if "failed" not in b]
+
+    def whole(b: dict[str, Any]) -> float:
+        return float(b["request"] + b["request_again"]) / 2
+
+    cells = []
+    for b in (b for b in ok if b["build"] == "this"):
+        rest = whole(b) - b["fetch"]
+        cell = (
+            f"{b['items']:,} items: the fetch is {b['fetch']:.1f} of {whole(b):.1f} ms "
+            f"({b['fetch'] / whole(b):.0%}), the rest {rest:.2f} ms"
+        )
+        before = [a for a in ok if a["build"] == "before" and a["items"] == b["items"]]
+        if before:
+            cell += f" (before: {whole(before[0]) - before[0]['fetch']:.2f} ms)"
+        cells.append(cell)
+    if not cells:
+        return []
+    return [
+        f"Where one recall's CPU goes: {'; '.join(cells)}. The target of {W_TARGET_CPU_MS:.0f} ms per "
+        "answered recall bounds the engine's fetch above all, and the remembers' share, which the CPU "
+        "per answered recall over HTTP counts in, beside the HTTP parsing and writing the server does "
+        "on its event loop.",
+        "",
+    ]
 
 
 def render_workers(run: dict[str, Any]) -> str:
     """The `service-workers` section: `serve --workers N` side by side, per store size and level."""
     rows, cfg = run["rows"], run["config"]
-    rows = sorted(rows, key=lambda r: (r["items"], r["clients"], r["workers"] or 0))
+    rows = sorted(rows, key=lambda r: (r["items"], r["clients"], r["workers"] or 0, build_of(r) != "this"))
     headers = [
         "store items",
         "clients",
         "workers",
+        "build",
         "req/s",
         "recall p50 / p95 ms",
         "remember p50 / p95 ms",
@@ -1075,6 +1313,7 @@ def render_workers(run: dict[str, Any]) -> str:
             f"{r['items']:,}",
             str(r["clients"]),
             str(r["workers"]),
+            build_of(r),
             f"{r['rps']:,.1f}",
             f"{r['recall']['p50']:,.1f} / {r['recall']['p95']:,.1f}" if r["recall"]["n"] else "n/a",
             f"{r['remember']['p50']:,.1f} / {r['remember']['p95']:,.1f}" if r["remember"]["n"] else "n/a",
@@ -1108,9 +1347,12 @@ def render_workers(run: dict[str, Any]) -> str:
         "at the start and end of each level; the CPU per answered recall divides all of it by the recalls "
         "answered, so the remembers' CPU is counted in (an upper bound for a recall alone).",
         "",
+        *baseline_lines(cfg),
         table(headers, body),
         "",
-        *workers_compare_lines(rows),
+        *before_after_lines(rows),
+        *breakdown_lines(run),
+        *workers_compare_lines([r for r in rows if build_of(r) == "this"]),
         *workers_target_lines(rows),
     ]
     errors = [r for r in rows if r["errors"]]
@@ -1123,6 +1365,43 @@ def render_workers(run: dict[str, Any]) -> str:
                 f"e.g. `{r['error_samples'][0]}`"
             )
     return "\n".join(out)
+
+
+def build_of(r: dict[str, Any]) -> str:
+    """'before' for a row of the baseline's source, else 'this'."""
+    return "before" if r["key"].endswith(BEFORE) else "this"
+
+
+def baseline_lines(cfg: dict[str, Any]) -> list[str]:
+    if not cfg.get("baseline"):
+        return []
+    return [
+        f"Build 'before' is the same command run from the source of {cfg['baseline']} (the service as it "
+        "was before this change, with the dependencies of its own install), at each level right after "
+        "this build's systems, over a fresh copy of the same store and the same load. The two builds "
+        "ran minutes apart on a shared machine: compare them level by level, with the load column.",
+        "",
+    ]
+
+
+def before_after_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """This build against the baseline at each size, workers and clients both ran."""
+    this = {(r["items"], r["workers"], r["clients"]): r for r in rows if build_of(r) == "this"}
+    before = {(r["items"], r["workers"], r["clients"]): r for r in rows if build_of(r) == "before"}
+    both = sorted(set(this) & set(before))
+    if not both:
+        return []
+    cells = [
+        f"{items:,} items, {w} worker{'s' if w > 1 else ''}, {n_clients(c)}: CPU per recall "
+        f"{cpu_per_recall_ms(this[k]):.1f} against {cpu_per_recall_ms(before[k]):.1f} ms "
+        f"({cpu_per_recall_ms(this[k]) / cpu_per_recall_ms(before[k]):.2f}x), "
+        f"{this[k]['rps']:,.1f} against {before[k]['rps']:,.1f} req/s "
+        f"({this[k]['rps'] / before[k]['rps']:.2f}x)"
+        for k in both
+        for items, w, c in [k]
+        if before[k]["rps"] and before[k]["recall"]["n"]
+    ]
+    return ["This build against 'before', same run:", "", *(f"- {c}" for c in cells), ""]
 
 
 def workers_compare_lines(rows: list[dict[str, Any]]) -> list[str]:
@@ -1170,8 +1449,9 @@ def workers_target_lines(rows: list[dict[str, Any]]) -> list[str]:
     for r in at:
         cpu = cpu_per_recall_ms(r)
         drift = (r["rss_end"] - r["rss_warm"]) / r["rss_warm"] if r["rss_warm"] else float("nan")
+        build = "" if build_of(r) == "this" else " (before)"
         out.append(
-            f"- {r['workers']} worker{'s' if r['workers'] > 1 else ''}: {r['rps']:,.1f} req/s "
+            f"- {r['workers']} worker{'s' if r['workers'] > 1 else ''}{build}: {r['rps']:,.1f} req/s "
             f"({verdict(r['rps'] >= W_TARGET_RPS)}), {cpu:.1f} ms CPU per recall "
             f"({verdict(cpu <= W_TARGET_CPU_MS)}), recall p95 {r['recall']['p95']:,.1f} ms "
             f"({verdict(r['recall']['p95'] <= W_TARGET_P95_MS)}), {r['errors']} errors "
@@ -1216,11 +1496,16 @@ def summary_line(r: dict[str, Any]) -> str:
     )
 
 
-def serve_target(key: str, store: Path, info: dict[str, Any]) -> Tinymemory:
+def serve_target(key: str, store: Path, info: dict[str, Any], baseline: Baseline | None = None) -> Tinymemory:
     if key == "serve-blas1":
         return Tinymemory(store, info, blas_threads=1)
     match = WORKERS_KEY.fullmatch(key)
-    return Tinymemory(store, info, workers=int(match.group(1)) if match else None)
+    workers = int(match.group(1)) if match else None
+    if match and match.group(2):
+        if baseline is None:
+            raise SystemExit(f"--systems: {key} needs --baseline (the earlier source to run)")
+        return Tinymemory(store, info, workers=workers, baseline=baseline)
+    return Tinymemory(store, info, workers=workers)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -1235,6 +1520,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise SystemExit(f"--systems: unknown {', '.join(unknown)} (known: {known})")
     if len(sizes) > 1 and {"serve-pg", "mem0"} & set(keys):
         raise SystemExit("--items: several store sizes are for the serve systems only (not serve-pg, mem0)")
+    baseline = None
+    if args.baseline is not None:
+        blocked = tuple(m.strip() for m in args.baseline_without.split(",") if m.strip())
+        baseline = Baseline.of(args.baseline, blocked, DATA_DIR / "baseline")
+        twins = [k + BEFORE for k in keys if WORKERS_KEY.fullmatch(k) and not k.endswith(BEFORE)]
+        keys = [*keys, *(t for t in twins if t not in keys)]
     pg_context = contextlib.ExitStack()
     m0, skipped = mem0_target(args) if "mem0" in keys else (None, "mem0 was left out of this run")
     config: dict[str, Any] = {
@@ -1247,6 +1538,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "machine": machine_line(),
         "systems": keys,
         "mem0_skipped": skipped,
+        "baseline": baseline.describe() if baseline is not None else None,
+        "breakdown": [],
     }
     if m0 is not None:
         config.update(
@@ -1266,7 +1559,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 pg_target.prefill(items)
                 targets.append(pg_target)
             elif key != "mem0":
-                targets.append(serve_target(key, store, info))
+                targets.append(serve_target(key, store, info, baseline))
+        if args.breakdown and is_workers_keys(keys):
+            for who in (None, baseline) if baseline is not None else (None,):
+                print(f"in-process breakdown, {items:,} items ...", file=sys.stderr, flush=True)
+                config["breakdown"].append(breakdown_in_child(store, items, who))
         if m0 is not None:
             targets.append(m0)
         for clients in levels:
@@ -1329,7 +1626,27 @@ def main() -> int:
     )
     parser.add_argument("--chart", type=Path, default=CHART, help="where the PNG chart goes")
     parser.add_argument("--from-json", type=Path, help="re-render the section and chart from a saved run")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="serve-wN systems: also run each from this earlier `src` folder (key serve-wN-before), "
+        "e.g. a worktree of the commit before a change",
+    )
+    parser.add_argument(
+        "--baseline-without",
+        default="httptools,uvloop",
+        help="modules the baseline may not import (what this version added; default httptools,uvloop)",
+    )
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="serve-wN systems: also measure one recall's CPU in process (engine fetch against the rest)",
+    )
+    parser.add_argument("--breakdown-of", type=Path, help=argparse.SUPPRESS)  # the child of --breakdown
     args = parser.parse_args()
+    if args.breakdown_of is not None:
+        print(json.dumps(breakdown(args.breakdown_of)))
+        return 0
     if args.no_mem0:
         args.systems = ",".join(k for k in args.systems.split(",") if k.strip() != "mem0")
     if args.quick:

@@ -165,8 +165,12 @@ class Tiers:
         return self.reach_of(own) if own else None
 
     def tier_of(self, ns: Namespace) -> Tier | None:
-        """Which of this identity's tiers `ns` is (None: not one of them)."""
-        for tier in self.present():
-            if self.namespace(tier) == ns:
-                return tier
-        return None
+        """Which of this identity's tiers `ns` is (None: not one of them), nearest first as `present`
+        orders them (it runs once for every memory a read renders)."""
+        if self.user_for_agent is not None and self.user_for_agent == ns:
+            return Tier.USER_FOR_AGENT
+        if self.user is not None and self.user == ns:
+            return Tier.USER
+        if self.agent is not None and self.agent == ns:
+            return Tier.AGENT
+        return Tier.INSTITUTIONAL if self.institutional == ns else None

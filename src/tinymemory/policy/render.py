@@ -78,14 +78,16 @@ def metadata(row: Row, tiers: Tiers) -> dict[str, Any]:
 
 
 def entry(row: Row, tiers: Tiers, content: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    return _entry(row, metadata(row, tiers), content, extra)
+
+
+def _entry(row: Row, meta: dict[str, Any], content: str, extra: dict[str, Any] | None) -> dict[str, Any]:
+    """The entry of `row` around its rendered `meta` (copied, so one rendering serves several forms)."""
     it = row.item
     out: dict[str, Any] = {"id": it.id, "type": memory_type(it), "content": content}
     if it.confidence is not None:
         out["confidence"] = rounded(it.confidence)
-    meta = metadata(row, tiers)
-    if extra:
-        meta.update(extra)
-    out["metadata"] = meta
+    out["metadata"] = {**meta, **extra} if extra else dict(meta)
     return out
 
 
@@ -113,8 +115,9 @@ def memories(
 def _with_previews(
     rows: Sequence[Row], tiers: Tiers, threshold: int, bounds: ResultBounds, shell: dict[str, Any]
 ) -> list[dict[str, Any]]:
+    metas = [metadata(r, tiers) for r in rows]
     # measure the result with every memory in its largest form without text: an empty preview
-    shell["memories"] = [entry(r, tiers, "", _preview_marks("")) for r in rows]
+    shell["memories"] = [_entry(r, m, "", _preview_marks("")) for r, m in zip(rows, metas, strict=True)]
     room = bounds.result_bytes - json_size(shell)
     large = [utf8_size(r.item.text) > threshold for r in rows]
     inline_room = room - PREVIEW_RESERVE_BYTES * sum(large)
@@ -134,9 +137,9 @@ def _with_previews(
     out: list[dict[str, Any]] = []
     for i, r in enumerate(rows):
         if inline[i]:
-            out.append(entry(r, tiers, r.item.text))
+            out.append(_entry(r, metas[i], r.item.text, None))
         else:
-            out.append(entry(r, tiers, "", _preview_marks(opening(r.item.text, share))))
+            out.append(_entry(r, metas[i], "", _preview_marks(opening(r.item.text, share))))
     return out
 
 
@@ -148,14 +151,17 @@ def _shared(
     def marks(size: int) -> dict[str, Any]:
         return {"truncated": True, "bytes": size}
 
-    shell["memories"] = [entry(r, tiers, "", marks(utf8_size(r.item.text))) for r in rows]
+    metas = [metadata(r, tiers) for r in rows]
+    shell["memories"] = [
+        _entry(r, m, "", marks(utf8_size(r.item.text))) for r, m in zip(rows, metas, strict=True)
+    ]
     room = bounds.result_bytes - json_size(shell)
     cap = bounds.result_bytes
     share = fair_share([text_size(r.item.text, cap) for r in rows], room, cap)
     out: list[dict[str, Any]] = []
-    for r in rows:
+    for r, m in zip(rows, metas, strict=True):
         shown = preview(r.item.text, share)
-        out.append(entry(r, tiers, shown.text, marks(shown.full_bytes) if shown.truncated else None))
+        out.append(_entry(r, m, shown.text, marks(shown.full_bytes) if shown.truncated else None))
     return out
 
 

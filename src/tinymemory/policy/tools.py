@@ -151,6 +151,24 @@ class PolicyTools:
             media_probe,
         )
 
+    def rebound(self, identity: Identity) -> PolicyTools:
+        """The same tools for another identity offered the same tools (a verified user when this
+        instance's is one): the same engine, policy, registration, guidance, bounds and probe, so a host
+        serving many users builds the argument declarations and the guidance once per policy rather
+        than once per call. Nothing of this instance's identity carries over: the tiers and the scope of
+        every call are `identity`'s. An identity offered other tools is an InvalidRequest (build its
+        tools with `for_identity`)."""
+        if not isinstance(identity, Identity):
+            raise InvalidRequest("policy tools: `identity` must be an Identity")
+        if offered_tools(identity, self._registration) != self._offered:
+            raise InvalidRequest("policy tools: `identity` is not offered the same tools; use for_identity")
+        other = object.__new__(PolicyTools)
+        for name in PolicyTools.__slots__:
+            object.__setattr__(other, name, getattr(self, name))
+        other._identity = identity
+        other._tiers = identity.tiers
+        return other
+
     @property
     def identity(self) -> Identity:
         """The identity these tools act for, as the host proved it."""

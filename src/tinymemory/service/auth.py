@@ -15,6 +15,7 @@ a header the caller chooses.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -29,6 +30,8 @@ from tinymemory.service.settings import ServiceSettings
 from tinymemory.service.token_cache import CachedTokenFile
 
 MAX_TOKEN_CHARS = 8192
+# Verified JWTs remembered, each with its expiry, before the memo starts over (a bound on its memory).
+MAX_VERIFIED = 4096
 USER_CLAIM = "sub"
 WORKSPACE_CLAIM = "workspace"
 AGENT_CLAIM = "agent"
@@ -103,6 +106,16 @@ class Authenticator:
         self._file = CachedTokenFile(settings.token_file) if settings.token_file is not None else None
         if self._file is not None:
             self._file.load("serve")  # a file the service cannot use stops it before it listens
+        # A JWT that verified, by its exact text: the caller it proves and its `exp`. A signed token
+        # cannot change, and this service's keys do not, so until `exp` it verifies to the same caller;
+        # only verifications that succeeded are kept, and a token past its `exp` is verified again (and
+        # refused as expired). Opaque tokens are never kept: the token file may revoke one at any time.
+        self._verified: dict[str, tuple[Caller, int]] = {}
+
+    @property
+    def remembered(self) -> int:
+        """How many verified JWTs are remembered now (at most MAX_VERIFIED)."""
+        return len(self._verified)
 
     def caller(self, authorization: str | None) -> Caller:
         """The caller an Authorization header proves; anonymous without one. Raises Unauthorized for a
@@ -116,6 +129,11 @@ class Authenticator:
         if len(token) > MAX_TOKEN_CHARS:
             raise Unauthorized(f"the bearer token is longer than {MAX_TOKEN_CHARS} characters")
         if token.count(".") == 2:
+            known = self._verified.get(token)
+            if known is not None:
+                if known[1] > time.time():
+                    return known[0]
+                self._verified.pop(token, None)  # expired: verified again below, and refused
             return self._jwt(token)
         return self._opaque(token)
 
@@ -166,7 +184,19 @@ class Authenticator:
         user = None if api_key else claims.get(USER_CLAIM)
         if not api_key and user is None:
             raise Unauthorized("the bearer token names no user (`sub`) and is not an API key")
-        return _caller_of(claims.get(WORKSPACE_CLAIM), user, claims.get(AGENT_CLAIM), admin, api_key=api_key)
+        caller = _caller_of(
+            claims.get(WORKSPACE_CLAIM), user, claims.get(AGENT_CLAIM), admin, api_key=api_key
+        )
+        self._remember(token, caller, claims["exp"])
+        return caller
+
+    def _remember(self, token: str, caller: Caller, exp: object) -> None:
+        """Keep a verified JWT until its `exp` (PyJWT has checked that it is an integer in the future)."""
+        if not isinstance(exp, int | float):
+            return
+        if len(self._verified) >= MAX_VERIFIED:
+            self._verified.clear()
+        self._verified[token] = (caller, int(exp))
 
 
 def _caller_of(workspace: object, user: object, agent: object, admin: bool, *, api_key: bool) -> Caller:

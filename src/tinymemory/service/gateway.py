@@ -2,13 +2,15 @@
 
 Every HTTP request is verified before the MCP SDK reads it: a missing, malformed, expired or forged
 token is answered 401 in the service's error shape, and the verified caller rides on the request
-(`scope["state"]`) to the tool handlers, which build that caller's tools on each call. A verified user
-gets the five memory__ tools; an API key gets none. The gateway serves no particular agent, so the tools
+(`scope["state"]`) to the tool handlers, which get that caller's tools on each call (built once per
+policy and rebound to the caller, see `ServiceState.policy_tools`). A verified user gets the five
+memory__ tools; an API key gets none. The gateway serves no particular agent, so the tools
 carry the workspace's guidance only, and memory__remember takes `agent`, naming the agent whose users a
 shared fact would be proposed to.
 
-The SDK runs stateless with JSON responses: each POST stands alone, so nothing about a caller outlives
-the request that proved it. Its DNS-rebinding check stays off: a bearer token, never a cookie, is what
+The SDK runs stateless with JSON responses: each POST stands alone, so the SDK keeps nothing about a
+caller past the request that proved it (the verifier remembers a verified JWT until its `exp`, see
+`service/auth.py`). Its DNS-rebinding check stays off: a bearer token, never a cookie, is what
 authorizes here, and a page a rebinding attack serves cannot add one.
 """
 

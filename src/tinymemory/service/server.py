@@ -12,7 +12,6 @@ them, and a registry change or an inspector form made through one counts in all.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import os
 import signal
@@ -197,7 +196,7 @@ def serve(settings: ServiceSettings, *, dev: bool = False, workers: int = 1, out
         server = uvicorn.Server(config)
         announce(out, base_url(sock, settings.host), settings, creds)
         with one_blas_thread():
-            asyncio.run(server.serve(sockets=[sock]))
+            server.run(sockets=[sock])  # uvicorn's loop: uvloop when installed, as in each worker
     return 0
 
 

@@ -19,6 +19,11 @@ from tinymemory.tools import MemoryTools, ToolScope
 if TYPE_CHECKING:  # the gate loads its embedder on first use
     from tinymemory.policy.gate import FactMatcher, GateJob
 
+# Tool sets kept for reuse, one per policy, agent notes and registration (what the argument
+# declarations and the guidance follow), before the memo starts over.
+MAX_TOOL_TEMPLATES = 256
+ToolsKey = tuple[bool, int, str | None, Registration]
+
 
 @dataclass(slots=True)
 class ServiceState:
@@ -29,6 +34,7 @@ class ServiceState:
     registry: AgentRegistry
     ready: bool = False
     _matcher: FactMatcher | None = field(default=None, repr=False)
+    _templates: dict[ToolsKey, PolicyTools] = field(default_factory=dict, repr=False)
 
     async def agent_of(self, caller: Caller) -> AgentRecord | None:
         """The registry record of the agent the caller's token names (None: none named, or unregistered,
@@ -45,20 +51,30 @@ class ServiceState:
         return render_guidance(self.policies.bound(workspace), None, agent.notes if agent else None)
 
     async def policy_tools(self, caller: Caller, *, gateway: bool = False) -> PolicyTools:
-        """The memory__ tools of a verified user (403 for an API key, 401 for anonymous)."""
+        """The memory__ tools of a verified user (403 for an API key, 401 for anonymous).
+
+        What the tools are declared and described by (the workspace's policy, the agent's notes and
+        registration) is read on every call; the tools are built once for each such combination and
+        rebound to each caller's own identity, so a caller's tools always act for that caller's tiers,
+        under the policy and notes in force now."""
         identity = caller.need_user("memory")
         if gateway:
             identity = caller.identity(agent=False)
         agent = None if gateway else await self.agent_of(caller)
         policy = self.policies.bound(identity.workspace)
+        notes = agent.notes if agent is not None else None
         registration = agent.registration() if agent is not None else Registration()
-        return PolicyTools.for_identity(
-            self.engine,
-            identity,
-            policy,
-            agent.notes if agent is not None else None,
-            registration=registration,
-        )
+        # A policy of the book lives as long as the service, so its id names it.
+        key: ToolsKey = (gateway, id(policy), notes, registration)
+        template = self._templates.get(key)
+        if template is None:
+            template = PolicyTools.for_identity(
+                self.engine, identity, policy, notes, registration=registration
+            )
+            if len(self._templates) >= MAX_TOOL_TEMPLATES:
+                self._templates.clear()
+            self._templates[key] = template
+        return template.rebound(identity)
 
     def core_tools(self, caller: Caller) -> MemoryTools:
         """Seed 000's seven tools for a verified user: writes land in the user's tier, reads see every
