@@ -50,6 +50,7 @@ import numpy as np
 
 from tinymemory.api.errors import Conflict, Unavailable
 from tinymemory.engines.paths import in_memory
+from tinymemory.engines.sqlite import vecfile
 from tinymemory.engines.sqlite.connections import mapped
 from tinymemory.engines.sqlite.vectors import (
     Floats,
@@ -440,13 +441,15 @@ class GraphHolder:
         return True
 
     def drop(self) -> None:
-        """Forget the graph and delete its files (a purge): stop any build first."""
+        """Forget the graph and delete its files (a purge): stop any build first. The saved copies of
+        the vector matrix (vecfile.py) hold the purged vectors too: every one of this file goes."""
         self._stop.set()
         self.wait()
         with self._lock:
             self._graph, self._epoch = None, None
             for path in self.files():
                 path.unlink(missing_ok=True)
+            vecfile.drop_all(self.db_path)
 
     def stop(self) -> None:
         """Ask a running build to stop (it saves nothing); the next large read may start another."""
