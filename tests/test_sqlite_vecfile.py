@@ -5,7 +5,10 @@ was replaced, is refused."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +21,6 @@ from tinymemory.engines.sqlite.vectors import VectorMatrix
 
 EMB = HashEmbedder()
 QUERIES = ["river stone", "blue lantern market", "old harbour bell", "stone 7"]
-pytestmark = pytest.mark.asyncio
 
 
 @pytest.fixture(autouse=True)
@@ -215,3 +217,37 @@ async def test_an_in_memory_store_saves_nothing(tmp_path: Path) -> None:
         await engine.store_many([note(t) for t in texts("note", 0, 40)])
         await answers(engine)
         assert matrix_of(engine).saver is None
+
+
+CHILD = """
+import asyncio, sys
+sys.path.insert(0, sys.argv[2])
+from test_sqlite_support import HashEmbedder
+from tinymemory.api import FetchMode, FetchRequest
+from tinymemory.engines.sqlite import SqliteEngine, vectors
+
+vectors.SAVE_MIN_ROWS = 10
+
+async def main():
+    engine = SqliteEngine(sys.argv[1], embedder=HashEmbedder(), background_index=False)
+    await engine.fetch(FetchRequest("river stone", mode=FetchMode.SEMANTIC, limit=5))
+    print("saving" if engine.storage._matrix.saver is not None else "no save", flush=True)
+
+asyncio.run(main())
+"""
+
+
+def test_a_process_that_returns_while_its_copy_is_written_exits_cleanly_with_the_copy_whole(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "m.db"
+    asyncio.run(fill(path, texts("note", 0, 400)))
+    here = str(Path(__file__).parent)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(path), here], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "saving" in proc.stdout, proc.stdout
+    (saved,) = vecfile.files(str(path))
+    mapped = vecfile.load(saved, EMB.name, EMB.dim, 0)
+    assert mapped is not None and len(mapped.rowids) == 400
