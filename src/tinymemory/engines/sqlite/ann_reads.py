@@ -213,8 +213,9 @@ class GraphHolder:
 
     # -- reads ----------------------------------------------------------------------------------------
 
-    def graph(self, conn: sqlite3.Connection) -> ann.HnswIndex | None:
-        """The graph for the file's current vectors, or None (a build is then started, if none runs)."""
+    def graph(self, conn: sqlite3.Connection, *, build: bool = True) -> ann.HnswIndex | None:
+        """The graph for the file's current vectors, or None (a build is then started, if none runs,
+        unless `build` is False: the caller starts it with `extend` once its read is answered)."""
         epoch = read_epoch(conn)
         with self._lock:
             if self._closed:
@@ -227,7 +228,8 @@ class GraphHolder:
                 self._graph = loaded
                 self._ready()
                 return loaded
-            self._start(epoch)
+            if build:
+                self._start(epoch)
             return None
 
     def _load(self, epoch: int) -> ann.HnswIndex | None:
@@ -254,7 +256,8 @@ class GraphHolder:
             self._on_ready()
 
     def extend(self) -> None:
-        """Start a background extension (a read found the tail grown past `TAIL_MAX`)."""
+        """Start a background build or extension (a read found no graph, or its tail grown past
+        `TAIL_MAX`), unless one runs."""
         with self._lock:
             if self._epoch is not None and not self._closed:
                 self._start(self._epoch)
