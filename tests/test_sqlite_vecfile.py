@@ -251,3 +251,22 @@ def test_a_process_that_returns_while_its_copy_is_written_exits_cleanly_with_the
     (saved,) = vecfile.files(str(path))
     mapped = vecfile.load(saved, EMB.name, EMB.dim, 0)
     assert mapped is not None and len(mapped.rowids) == 400
+
+
+async def test_a_growing_matrix_saves_again_after_a_tenth_more_rows(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 200))
+    await read_and_save(path)
+    assert len(vecfile.files(str(path))) == 1
+    await fill(path, texts("later", 200, 15))  # past SAVE_MIN_ROWS, short of a tenth of 215 rows
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        await answers(engine)
+        assert matrix_of(engine).saver is None
+        await fill(path, texts("newest", 215, 10))  # 25 rows read from the table: past a tenth of 225
+        want = await answers(engine)
+        saver = matrix_of(engine).saver
+        assert saver is not None
+        saver.join(30)
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        assert await answers(engine) == want
+        assert matrix_of(engine).mapped_rows == 225

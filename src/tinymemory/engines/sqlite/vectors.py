@@ -42,6 +42,9 @@ EPOCH_KEY = "vectors_epoch"
 # Rows a matrix reads from the table before it saves itself beside the file (vecfile.py): at 20,000 rows
 # the table's load takes about 0.15 s, the copy's map a few milliseconds.
 SAVE_MIN_ROWS = 20_000
+# ... and at least this share of its rows (1/SAVE_SHARE): a copy is rewritten whole (1 GB at 1M rows of
+# 256 dimensions), so a large matrix that grows is saved again after a tenth more rows, not every 20,000.
+SAVE_SHARE = 10
 # How far a saved row may lie from the table's own before the copy is refused (the same conversion
 # gives the same values; this allows only for a platform's rounding).
 SAVED_ATOL = 1e-6
@@ -256,7 +259,7 @@ class VectorMatrix:
             if not self.stale_checked:
                 self.stale_checked = True
                 stale.warn_if_stale(conn, self.embedder, self.dim, self._n)
-            if self.from_table >= SAVE_MIN_ROWS:
+            if self.from_table >= max(SAVE_MIN_ROWS, self._n // SAVE_SHARE) and not self._saving():
                 self._save(conn, epoch)
             return added
 
@@ -291,6 +294,9 @@ class VectorMatrix:
             return False
         stored = from_blobs([r[1] for r in rows], self.dim)
         return bool(np.allclose(stored, mapped.rows[at], rtol=0.0, atol=SAVED_ATOL))
+
+    def _saving(self) -> bool:
+        return self.saver is not None and self.saver.is_alive()
 
     def _save(self, conn: sqlite3.Connection, epoch: int) -> None:
         """Write the matrix beside its file on a thread of its own (an exit waits for it: not a daemon),
