@@ -270,3 +270,15 @@ async def test_a_growing_matrix_saves_again_after_a_tenth_more_rows(tmp_path: Pa
     async with SqliteEngine(path, embedder=EMB) as engine:
         assert await answers(engine) == want
         assert matrix_of(engine).mapped_rows == 225
+
+
+async def test_rows_past_a_mapped_copy_take_memory_for_themselves_only(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 2_500))
+    await read_and_save(path)
+    await fill(path, texts("later", 2_500, 5))
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        await answers(engine)
+        matrix = matrix_of(engine)
+        assert matrix.mapped_rows == 2_500 and matrix.size == 2_505
+        assert matrix.nbytes < matrix.mapped_rows * EMB.dim * 4  # the mapped rows are the file's pages

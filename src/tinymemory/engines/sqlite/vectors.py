@@ -358,14 +358,16 @@ class VectorMatrix:
         return int(self._mat.nbytes + self._rowids.nbytes)
 
     def _grow(self, needed: int) -> None:
+        """Room for `needed` rows in all; only rows past a mapped copy take memory, so the doubling
+        applies to them (a mapped 100,000 rows and a tail of 5 reserve 1,024, not 100,000)."""
         based = len(self._base)
         if needed <= len(self._rowids) and needed - based <= len(self._mat):
             return
-        capacity = max(needed, 2 * len(self._rowids), 1024)
         in_mat = self._n - based
-        mat = np.empty((capacity - based, self.dim), dtype=np.float32)
+        capacity = max(needed - based, 2 * len(self._mat), 1024)
+        mat = np.empty((capacity, self.dim), dtype=np.float32)
         mat[:in_mat] = self._mat[:in_mat]
-        rowids = np.zeros(capacity, dtype=np.int64)
+        rowids = np.zeros(based + capacity, dtype=np.int64)
         rowids[: self._n] = self._rowids[: self._n]
         self._mat, self._rowids = mat, rowids
 
