@@ -282,3 +282,15 @@ async def test_rows_past_a_mapped_copy_take_memory_for_themselves_only(tmp_path:
         matrix = matrix_of(engine)
         assert matrix.mapped_rows == 2_500 and matrix.size == 2_505
         assert matrix.nbytes < matrix.mapped_rows * EMB.dim * 4  # the mapped rows are the file's pages
+
+
+async def test_a_save_removes_what_a_process_that_died_while_saving_left(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 40))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True)
+    target = vecfile.path_for(str(path), EMB.name, EMB.dim, 0)
+    orphan = target.with_name(f"{target.name}.{int(dead.stdout)}.abc123.tmp")
+    orphan.write_bytes(b"half a copy")
+    await read_and_save(path)
+    assert not orphan.exists()
+    assert vecfile.files(str(path)) == [target]

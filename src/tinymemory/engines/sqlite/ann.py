@@ -36,7 +36,7 @@ import numpy as np
 
 from tinymemory.api.atomic import replacing
 from tinymemory.engines.paths import in_memory
-from tinymemory.engines.sqlite import vectors
+from tinymemory.engines.sqlite import vecfile, vectors
 from tinymemory.engines.sqlite.vectors import Floats, Ints
 
 # Below this many vectors the exact scan is as fast (bench/ann.py measures the crossover).
@@ -289,7 +289,7 @@ class HnswIndex:
             return
         if self.viewed and self._mapped == self.path:  # unchanged since it was mapped from this file
             return
-        _drop_orphans(self.path)
+        vecfile.drop_orphans(self.path)
         with replacing(
             self.path, prefix=f"{self.path.name}.{os.getpid()}.", suffix=".tmp", sync_dir=True
         ) as tmp:
@@ -406,17 +406,3 @@ def _crc_file(path: Path, length: int) -> int:
                 return zlib.crc32(view)
             finally:
                 view.release()
-
-
-def _drop_orphans(path: Path) -> None:
-    """Remove temporary files left by a process that died while saving (its pid is in the name)."""
-    for tmp in path.parent.glob(f"{path.name}.*.tmp"):
-        parts = tmp.name[len(path.name) + 1 :].split(".")
-        if not parts[0].isdigit() or int(parts[0]) == os.getpid():
-            continue
-        try:
-            os.kill(int(parts[0]), 0)
-        except ProcessLookupError:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            continue

@@ -90,6 +90,7 @@ def save(path: Path, rows: list[Floats], rowids: Ints, embedder: str, dim: int, 
     head = MAGIC + len(body).to_bytes(4, "little") + zlib.crc32(body).to_bytes(4, "little") + body
     if len(head) > HEADER:  # pragma: no cover - an embedder name of kilobytes
         raise ValueError("vecfile: header too long")
+    drop_orphans(path)
     name = f"{path.name}.{os.getpid()}."
     with replacing(path, prefix=name, suffix=".tmp", sync_dir=True) as tmp, open(tmp, "wb") as fh:
         fh.write(head.ljust(HEADER, b"\0"))
@@ -152,3 +153,18 @@ def remove_stale(db_path: str, keep: Path, embedder: str, dim: int, epoch: int) 
             continue
         if other.name.startswith(mine + "-e") or not other.name.endswith(f"-e{epoch}"):
             other.unlink(missing_ok=True)
+
+
+def drop_orphans(path: Path) -> None:
+    """Remove temporary files beside `path` left by a process that died while saving one (`replacing`
+    with the pid in the name: the graph's and the matrix copy's)."""
+    for tmp in path.parent.glob(f"{path.name}.*.tmp"):
+        parts = tmp.name[len(path.name) + 1 :].split(".")
+        if not parts[0].isdigit() or int(parts[0]) == os.getpid():
+            continue
+        try:
+            os.kill(int(parts[0]), 0)
+        except ProcessLookupError:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            continue
