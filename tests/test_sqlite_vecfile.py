@@ -294,3 +294,42 @@ async def test_a_save_removes_what_a_process_that_died_while_saving_left(tmp_pat
     await read_and_save(path)
     assert not orphan.exists()
     assert vecfile.files(str(path)) == [target]
+
+
+async def test_the_graph_plan_rescores_from_the_copy_and_answers_as_the_exact_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("usearch")
+    from test_sqlite_ann import SeededEmbedder
+    from tinymemory.engines.sqlite import ann, search
+
+    monkeypatch.setattr(ann, "ANN_MIN_ROWS", 200)
+    seeded = SeededEmbedder()
+    path = tmp_path / "m.db"
+
+    async def store(batch: list[str]) -> None:
+        async with SqliteEngine(path, embedder=seeded) as engine:
+            await engine.store_many([note(t) for t in batch])
+
+    async def exact() -> list[list[tuple[str, float]]]:
+        async with SqliteEngine(path, embedder=seeded) as engine:
+            engine.storage._graphs = None  # the exact scan only
+            got = await answers(engine)
+            assert engine.last_semantic_plan is search.Plan.SCAN
+            saver = engine.storage._matrix.saver if engine.storage._matrix else None
+            if saver is not None:
+                saver.join(30)
+            return got
+
+    await store(texts("note", 0, 600))
+    await exact()  # its scan saves the matrix copy
+    await store(texts("later", 600, 7))  # a tail past the copy, then past the graph below
+    async with SqliteEngine(path, embedder=seeded) as engine:
+        await answers(engine)  # starts the build
+        graphs = engine.storage._graphs
+        assert graphs is not None and graphs.wait(60)
+        await store(texts("newest", 607, 3))
+        got = await answers(engine)
+        assert engine.last_semantic_plan is search.Plan.HNSW
+        assert graphs._copy is not None and len(graphs._copy.rowids) == 600
+    assert got == await exact()

@@ -331,9 +331,10 @@ def _approximate(
     if tail is None:
         graphs.extend()
         return None
+    copy = graphs.copy(conn)
     k = 2 * n + 32
     while k <= ann_reads.MAX_K:
-        found = ann_reads.candidates(conn, graph, qvec, snapshot, k, graphs.dim, graphs.embedder, tail)
+        found = ann_reads.candidates(conn, graph, qvec, snapshot, k, graphs.dim, graphs.embedder, tail, copy)
         picked = [int(r) for r in found.rowids]
         ok = _visible(conn, picked, flt, snapshot)
         ranked = [(r, unit_cosine(float(s))) for r, s in zip(picked, found.scores, strict=True) if r in ok]

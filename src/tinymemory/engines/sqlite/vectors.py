@@ -266,13 +266,8 @@ class VectorMatrix:
     # -- the saved copy (vecfile.py) --------------------------------------------------------------------
 
     def _map_saved(self, conn: sqlite3.Connection, epoch: int) -> int:
-        db_path = vecfile.db_file(conn)
-        if db_path is None:
-            return 0
-        mapped = vecfile.load(
-            vecfile.path_for(db_path, self.embedder, self.dim, epoch), self.embedder, self.dim, epoch
-        )
-        if mapped is None or not self._matches(conn, mapped):
+        mapped = mapped_copy(conn, self.embedder, self.dim, epoch)
+        if mapped is None:
             return 0
         n = len(mapped.rowids)
         self._base = mapped.rows
@@ -280,20 +275,6 @@ class VectorMatrix:
         self._n = n
         self.last_rowid = int(mapped.rowids[-1])
         return n
-
-    def _matches(self, conn: sqlite3.Connection, mapped: vecfile.Mapped) -> bool:
-        """Whether sampled rows of the copy are the table's own (a copy beside a replaced file is not)."""
-        at = vecfile.sample(len(mapped.rowids))
-        wanted = [int(mapped.rowids[i]) for i in at]
-        rows = conn.execute(
-            "SELECT v.item_rowid, v.vec FROM json_each(?) j CROSS JOIN vectors v ON v.item_rowid = j.value"
-            " WHERE v.embedder = ? AND v.dim = ? ORDER BY v.item_rowid",
-            (json.dumps(wanted), self.embedder, self.dim),
-        ).fetchall()
-        if [int(r[0]) for r in rows] != wanted:
-            return False
-        stored = from_blobs([r[1] for r in rows], self.dim)
-        return bool(np.allclose(stored, mapped.rows[at], rtol=0.0, atol=SAVED_ATOL))
 
     def _saving(self) -> bool:
         return self.saver is not None and self.saver.is_alive()
@@ -417,6 +398,53 @@ class VectorMatrix:
         ok = (known[pos] == rowids) if n else np.zeros(len(rowids), dtype=bool)
         idx = pos[ok]
         return rowids[ok], view.rows_at(idx) @ query.astype(np.float32, copy=False)
+
+
+def mapped_copy(conn: sqlite3.Connection, embedder: str, dim: int, epoch: int) -> vecfile.Mapped | None:
+    """The saved copy of this embedder's matrix at `epoch`, mapped, when there is a valid one."""
+    db_path = vecfile.db_file(conn)
+    if db_path is None:
+        return None
+    mapped = vecfile.load(vecfile.path_for(db_path, embedder, dim, epoch), embedder, dim, epoch)
+    return mapped if mapped is not None and copy_matches(conn, mapped, embedder, dim) else None
+
+
+def copy_matches(conn: sqlite3.Connection, mapped: vecfile.Mapped, embedder: str, dim: int) -> bool:
+    """Whether sampled rows of a copy are the table's own (a copy beside a replaced file is not)."""
+    at = vecfile.sample(len(mapped.rowids))
+    wanted = [int(mapped.rowids[i]) for i in at]
+    rows = conn.execute(
+        "SELECT v.item_rowid, v.vec FROM json_each(?) j CROSS JOIN vectors v ON v.item_rowid = j.value"
+        " WHERE v.embedder = ? AND v.dim = ? ORDER BY v.item_rowid",
+        (json.dumps(wanted), embedder, dim),
+    ).fetchall()
+    if [int(r[0]) for r in rows] != wanted:
+        return False
+    stored = from_blobs([r[1] for r in rows], dim)
+    return bool(np.allclose(stored, mapped.rows[at], rtol=0.0, atol=SAVED_ATOL))
+
+
+def scored_known(
+    conn: sqlite3.Connection,
+    embedder: str,
+    dim: int,
+    rowids: Ints,
+    query: Floats,
+    copy: vecfile.Mapped | None,
+) -> tuple[Ints, Floats]:
+    """`scored_rows` of these rowids, the rows a mapped copy holds scored from it (no SQL, the same
+    values) and the rest read from the table."""
+    if copy is None or len(rowids) == 0:
+        return scored_rows(conn, embedder, dim, rowids.tolist(), query)
+    q = query.astype(np.float32, copy=False)
+    pos = np.minimum(np.searchsorted(copy.rowids, rowids), len(copy.rowids) - 1)
+    held = copy.rowids[pos] == rowids
+    ids = rowids[held].astype(np.int64)
+    scores: Floats = copy.rows[pos[held]] @ q
+    if bool(np.all(held)):
+        return ids, scores
+    rest_ids, rest_scores = scored_rows(conn, embedder, dim, rowids[~held].tolist(), query)
+    return np.concatenate([ids, rest_ids]), np.concatenate([scores, rest_scores]).astype(np.float32)
 
 
 def _epoch_now(db_path: str) -> int:
