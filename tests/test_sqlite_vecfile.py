@@ -333,3 +333,21 @@ async def test_the_graph_plan_rescores_from_the_copy_and_answers_as_the_exact_sc
         assert engine.last_semantic_plan is search.Plan.HNSW
         assert graphs._copy is not None and len(graphs._copy.rowids) == 600
     assert got == await exact()
+
+
+async def test_a_process_that_keeps_scanning_moves_the_mapped_rows_into_memory(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 40))
+    want = await read_and_save(path)
+    await fill(path, texts("later", 40, 3))
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        first = await answers(engine)
+        matrix = matrix_of(engine)
+        assert matrix.mapped_rows == 40
+        while matrix.scans < vectors.MOVE_AFTER_SCANS:
+            assert await answers(engine) == first
+        assert await answers(engine) == first  # its refresh moved the rows
+        assert matrix.mapped_rows == 0 and matrix.size == 43
+        assert matrix.nbytes >= 43 * EMB.dim * 4
+    assert first != want  # the three later rows take part
+    assert first == await from_table(path)
