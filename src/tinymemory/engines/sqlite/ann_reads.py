@@ -15,7 +15,9 @@ The graph lives in a file beside the database, named after the embedder and the 
 re-embed makes a new name, so a graph of old vectors is never read). It is built, and extended when the
 tail grows, on a background thread with its own connection, saved atomically, then swapped in; reads
 meanwhile use the previous graph or the exact scan. A purge stops any build and deletes the files (they
-hold the purged vectors); the next large read starts a new build. Files are deleted, not overwritten in
+hold the purged vectors), the matrix's saved copies too (vecfile.py); the next large read starts a new
+build. When a copy of the graph's epoch exists, candidates are re-scored from it rather than from the
+table (the same values). Files are deleted, not overwritten in
 place: another process may have one mapped, and zeroing it under that process would corrupt its reads.
 `build_now` runs the same build in the foreground (`tinymemory db index`), so a large file can be
 prepared before it is served.
