@@ -2,12 +2,16 @@
 
 A process that reads a large file with no saved HNSW graph either starts building one in the background
 (the library's default, for long-lived processes) or does not (`background_index=False`, what the CLI's
-one-shot commands open). Rows (medians of `--repeats` rounds, interleaved):
+one-shot commands open). Without a graph it scans the vector matrix: the first process on the file reads
+it from the table and saves a copy beside the file (engines/sqlite/vecfile.py), later ones map that copy.
+Rows (medians of `--repeats` rounds, interleaved):
 
-- `tinymemory fetch` over the whole store as a process, spawn to exit (and its exit code);
+- `tinymemory fetch` over the whole store as a process, spawn to exit (and its exit code), without and
+  with the matrix's saved copy;
 - a fresh process that opens the file as a one-shot command does: its first hybrid fetch of the whole
   store (query embedding included), the p50 of 20 more (warm), and how long it takes to exit after the
-  last one, without `close()`;
+  last one, without `close()` (the first process on the file waits there for its copy to be written);
+  first with no saved copy of the matrix, then with the copy it left;
 - the same with the library's default, where the first large read starts a background build that the
   exit hook has to stop;
 - the one-shot process again once `tinymemory db index` has saved the graph.
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -55,6 +60,51 @@ async def probe(path: Path, background: bool) -> None:
     print(json.dumps(out), flush=True)
 
 
+async def floor_probe(path: Path) -> None:
+    """In a fresh process, warm: whole-store hybrid, semantic and lexical fetches beside the exact scan
+    of the same matrix in numpy (every row scored, the best 50 picked), interleaved query by query."""
+    import sqlite3
+
+    from tinymemory.engines.sqlite import SqliteEngine
+    from tinymemory.engines.sqlite.vectors import VectorMatrix, top_order
+
+    queries = [q["question"] for conv in json.loads(LOCOMO.read_text()) for q in conv["qa"]][: 2 * WARM]
+    engine = SqliteEngine(str(path), background_index=False)
+    embedder = engine.storage.embedder
+    assert embedder is not None
+    matrix = VectorMatrix(embedder.name, embedder.dim)
+    conn = sqlite3.connect(path)
+    matrix.refresh(conn)
+    took: dict[str, list[float]] = {"hybrid": [], "semantic": [], "lexical": [], "exact scan": []}
+    plans = set()
+    for q in queries[:5]:  # warm up: graph or matrix loaded, embedder loaded
+        await engine.fetch(FetchRequest(q, mode=FetchMode.HYBRID, limit=10))
+    for q in queries:
+        for mode in (FetchMode.HYBRID, FetchMode.SEMANTIC, FetchMode.LEXICAL):
+            t = time.perf_counter()
+            await engine.fetch(FetchRequest(q, mode=mode, limit=10))
+            took[mode.value].append((time.perf_counter() - t) * 1000)
+            if mode is FetchMode.SEMANTIC and engine.last_semantic_plan is not None:
+                plans.add(engine.last_semantic_plan.value)
+        qvec = embedder.embed_query(q)
+        t = time.perf_counter()
+        top_order(matrix.scores(qvec), 50)
+        took["exact scan"].append((time.perf_counter() - t) * 1000)
+    out = {k: percentile(v, 50) for k, v in took.items()}
+    print(json.dumps({**out, "plan": ",".join(sorted(plans)), "rows": matrix.size}), flush=True)
+    conn.close()
+    await engine.close()
+
+
+def run_floor(path: Path) -> dict[str, float | str]:
+    done = subprocess.run(
+        [sys.executable, __file__, "--probe", "floor", "--db", str(path)], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"oneshot: the floor probe exited {done.returncode}: {done.stderr[-800:]}")
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
 def run_probe(path: Path, background: bool) -> dict[str, float | str]:
     mode = "library" if background else "oneshot"
     done = subprocess.run(
@@ -73,6 +123,12 @@ def run_probe(path: Path, background: bool) -> dict[str, float | str]:
 def drop_graphs(path: Path) -> None:
     for graph in path.parent.glob(f"{path.name}.hnsw-*"):
         graph.unlink()
+
+
+def drop_copies(path: Path) -> None:
+    """The matrix's saved copies (vecfile.py): a round starts as a file no process has scanned yet."""
+    for copy in path.parent.glob(f"{path.name}.vectors-*"):
+        copy.unlink()
 
 
 def cli_fetch(path: Path) -> tuple[float, int]:
@@ -101,6 +157,7 @@ def measure(path: Path, args: argparse.Namespace) -> int:
     rows: dict[str, list[float]] = {}
     codes: set[int] = set()
     plans: dict[str, set[str]] = {}
+    loads: list[float] = []
 
     def record(label: str, value: float) -> None:
         rows.setdefault(label, []).append(value)
@@ -111,16 +168,25 @@ def measure(path: Path, args: argparse.Namespace) -> int:
         record(f"{label}: exit after the last fetch, no close()", float(got["exit_ms"]))
         plans.setdefault(label, set()).add(str(got["plan"]))
 
-    no_graph_oneshot = "no saved graph, one-shot (background_index=False)"
-    no_graph_library = "no saved graph, library default (background build)"
+    bare_oneshot = "no saved graph or matrix copy, one-shot (background_index=False)"
+    no_graph_oneshot = "no saved graph, matrix copy saved, one-shot (background_index=False)"
+    no_graph_library = "no saved graph, matrix copy saved, library default (background build)"
     for _ in range(args.repeats):
         drop_graphs(path)
+        drop_copies(path)
         ms, code = cli_fetch(path)
-        record("no saved graph: `tinymemory fetch` (whole store), spawn to exit", ms)
+        record("no saved graph or matrix copy: `tinymemory fetch` (whole store), spawn to exit", ms)
+        codes.add(code)
+        drop_copies(path)
+        record_probe(bare_oneshot, run_probe(path, background=False))  # leaves the copy
+        ms, code = cli_fetch(path)
+        record("no saved graph, matrix copy saved: `tinymemory fetch` (whole store), spawn to exit", ms)
         codes.add(code)
         record_probe(no_graph_oneshot, run_probe(path, background=False))
         record_probe(no_graph_library, run_probe(path, background=True))
         drop_graphs(path)  # a stopped build saves nothing, but make sure the next round starts bare
+        loads.append(os.getloadavg()[0])
+    floors = {"no saved graph": run_floor(path)}
     started = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "tinymemory", "db", "index", "--db", str(path)],
@@ -135,31 +201,67 @@ def measure(path: Path, args: argparse.Namespace) -> int:
         codes.add(code)
         record_probe(saved, run_probe(path, background=False))
         record("python -c pass", process_ms([sys.executable, "-c", "pass"]))
+        loads.append(os.getloadavg()[0])
+
+    floors["saved graph"] = run_floor(path)
+    matrix_rows = int(floors["saved graph"]["rows"])
 
     def ratio(label: str) -> str:
         first = percentile(rows[f"{label}: first hybrid fetch"], 50)
         warm = percentile(rows[f"{label}: warm hybrid fetch (p50 of {WARM})"], 50)
         return f"{first / warm:.1f}x"
 
+    copies = list(path.parent.glob(f"{path.name}.vectors-*"))
+    copy_mb = sum(c.stat().st_size for c in copies) / 1e6
     table_rows = [[label, f"{percentile(v, 50):,.0f}"] for label, v in rows.items()]
     ratios = [
         [label, ratio(label), ", ".join(sorted(plans[label]))]
-        for label in (no_graph_oneshot, no_graph_library, saved)
+        for label in (bare_oneshot, no_graph_oneshot, no_graph_library, saved)
     ]
     md = "\n".join(
         [
             "## One-shot processes on a large file (`bench/oneshot.py`)",
             "",
-            f"{count_items(path):,} synthetic items stored with the default embedder; {machine_line()}. "
+            f"{count_items(path):,} synthetic items stored with the default embedder; {machine_line()}; "
+            f"1-min load after each round: {min(loads):.1f} to {max(loads):.1f}. "
             f"Medians of {args.repeats} rounds, interleaved. Each probe is a fresh process that opens the "
             f"file, runs one whole-store hybrid fetch and {WARM} more, and returns without `close()`; its "
             "exit is the wall time from its last line to the end of the process. The graph was then saved "
             f"by `tinymemory db index` ({index_s:.0f} s). `tinymemory fetch` exit codes seen: "
-            f"{sorted(codes)}.",
+            f"{sorted(codes)}. A matrix copy is the float32 rows a process that scanned the file saved "
+            f"beside it ({copy_mb:,.0f} MB here); a round starts with none.",
             "",
             table(["what", "ms (p50)"], table_rows),
             "",
             table(["process", "first fetch / warm fetch", "plan of the warm fetches"], ratios),
+            "",
+            f"Warm whole-store fetches against the exact scan of the same {matrix_rows:,}-row matrix in "
+            f"numpy (every row scored, the best 50 picked), in one process, p50 of {2 * WARM} "
+            "queries each, interleaved query by query:",
+            "",
+            table(
+                [
+                    "file",
+                    "semantic plan",
+                    "hybrid ms",
+                    "semantic ms",
+                    "lexical ms",
+                    "exact scan ms",
+                    "hybrid / exact scan",
+                ],
+                [
+                    [
+                        label,
+                        str(f["plan"]),
+                        f"{float(f['hybrid']):.1f}",
+                        f"{float(f['semantic']):.1f}",
+                        f"{float(f['lexical']):.1f}",
+                        f"{float(f['exact scan']):.1f}",
+                        f"{float(f['hybrid']) / float(f['exact scan']):.2f}x",
+                    ]
+                    for label, f in floors.items()
+                ],
+            ),
         ]
     )
     print(md)
@@ -176,8 +278,11 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     parser.add_argument("--db", help="measure a copy of this existing file instead of building one")
-    parser.add_argument("--probe", choices=["oneshot", "library"], help=argparse.SUPPRESS)
+    parser.add_argument("--probe", choices=["oneshot", "library", "floor"], help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.probe == "floor":
+        asyncio.run(floor_probe(Path(args.db)))
+        return 0
     if args.probe:
         asyncio.run(probe(Path(args.db), background=args.probe == "library"))
         return 0

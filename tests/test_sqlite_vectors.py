@@ -118,3 +118,18 @@ def test_top_order_is_best_first_with_low_index_ties(k: int) -> None:
     scores = np.array([0.5, 0.9, 0.5, 0.1, 0.9], dtype=np.float32)
     expected = [1, 4, 0, 2, 3][:k]
     assert top_order(scores, k).tolist() == expected
+
+
+def test_stored_vectors_read_back_as_float64_divided_unit_rows_and_zero_rows_stay_zero() -> None:
+    from tinymemory.engines.sqlite import vectors as vec
+
+    rng = np.random.default_rng(7)
+    rows = rng.standard_normal((300, 24)).astype(np.float32)
+    rows[[3, 150]] = 0.0
+    blobs = [vec.to_blob(r) for r in rows]
+    got = vec.from_blobs(blobs, 24)
+    stored = np.stack([np.frombuffer(b, dtype="<f2").astype(np.float64) for b in blobs])
+    norms = np.linalg.norm(stored, axis=1, keepdims=True)
+    want = np.divide(stored, norms, out=np.zeros_like(stored), where=norms > 0).astype(np.float32)
+    np.testing.assert_array_equal(got, want)
+    assert not got[[3, 150]].any()

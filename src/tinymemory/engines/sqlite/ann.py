@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import mmap
 import os
 import re
 import sqlite3
@@ -35,7 +36,7 @@ import numpy as np
 
 from tinymemory.api.atomic import replacing
 from tinymemory.engines.paths import in_memory
-from tinymemory.engines.sqlite import vectors
+from tinymemory.engines.sqlite import vecfile, vectors
 from tinymemory.engines.sqlite.vectors import Floats, Ints
 
 # Below this many vectors the exact scan is as fast (bench/ann.py measures the crossover).
@@ -288,7 +289,7 @@ class HnswIndex:
             return
         if self.viewed and self._mapped == self.path:  # unchanged since it was mapped from this file
             return
-        _drop_orphans(self.path)
+        vecfile.drop_orphans(self.path)
         with replacing(
             self.path, prefix=f"{self.path.name}.{os.getpid()}.", suffix=".tmp", sync_dir=True
         ) as tmp:
@@ -392,26 +393,16 @@ def _read_footer(path: Path) -> tuple[dict[str, Any], Floats]:
 
 
 def _crc_file(path: Path, length: int) -> int:
-    crc, left = 0, length
+    """crc32 of the file's first `length` bytes, read through a memory map (no copies: at 66 MB, 32 ms
+    against 57 ms in 4 MB reads, and the pages are then in memory for the mapped graph's first search)."""
     with open(path, "rb") as fh:
-        while left > 0:
-            block = fh.read(min(left, 1 << 22))
-            if not block:
-                raise ValueError("short file")
-            crc = zlib.crc32(block, crc)
-            left -= len(block)
-    return crc
-
-
-def _drop_orphans(path: Path) -> None:
-    """Remove temporary files left by a process that died while saving (its pid is in the name)."""
-    for tmp in path.parent.glob(f"{path.name}.*.tmp"):
-        parts = tmp.name[len(path.name) + 1 :].split(".")
-        if not parts[0].isdigit() or int(parts[0]) == os.getpid():
-            continue
-        try:
-            os.kill(int(parts[0]), 0)
-        except ProcessLookupError:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            continue
+        if length <= 0:
+            return 0
+        if os.fstat(fh.fileno()).st_size < length:
+            raise ValueError("short file")
+        with mmap.mmap(fh.fileno(), length, access=mmap.ACCESS_READ) as mapped:
+            view = memoryview(mapped)
+            try:
+                return zlib.crc32(view)
+            finally:
+                view.release()

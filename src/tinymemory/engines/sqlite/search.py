@@ -267,14 +267,22 @@ def semantic(
     # the graph serves reads of the whole store only: which rows it finds depends on every row in it,
     # and a filtered read would have to ask it for many rows to find a few that pass (measured at 100k:
     # a team's reach took 42 ms p50 through the graph, against 12 ms from the matrix)
-    if graphs is not None and not is_selective(flt) and graphs.serves(rows):
+    wants_graph = graphs is not None and not is_selective(flt) and graphs.serves(rows)
+    if graphs is not None and wants_graph:
         found = _approximate(conn, graphs, qvec, flt, snapshot, n)
         if found is not None:
             return found
     matrix.refresh(conn)
-    if matrix.size == 0:
-        return SemanticOutcome([], Plan.SCAN)
-    return _scan(conn, matrix, qvec, flt, snapshot, n, early)
+    scanned = (
+        SemanticOutcome([], Plan.SCAN)
+        if matrix.size == 0
+        else _scan(conn, matrix, qvec, flt, snapshot, n, early)
+    )
+    if graphs is not None and wants_graph and not graphs.loaded:
+        # started once this read is scored, not before: a build's first chunk (reading and decoding
+        # thousands of rows) would otherwise compete with the scan for the interpreter
+        graphs.extend()
+    return scanned
 
 
 def _filter_first(
@@ -316,16 +324,17 @@ def _approximate(
 ) -> SemanticOutcome | None:
     """The graph plan (see ann_reads.py); None when there is no graph yet, its tail is too long, or
     the filter passes too few of the rows the graph can be asked for."""
-    graph = graphs.graph(conn)
+    graph = graphs.graph(conn, build=False)
     if graph is None:
         return None
     tail = ann_reads.scored_tail(conn, graph, qvec, snapshot, graphs.dim, graphs.embedder)
     if tail is None:
         graphs.extend()
         return None
+    copy = graphs.copy(conn)
     k = 2 * n + 32
     while k <= ann_reads.MAX_K:
-        found = ann_reads.candidates(conn, graph, qvec, snapshot, k, graphs.dim, graphs.embedder, tail)
+        found = ann_reads.candidates(conn, graph, qvec, snapshot, k, graphs.dim, graphs.embedder, tail, copy)
         picked = [int(r) for r in found.rowids]
         ok = _visible(conn, picked, flt, snapshot)
         ranked = [(r, unit_cosine(float(s))) for r, s in zip(picked, found.scores, strict=True) if r in ok]

@@ -1,0 +1,170 @@
+"""A saved copy of the vector matrix beside the database: float32 unit rows and their rowids, laid out as
+the matrix holds them, so a new process maps one file instead of decoding every blob of the table.
+
+Why: at 100,000 vectors a process that opens the file and scans reads 100,000 float16 blobs from SQLite,
+widens and normalises them (about 0.7 s on the measuring machine, against 20 ms for a warm scan); the
+same rows mapped from this file are scanned at once (bench/oneshot.py). A matrix that loaded at least
+`vectors.SAVE_MIN_ROWS` rows from the table writes one (vectors.py); the next process maps it and reads
+only the rows stored since from the table (the tail), as the HNSW graph does.
+
+The file is `<db>.vectors-<embedder>-<dim>-e<epoch>`: a 4,096-byte header (magic, JSON settings, their
+checksum), the rows, then the rowids. It is written to a temporary file, flushed to disk and renamed, so
+it is whole or absent. It is named by the file's vectors epoch, which a re-embed and a purge move, so a
+copy of vectors that were rewritten or purged is never read; a purge deletes every copy at once
+(`ann_reads.GraphHolder.drop`) and a save deletes the copies of older epochs. Before a mapped copy is
+used, a sample of its rows is compared with the table's (`matches`): a file left beside a database that
+was replaced by another is refused. Like the graph, a copy is deleted, never zeroed in place, since
+another process may have it mapped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import json
+import mmap
+import os
+import re
+import sqlite3
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tinymemory.api.atomic import replacing
+from tinymemory.engines.paths import in_memory
+from tinymemory.engines.versions import Floats
+
+MAGIC = b"TMVECS01"
+FORMAT = 1
+HEADER = 4096
+SAMPLE = 16  # rows compared with the table before a mapped copy is used
+Ints = np.ndarray[Any, np.dtype[np.int64]]
+
+
+def db_file(conn: sqlite3.Connection) -> str | None:
+    """The main database's file of a connection, or None in memory (nothing to keep beside it)."""
+    for row in conn.execute("PRAGMA database_list").fetchall():
+        if row[1] == "main":
+            name = str(row[2] or "")
+            return None if not name or in_memory(name) else name
+    return None  # pragma: no cover - every connection has a main database
+
+
+def path_for(db_path: str, embedder: str, dim: int, epoch: int) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", embedder)
+    return Path(f"{db_path}.vectors-{safe}-{dim}-e{epoch}")
+
+
+def files(db_path: str) -> list[Path]:
+    """Every saved copy of this database, of any embedder and epoch, temporary files included."""
+    base = Path(db_path)
+    if not base.parent.exists():
+        return []
+    return sorted(base.parent.glob(f"{glob.escape(base.name)}.vectors-*"))
+
+
+def drop_all(db_path: str) -> None:
+    """Delete every copy (a purge: they hold the purged vectors)."""
+    for path in files(db_path):
+        path.unlink(missing_ok=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Mapped:
+    """A copy mapped read-only: `rows[i]` is the unit vector of `rowids[i]`, rowids increasing."""
+
+    rows: Floats
+    rowids: Ints
+    epoch: int
+
+
+def save(path: Path, rows: list[Floats], rowids: Ints, embedder: str, dim: int, epoch: int) -> None:
+    """Write the blocks of `rows` (in order, `len(rowids)` rows in all) and their rowids atomically."""
+    n = len(rowids)
+    meta = {"format": FORMAT, "embedder": embedder, "dim": dim, "epoch": epoch, "rows": n}
+    meta["last_rowid"] = int(rowids[-1]) if n else 0
+    body = json.dumps(meta, sort_keys=True).encode()
+    head = MAGIC + len(body).to_bytes(4, "little") + zlib.crc32(body).to_bytes(4, "little") + body
+    if len(head) > HEADER:  # pragma: no cover - an embedder name of kilobytes
+        raise ValueError("vecfile: header too long")
+    drop_orphans(path)
+    name = f"{path.name}.{os.getpid()}."
+    with replacing(path, prefix=name, suffix=".tmp", sync_dir=True) as tmp, open(tmp, "wb") as fh:
+        fh.write(head.ljust(HEADER, b"\0"))
+        for block in rows:
+            fh.write(np.ascontiguousarray(block, dtype="<f4").data)
+        fh.write(np.ascontiguousarray(rowids, dtype="<i8").data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def load(path: Path, embedder: str, dim: int, epoch: int) -> Mapped | None:
+    """The copy mapped read-only, or None when it is missing, torn, foreign or of other settings."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(HEADER)
+            meta = _header(head)
+            if meta is None or meta.get("format") != FORMAT:
+                return None
+            if (meta.get("embedder"), meta.get("dim"), meta.get("epoch")) != (embedder, dim, epoch):
+                return None
+            n = int(meta["rows"])
+            if n <= 0 or os.fstat(fh.fileno()).st_size != HEADER + n * (4 * dim + 8):
+                return None
+            mapping = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    with contextlib.suppress(AttributeError, OSError):  # the first scan reads every page: fetch them now
+        mapping.madvise(mmap.MADV_WILLNEED)
+    rows: Floats = np.frombuffer(mapping, dtype="<f4", count=n * dim, offset=HEADER).reshape(n, dim)
+    rowids: Ints = np.frombuffer(mapping, dtype="<i8", count=n, offset=HEADER + n * dim * 4)
+    if int(rowids[-1]) != int(meta["last_rowid"]) or (n > 1 and not bool(np.all(np.diff(rowids) > 0))):
+        return None
+    return Mapped(rows, rowids, epoch)
+
+
+def _header(head: bytes) -> dict[str, Any] | None:
+    if len(head) < HEADER or head[:8] != MAGIC:
+        return None
+    length = int.from_bytes(head[8:12], "little")
+    body = head[16 : 16 + length]
+    if 16 + length > HEADER or zlib.crc32(body) != int.from_bytes(head[12:16], "little"):
+        return None
+    meta = json.loads(body)
+    return meta if isinstance(meta, dict) else None
+
+
+def sample(n: int) -> list[int]:
+    """Positions of the rows `matches` compares: spread over the copy, first and last included."""
+    if n <= SAMPLE:
+        return list(range(n))
+    return sorted({int(i) for i in np.linspace(0, n - 1, SAMPLE)})
+
+
+def remove_stale(db_path: str, keep: Path, embedder: str, dim: int, epoch: int) -> None:
+    """Delete this embedder's other copies, and any embedder's copy of an older epoch (a re-embed or a
+    purge moved it); copies of other embedders at this epoch may serve other engines."""
+    mine = path_for(db_path, embedder, dim, epoch).name.rsplit("-e", 1)[0]
+    for other in files(db_path):
+        if other == keep or other.name.endswith(".tmp"):
+            continue
+        if other.name.startswith(mine + "-e") or not other.name.endswith(f"-e{epoch}"):
+            other.unlink(missing_ok=True)
+
+
+def drop_orphans(path: Path) -> None:
+    """Remove temporary files beside `path` left by a process that died while saving one (`replacing`
+    with the pid in the name: the graph's and the matrix copy's)."""
+    for tmp in path.parent.glob(f"{path.name}.*.tmp"):
+        parts = tmp.name[len(path.name) + 1 :].split(".")
+        if not parts[0].isdigit() or int(parts[0]) == os.getpid():
+            continue
+        try:
+            os.kill(int(parts[0]), 0)
+        except ProcessLookupError:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            continue

@@ -1,0 +1,353 @@
+"""The saved copy of the vector matrix (engines/sqlite/vecfile.py): a matrix that read many rows from the
+table saves itself beside the file; a new one maps the copy, reads only the rows stored since, and answers
+as a load from the table would. A purge deletes every copy; a torn copy, or one beside a database that
+was replaced, is refused."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from test_sqlite_support import HashEmbedder, note
+from tinymemory.api import FetchMode, FetchRequest, ForgetRequest, PurgeRequest
+from tinymemory.engines.sqlite import SqliteEngine, vecfile, vectors
+from tinymemory.engines.sqlite.vectors import VectorMatrix
+
+EMB = HashEmbedder()
+QUERIES = ["river stone", "blue lantern market", "old harbour bell", "stone 7"]
+
+
+@pytest.fixture(autouse=True)
+def small_copies(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vectors, "SAVE_MIN_ROWS", 10)
+
+
+async def fill(path: Path, texts: list[str]) -> list[str]:
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        return [s.id for s in await engine.store_many([note(t) for t in texts])]
+
+
+def texts(prefix: str, start: int, count: int) -> list[str]:
+    words = ["river", "stone", "blue", "lantern", "market", "old", "harbour", "bell"]
+    return [f"{prefix} {words[i % 8]} {words[(i * 3) % 8]} {i}" for i in range(start, start + count)]
+
+
+async def answers(engine: SqliteEngine) -> list[list[tuple[str, float]]]:
+    out = []
+    for q in QUERIES:
+        got = await engine.fetch(FetchRequest(q, mode=FetchMode.SEMANTIC, limit=8))
+        out.append([(h.item.id, h.score) for h in got.hits])
+    return out
+
+
+def matrix_of(engine: SqliteEngine) -> VectorMatrix:
+    matrix = engine.storage._matrix
+    assert matrix is not None
+    return matrix
+
+
+async def read_and_save(path: Path) -> list[list[tuple[str, float]]]:
+    """Answers from a fresh engine, after its matrix's save (if it makes one) has finished."""
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        got = await answers(engine)
+        saver = matrix_of(engine).saver
+        if saver is not None:
+            saver.join(30)
+    return got
+
+
+async def from_table(path: Path) -> list[list[tuple[str, float]]]:
+    """The answers of a matrix read from the table alone: every copy moved away meanwhile."""
+    (path.parent / "aside").mkdir(exist_ok=True)
+    aside = [(p, path.parent / "aside" / p.name) for p in vecfile.files(str(path))]
+    for p, q in aside:
+        p.rename(q)
+    try:
+        async with SqliteEngine(path, embedder=EMB) as engine:
+            got = await answers(engine)
+            assert matrix_of(engine).mapped_rows == 0
+            saver = matrix_of(engine).saver
+            if saver is not None:
+                saver.join(30)
+    finally:
+        for p in vecfile.files(str(path)):
+            p.unlink()
+        for p, q in aside:
+            q.rename(p)
+    return got
+
+
+async def test_a_new_matrix_maps_the_saved_copy_and_answers_as_the_table_does(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 40))
+    assert vecfile.files(str(path)) == []  # stores alone write no copy
+    first = await read_and_save(path)
+    (saved,) = vecfile.files(str(path))
+    assert saved.name.endswith("-e0")
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        assert await answers(engine) == first
+        assert matrix_of(engine).mapped_rows == 40
+        assert matrix_of(engine).size == 40
+
+
+async def test_rows_stored_after_the_copy_are_read_from_the_table(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 40))
+    await read_and_save(path)
+    await fill(path, texts("later", 40, 6))  # fewer than SAVE_MIN_ROWS: the copy stays as it was
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        await answers(engine)
+        assert matrix_of(engine).mapped_rows == 40 and matrix_of(engine).size == 46
+        assert matrix_of(engine).saver is None
+        await fill(path, texts("newest", 46, 3))  # and rows stored while it is open
+        with_newest = await answers(engine)
+        assert matrix_of(engine).size == 49
+    assert with_newest == await from_table(path)
+
+
+async def test_filter_first_reads_score_mapped_and_table_rows_alike(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 40))
+    await read_and_save(path)
+    await fill(path, texts("later", 40, 6))
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        await answers(engine)
+        matrix = matrix_of(engine)
+        query = EMB.embed_query("river stone")
+        every = matrix.rowids
+        rowids, scores = matrix.scores_for(query, every[::3].copy())
+        _, all_scores = matrix.scored(query)
+        np.testing.assert_array_equal(rowids, every[::3])
+        np.testing.assert_array_equal(scores, all_scores[::3])
+
+
+async def test_a_purge_deletes_every_copy_and_the_next_holds_no_purged_vector(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    ids = await fill(path, texts("note", 0, 40))
+    await read_and_save(path)
+    (old,) = vecfile.files(str(path))
+    mapped = vecfile.load(old, EMB.name, EMB.dim, 0)
+    assert mapped is not None
+    with sqlite3.connect(path) as conn:
+        rowid = int(conn.execute("SELECT rowid FROM items WHERE id = ?", (ids[0],)).fetchone()[0])
+    purged_bytes = mapped.rows[int(np.searchsorted(mapped.rowids, rowid))].tobytes()
+    del mapped
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        await answers(engine)
+        await engine.forget(ForgetRequest(ids=(ids[0],)))
+        assert (await engine.purge(PurgeRequest())).purged == 1
+        assert vecfile.files(str(path)) == []  # the copy held the purged vector
+        after = await answers(engine)  # reloads from the table, then saves a copy of the new epoch
+        saver = matrix_of(engine).saver
+        assert saver is not None
+        saver.join(30)
+    (new,) = vecfile.files(str(path))
+    assert new.name.endswith("-e1")
+    assert purged_bytes not in new.read_bytes()
+    assert ids[0] not in {i for hits in after for i, _ in hits}
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        assert await answers(engine) == after
+        assert matrix_of(engine).mapped_rows == 39
+
+
+async def test_a_copy_beside_a_replaced_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 40))
+    await read_and_save(path)
+    (saved,) = vecfile.files(str(path))
+    kept = saved.read_bytes()
+    for p in tmp_path.iterdir():
+        if p.is_file():
+            p.unlink()
+    await fill(path, texts("other words entirely", 100, 40))  # the same rowids and epoch, new vectors
+    saved.write_bytes(kept)
+    want = await from_table(path)
+    saved.write_bytes(kept)
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        assert await answers(engine) == want
+        assert matrix_of(engine).mapped_rows == 0
+
+
+@pytest.mark.parametrize("damage", ["truncated", "header"])
+async def test_a_damaged_copy_is_refused_and_replaced(tmp_path: Path, damage: str) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 40))
+    want = await read_and_save(path)
+    (saved,) = vecfile.files(str(path))
+    data = saved.read_bytes()
+    if damage == "truncated":
+        saved.write_bytes(data[: len(data) - 100])
+    else:
+        saved.write_bytes(data[:20] + bytes([data[20] ^ 0xFF]) + data[21:])
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        assert await answers(engine) == want
+        assert matrix_of(engine).mapped_rows == 0
+        saver = matrix_of(engine).saver
+        assert saver is not None  # it read every row from the table: it saves a whole copy again
+        saver.join(30)
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        assert await answers(engine) == want
+        assert matrix_of(engine).mapped_rows == 40
+
+
+async def test_a_reembed_reads_the_table_and_retires_the_old_copy(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 40))
+    await read_and_save(path)
+    (old,) = vecfile.files(str(path))
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        with sqlite3.connect(path) as conn:  # what a re-embed does to the file: the epoch moves
+            vectors.bump_epoch(conn)
+        await answers(engine)
+        saver = matrix_of(engine).saver
+        assert matrix_of(engine).mapped_rows == 0 and saver is not None
+        saver.join(30)
+    (new,) = vecfile.files(str(path))
+    assert new.name.endswith("-e1") and not old.exists()
+
+
+async def test_an_in_memory_store_saves_nothing(tmp_path: Path) -> None:
+    async with SqliteEngine(":memory:", embedder=EMB) as engine:
+        await engine.store_many([note(t) for t in texts("note", 0, 40)])
+        await answers(engine)
+        assert matrix_of(engine).saver is None
+
+
+CHILD = """
+import asyncio, sys
+sys.path.insert(0, sys.argv[2])
+from test_sqlite_support import HashEmbedder
+from tinymemory.api import FetchMode, FetchRequest
+from tinymemory.engines.sqlite import SqliteEngine, vectors
+
+vectors.SAVE_MIN_ROWS = 10
+
+async def main():
+    engine = SqliteEngine(sys.argv[1], embedder=HashEmbedder(), background_index=False)
+    await engine.fetch(FetchRequest("river stone", mode=FetchMode.SEMANTIC, limit=5))
+    print("saving" if engine.storage._matrix.saver is not None else "no save", flush=True)
+
+asyncio.run(main())
+"""
+
+
+def test_a_process_that_returns_while_its_copy_is_written_exits_cleanly_with_the_copy_whole(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "m.db"
+    asyncio.run(fill(path, texts("note", 0, 400)))
+    here = str(Path(__file__).parent)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(path), here], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "saving" in proc.stdout, proc.stdout
+    (saved,) = vecfile.files(str(path))
+    mapped = vecfile.load(saved, EMB.name, EMB.dim, 0)
+    assert mapped is not None and len(mapped.rowids) == 400
+
+
+async def test_a_growing_matrix_saves_again_after_a_tenth_more_rows(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 200))
+    await read_and_save(path)
+    assert len(vecfile.files(str(path))) == 1
+    await fill(path, texts("later", 200, 15))  # past SAVE_MIN_ROWS, short of a tenth of 215 rows
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        await answers(engine)
+        assert matrix_of(engine).saver is None
+        await fill(path, texts("newest", 215, 10))  # 25 rows read from the table: past a tenth of 225
+        want = await answers(engine)
+        saver = matrix_of(engine).saver
+        assert saver is not None
+        saver.join(30)
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        assert await answers(engine) == want
+        assert matrix_of(engine).mapped_rows == 225
+
+
+async def test_rows_past_a_mapped_copy_take_memory_for_themselves_only(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 2_500))
+    await read_and_save(path)
+    await fill(path, texts("later", 2_500, 5))
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        await answers(engine)
+        matrix = matrix_of(engine)
+        assert matrix.mapped_rows == 2_500 and matrix.size == 2_505
+        assert matrix.nbytes < matrix.mapped_rows * EMB.dim * 4  # the mapped rows are the file's pages
+
+
+async def test_a_save_removes_what_a_process_that_died_while_saving_left(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 40))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True)
+    target = vecfile.path_for(str(path), EMB.name, EMB.dim, 0)
+    orphan = target.with_name(f"{target.name}.{int(dead.stdout)}.abc123.tmp")
+    orphan.write_bytes(b"half a copy")
+    await read_and_save(path)
+    assert not orphan.exists()
+    assert vecfile.files(str(path)) == [target]
+
+
+async def test_the_graph_plan_rescores_from_the_copy_and_answers_as_the_exact_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("usearch")
+    from test_sqlite_ann import SeededEmbedder
+    from tinymemory.engines.sqlite import ann, search
+
+    monkeypatch.setattr(ann, "ANN_MIN_ROWS", 200)
+    seeded = SeededEmbedder()
+    path = tmp_path / "m.db"
+
+    async def store(batch: list[str]) -> None:
+        async with SqliteEngine(path, embedder=seeded) as engine:
+            await engine.store_many([note(t) for t in batch])
+
+    async def exact() -> list[list[tuple[str, float]]]:
+        async with SqliteEngine(path, embedder=seeded) as engine:
+            engine.storage._graphs = None  # the exact scan only
+            got = await answers(engine)
+            assert engine.last_semantic_plan is search.Plan.SCAN
+            saver = engine.storage._matrix.saver if engine.storage._matrix else None
+            if saver is not None:
+                saver.join(30)
+            return got
+
+    await store(texts("note", 0, 600))
+    await exact()  # its scan saves the matrix copy
+    await store(texts("later", 600, 7))  # a tail past the copy, then past the graph below
+    async with SqliteEngine(path, embedder=seeded) as engine:
+        await answers(engine)  # starts the build
+        graphs = engine.storage._graphs
+        assert graphs is not None and graphs.wait(60)
+        await store(texts("newest", 607, 3))
+        got = await answers(engine)
+        assert engine.last_semantic_plan is search.Plan.HNSW
+        assert graphs._copy is not None and len(graphs._copy.rowids) == 600
+    assert got == await exact()
+
+
+async def test_a_process_that_keeps_scanning_moves_the_mapped_rows_into_memory(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 40))
+    want = await read_and_save(path)
+    await fill(path, texts("later", 40, 3))
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        first = await answers(engine)
+        matrix = matrix_of(engine)
+        assert matrix.mapped_rows == 40
+        while matrix.scans < vectors.MOVE_AFTER_SCANS:
+            assert await answers(engine) == first
+        assert await answers(engine) == first  # its refresh moved the rows
+        assert matrix.mapped_rows == 0 and matrix.size == 43
+        assert matrix.nbytes >= 43 * EMB.dim * 4
+    assert first != want  # the three later rows take part
+    assert first == await from_table(path)
