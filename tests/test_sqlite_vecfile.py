@@ -351,3 +351,17 @@ async def test_a_process_that_keeps_scanning_moves_the_mapped_rows_into_memory(t
         assert matrix.nbytes >= 43 * EMB.dim * 4
     assert first != want  # the three later rows take part
     assert first == await from_table(path)
+
+
+async def test_a_purge_by_an_engine_without_an_embedder_deletes_every_copy_and_graph(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    ids = await fill(path, texts("note", 0, 40))
+    await read_and_save(path)
+    assert vecfile.files(str(path))
+    graph_file = tmp_path / "m.db.hnsw-another-embedder-8-e0"  # another engine's graph of this file
+    graph_file.write_bytes(b"graph holding every vector")
+    async with SqliteEngine(path, embedder=None) as engine:
+        await engine.forget(ForgetRequest(ids=(ids[0],)))
+        assert (await engine.purge(PurgeRequest())).purged == 1
+    assert vecfile.files(str(path)) == []
+    assert not graph_file.exists()

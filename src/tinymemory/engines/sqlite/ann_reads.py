@@ -468,15 +468,14 @@ class GraphHolder:
         return True
 
     def drop(self) -> None:
-        """Forget the graph and delete its files (a purge): stop any build first. The saved copies of
-        the vector matrix (vecfile.py) hold the purged vectors too: every one of this file goes."""
+        """Forget the graph and delete its files (a purge): stop any build first. Every graph of this
+        file, whatever its embedder, and every saved copy of the vector matrix (vecfile.py) hold the
+        purged vectors too: they all go (`drop_all_files`)."""
         self._stop.set()
         self.wait()
         with self._lock:
             self._graph, self._epoch, self._copy = None, None, None
-            for path in self.files():
-                path.unlink(missing_ok=True)
-            vecfile.drop_all(self.db_path)
+            drop_all_files(self.db_path)
 
     def stop(self) -> None:
         """Ask a running build to stop (it saves nothing); the next large read may start another."""
@@ -530,3 +529,14 @@ def candidates(
     scores = np.concatenate([graph_scores, tail_scores]).astype(np.float32, copy=False)
     order = np.lexsort((rowids, -scores))  # best first, ties by rowid as the exact plans order them
     return Candidates(rowids[order], scores[order], exhausted)
+
+
+def drop_all_files(db_path: str) -> None:
+    """Delete every graph file and every saved matrix copy of this database, of any embedder and
+    epoch: a purge, by an engine with or without an embedder of its own, leaves none of them holding
+    a purged vector."""
+    base = Path(db_path)
+    if base.parent.exists():
+        for path in base.parent.glob(f"{glob.escape(base.name)}.hnsw-*"):
+            path.unlink(missing_ok=True)
+    vecfile.drop_all(db_path)

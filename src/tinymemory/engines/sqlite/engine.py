@@ -29,7 +29,7 @@ from tinymemory.engines.core import Clock, StorageEngine
 from tinymemory.engines.cursors import ListCursor
 from tinymemory.engines.paths import default_db_path
 from tinymemory.engines.sqlite import db, graph, portable, reads, search, store
-from tinymemory.engines.sqlite.ann_reads import GraphHolder
+from tinymemory.engines.sqlite.ann_reads import GraphHolder, drop_all_files
 from tinymemory.engines.sqlite.connections import (
     DEFAULT_READERS,
     Connections,
@@ -202,6 +202,8 @@ class SqliteStorage(Storage):
                 self._matrix.reset()  # drop purged rows; reloads lazily on the next semantic read
             if n and self._graphs is not None:
                 self._graphs.drop()  # the graph files hold purged vectors: remove them, rebuild later
+            elif n:  # no embedder here, but another engine's graphs and matrix copies hold them too
+                drop_all_files(self.path)
             if n and not db.scrub_wal(c):
                 _log.warning("purge: another connection is reading; the WAL keeps old pages until it ends")
             return n
