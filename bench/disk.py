@@ -55,6 +55,8 @@ TO_V8 = (
     "ALTER TABLE old_ns RENAME TO lex_ns",
     "ALTER TABLE old_df RENAME TO lex_df",
     "UPDATE items SET ckey = lower(hex(ckey)) WHERE typeof(ckey) = 'blob'",
+    "DROP TABLE lex_postings",
+    "CREATE VIRTUAL TABLE items_postings USING fts5vocab(items_fts, 'instance')",
 )
 
 

@@ -1,25 +1,23 @@
-"""What one user's lexical read costs as the store around it grows (issue 24, part 1).
+"""What one user's read costs as the store around it grows (issue 24, part 1).
 
-Builds lexical-only files (embedder=None, so that building stays fast: the figures are the lexical side
-only) of N synthetic memories each (default 10k and 100k): one user, `team:acme/user:u0`, holds 500 of
-them, scattered through the file; in the largest file further users hold 1,000 to 8,000 (the threshold
-sweep); the rest are spread over users of 500 memories each. For each LoCoMo question that user's read
-is ranked both ways on one connection, interleaved query by query so that load falls on both alike:
+One user, `workspace:acme/user:u0`, holds 500 memories in each of several files (default 10k and 100k
+synthetic memories; `--sizes 10000,100000,1000000` for the issue's 1M); the rest of each file is spread
+over other users of 500 memories each (2,000 users at 1M), every user's rows scattered through the file.
+Files are built through `SqliteEngine.store_many` in batches with a random-projection embedder
+(bench/synthetic.py), so that a million rows build in minutes; every query still pays the default
+query embedder's cost, so a fetch costs what a user sees.
 
-- `postings`: bm25 from FTS5's postings of the kept query terms (every tenant's rows), then the filter
-  (`search.DIRECT_MAX = 0`, the path before);
-- `own rows`: the reach's own rows read and their terms counted in Python (the path for a reach of at
-  most `search.DIRECT_MAX` indexed rows).
+All files are open at once and every question runs against each file in turn, operation by operation, so
+that load falls on every size alike and the ratios are measured side by side in one run:
 
-Both use the reach's statistics and the same pruning, so they return the same ranking (checked here
-too). Also an end-to-end lexical `fetch` of the user both ways. Writes the `tenancy` section of
+- `lexical`, `semantic`, `hybrid`: `engine.fetch` in that mode, filtered to the user's namespace;
+- `Memory.fetch`, `Memory.recall`: the public API (`AsyncMemory` placed at the user's namespace);
+- `memory__recall`: the policy tool call for the verified user (`PolicyTools`, in-process).
+
+Also the lexical postings' bytes per item (SQLite's `dbstat`). Writes the `tenancy` section of
 docs/benchmarks.md.
 
-Then a hybrid `fetch` of the user both ways, in files built with the default embedder (default 10k and
-50k).
-
-    python bench/tenancy.py [--sizes 10000,100000] [--hybrid-sizes 10000,50000] [--queries 200]
-        [--no-write]
+    python bench/tenancy.py [--sizes 10000,100000] [--queries 200] [--no-write]
 """
 
 from __future__ import annotations
@@ -36,41 +34,40 @@ import sqlite3
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from report import machine_line, percentile, table, write_section
 from scale import BATCH, LOCOMO
-from synthetic import sentences, vocabulary
+from synthetic import ProjectionEmbedder, sentences, vocabulary
+from tinymemory import AsyncMemory
 from tinymemory.api import FetchMode, FetchRequest, ItemKind, ItemMeta, MetaFilter, Namespace, NewItem
-from tinymemory.engines.sqlite import SqliteEngine, db, lexstats, search
-from tinymemory.retrieval.text import default_analyzer
+from tinymemory.engines.sqlite import SqliteEngine
+from tinymemory.policy import Identity, PolicyTools
+from tinymemory.retrieval.embedders import default_embedder
 
 USER_ROWS = 500
-SWEEP = (1_000, 2_000, 4_000, 8_000)  # further users' sizes, in the largest file only
-WANT = 50  # one fetch pool (pipeline.pool_size for a limit of 10)
-CONTEXT_WEIGHT = 0.5
+WORKSPACE = "acme"
+OPS = ("lexical", "semantic", "hybrid", "Memory.fetch", "Memory.recall", "memory__recall")
+TARGET_RATIO = 1.3
+TARGET_HYBRID_MS = 3.0
 
 
 def user(u: int) -> Namespace:
-    return Namespace.parse(f"team:acme/user:u{u}")
+    return Namespace.parse(f"workspace:{WORKSPACE}/user:u{u}")
 
 
-def owners(n: int, sweep: tuple[int, ...]) -> list[int]:
-    """The user of each of `n` memories: user 0 holds USER_ROWS, users 1.. the sweep's sizes, the rest
-    500 each; interleaved, so every user's rows are scattered through the file."""
-    sizes = [USER_ROWS, *sweep]
-    rest = n - sum(sizes)
-    sizes += [500] * (rest // 500) + ([rest % 500] if rest % 500 else [])
-    # each user's k-th row at (k + 0.5) / size of the way through the file: an even interleave
+def owners(n: int) -> list[int]:
+    """The user of each of `n` memories, USER_ROWS each (the last user holds the remainder); each user's
+    k-th row at (k + 0.5) / size of the way through the file: an even interleave."""
+    sizes = [USER_ROWS] * (n // USER_ROWS) + ([n % USER_ROWS] if n % USER_ROWS else [])
     order = sorted(((k + 0.5) / size, u) for u, size in enumerate(sizes) for k in range(size))
     return [u for _, u in order]
 
 
-async def build(
-    path: Path, n: int, sweep: tuple[int, ...], texts: list[str], embedder: str | None = None
-) -> tuple[float, int]:
-    who = owners(n, sweep)
+async def build(path: Path, n: int, texts: list[str], embedder: ProjectionEmbedder) -> tuple[float, int]:
+    who = owners(n)
     took = 0.0
     async with SqliteEngine(path, embedder=embedder) as engine:
         for at in range(0, n, BATCH):
@@ -81,87 +78,96 @@ async def build(
             t = time.perf_counter()
             await engine.store_many(batch)
             took += time.perf_counter() - t
+            if at and at % 100_000 == 0:
+                print(f"    {at:,} of {n:,} stored", file=sys.stderr, flush=True)
     return took, len(set(who))
 
 
-def rank_both(conn: sqlite3.Connection, flt: MetaFilter, queries: list[str]) -> dict[str, list[float]]:
-    analyzer = default_analyzer()
-    snapshot = search.max_rowid(conn)
-    default = search.DIRECT_MAX
-    lat: dict[str, list[float]] = {"postings": [], "own rows": []}
+def postings_bytes(path: Path) -> dict[str, float]:
+    """Bytes per item of the lexical postings and of FTS5's index (pages, from dbstat)."""
+    conn = sqlite3.connect(path)
     try:
+        n = int(conn.execute("SELECT count(*) FROM items").fetchone()[0])
+        rows = dict(conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall())
+    except sqlite3.OperationalError:
+        return {}
+    finally:
+        conn.close()
+    fts = sum(int(v) for k, v in rows.items() if str(k).startswith("items_fts_"))
+    postings = int(rows.get("lex_postings", 0))
+    return {"lex_postings": postings / n, "fts5": fts / n, "file": path.stat().st_size / n}
+
+
+Op = Callable[[str], Awaitable[Any]]
+
+
+def operations(engine: SqliteEngine, mem: AsyncMemory, tools: PolicyTools) -> dict[str, Op]:
+    flt = MetaFilter(namespace=user(0))
+
+    def mode(m: FetchMode) -> Op:
+        return lambda q: engine.fetch(FetchRequest(q, mode=m, filter=flt))
+
+    async def recall_tool(q: str) -> Any:
+        out = await tools.call("memory__recall", {"query": q})
+        assert "memories" in out
+        return out
+
+    return {
+        "lexical": mode(FetchMode.LEXICAL),
+        "semantic": mode(FetchMode.SEMANTIC),
+        "hybrid": mode(FetchMode.HYBRID),
+        "Memory.fetch": lambda q: mem.fetch(q),
+        "Memory.recall": lambda q: mem.recall(q),
+        "memory__recall": recall_tool,
+    }
+
+
+async def measure(paths: dict[int, Path], queries: list[str]) -> dict[int, dict[str, list[float]]]:
+    query_model = default_embedder()
+    engines: dict[int, SqliteEngine] = {}
+    ops: dict[int, dict[str, Op]] = {}
+    lat: dict[int, dict[str, list[float]]] = {n: {op: [] for op in OPS} for n in paths}
+    try:
+        for n, path in paths.items():
+            engine = SqliteEngine(path, embedder=ProjectionEmbedder(pay_query_with=query_model))
+            engines[n] = engine
+            mem = AsyncMemory(engine=engine, namespace=str(user(0)))
+            tools = PolicyTools.for_identity(engine, Identity(WORKSPACE, "u0", verified=True))
+            ops[n] = operations(engine, mem, tools)
+            for op in OPS:  # warm: connections open, the query model loaded
+                await ops[n][op](queries[0])
         for q in queries:
-            got = {}
-            for label, limit in (("postings", 0), ("own rows", 10**9)):
-                search.DIRECT_MAX = limit
-                t = time.perf_counter()  # statistics, pruning, scores: all of `lexical`
-                got[label] = search.lexical(
-                    conn, analyzer, q, flt, snapshot, WANT, search.POSTINGS_BUDGET, CONTEXT_WEIGHT
-                )
-                lat[label].append((time.perf_counter() - t) * 1000)
-            a, b = got["postings"], got["own rows"]
-            assert [r for r, _ in a] == [r for r, _ in b], q
-            assert all(abs(x - y) < 1e-9 for (_, x), (_, y) in zip(a, b, strict=True)), q
-    finally:
-        search.DIRECT_MAX = default
-    return lat
-
-
-async def fetch_both(
-    path: Path, flt: MetaFilter, queries: list[str], mode: FetchMode = FetchMode.LEXICAL
-) -> dict[str, list[float]]:
-    default = search.DIRECT_MAX
-    lat: dict[str, list[float]] = {"postings": [], "own rows": []}
-    embedder = None if mode is FetchMode.LEXICAL else "default"
-    try:
-        async with SqliteEngine(path, embedder=embedder) as engine:
-            for q in queries:
-                for label, limit in (("postings", 0), ("own rows", default)):
-                    search.DIRECT_MAX = limit
+            for op in OPS:
+                for n in paths:
                     t = time.perf_counter()
-                    await engine.fetch(FetchRequest(q, mode=mode, filter=flt))
-                    lat[label].append((time.perf_counter() - t) * 1000)
+                    await ops[n][op](q)
+                    lat[n][op].append((time.perf_counter() - t) * 1000)
     finally:
-        search.DIRECT_MAX = default
+        for engine in engines.values():
+            await engine.close()
     return lat
 
 
-async def run(sizes: list[int], hybrid: list[int], queries: list[str]) -> dict[str, Any]:
+async def run(sizes: list[int], queries: list[str], keep: Path | None) -> dict[str, Any]:
     words, p = vocabulary(LOCOMO)
-    res: dict[str, Any] = {"sizes": {}, "hybrid": {}}
-    largest = max(sizes)
+    res: dict[str, Any] = {"sizes": {}}
     with tempfile.TemporaryDirectory(prefix="tinymemory-tenancy-") as tmp:
+        where = keep if keep is not None else Path(tmp)
+        paths: dict[int, Path] = {}
         for n in sizes:
-            sweep = SWEEP if n == largest and n >= 2 * sum(SWEEP) else ()
-            path = Path(tmp) / f"m{n}.db"
-            took, users = await build(path, n, sweep, sentences(n, words, p))
-            print(f"  stored {n:,} ({users} users) in {took:.0f} s", file=sys.stderr, flush=True)
-            row: dict[str, Any] = {"users": users, "store_s": took}
-            conn = db.connect(str(path))
-            try:
-                docs = lexstats.stats(conn, lexstats.scope_of(MetaFilter(namespace=user(0))), []).docs
-                row["user_rows"] = docs
-                row["rank"] = rank_both(conn, MetaFilter(namespace=user(0)), queries)
-                row["sweep"] = {
-                    size: rank_both(conn, MetaFilter(namespace=user(k)), queries)
-                    for k, size in enumerate(sweep, 1)
-                }
-            finally:
-                conn.close()
-            row["fetch"] = await fetch_both(path, MetaFilter(namespace=user(0)), queries)
+            path = where / f"tenancy-{n}.db"
+            row: dict[str, Any] = {}
+            if not path.exists():
+                took, users = await build(path, n, sentences(n, words, p), ProjectionEmbedder())
+                row["store_s"] = took
+                print(f"  stored {n:,} ({users} users) in {took:.0f} s", file=sys.stderr, flush=True)
+            row["users"] = len(set(owners(n)))
+            row["bytes"] = postings_bytes(path)
+            paths[n] = path
             res["sizes"][n] = row
-            path.unlink()
-        for n in hybrid:
-            path = Path(tmp) / f"h{n}.db"
-            took, users = await build(path, n, (), sentences(n, words, p), "default")
-            print(
-                f"  stored {n:,} ({users} users, default embedder) in {took:.0f} s",
-                file=sys.stderr,
-                flush=True,
-            )
-            lat = await fetch_both(path, MetaFilter(namespace=user(0)), queries, FetchMode.HYBRID)
-            res["hybrid"][n] = {"users": users, "store_s": took, "fetch": lat}
-            path.unlink()
+        lat = await measure(paths, queries)
+        for n in sizes:
+            res["sizes"][n]["lat"] = lat[n]
     return res
 
 
@@ -176,94 +182,58 @@ def ms(values: list[float]) -> str:
 def render(res: dict[str, Any], load: str, n_queries: int) -> str:
     sizes = sorted(res["sizes"])
     small, large = sizes[0], sizes[-1]
+    r = res["sizes"]
     lines = [
         "## Tenancy: one user's read in a growing store (`bench/tenancy.py`)",
         "",
         f"One user of {USER_ROWS} memories among {', '.join(f'{n:,}' for n in sizes)} synthetic memories "
-        f"(the rest spread over users of 500, every user's rows scattered through the file), lexical only "
-        f"(embedder=None: these are the lexical side's figures), {n_queries} LoCoMo questions, a fetch "
-        f"pool of {WANT}, context weight {CONTEXT_WEIGHT}; one thread; {machine_line()}; 1-min load {load}. "
-        "Milliseconds, p50 / p95. `postings` is the path before (bm25 from FTS5's postings of the kept "
-        "terms, every tenant's, then the filter); `own rows` the path for a reach of at most "
-        f"{search.DIRECT_MAX:,} indexed rows (the reach's rows read, their terms counted). Both run query "
-        "by query on one connection, interleaved; their rankings and scores are checked equal.",
+        f"(the rest spread over users of {USER_ROWS}, every user's rows scattered through the file), built "
+        "through `store_many` with a random-projection embedder; each query pays the default query "
+        f"embedder. {n_queries} LoCoMo questions; all files open at once and every question asked of each "
+        "file in turn, operation by operation (ratios side by side in one run); one client, in-process, "
+        f"one thread; {machine_line()}; 1-min load {load}. Milliseconds, p50 / p95. `lexical`, "
+        "`semantic`, `hybrid`: `engine.fetch` filtered to the user's namespace; `Memory.fetch` / "
+        "`Memory.recall`: the public API placed at that namespace; `memory__recall`: the policy tool "
+        "for the verified user (its tiers: the workspace's node and the user's).",
         "",
     ]
+    header = ["operation", *(f"{n:,} ({r[n]['users']:,} users)" for n in sizes), f"{large:,} / {small:,}"]
     rows = []
-    for n in sizes:
-        r = res["sizes"][n]
-        rows.append(
-            [
-                f"{n:,} ({r['users']} users)",
-                ms(r["rank"]["postings"]),
-                ms(r["rank"]["own rows"]),
-                ms(r["fetch"]["postings"]),
-                ms(r["fetch"]["own rows"]),
-            ]
-        )
-    lines.append(
-        table(
-            [
-                "store",
-                "ranking: postings",
-                "ranking: own rows",
-                "lexical fetch: postings",
-                "lexical fetch: own rows",
-            ],
-            rows,
-        )
-    )
-    a, b = res["sizes"][small], res["sizes"][large]
-
-    def grew(part: str, side: str) -> str:
-        return f"{p50(b[part][side]) / p50(a[part][side]):.2f}x"
-
+    for op in OPS:
+        ratio = p50(r[large]["lat"][op]) / p50(r[small]["lat"][op])
+        rows.append([f"`{op}`", *(ms(r[n]["lat"][op]) for n in sizes), f"{ratio:.2f}x"])
+    lines.append(table(header, rows))
+    worst = max(p50(r[large]["lat"][op]) / p50(r[small]["lat"][op]) for op in OPS)
+    hybrid = p50(r[large]["lat"]["hybrid"])
     lines += [
         "",
-        f"Growth, {large:,} / {small:,} p50: ranking {grew('rank', 'postings')} by postings, "
-        f"{grew('rank', 'own rows')} by own rows; lexical fetch {grew('fetch', 'postings')} by postings, "
-        f"{grew('fetch', 'own rows')} by own rows.",
-        "",
-        f"The threshold: users of other sizes in the {large:,} file, ranked both ways (p50 / p95 ms):",
-        "",
+        f"Largest {large:,} / {small:,} p50 ratio: {worst:.2f}x "
+        f"(target at most {TARGET_RATIO}x at 1M / 10k); "
+        f"hybrid fetch p50 at {large:,}: {hybrid:.2f} ms (target at most {TARGET_HYBRID_MS:.0f} ms at 1M).",
     ]
-    sweep = [[f"{USER_ROWS:,}", ms(b["rank"]["postings"]), ms(b["rank"]["own rows"])]]
-    sweep += [[f"{size:,}", ms(lat["postings"]), ms(lat["own rows"])] for size, lat in b["sweep"].items()]
-    lines.append(table(["user's rows", "postings", "own rows"], sweep))
-    if res["hybrid"]:
-        hsizes = sorted(res["hybrid"])
+    if all(r[n]["bytes"] for n in sizes):
         lines += [
             "",
-            "Hybrid `fetch` of the same user (the default embedder, files built with it; the query embedded "
-            f"in the fetch; the semantic side reads the user's {USER_ROWS} vectors filter-first), "
-            "p50 / p95 ms:",
+            "Bytes per item (pages, `dbstat`): the per-namespace postings beside FTS5's own index and "
+            "the whole file:",
             "",
+            table(
+                ["store", "lex_postings", "FTS5 index", "file"],
+                [
+                    [
+                        f"{n:,}",
+                        f"{r[n]['bytes']['lex_postings']:,.0f}",
+                        f"{r[n]['bytes']['fts5']:,.0f}",
+                        f"{r[n]['bytes']['file']:,.0f}",
+                    ]
+                    for n in sizes
+                ],
+            ),
         ]
-        hrows = [
-            [
-                f"{n:,} ({res['hybrid'][n]['users']} users)",
-                ms(res["hybrid"][n]["fetch"]["postings"]),
-                ms(res["hybrid"][n]["fetch"]["own rows"]),
-            ]
-            for n in hsizes
-        ]
-        lines.append(table(["store", "hybrid fetch: postings", "hybrid fetch: own rows"], hrows))
-        if len(hsizes) > 1:
-            h0, h1 = res["hybrid"][hsizes[0]]["fetch"], res["hybrid"][hsizes[-1]]["fetch"]
-            lines += [
-                "",
-                f"Growth, {hsizes[-1]:,} / {hsizes[0]:,} p50: "
-                f"{p50(h1['postings']) / p50(h0['postings']):.2f}x by postings, "
-                f"{p50(h1['own rows']) / p50(h0['own rows']):.2f}x by own rows.",
-            ]
-    lines += ["", TARGETS]
+    built = [f"{n:,} in {r[n]['store_s']:.0f} s" for n in sizes if "store_s" in r[n]]
+    if built:
+        lines += ["", f"Building (store_many, batches of {BATCH:,}): {', '.join(built)}."]
     return "\n".join(lines) + "\n"
-
-
-TARGETS = (
-    "The issue's targets are measured at 1M memories: a 1M / 10k p50 ratio of at most 1.3 for a user's "
-    "read, and a user's hybrid fetch at most 3 ms p50. This bench does not build 1M (`--sizes` can)."
-)
 
 
 def main() -> int:
@@ -271,15 +241,22 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--sizes", default="10000,100000", help="store sizes, comma-separated")
-    parser.add_argument("--hybrid-sizes", default="10000,50000", help="hybrid store sizes ('' for none)")
-    parser.add_argument("--queries", type=int, default=200, help="LoCoMo questions to rank")
+    parser.add_argument("--queries", type=int, default=200, help="LoCoMo questions to ask")
+    parser.add_argument("--keep", default=None, help="a directory to keep (and reuse) the built files in")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md")
     args = parser.parse_args()
+    try:
+        sizes = sorted({int(s) for s in args.sizes.split(",") if s})
+    except ValueError:
+        parser.error("--sizes: comma-separated whole numbers")
+    if len(sizes) < 2 or sizes[0] < USER_ROWS:
+        parser.error(f"--sizes: at least two sizes, each at least {USER_ROWS}")
+    keep = Path(args.keep) if args.keep else None
+    if keep is not None and not keep.is_dir():
+        parser.error("--keep: not a directory")
     questions = [q["question"] for s in json.loads(LOCOMO.read_text()) for q in s["qa"]][: args.queries]
     loads = [os.getloadavg()[0]]
-    sizes = [int(s) for s in args.sizes.split(",")]
-    hybrid = [int(s) for s in args.hybrid_sizes.split(",") if s]
-    res = asyncio.run(run(sizes, hybrid, questions))
+    res = asyncio.run(run(sizes, questions, keep))
     loads.append(os.getloadavg()[0])
     md = render(res, f"{min(loads):.1f} to {max(loads):.1f}", len(questions))
     print(md)

@@ -7,6 +7,7 @@ a test is about the engine's plumbing, not about embedding quality.
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -64,3 +65,27 @@ def note(
 ) -> NewItem:
     item_meta = ItemMeta(namespace=ns(at), observed_at=observed, **meta)  # type: ignore[arg-type]
     return NewItem(kind, text, item_meta, confidence=confidence, supersede=supersede)
+
+
+# FTS5's own postings of `items_fts`, one row per occurrence (term, doc, col, offset)
+FTS_ORACLE = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_oracle USING fts5vocab(main, items_fts, instance)"
+
+
+def fts_postings(conn: sqlite3.Connection) -> list[tuple[int, str, int, int, int, int]]:
+    """Every indexed row's postings as FTS5 itself holds them (its own instance vocabulary over
+    `items_fts`), in `lex_postings`' shape: (namespace number, term, row, title, body, context counts)."""
+    conn.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_oracle USING fts5vocab(main, items_fts, instance)"
+    )
+    rows = conn.execute(
+        "SELECT n.id, v.term, v.doc, sum(v.col = 'title'), sum(v.col = 'body'), sum(v.col = 'context')"
+        " FROM temp.fts_oracle v JOIN items i ON i.rowid = v.doc JOIN lex_ns n ON n.ns = i.ns"
+        " GROUP BY v.doc, v.term"
+    )
+    return sorted((int(a), str(b), int(c), int(d), int(e), int(f)) for a, b, c, d, e, f in rows)
+
+
+def held_postings(conn: sqlite3.Connection) -> list[tuple[int, str, int, int, int, int]]:
+    """What `lex_postings` holds, sorted as `fts_postings`."""
+    rows = conn.execute("SELECT space, term, doc, title, body, context FROM lex_postings")
+    return sorted((int(a), str(b), int(c), int(d), int(e), int(f)) for a, b, c, d, e, f in rows)

@@ -1,12 +1,13 @@
-"""The terms FTS5 indexes for a stored text, computed in Python: what a small reach's lexical read counts
-in its own rows instead of reading every tenant's postings (see `search.lexical_scoped`).
+"""The terms FTS5 indexes for a stored text, computed in Python: what the per-namespace postings
+(`lexstats.postings_of`, read by `search.lexical_scoped`) hold for each row.
 
 The indexed columns hold analysed, space-joined terms, but a term counts only as FTS5's tokenizer
-(`TOKENIZER`, the one `items_fts` is declared with) splits and folds it: a score computed here must equal
-the one computed from `items_postings`. ASCII text is split exactly as unicode61 splits it (letters and
-digits are token characters, folded to lower case; a token keeps its first `MAX_TOKEN_BYTES` bytes);
-every whitespace character Python knows is a separator to unicode61 too, so any other text is split on
-whitespace and each non-ASCII word is handed to FTS5 itself, in a private in-memory database, once.
+(`TOKENIZER`, the one `items_fts` is declared with) splits and folds it: a scoped score must equal the
+one FTS5's own postings of the same rows would give. ASCII text is split exactly as unicode61 splits
+it (letters and digits are token characters, folded to lower case; a token keeps its first
+`MAX_TOKEN_BYTES` bytes); every whitespace character Python knows is a separator to unicode61 too, so
+any other text is split on whitespace and each non-ASCII word is handed to FTS5 itself, in a private
+in-memory database, once.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable
 
 # As declared for items_fts in schema.py (tests check they agree).
 TOKENIZER = "unicode61 remove_diacritics 0"
@@ -42,34 +42,6 @@ def fts_terms(text: str) -> list[str]:
         else:
             out.extend(known[word])
     return out
-
-
-class TermCounter:
-    """Counts a read's kept terms in stored texts, as `fts_terms` would find them."""
-
-    def __init__(self, wanted: Iterable[str]) -> None:
-        self.wanted = frozenset(wanted)
-        # the only terms an ASCII text can hold
-        self._plain = tuple(sorted(t for t in self.wanted if _ASCII_TOKEN.fullmatch(t)))
-
-    def counts(self, text: str) -> dict[str, int]:
-        """How often each wanted term is among `fts_terms(text)` (those that occur)."""
-        if text.isascii() and len(text) <= MAX_TOKEN_BYTES:
-            # an ASCII text's terms are pieces of its lower-cased text: most rows hold none of them
-            low = text.lower()
-            for term in self._plain:
-                if term in low:
-                    break
-            else:
-                return {}
-            found = _ASCII_TOKEN.findall(low)
-        else:
-            found = fts_terms(text)
-        counts: dict[str, int] = {}
-        for term in found:
-            if term in self.wanted:
-                counts[term] = counts.get(term, 0) + 1
-        return counts
 
 
 class _Oracle:

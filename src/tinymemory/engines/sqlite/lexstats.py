@@ -8,6 +8,12 @@ name, which would be repeated in every entry; the view `lex_df` shows it with na
 length (`items.lex_len`). A scoped read sums these over the namespaces of its reach (see
 `search.lexical_scoped`).
 
+Beside the statistics it keeps the postings per namespace (`lex_postings`: namespace number, term, row,
+and how often the term occurs in each of the row's three fields, as FTS5 tokenizes them, `fts_terms`),
+so that a read confined to a reach range-scans its own namespaces' postings of the query's terms
+instead of every tenant's. Like the statistics, they are tallied in `Deltas` and written once, with the
+FTS rows, when the transaction's changes are flushed.
+
 Only active and superseded rows are indexed: forgetting an item removes its row from the index and
 its counts from the statistics (`unindex`), so nothing it said moves a later score either.
 """
@@ -22,17 +28,46 @@ from collections.abc import Callable, Iterable
 from tinymemory.api.filters import MetaFilter
 from tinymemory.api.namespace import Reach
 from tinymemory.engines.lexcounts import Counts, terms
+from tinymemory.engines.sqlite.fts_terms import fts_terms
 from tinymemory.engines.sqlite.where import Params, reach_sql
 from tinymemory.retrieval.pipeline import ScopeStats
 
+# a row's postings: term -> how often it occurs in (title, body, context)
+Postings = dict[str, tuple[int, int, int]]
+
+
+def postings_of(title: str, body: str, context: str) -> Postings:
+    """The terms FTS5 indexes for a row's three columns, with their frequency in each."""
+    out: dict[str, list[int]] = {}
+    for field, text in enumerate((title, body, context)):
+        if text:
+            for term in fts_terms(text):
+                out.setdefault(term, [0, 0, 0])[field] += 1
+    return {t: (f[0], f[1], f[2]) for t, f in out.items()}
+
 
 class Deltas(Counts):
-    """`Counts` applied to SQLite's statistics tables."""
+    """`Counts` applied to SQLite's statistics tables, and the rows whose postings change."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        # row -> (namespace, terms) it holds in `lex_postings` now, for rows already there
+        self._held: dict[int, tuple[str, list[str]]] = {}
+        # row -> (namespace, postings) it will hold once flushed (None: none)
+        self._next: dict[int, tuple[str, Postings] | None] = {}
+
+    def post(self, rowid: int, ns: str, before: tuple[str, str, str] | None, after: Postings | None) -> None:
+        """A row's postings change from those of its columns `before` (None: a new row) to `after`."""
+        if rowid not in self._next and before is not None:
+            self._held[rowid] = (ns, list(postings_of(*before)))
+        self._next[rowid] = None if after is None else (ns, after)
 
     def flush(self, conn: sqlite3.Connection) -> None:
         """Apply the changes; a term or namespace no indexed row holds any more leaves no trace (purge
         must remove its bytes)."""
         spaces = set(self.docs) | set(self.tokens) | {ns for _, ns in self.df}
+        spaces |= {ns for ns, _ in self._held.values()}
+        spaces |= {got[0] for got in self._next.values() if got is not None}
         conn.executemany(
             "INSERT INTO lex_ns (ns, docs, tokens) VALUES (?, ?, ?) ON CONFLICT (ns) DO UPDATE SET"
             " docs = docs + excluded.docs, tokens = tokens + excluded.tokens",
@@ -48,12 +83,57 @@ class Deltas(Counts):
         gone = [(t, space) for t, space, d in moved if d < 0]
         if gone:
             conn.executemany("DELETE FROM lex_terms WHERE term = ? AND space = ? AND df <= 0", gone)
+        conn.executemany(
+            "DELETE FROM lex_postings WHERE space = ? AND term = ? AND doc = ?",
+            [(number[ns], t, rowid) for rowid, (ns, held) in self._held.items() for t in held],
+        )
+        write_postings(
+            conn, ((number[got[0]], rowid, got[1]) for rowid, got in self._next.items() if got is not None)
+        )
         emptied = [(ns,) for ns in spaces if self.docs[ns] < 0]
         if emptied:
             conn.executemany("DELETE FROM lex_ns WHERE ns = ? AND docs <= 0", emptied)
         self.df.clear()
         self.docs.clear()
         self.tokens.clear()
+        self._held.clear()
+        self._next.clear()
+
+
+def rewrite_postings(conn: sqlite3.Connection) -> None:
+    """Copy `lex_postings` into a new table and drop the old one, after a purge.
+
+    Deleting a posting zeroes its cell (secure_delete), but SQLite leaves copies of cells in the pages a
+    b-tree rebalance rebuilt, and the postings, inserted in key order rather than appended, rebalance
+    often: a purged row's terms could stay in unused parts of live pages. The dropped table's pages are
+    zeroed as they are freed; the new one holds only live postings. A purge already rewrites the whole
+    FTS5 index ('optimize'); this costs the same order.
+    """
+    conn.execute(_POSTINGS_TABLE.format(name="lex_postings_new"))
+    conn.execute("INSERT INTO lex_postings_new SELECT * FROM lex_postings ORDER BY space, term, doc")
+    conn.execute("DROP TABLE lex_postings")
+    conn.execute("ALTER TABLE lex_postings_new RENAME TO lex_postings")
+
+
+# the postings' layout (schema.py creates it; `rewrite_postings` copies it)
+_POSTINGS_TABLE = (
+    "CREATE TABLE {name} (space INTEGER NOT NULL, term TEXT NOT NULL, doc INTEGER NOT NULL,"
+    " title INTEGER NOT NULL, body INTEGER NOT NULL, context INTEGER NOT NULL,"
+    " PRIMARY KEY (space, term, doc)) WITHOUT ROWID"
+)
+
+
+def create_postings(conn: sqlite3.Connection) -> None:
+    """Create an empty `lex_postings` (schema 10)."""
+    conn.execute(_POSTINGS_TABLE.format(name="lex_postings"))
+
+
+def write_postings(conn: sqlite3.Connection, rows: Iterable[tuple[int, int, Postings]]) -> None:
+    """Insert (namespace number, row, postings) into `lex_postings`."""
+    conn.executemany(
+        "INSERT INTO lex_postings (space, term, doc, title, body, context) VALUES (?, ?, ?, ?, ?, ?)",
+        ((space, t, rowid, *f) for space, rowid, postings in rows for t, f in postings.items()),
+    )
 
 
 def _numbers(conn: sqlite3.Connection, spaces: Iterable[str]) -> dict[str, int]:
@@ -75,6 +155,7 @@ def index(
         (rowid, title, body, context),
     )
     deltas.count(ns, words, 1, 1, len(words))
+    deltas.post(rowid, ns, None, postings_of(title, body, context))
 
 
 def _indexed(conn: sqlite3.Connection, rowid: int) -> tuple[str, str, str, str] | None:
@@ -98,6 +179,7 @@ def unindex(conn: sqlite3.Connection, deltas: Deltas, rowid: int) -> bool:
     conn.execute("DELETE FROM items_fts WHERE rowid = ?", (rowid,))
     conn.execute("UPDATE items SET lex_len = 0 WHERE rowid = ?", (rowid,))
     deltas.count(ns, words, -1, -1, -len(words))
+    deltas.post(rowid, ns, (title, body, context), None)
     return True
 
 
@@ -118,6 +200,7 @@ def set_context(conn: sqlite3.Connection, deltas: Deltas, rowid: int, change: Ca
     deltas.count(ns, new, 1, 0, 0)
     deltas.count(ns, gone, -1, 0, 0)
     deltas.count(ns, (), 0, 0, len(after) - len(before))
+    deltas.post(rowid, ns, (title, body, old), postings_of(title, body, context))
 
 
 # -- reads ----------------------------------------------------------------------------------------------
@@ -167,7 +250,8 @@ def stats(conn: sqlite3.Connection, scope: Reach | None, query_terms: list[str])
 
 
 def rebuild(conn: sqlite3.Connection) -> None:
-    """Recount every statistic from the index (the migration that introduced them; also a repair)."""
+    """Recount every statistic and posting from the index (a repair)."""
+    conn.execute("DELETE FROM lex_postings")
     conn.execute("DELETE FROM lex_terms")
     conn.execute("DELETE FROM lex_ns")
     per_ns: dict[str, Counter[str]] = {}
@@ -190,4 +274,20 @@ def rebuild(conn: sqlite3.Connection) -> None:
     conn.executemany(
         "INSERT INTO lex_terms (term, space, df) VALUES (?, ?, ?)",
         [(t, number[ns], d) for ns, counts in per_ns.items() for t, d in counts.items()],
+    )
+    fill_postings(conn)
+
+
+def fill_postings(conn: sqlite3.Connection) -> None:
+    """Write every indexed row's postings into an empty `lex_postings` (also schema 10's migration)."""
+    rows = conn.execute(
+        "SELECT n.id, f.rowid, f.title, f.body, f.context FROM items_fts f"
+        " JOIN items i ON i.rowid = f.rowid JOIN lex_ns n ON n.ns = i.ns"
+    )
+    write_postings(
+        conn,
+        (
+            (int(space), int(rowid), postings_of(str(t or ""), str(b or ""), str(c or "")))
+            for space, rowid, t, b, c in rows
+        ),
     )

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from tinymemory.api.errors import Conflict
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 _log = logging.getLogger(__name__)
 
@@ -185,6 +185,14 @@ CREATE VIEW lex_df AS
     SELECT t.term AS term, n.ns AS ns, t.df AS df FROM lex_terms t JOIN lex_ns n ON n.id = t.space
 """
 
+# Version 10: the postings per namespace (see lexstats.py): a read confined to a reach range-scans its
+# own namespaces' postings of the query's terms, so it costs what the reach holds of them, where FTS5's
+# postings view (`items_postings`, dropped) held every tenant's rows of each term. Filled from the index
+# (`_to_v10`).
+_V10 = """
+DROP TABLE items_postings
+"""
+
 Migration = Callable[[sqlite3.Connection], None]
 
 
@@ -295,6 +303,14 @@ def _to_v9(conn: sqlite3.Connection) -> None:
     conn.execute("UPDATE vectors SET vec = tm_half(vec) WHERE length(vec) = 4 * dim")
 
 
+def _to_v10(conn: sqlite3.Connection) -> None:
+    from tinymemory.engines.sqlite import lexstats
+
+    _run_script(conn, _V10)
+    lexstats.create_postings(conn)
+    lexstats.fill_postings(conn)
+
+
 # MIGRATIONS[n] takes a database at version n to version n + 1.
 MIGRATIONS: dict[int, Migration] = {
     0: _to_v1,
@@ -306,6 +322,7 @@ MIGRATIONS: dict[int, Migration] = {
     6: _to_v7,
     7: _to_v8,
     8: _to_v9,
+    9: _to_v10,
 }
 
 

@@ -1,4 +1,4 @@
-"""Candidates for fetch: lexical (bm25 over FTS5 postings, or a small reach's own rows) and semantic (the
+"""Candidates for fetch: lexical (bm25 over FTS5, or over the reach's own postings) and semantic (the
 vector matrix).
 
 Each ranker returns (rowid, score) best first, scores in [0, 1], restricted to the filter and to rows
@@ -17,12 +17,10 @@ from enum import StrEnum
 import numpy as np
 
 from tinymemory.api.filters import MetaFilter
-from tinymemory.engines import lexcounts
 from tinymemory.engines.rows import from_us
 from tinymemory.engines.sqlite import ann_reads, lexstats
-from tinymemory.engines.sqlite.fts_terms import TermCounter
 from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, scored_rows, top_order
-from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective
+from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective, reach_sql
 from tinymemory.retrieval.config import SCOPED_BUDGET_SHARE, TITLE_WEIGHT, field_weights
 from tinymemory.retrieval.pipeline import (
     POSTINGS_BUDGET,
@@ -50,14 +48,6 @@ class Plan(StrEnum):
 # agent, 1,700 rows: 5.5 ms; one team, 5,000 rows: 44 ms p50 at 100k items), so past 2,000 rows the
 # matrix is loaded once and serves the read instead.
 SQL_FIRST_MAX = 2_000
-
-# Reaches of at most this many indexed rows are scored lexically from their own rows' text rather than
-# from FTS5's postings of the query's terms, which hold every tenant's rows (`lexical_scoped`), when
-# they are at most a DIRECT_SHARE-th of the file: a reach that is most of a small file reads fewer rows
-# through the postings (2,000 items, the whole workspace's hybrid fetch: 14 ms by postings, 27 ms row by
-# row). The choice moves no score: both paths give the same tuples to bm25.
-DIRECT_MAX = 2_000
-DIRECT_SHARE = 10
 
 
 def filter_first_cap(matrix_rows: int) -> int:
@@ -153,67 +143,29 @@ def lexical_scoped(
     budget: int = POSTINGS_BUDGET,
     context_weight: float = 0.0,
 ) -> Ranked:
-    """bm25 for a read confined to a reach: term frequencies from the FTS5 postings of rows inside the
-    filter, statistics from the reach (`lexstats`), the formula from retrieval.bm25."""
+    """bm25 for a read confined to a reach: the postings of its own namespaces (`lex_postings`, kept by
+    `lexstats`) for the kept terms, joined to the few rows they name for the rest of the filter, with
+    statistics from the reach and the formula from retrieval.bm25. Another tenant's rows are never read."""
     if not terms or n <= 0:
         return []
     kept = prune(terms, stats.df, budget)
     weights = field_weights(context_weight)
-    if stats.docs <= DIRECT_MAX and stats.docs * DIRECT_SHARE <= lexstats.indexed_rows(conn):
-        return bm25_best(_own_rows_postings(conn, kept, flt, snapshot, weights), stats, n)
-    params: Params = [weights["title"], weights["body"], weights["context"], *kept, snapshot]
+    params: Params = [weights["title"], weights["body"], weights["context"]]
+    spaces = reach_sql(lexstats.scope_of(flt), params, column="ns")
+    params.extend(kept)
+    params.append(snapshot)
     where = filter_sql(flt, params)
     marks = ",".join("?" * len(kept))
-    # one row per (row, term): the field-weighted frequency, summed in SQL (FTS5's phrase frequency)
+    in_reach = "" if spaces is None else f"p.space IN (SELECT id FROM lex_ns WHERE {spaces}) AND "
+    # one row per (row, term): the field-weighted frequency (what FTS5's phrase frequency sums)
     rows = conn.execute(
-        "SELECT v.doc, v.term, sum(CASE v.col WHEN 'title' THEN ? WHEN 'body' THEN ? ELSE ? END) AS f,"
-        " i.lex_len FROM items_postings v CROSS JOIN items i ON i.rowid = v.doc"
-        f" WHERE v.term IN ({marks}) AND v.doc <= ? AND {where} GROUP BY v.doc, v.term HAVING f > 0",
+        "SELECT p.doc, p.term, p.title * ? + p.body * ? + p.context * ? AS f, i.lex_len"
+        " FROM lex_postings p CROSS JOIN items i ON i.rowid = p.doc"
+        f" WHERE {in_reach}p.term IN ({marks}) AND p.doc <= ? AND {where} AND f > 0"
+        " ORDER BY p.doc, p.term",
         params,
     ).fetchall()
     return bm25_best(rows, stats, n)
-
-
-def _own_rows_postings(
-    conn: sqlite3.Connection, kept: list[str], flt: MetaFilter, snapshot: int, weights: dict[str, float]
-) -> list[tuple[int, str, float, int]]:
-    """The postings rows `lexical_scoped` reads from `items_postings`, (row, term, field-weighted
-    frequency, row length) for rows in the filter with f > 0, sorted by row and term, counted instead
-    in the filter's own indexed rows, tokenized as FTS5 tokenizes them (`fts_terms`)."""
-    counter = TermCounter(kept)
-    params: Params = [snapshot]
-    where = filter_sql(flt, params)
-    fields = [(1, weights["title"]), (2, weights["body"]), (3, weights["context"])]
-    fields = [(c, w) for c, w in fields if w != 0.0]
-    out: list[tuple[int, str, float, int]] = []
-    # The text is read from FTS5's content table (c0..c2: title, body, context) by rowid, and a namespace
-    # or reach's rows from its index alone (items_ns_active covers it): `+rowid` keeps the planner on
-    # that index rather than a walk of every row up to the snapshot, and the row's length is not read
-    # from `items` (a lookup of the whole row, three times the cost of the rest) but counted as it was
-    # written, `lexcounts.terms` of the columns.
-    cur = conn.cursor()
-    cur.row_factory = None
-    for rowid, *texts in cur.execute(
-        "SELECT i.rowid, c.c0, c.c1, c.c2 FROM items i CROSS JOIN items_fts_content c ON c.id = i.rowid"
-        f" WHERE +i.rowid <= ? AND {where}",
-        params,
-    ):
-        freq: dict[str, float] = {}
-        for column, weight in fields:
-            text = texts[column - 1]
-            if not text:
-                continue
-            # summed in the order FTS5's postings sum a row's weights: by column, then by position
-            for term, count in counter.counts(text).items():
-                f = freq.get(term, 0.0)
-                for _ in range(count):
-                    f += weight
-                freq[term] = f
-        if freq:
-            length = len(lexcounts.terms(*(str(t or "") for t in texts)))
-            out.extend((int(rowid), t, f, length) for t, f in freq.items() if f > 0)
-    out.sort()
-    return out
 
 
 def recent(conn: sqlite3.Connection, flt: MetaFilter, snapshot: int, n: int) -> Ranked:

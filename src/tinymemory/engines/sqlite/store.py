@@ -251,4 +251,5 @@ def purge(conn: sqlite3.Connection, reach: Reach | None, forgotten_before: int |
     # FTS5 deletes leave tombstones beside the old postings until segments merge: merge them all now,
     # so the purged words leave the index pages (secure_delete zeroes the freed ones; see db.scrub).
     conn.execute("INSERT INTO items_fts (items_fts) VALUES ('optimize')")
+    lexstats.rewrite_postings(conn)  # the same for the per-namespace postings
     return len(rowids)

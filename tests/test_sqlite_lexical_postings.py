@@ -1,5 +1,5 @@
-"""A small reach's lexical read counts its terms in its own rows (`search.DIRECT_MAX`), never reading
-FTS5's postings, which hold every tenant's rows, and ranks exactly as the postings path does."""
+"""A read confined to a reach ranks from its own namespaces' postings (`lex_postings`), never reading
+FTS5's, which hold every tenant's rows, and ranks exactly as FTS5's postings of the same rows would."""
 
 from __future__ import annotations
 
@@ -10,9 +10,23 @@ from pathlib import Path
 
 import pytest
 
-from tinymemory.api import About, ForgetRequest, ItemKind, ItemMeta, MetaFilter, Namespace, NewItem, Reach
-from tinymemory.engines.sqlite import SqliteEngine, db, lexstats, search
+from test_sqlite_support import fts_postings, held_postings
+from tinymemory.api import (
+    About,
+    FetchRequest,
+    ForgetRequest,
+    ItemKind,
+    ItemMeta,
+    MetaFilter,
+    Namespace,
+    NewItem,
+    Reach,
+)
+from tinymemory.engines.sqlite import SqliteEngine, db, lexstats, schema, search
 from tinymemory.engines.sqlite.fts_terms import MAX_TOKEN_BYTES, TOKENIZER, fts_terms
+from tinymemory.engines.sqlite.where import Params, filter_sql
+from tinymemory.retrieval.config import field_weights
+from tinymemory.retrieval.pipeline import ScopeStats, bm25_best, prune
 from tinymemory.retrieval.text import default_analyzer
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -125,10 +139,38 @@ FILTERS = [
 ]
 
 
+def fts5_scoped(
+    conn: sqlite3.Connection,
+    terms: list[str],
+    flt: MetaFilter,
+    snapshot: int,
+    stats: ScopeStats,
+    budget: int,
+    context_weight: float,
+) -> list[tuple[int, float]]:
+    """The reference: bm25 with the reach's statistics over FTS5's own postings of the kept terms (its
+    instance vocabulary, every tenant's), then the filter."""
+    kept = prune(terms, stats.df, budget)
+    weights = field_weights(context_weight)
+    conn.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_oracle USING fts5vocab(main, items_fts, instance)"
+    )
+    params: Params = [weights["title"], weights["body"], weights["context"], *kept, snapshot]
+    where = filter_sql(flt, params)
+    rows = conn.execute(
+        "SELECT v.doc, v.term, sum(CASE v.col WHEN 'title' THEN ? WHEN 'body' THEN ? ELSE ? END) AS f,"
+        " i.lex_len FROM temp.fts_oracle v CROSS JOIN items i ON i.rowid = v.doc"
+        f" WHERE v.term IN ({','.join('?' * len(kept))}) AND v.doc <= ? AND {where}"
+        " GROUP BY v.doc, v.term HAVING f > 0",
+        params,
+    ).fetchall()
+    return bm25_best(rows, stats, 50)
+
+
 @pytest.mark.parametrize("context_weight", [0.0, 0.5])
 @pytest.mark.parametrize("flt", FILTERS, ids=range(len(FILTERS)))
-def test_direct_path_ranks_exactly_as_the_postings(
-    conn: sqlite3.Connection, flt: MetaFilter, context_weight: float, monkeypatch: pytest.MonkeyPatch
+def test_a_scoped_read_ranks_exactly_as_fts5s_postings(
+    conn: sqlite3.Connection, flt: MetaFilter, context_weight: float
 ) -> None:
     analyzer = default_analyzer()
     snapshot = search.max_rowid(conn)
@@ -138,37 +180,60 @@ def test_direct_path_ranks_exactly_as_the_postings(
             terms = analyzer.query_terms(query)
             stats = lexstats.stats(conn, lexstats.scope_of(flt), terms)
             for budget in (10_000, 3):
-                monkeypatch.setattr(search, "DIRECT_MAX", 0)
-                postings = search.lexical_scoped(conn, terms, flt, snap, 50, stats, budget, context_weight)
-                monkeypatch.setattr(search, "DIRECT_MAX", 10_000)
-                monkeypatch.setattr(search, "DIRECT_SHARE", 0)  # however much of the file the reach is
-                direct = search.lexical_scoped(conn, terms, flt, snap, 50, stats, budget, context_weight)
-                assert [r for r, _ in direct] == [r for r, _ in postings], query
-                assert [s for _, s in direct] == pytest.approx([s for _, s in postings], rel=1e-9, abs=1e-12)
-                matched += len(direct)
+                want = fts5_scoped(conn, terms, flt, snap, stats, budget, context_weight)
+                got = search.lexical_scoped(conn, terms, flt, snap, 50, stats, budget, context_weight)
+                assert [r for r, _ in got] == [r for r, _ in want], query
+                assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-9, abs=1e-12)
+                matched += len(got)
     assert matched > 5
 
 
-def test_a_small_reach_never_reads_the_postings(
-    conn: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(search, "DIRECT_SHARE", 1)  # this file is small: its user's reach counts as small
-    seen: list[str] = []
-    conn.set_trace_callback(seen.append)
-    ranked = search.lexical(conn, default_analyzer(), "report final", MetaFilter(namespace=USER), 10**6, 10)
-    assert ranked
-    assert not [s for s in seen if "items_postings" in s]
+def test_the_postings_are_fts5s_own(conn: sqlite3.Connection) -> None:
+    """Stores, superseded versions, thread context and a forget leave `lex_postings` as FTS5 holds them."""
+    held = held_postings(conn)
+    assert held == fts_postings(conn)
+    assert {p[4] for p in held} != {0} and {p[5] for p in held} != {0}  # titles and context are counted
+    assert not [p for p in held if "cherokee" in p[1]]  # the forgotten row left
 
 
-def test_a_reach_that_is_most_of_the_file_reads_the_postings(conn: sqlite3.Connection) -> None:
-    """Row by row costs more than the postings when the reach is most of a small file: the plan goes by
-    the reach's share of the file (`DIRECT_SHARE`), and the scores are the same either way."""
-    whole = lexstats.indexed_rows(conn)
-    reach = lexstats.stats(conn, lexstats.scope_of(MetaFilter(namespace=USER)), []).docs
-    assert reach * search.DIRECT_SHARE > whole  # the fixture's user holds more than a tenth of it
+def test_a_scoped_read_reads_no_other_tenants_postings(conn: sqlite3.Connection) -> None:
     seen: list[str] = []
     conn.set_trace_callback(seen.append)
     ranked = search.lexical(conn, default_analyzer(), "report final", MetaFilter(namespace=USER), 10**6, 10)
     conn.set_trace_callback(None)
     assert ranked
-    assert [s for s in seen if "items_postings" in s]
+    assert [s for s in seen if "lex_postings" in s]
+    assert not [s for s in seen if "items_fts" in s or "items_postings" in s]
+
+
+async def test_a_version_9_file_gains_the_postings_and_ranks_as_before(tmp_path: Path) -> None:
+    """Schema 10 fills `lex_postings` from the index of a file written before it: the same postings a
+    new file keeps, and the same scoped rankings."""
+    path = tmp_path / "v9.db"
+    async with SqliteEngine(path, embedder=None) as engine:
+        for i, text in enumerate(TEXTS):
+            for place in (USER, OTHER):
+                meta = ItemMeta(namespace=place, thread_id=f"t{i % 2}", title="Report" if i % 3 else None)
+                await engine.store(NewItem(ItemKind.CONVERSATION, text, meta))
+    analyzer = default_analyzer()
+    flt = MetaFilter(namespace=USER)
+
+    def ranked(conn: sqlite3.Connection) -> list[list[tuple[int, float]]]:
+        return [search.lexical(conn, analyzer, q, flt, 10**6, 20, context_weight=0.5) for q in QUERIES]
+
+    conn = db.connect(str(path))
+    before, postings = ranked(conn), held_postings(conn)
+    conn.close()
+    raw = sqlite3.connect(path, isolation_level=None)
+    raw.execute("DROP TABLE lex_postings")
+    raw.execute("CREATE VIRTUAL TABLE items_postings USING fts5vocab(items_fts, 'instance')")
+    raw.execute("PRAGMA user_version = 9")
+    raw.close()
+    async with SqliteEngine(path, embedder=None) as engine:
+        hits = (await engine.fetch(FetchRequest("flat white", filter=flt))).hits
+        assert hits and all(h.item.meta.namespace == USER for h in hits)
+    conn = db.connect(str(path))
+    assert schema.user_version(conn) == schema.SCHEMA_VERSION
+    assert held_postings(conn) == postings == fts_postings(conn)
+    assert ranked(conn) == before
+    assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'items_postings'").fetchall()
