@@ -13,7 +13,7 @@ import asyncio
 import logging
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
@@ -24,7 +24,7 @@ from tinymemory.api.items import MemoryItem, NewItem
 from tinymemory.api.namespace import Reach
 from tinymemory.api.records import ImportResult, StoredRecord
 from tinymemory.api.relations import ExpandRequest, ExpandResult
-from tinymemory.api.requests import ExploreResult, GetResult, Hit, StoreResult
+from tinymemory.api.requests import ExploreResult, GetResult, StoreResult
 from tinymemory.engines.core import Clock, StorageEngine
 from tinymemory.engines.cursors import ListCursor
 from tinymemory.engines.paths import default_db_path
@@ -233,22 +233,36 @@ class SqliteStorage(Storage):
         return await self._read(op, lambda r: graph.expand(r, request))
 
     async def fetch(self, op: str, query: CandidateQuery, ranking: Ranking) -> FetchPage:
-        mode, flt = query.mode, query.filter
-        # Only the query is embedded on read; the embedding runs while FTS5 ranks (phase one).
-        # A whole-store scan also starts on the helper thread, so the two rankers use both cores.
-        embedding: asyncio.Future[tuple[Floats, EarlyScores | None]] | None = None
+        # One hop to a reader thread, one read transaction (one snapshot) for the whole fetch. Only the
+        # query is embedded on read: on the helper thread, while the reader ranks lexically, and the
+        # reader waits for it there (not the event loop), so a fetch wakes the loop once. A whole-store
+        # read also starts its matrix scan on the helper, so the two rankers use both cores.
+        embedding: Future[tuple[Floats, EarlyScores | None]] | None = None
         if query.embed_query is not None:
             # a whole-store read that will walk the graph needs no early scan of the matrix
-            scan_early = not is_selective(flt) and not (self._graphs and self._graphs.loaded)
-            embedding = asyncio.ensure_future(self._embed_query(query.embed_query, scan_early))
+            scan_early = not is_selective(query.filter) and not (self._graphs and self._graphs.loaded)
+            embedding = self._embed_query(op, query.embed_query, scan_early)
+        try:
+            return await self._read(op, lambda conn: self._fetch_in(conn, query, ranking, embedding))
+        finally:
+            if embedding is not None:
+                embedding.cancel()  # a read that failed before waiting for it: the vector is not needed
 
-        def lexical_phase(conn: sqlite3.Connection) -> tuple[int, pipeline.Ranked, pipeline.ScopeStats]:
-            snapshot = query.snapshot if query.snapshot is not None else search.max_rowid(conn)
-            # every score and weight below comes from the read's own reach (the first privacy rule)
-            stats = search.scope_stats(conn, self.analyzer, query.text, flt)
-            if mode is FetchMode.SEMANTIC:
-                return snapshot, [], stats
-            lex = search.lexical(
+    def _fetch_in(
+        self,
+        conn: sqlite3.Connection,
+        query: CandidateQuery,
+        ranking: Ranking,
+        embedding: Future[tuple[Floats, EarlyScores | None]] | None,
+    ) -> FetchPage:
+        """A whole fetch inside one read transaction, on a reader thread."""
+        mode, flt = query.mode, query.filter
+        snapshot = query.snapshot if query.snapshot is not None else search.max_rowid(conn)
+        # every score and weight below comes from the read's own reach (the first privacy rule)
+        stats = search.scope_stats(conn, self.analyzer, query.text, flt)
+        lexical: pipeline.Ranked = []
+        if mode is not FetchMode.SEMANTIC:
+            lexical = search.lexical(
                 conn,
                 self.analyzer,
                 query.text,
@@ -259,44 +273,31 @@ class SqliteStorage(Storage):
                 query.context_weight,
                 stats,
             )
-            if not lex and mode is FetchMode.LEXICAL and not self.analyzer.has_content_words(query.text):
-                lex = search.recent(conn, flt, snapshot, query.want)
-            return snapshot, lex, stats
+            if not lexical and mode is FetchMode.LEXICAL and not self.analyzer.has_content_words(query.text):
+                lexical = search.recent(conn, flt, snapshot, query.want)
+        sem: pipeline.Ranked = []
+        if embedding is not None:
+            qvec, early = embedding.result()  # an embedder that failed raises here (Unavailable)
+            assert self._matrix is not None
+            outcome = search.semantic(
+                conn, self._matrix, qvec, flt, snapshot, query.want, early, self._graphs
+            )
+            self.last_semantic_plan = outcome.plan
+            sem = outcome.ranked
+        # one transaction: every row ranked above is still visible, so nothing is checked again
+        anchor = search.latest_observed(conn, flt, snapshot) if ranking.wants_anchor else None
+        detail = ranking.light_detail(anchor)
+        light: dict[int, pipeline.Light] = {}
+        if detail is not None:
+            light = search.light_rows(conn, candidate_rowids(lexical, sem), detail, snapshot)
+        page, more = ranking.page(lexical, sem, light, stats, anchor)
+        return FetchPage(snapshot, page_hits(page, reads.items_by_rowid(conn, [r for r, _ in page])), more)
 
-        try:
-            snapshot, lex, stats = await self._read(op, lexical_phase)
-            qvec, early = await embedding if embedding is not None else (None, None)
-        except BaseException:
-            if embedding is not None:
-                embedding.cancel()
-            raise
-
-        def rank_phase(conn: sqlite3.Connection) -> tuple[list[Hit], bool]:
-            sem: pipeline.Ranked = []
-            if qvec is not None:
-                assert self._matrix is not None
-                outcome = search.semantic(
-                    conn, self._matrix, qvec, flt, snapshot, query.want, early, self._graphs
-                )
-                self.last_semantic_plan = outcome.plan
-                sem = outcome.ranked
-            lexical = search.still_visible(conn, lex, flt, snapshot)
-            anchor = search.latest_observed(conn, flt, snapshot) if ranking.wants_anchor else None
-            detail = ranking.light_detail(anchor)
-            light: dict[int, pipeline.Light] = {}
-            if detail is not None:
-                light = dict(search.light_rows(conn, candidate_rowids(lexical, sem), detail, snapshot))
-            page, more = ranking.page(lexical, sem, light, stats, anchor)
-            return page_hits(page, reads.items_by_rowid(conn, [r for r, _ in page])), more
-
-        hits, more = await self._read(op, rank_phase)
-        return FetchPage(snapshot, hits, more)
-
-    async def _embed_query(
-        self, embed: Callable[[], Floats], scan_early: bool
-    ) -> tuple[Floats, EarlyScores | None]:
+    def _embed_query(
+        self, op: str, embed: Callable[[], Floats], scan_early: bool
+    ) -> Future[tuple[Floats, EarlyScores | None]]:
         """The query vector, and with `scan_early` the matrix scan over the rows loaded so far, both on
-        the helper thread while the database thread ranks lexically."""
+        the helper thread while the reader thread ranks lexically."""
         matrix = self._matrix
 
         def work() -> tuple[Floats, EarlyScores | None]:
@@ -305,7 +306,10 @@ class SqliteStorage(Storage):
                 return vec, matrix.early_scores(vec)
             return vec, None
 
-        return await asyncio.get_running_loop().run_in_executor(self._helper, work)
+        try:
+            return self._helper.submit(work)
+        except RuntimeError:  # the helper was shut down meanwhile
+            raise Unavailable(f"{op}: the engine is closed") from None
 
     async def export_records(self, vectors: bool) -> AsyncIterator[StoredRecord]:
         if self._closed:
