@@ -50,6 +50,7 @@ from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer, answer_recall
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
 from tinymemory.retrieval.embedders.base import Embedder
+from tinymemory.retrieval.query import QueryAnalysis
 from tinymemory.retrieval.temporal import with_event_range
 
 Clock = Callable[[], datetime]
@@ -207,9 +208,10 @@ class StorageEngine(AsyncClosing):
         fp = fingerprint("fetch", req.query, mode.value, req.filter, req.time_hint)
         cur = FetchCursor.decode(await self._cursors(op), op, req.cursor, fp) if req.cursor else None
         cfg = self.retrieval
+        analysis = QueryAnalysis.of(req.query, self.analyzer)  # once: every stage below reads this
         plan = pipeline.FetchPlan.make(
             mode,
-            req.query,
+            analysis,
             req.limit,
             req.time_hint,
             cfg,
@@ -232,7 +234,7 @@ class StorageEngine(AsyncClosing):
             embed_query=embed_query,
         )
         ranking = pipeline.FetchRanking(
-            mode, req.query, req.time_hint, plan.offset, req.limit, cfg, self.analyzer
+            mode, analysis, req.time_hint, plan.offset, req.limit, cfg, self.analyzer
         )
         page = await self.storage.fetch(op, query, ranking)
         nxt = None
