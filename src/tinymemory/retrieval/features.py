@@ -106,11 +106,13 @@ def feature_rows(
         if c is not None and c.thread is not None:
             threads.setdefault(c.thread, []).append(k)
     rows = []
+    absent = Candidate("")
+    no_terms: frozenset[str] = frozenset()
     for k in keys:
-        c = candidates.get(k, Candidate(""))
+        c = candidates.get(k, absent)
         mates = [m for m in threads.get(c.thread, []) if m != k] if c.thread is not None else []
         near = [fused[n] for n in (c.before, c.after) if n is not None and n in fused]
-        terms = terms_of.get(k, frozenset())
+        terms = terms_of.get(k, no_terms)
         rows.append(
             [
                 lex_n.get(k, 0.0),

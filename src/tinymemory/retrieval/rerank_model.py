@@ -59,8 +59,10 @@ Linear = list[tuple[int, float]]
 
 
 def linear(weights: Mapping[str, float], off: frozenset[str]) -> Linear:
-    """The weights laid out once per ranking, for `relevance_of` over each of its rows."""
-    return [(i, weights.get(name, 0.0)) for i, name in enumerate(FEATURES) if name not in off]
+    """The weights laid out once per ranking, for `relevance_of` over each of its rows. A weight of 0
+    is left out too: adding its product (0, features being finite) leaves every partial sum as it was."""
+    laid_out = ((i, weights.get(name, 0.0)) for i, name in enumerate(FEATURES) if name not in off)
+    return [(i, w) for i, w in laid_out if w != 0.0]
 
 
 def relevance_of(row: Sequence[float], bias: float, weights: Linear) -> float:

@@ -16,6 +16,7 @@ from tinymemory.retrieval.config import AnalyzerConfig
 
 _TOKEN = re.compile(r"[^\W_]+")
 MAX_TOKEN_CHARS = 64
+QUERY_CACHE = 1024  # distinct queries whose terms an analyzer keeps
 
 # A compact English stop list: function words that carry no topic.
 _STOP_TEXT = """
@@ -76,6 +77,9 @@ class Analyzer:
         self._stemmer.maxCacheSize = 50_000
         self._stop = stop_words
         self._do_stem = stem
+        # a fetch's query is analysed by the core, by storage's statistics and by its lexical ranker;
+        # the terms depend on the text alone, so each distinct query is analysed once
+        self._query_terms = lru_cache(maxsize=QUERY_CACHE)(self._analyse_query)
 
     def _stem(self, tokens: list[str]) -> list[str]:
         if not self._do_stem:
@@ -92,9 +96,12 @@ class Analyzer:
 
     def query_terms(self, text: str) -> list[str]:
         """Distinct terms of a query; a query made only of stop words keeps them rather than go empty."""
+        return list(self._query_terms(text))
+
+    def _analyse_query(self, text: str) -> tuple[str, ...]:
         tokens = tokenize(text)
         kept = [t for t in tokens if t not in self._stop] or tokens
-        return list(dict.fromkeys(self._stem(kept)))
+        return tuple(dict.fromkeys(self._stem(kept)))
 
     def has_content_words(self, text: str) -> bool:
         """Whether a query names a topic: a word that is neither a stop word nor one of the words people

@@ -63,6 +63,27 @@ T = TypeVar("T")
 _log = logging.getLogger(__name__)
 
 
+class QueryVector:
+    """A fetch's query vector (and early scan), started on the helper thread beside the lexical work.
+    `get` (on the reader thread) waits for it, or computes it there when the helper has not started on
+    it yet (busy with another read, or not yet scheduled): the reader would only wait for it."""
+
+    __slots__ = ("_future", "_work")
+
+    def __init__(
+        self,
+        work: Callable[[], tuple[Floats, EarlyScores | None]],
+        future: Future[tuple[Floats, EarlyScores | None]],
+    ) -> None:
+        self._work, self._future = work, future
+
+    def get(self) -> tuple[Floats, EarlyScores | None]:
+        return self._work() if self._future.cancel() else self._future.result()
+
+    def cancel(self) -> None:
+        self._future.cancel()
+
+
 class SqliteStorage(Storage):
     """engines.storage.Storage over one SQLite file (or `:memory:`); see SqliteEngine for the options."""
 
@@ -237,7 +258,7 @@ class SqliteStorage(Storage):
         # query is embedded on read: on the helper thread, while the reader ranks lexically, and the
         # reader waits for it there (not the event loop), so a fetch wakes the loop once. A whole-store
         # read also starts its matrix scan on the helper, so the two rankers use both cores.
-        embedding: Future[tuple[Floats, EarlyScores | None]] | None = None
+        embedding: QueryVector | None = None
         if query.embed_query is not None:
             # a whole-store read that will walk the graph needs no early scan of the matrix
             scan_early = not is_selective(query.filter) and not (self._graphs and self._graphs.loaded)
@@ -253,7 +274,7 @@ class SqliteStorage(Storage):
         conn: sqlite3.Connection,
         query: CandidateQuery,
         ranking: Ranking,
-        embedding: Future[tuple[Floats, EarlyScores | None]] | None,
+        embedding: QueryVector | None,
     ) -> FetchPage:
         """A whole fetch inside one read transaction, on a reader thread."""
         mode, flt = query.mode, query.filter
@@ -277,7 +298,9 @@ class SqliteStorage(Storage):
                 lexical = search.recent(conn, flt, snapshot, query.want)
         sem: pipeline.Ranked = []
         if embedding is not None:
-            qvec, early = embedding.result()  # an embedder that failed raises here (Unavailable)
+            # an embedder that failed raises here (Unavailable); a helper that has not started on the
+            # vector yet (busy, or not scheduled) is not waited for: this thread computes it itself
+            qvec, early = embedding.get()
             assert self._matrix is not None
             outcome = search.semantic(
                 conn, self._matrix, qvec, flt, snapshot, query.want, early, self._graphs
@@ -293,9 +316,7 @@ class SqliteStorage(Storage):
         page, more = ranking.page(lexical, sem, light, stats, anchor)
         return FetchPage(snapshot, page_hits(page, reads.items_by_rowid(conn, [r for r, _ in page])), more)
 
-    def _embed_query(
-        self, op: str, embed: Callable[[], Floats], scan_early: bool
-    ) -> Future[tuple[Floats, EarlyScores | None]]:
+    def _embed_query(self, op: str, embed: Callable[[], Floats], scan_early: bool) -> QueryVector:
         """The query vector, and with `scan_early` the matrix scan over the rows loaded so far, both on
         the helper thread while the reader thread ranks lexically."""
         matrix = self._matrix
@@ -307,7 +328,7 @@ class SqliteStorage(Storage):
             return vec, None
 
         try:
-            return self._helper.submit(work)
+            return QueryVector(work, self._helper.submit(work))
         except RuntimeError:  # the helper was shut down meanwhile
             raise Unavailable(f"{op}: the engine is closed") from None
 
