@@ -96,17 +96,19 @@ class Analyzer:
 
     def query_terms(self, text: str) -> list[str]:
         """Distinct terms of a query; a query made only of stop words keeps them rather than go empty."""
-        return list(self._query_terms(text))
+        return list(self._query_terms(text)[0])
 
-    def _analyse_query(self, text: str) -> tuple[str, ...]:
+    def _analyse_query(self, text: str) -> tuple[tuple[str, ...], bool]:
+        """A query's distinct terms and whether it names a topic, from one tokenisation."""
         tokens = tokenize(text)
         kept = [t for t in tokens if t not in self._stop] or tokens
-        return tuple(dict.fromkeys(self._stem(kept)))
+        content = any(t not in self._stop and t not in OPEN_QUESTION_WORDS for t in tokens)
+        return tuple(dict.fromkeys(self._stem(kept))), content
 
     def has_content_words(self, text: str) -> bool:
         """Whether a query names a topic: a word that is neither a stop word nor one of the words people
         use to ask a memory for anything at all ("what do you know about me?")."""
-        return any(t not in self._stop and t not in OPEN_QUESTION_WORDS for t in tokenize(text))
+        return self._query_terms(text)[1]
 
     def index_text(self, text: str) -> str:
         """The analysed text as one space-joined string, ready for a plain whitespace/unicode tokenizer."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
@@ -63,25 +64,35 @@ T = TypeVar("T")
 _log = logging.getLogger(__name__)
 
 
+# A query embedding that has lately taken at most this long (a moving average: a cached query, a static
+# embedder) is computed on the reader thread itself, after the lexical work: handing it to the helper
+# thread costs about as much as it would overlap.
+INLINE_EMBED_S = 0.0005
+
+
 class QueryVector:
-    """A fetch's query vector (and early scan), started on the helper thread beside the lexical work.
-    `get` (on the reader thread) waits for it, or computes it there when the helper has not started on
-    it yet (busy with another read, or not yet scheduled): the reader would only wait for it."""
+    """A fetch's query vector (and early scan), started on the helper thread beside the lexical work,
+    or (`future` None) left to the reader. `get` (on the reader thread) waits for it, or computes it
+    there when the helper has not started on it yet (busy with another read, or not yet scheduled):
+    the reader would only wait for it."""
 
     __slots__ = ("_future", "_work")
 
     def __init__(
         self,
         work: Callable[[], tuple[Floats, EarlyScores | None]],
-        future: Future[tuple[Floats, EarlyScores | None]],
+        future: Future[tuple[Floats, EarlyScores | None]] | None,
     ) -> None:
         self._work, self._future = work, future
 
     def get(self) -> tuple[Floats, EarlyScores | None]:
-        return self._work() if self._future.cancel() else self._future.result()
+        if self._future is None or self._future.cancel():
+            return self._work()
+        return self._future.result()
 
     def cancel(self) -> None:
-        self._future.cancel()
+        if self._future is not None:
+            self._future.cancel()
 
 
 class SqliteStorage(Storage):
@@ -137,6 +148,7 @@ class SqliteStorage(Storage):
         self._commits = GroupCommit(self._write_pending)
         self._closed = False
         self.last_semantic_plan: search.Plan | None = None  # for tests and diagnostics
+        self._embed_s = 0.0  # how long query embeddings have lately taken (INLINE_EMBED_S)
 
     # -- plumbing -------------------------------------------------------------------------------------
 
@@ -322,11 +334,15 @@ class SqliteStorage(Storage):
         matrix = self._matrix
 
         def work() -> tuple[Floats, EarlyScores | None]:
+            start = time.perf_counter()
             vec = embed()
+            self._embed_s = 0.8 * self._embed_s + 0.2 * (time.perf_counter() - start)
             if scan_early and matrix is not None and matrix.size and vec.shape == (matrix.dim,):
                 return vec, matrix.early_scores(vec)
             return vec, None
 
+        if not scan_early and self._embed_s <= INLINE_EMBED_S:
+            return QueryVector(work, None)
         try:
             return QueryVector(work, self._helper.submit(work))
         except RuntimeError:  # the helper was shut down meanwhile
