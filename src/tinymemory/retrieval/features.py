@@ -108,24 +108,34 @@ def feature_rows(
     rows = []
     absent = Candidate("")
     no_terms: frozenset[str] = frozenset()
+    lex_near = {k: 1.0 / (1.0 + r / 10.0) for k, r in lex_rank.items()}
+    sem_near = {k: 1.0 / (1.0 + r / 10.0) for k, r in sem_rank.items()}
     for k in keys:
         c = candidates.get(k, absent)
-        mates = [m for m in threads.get(c.thread, []) if m != k] if c.thread is not None else []
-        near = [fused[n] for n in (c.before, c.after) if n is not None and n in fused]
         terms = terms_of.get(k, no_terms)
+        best_near = best_mate = 0.0
+        mates = 0
+        if c.thread is not None:  # a turn of a thread: its neighbours and mates in the pool
+            near = [fused[n] for n in (c.before, c.after) if n is not None and n in fused]
+            best_near = max(near) if near else 0.0
+            others = [fused[m] for m in threads.get(c.thread, ()) if m != k]
+            best_mate, mates = (max(others) if others else 0.0), len(others)
+        elif c.before is not None or c.after is not None:
+            near = [fused[n] for n in (c.before, c.after) if n is not None and n in fused]
+            best_near = max(near) if near else 0.0
         rows.append(
             [
                 lex_n.get(k, 0.0),
                 sem_n.get(k, 0.0),
-                1.0 / (1.0 + lex_rank[k] / 10.0) if k in lex_rank else 0.0,
-                1.0 / (1.0 + sem_rank[k] / 10.0) if k in sem_rank else 0.0,
+                lex_near.get(k, 0.0),
+                sem_near.get(k, 0.0),
                 cosines.get(k, floor),
                 lex_raw.get(k, 0.0),
                 1.0 if c.source in named else 0.0,
                 covered(terms) if query_terms else 0.0,
-                max(near, default=0.0),
-                max((fused[m] for m in mates), default=0.0),
-                len(mates) / 10.0,
+                best_near,
+                best_mate,
+                mates / 10.0,
                 1.0 if is_question(c.text) else 0.0,
                 math.log1p(len(terms)),
             ]
