@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -34,7 +33,7 @@ from tinymemory.retrieval.temporal import (
     span_matches,
     span_of,
 )
-from tinymemory.retrieval.text import Analyzer
+from tinymemory.retrieval.text import Analyzer, term_set
 
 Ranked = list[tuple[int, float]]
 
@@ -291,13 +290,6 @@ def _rerank(
     return rerank_by_coverage(ranked, terms, terms_of, weights, cfg.rerank.strength)
 
 
-@lru_cache(maxsize=8192)
-def _term_set(analyzer: Analyzer, text: str) -> frozenset[str]:
-    """A text's index terms as a set. Cached: the same memories reach the pools of many reads, and their
-    analysis is most of the reranker's cost (the terms depend on the text alone)."""
-    return frozenset(analyzer.index_terms(text))
-
-
 def features_of(
     lex: Ranked,
     sem: Ranked,
@@ -316,7 +308,7 @@ def features_of(
         text = lt.text or ""
         thread = (lt.ns or "", lt.thread) if lt.thread is not None else None
         candidates[rowid] = Candidate(text, lt.source, thread, lt.before, lt.after)
-        terms_of[rowid] = _term_set(analyzer, text)
+        terms_of[rowid] = term_set(analyzer, text)
     return feature_rows(
         lex,
         sem,

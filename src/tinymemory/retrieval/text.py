@@ -115,6 +115,13 @@ class Analyzer:
         return " ".join(self.index_terms(text))
 
 
+@lru_cache(maxsize=8192)
+def term_set(analyzer: Analyzer, text: str) -> frozenset[str]:
+    """A text's index terms as a set. Cached: the same memories reach the pools (and the answers) of
+    many reads, and their analysis is most of the reranker's cost (the terms depend on the text alone)."""
+    return frozenset(analyzer.index_terms(text))
+
+
 @lru_cache(maxsize=1)
 def default_analyzer() -> Analyzer:
     return Analyzer()
