@@ -26,6 +26,7 @@ class QueryAnalysis:
 
     @classmethod
     def of(cls, text: str, analyzer: Analyzer) -> QueryAnalysis:
+        """`text` read by `analyzer` and the date reader."""
         return cls(
             text, tuple(analyzer.query_terms(text)), analyzer.has_content_words(text), mentions_time(text)
         )
