@@ -166,7 +166,8 @@ def _decode_item(row: NamedRow) -> MemoryItem:
         event_from=opt_from_us(row["event_from"]),
         event_to=opt_from_us(row["event_to"]),
         about=about,
-        **{col: row[col] for col in META_COLUMNS},
+        # the columns a row leaves empty keep their defaults (None): fewer arguments, the same meta
+        **{col: value for col in META_COLUMNS if (value := row[col]) is not None},
     )
     return MemoryItem(
         id=row["id"],
