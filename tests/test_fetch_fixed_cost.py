@@ -16,6 +16,7 @@ from test_sqlite_support import HashEmbedder, note, ns
 from tinymemory.api import FetchMode, FetchRequest, MetaFilter, RecallRequest, validate
 from tinymemory.engines.cursors import CursorCodec
 from tinymemory.engines.sqlite import SqliteEngine
+from tinymemory.engines.sqlite import engine as sqlite_engine
 from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.config import DEFAULT_CONFIG
 from tinymemory.retrieval.dates import mentions_time
@@ -143,3 +144,21 @@ def test_a_valid_request_passes_its_checks_uncopied() -> None:
     checked = validate.check_fetch(timed, modes)  # a time in another zone comes back in UTC
     assert checked is not timed and checked.filter.observed_after == cet
     assert checked.filter.observed_after is not None and checked.filter.observed_after.tzinfo is UTC
+
+
+async def test_a_small_file_holds_its_vectors_and_ranks_the_same(
+    engine: SqliteEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flt = MetaFilter(namespace=ns(USER))
+    pages = {}
+    for mode in (FetchMode.SEMANTIC, FetchMode.HYBRID):
+        res = await engine.fetch(FetchRequest("basil tomatoes", mode=mode, filter=flt, limit=12))
+        pages[mode] = [(h.item.id, h.score) for h in res.hits]
+    matrix = engine.storage._matrix
+    assert matrix is not None and matrix.loaded  # a 40-row file: its vectors are held after one read
+    monkeypatch.setattr(sqlite_engine, "MATRIX_FILE_ROWS", 0)  # every read takes the reach's from SQL
+    async with SqliteEngine(engine.path, embedder=HashEmbedder()) as fresh:
+        for mode, page in pages.items():
+            res = await fresh.fetch(FetchRequest("basil tomatoes", mode=mode, filter=flt, limit=12))
+            assert [(h.item.id, h.score) for h in res.hits] == page
+        assert fresh.storage._matrix is not None and not fresh.storage._matrix.loaded
