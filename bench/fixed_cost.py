@@ -91,6 +91,7 @@ def staged(
     timed; the page as (id, score) pairs and whether more follow."""
     from tinymemory.api import FetchMode, MetaFilter, Namespace
     from tinymemory.engines.sqlite import db, reads, search
+    from tinymemory.engines.sqlite.engine import MATRIX_FILE_ROWS
     from tinymemory.engines.storage import candidate_rowids, page_hits
     from tinymemory.retrieval import pipeline
     from tinymemory.retrieval.query import QueryAnalysis
@@ -142,6 +143,8 @@ def staged(
             lex = timed(t, SQL_PARTS[1], lexical)
         sem: pipeline.Ranked = []
         if qvec is not None:
+            if not matrix.loaded and snapshot <= MATRIX_FILE_ROWS:  # as the engine: a small file's are held
+                matrix.refresh(conn)
             sem = timed(
                 t, SQL_PARTS[2], lambda: search.semantic(conn, matrix, qvec, flt, snapshot, plan.want).ranked
             )
@@ -172,7 +175,7 @@ async def measure(path: Path, questions: list[str], rounds: int) -> dict[str, An
     conn = db.connect_reader(str(path))
     try:
         assert engine.embedder is not None, "the default embedder is unavailable"
-        matrix = VectorMatrix(engine.embedder.name, engine.embedder.dim)  # not loaded, as the engine's
+        matrix = VectorMatrix(engine.embedder.name, engine.embedder.dim)  # loaded as the engine's is
         expected: dict[tuple[str, str], tuple[list[tuple[str, float]], bool]] = {}
         for r in range(rounds + 1):  # round 0 warms up
             for q in questions:
