@@ -8,10 +8,10 @@ naming their field, rather than deep in an engine.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tinymemory.api.echo import echo
 from tinymemory.api.errors import InvalidRequest
@@ -39,6 +39,9 @@ from tinymemory.api.requests import (
 )
 from tinymemory.api.timeutil import OUT_OF_RANGE
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 MAX_TEXT_CHARS = 1_000_000
 MAX_QUERY_CHARS = 10_000
 MAX_TAGS = 64
@@ -48,6 +51,16 @@ MAX_ID_CHARS = 256
 MAX_CURSOR_CHARS = 4096
 
 R = TypeVar("R")
+D = TypeVar("D", bound="DataclassInstance")
+
+
+def replace(obj: D, /, **changes: Any) -> D:
+    """`dataclasses.replace`, or the request itself when the checks changed none of its fields (a valid
+    request, the usual case, is then not copied)."""
+    if all(getattr(obj, name) is value for name, value in changes.items()):
+        return obj
+    return dataclasses.replace(obj, **changes)
+
 
 TypeName = Callable[[object], str]
 """How a message names a wrong value's type: `python_type` for Python arguments, `json_type` for JSON."""

@@ -50,6 +50,7 @@ from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer, answer_recall
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
 from tinymemory.retrieval.embedders.base import Embedder
+from tinymemory.retrieval.query import QueryAnalysis
 from tinymemory.retrieval.temporal import with_event_range
 
 Clock = Callable[[], datetime]
@@ -202,16 +203,21 @@ class StorageEngine(AsyncClosing):
         req = validate.check_fetch(request, self._descriptor.fetch_modes)
         return await self._fetch("fetch", req)
 
-    async def _fetch(self, op: str, req: FetchRequest) -> FetchResult:
+    async def _fetch(self, op: str, req: FetchRequest, *, pages: bool = True) -> FetchResult:
+        """One page; with `pages` False (recall reads one page and returns no cursor) no cursor is sealed."""
         mode = req.mode or self._descriptor.default_mode()
         if mode is None:  # pragma: no cover - lexical is always served
             raise validate.fail(op, "mode", "no fetch mode is served")
-        fp = fingerprint("fetch", req.query, mode.value, req.filter, req.time_hint)
-        cur = FetchCursor.decode(await self._cursors(op), op, req.cursor, fp) if req.cursor else None
+        fp = ""  # the request's fingerprint, only when a cursor is opened or sealed
+        cur = None
+        if req.cursor:
+            fp = fingerprint("fetch", req.query, mode.value, req.filter, req.time_hint)
+            cur = FetchCursor.decode(await self._cursors(op), op, req.cursor, fp)
         cfg = self.retrieval
+        analysis = QueryAnalysis.of(req.query, self.analyzer)  # once: every stage below reads this
         plan = pipeline.FetchPlan.make(
             mode,
-            req.query,
+            analysis,
             req.limit,
             req.time_hint,
             cfg,
@@ -234,11 +240,12 @@ class StorageEngine(AsyncClosing):
             embed_query=embed_query,
         )
         ranking = pipeline.FetchRanking(
-            mode, req.query, req.time_hint, plan.offset, req.limit, cfg, self.analyzer
+            mode, analysis, req.time_hint, plan.offset, req.limit, cfg, self.analyzer
         )
         page = await self.storage.fetch(op, query, ranking)
         nxt = None
-        if page.more:
+        if page.more and pages:
+            fp = fp or fingerprint("fetch", req.query, mode.value, req.filter, req.time_hint)
             nxt = FetchCursor(page.snapshot, plan.offset + req.limit, plan.pool).encode(
                 await self._cursors(op), fp
             )
@@ -252,6 +259,7 @@ class StorageEngine(AsyncClosing):
             FetchRequest(
                 query=req.question, mode=req.mode, filter=req.filter, limit=req.limit, time_hint=req.time_hint
             ),
+            pages=False,
         )
         return await answer_recall(self.answerer, req.question, fetched.hits, req.instructions)
 

@@ -34,6 +34,8 @@ _TAG = 16
 _AAD = b"tinymemory cursor v1 "
 # Every document is padded (with JSON whitespace) to a multiple of this, which the largest fits once.
 _PADDED = 128
+# one encoder for every seal (json.dumps with options builds a new one per call)
+_JSON = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
 
 MAX_OFFSET = 10_000  # fetch pages stop here: deeper positions are refused, and no cursor points past it
 # the largest fused pool a fetch makes (retrieval.pipeline.pool_size at the largest limit)
@@ -71,7 +73,7 @@ class CursorCodec:
 
     def seal(self, kind: str, doc: dict[str, Any]) -> str:
         nonce = os.urandom(_NONCE)
-        plain = json.dumps(doc, separators=(",", ":"), sort_keys=True).encode("utf-8")
+        plain = _JSON.encode(doc).encode("utf-8")
         plain += b" " * (-len(plain) % _PADDED)
         sealed = nonce + self._aead.encrypt(nonce, plain, _AAD + kind.encode("ascii"))
         return base64.urlsafe_b64encode(sealed).decode("ascii").rstrip("=")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, Protocol
 
 from tinymemory.api.errors import TinyMemoryError
@@ -138,12 +139,23 @@ def decode_item(row: NamedRow) -> MemoryItem:
         raise UndecodableRow(f"a stored item does not decode: {type(exc).__name__}") from exc
 
 
+# The columns of `ITEM_SELECT`, in order: a storage that reads plain tuples names them with these.
+ITEM_COLUMNS = tuple(c.strip().removeprefix("i.") for c in ITEM_SELECT.split(","))
+
+
+@lru_cache(maxsize=4096)
+def stored_namespace(text: str) -> Namespace:
+    """A stored row's namespace (parsed once per distinct text: a read's rows share a few)."""
+    return Namespace.parse(text)
+
+
 def _decode_item(row: NamedRow) -> MemoryItem:
-    extra = json.loads(row["extra"])
+    raw = row["extra"]
+    extra = {} if raw == "{}" else json.loads(raw)  # most rows have none of the repeated fields
     source = Source(row["source_kind"], row["source_id"]) if row["source_kind"] is not None else None
     about = About(row["about_kind"], row["about_key"]) if row["about_kind"] is not None else None
     meta = ItemMeta(
-        namespace=Namespace.parse(row["ns"]),
+        namespace=stored_namespace(row["ns"]),
         source=source,
         tags=tuple(extra.get("tags", ())),
         evidence=tuple(extra.get("evidence", ())),
@@ -154,7 +166,8 @@ def _decode_item(row: NamedRow) -> MemoryItem:
         event_from=opt_from_us(row["event_from"]),
         event_to=opt_from_us(row["event_to"]),
         about=about,
-        **{col: row[col] for col in META_COLUMNS},
+        # the columns a row leaves empty keep their defaults (None): fewer arguments, the same meta
+        **{col: value for col in META_COLUMNS if (value := row[col]) is not None},
     )
     return MemoryItem(
         id=row["id"],

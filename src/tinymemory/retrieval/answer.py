@@ -15,7 +15,7 @@ from typing import Protocol, runtime_checkable
 from tinymemory.api.errors import TinyMemoryError, Unavailable
 from tinymemory.api.requests import Citation, Hit, RecallResult
 from tinymemory.retrieval.temporal import time_question
-from tinymemory.retrieval.text import Analyzer, default_analyzer
+from tinymemory.retrieval.text import Analyzer, default_analyzer, term_set
 
 DEFAULT_BUDGET_CHARS = 600
 MIN_RELATIVE_OVERLAP = 0.5  # a quoted sentence shares at least half as many terms as the best one
@@ -142,7 +142,7 @@ def extract(
     an = analyzer or default_analyzer()
     wanted = set(an.query_terms(question))
     split = [
-        (h_rank, s_pos, sentence, set(an.index_terms(sentence)))
+        (h_rank, s_pos, sentence, term_set(an, sentence))
         for h_rank, hit in enumerate(hits[:max_hits])
         for s_pos, sentence in enumerate(split_sentences(quoted_text(hit)))
     ]

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 from tinymemory.retrieval import calendar_spans as cal
 from tinymemory.retrieval.calendar_spans import Span
@@ -716,10 +717,11 @@ def resolve(text: str, anchor: datetime) -> list[Span]:
     return [f.span for f in find(text, anchor)]
 
 
+@lru_cache(maxsize=1024)
 def mentions_time(text: str) -> bool:
     """Does `text` hold a time expression the resolver reads? It depends on the text alone (never on
     the data, so a read's plan stays the same from page to page), and is false only when `resolve`
-    finds nothing against any anchor."""
+    finds nothing against any anchor. Cached: agents ask the same question again within a turn."""
     return _scan(text.casefold(), PROBE)[1]
 
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence, Set
-from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 from tinymemory.retrieval.fusion import minmax
-from tinymemory.retrieval.rerank import coverage
+from tinymemory.retrieval.rerank import coverage_of
 
 FEATURES = (
     "lex_norm",  # lexical score, min-max normalised over the lexical pool (0 when absent)
@@ -36,9 +37,8 @@ _TRAILING_NOTE = re.compile(r"\s*\[[^\[\]]*\]\s*$")
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """The columns of one pooled memory that the features read."""
+class Candidate(NamedTuple):
+    """The columns of one pooled memory that the features read (a named tuple: one per candidate)."""
 
     text: str
     source: str | None = None  # the source's id, or its kind when it has no id
@@ -47,8 +47,10 @@ class Candidate:
     after: int | None = None  # the next one
 
 
+@lru_cache(maxsize=8192)
 def is_question(text: str) -> bool:
-    """Whether a text ends in a question mark (a trailing bracketed note such as an attachment aside)."""
+    """Whether a text ends in a question mark (a trailing bracketed note such as an attachment aside).
+    Cached: the same memories reach the pools of many reads, and the answer depends on the text alone."""
     return _TRAILING_NOTE.sub("", text).rstrip().endswith("?")
 
 
@@ -96,6 +98,7 @@ def feature_rows(
     cosines = dict(sem)
     floor = min(cosines.values()) if cosines else 0.0
     fused = {k: 0.5 * lex_n.get(k, 0.0) + 0.5 * sem_n.get(k, 0.0) for k in keys}
+    covered = coverage_of(query_terms, term_weights)
     named = named_sources(query, {c.source for c in candidates.values() if c.source})
     threads: dict[tuple[str, str], list[int]] = {}
     for k in keys:
@@ -103,24 +106,36 @@ def feature_rows(
         if c is not None and c.thread is not None:
             threads.setdefault(c.thread, []).append(k)
     rows = []
+    absent = Candidate("")
+    no_terms: frozenset[str] = frozenset()
+    lex_near = {k: 1.0 / (1.0 + r / 10.0) for k, r in lex_rank.items()}
+    sem_near = {k: 1.0 / (1.0 + r / 10.0) for k, r in sem_rank.items()}
     for k in keys:
-        c = candidates.get(k, Candidate(""))
-        mates = [m for m in threads.get(c.thread, []) if m != k] if c.thread is not None else []
-        near = [fused[n] for n in (c.before, c.after) if n is not None and n in fused]
-        terms = terms_of.get(k, frozenset())
+        c = candidates.get(k, absent)
+        terms = terms_of.get(k, no_terms)
+        best_near = best_mate = 0.0
+        mates = 0
+        if c.thread is not None:  # a turn of a thread: its neighbours and mates in the pool
+            near = [fused[n] for n in (c.before, c.after) if n is not None and n in fused]
+            best_near = max(near) if near else 0.0
+            others = [fused[m] for m in threads.get(c.thread, ()) if m != k]
+            best_mate, mates = (max(others) if others else 0.0), len(others)
+        elif c.before is not None or c.after is not None:
+            near = [fused[n] for n in (c.before, c.after) if n is not None and n in fused]
+            best_near = max(near) if near else 0.0
         rows.append(
             [
                 lex_n.get(k, 0.0),
                 sem_n.get(k, 0.0),
-                1.0 / (1.0 + lex_rank[k] / 10.0) if k in lex_rank else 0.0,
-                1.0 / (1.0 + sem_rank[k] / 10.0) if k in sem_rank else 0.0,
+                lex_near.get(k, 0.0),
+                sem_near.get(k, 0.0),
                 cosines.get(k, floor),
                 lex_raw.get(k, 0.0),
                 1.0 if c.source in named else 0.0,
-                coverage(query_terms, terms, term_weights) if query_terms else 0.0,
-                max(near, default=0.0),
-                max((fused[m] for m in mates), default=0.0),
-                len(mates) / 10.0,
+                covered(terms) if query_terms else 0.0,
+                best_near,
+                best_mate,
+                mates / 10.0,
                 1.0 if is_question(c.text) else 0.0,
                 math.log1p(len(terms)),
             ]

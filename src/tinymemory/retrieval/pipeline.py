@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -21,11 +21,11 @@ from tinymemory.api.filters import FetchMode, TimeHint
 from tinymemory.api.timeutil import from_us, utcnow
 from tinymemory.retrieval.bm25 import bm25
 from tinymemory.retrieval.config import RetrievalConfig
-from tinymemory.retrieval.dates import mentions_time
 from tinymemory.retrieval.features import Candidate, feature_rows
 from tinymemory.retrieval.fusion import confidence_prior, convex, rrf
+from tinymemory.retrieval.query import QueryAnalysis, analysed, names_time
 from tinymemory.retrieval.rerank import idf, rerank_by_coverage
-from tinymemory.retrieval.rerank_model import model_for, relevance
+from tinymemory.retrieval.rerank_model import linear, model_for, relevance_of
 from tinymemory.retrieval.temporal import (
     boost_by_hint,
     hint_from_query,
@@ -33,7 +33,7 @@ from tinymemory.retrieval.temporal import (
     span_matches,
     span_of,
 )
-from tinymemory.retrieval.text import Analyzer
+from tinymemory.retrieval.text import Analyzer, term_set
 
 Ranked = list[tuple[int, float]]
 
@@ -57,12 +57,13 @@ class ScopeStats:
     df: dict[str, int] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class Light:
+class Light(NamedTuple):
     """The few columns ranking needs beyond a score (prior, time spans, the reranker's), times in
     microseconds since the epoch (UTC). The detailed columns (text onwards) are loaded only when a
     reranker reads them: `source` is the source's id, or its kind when it has none; `before`/`after`
-    are the row keys of the active turns just before and after this one in its thread and namespace."""
+    are the row keys of the active turns just before and after this one in its thread and namespace.
+    A named tuple: a fetch makes one per candidate, and a tuple is several times cheaper to make than a
+    frozen dataclass."""
 
     confidence: float | None
     observed_at: int
@@ -94,7 +95,7 @@ class FetchPlan:
     def make(
         cls,
         mode: FetchMode,
-        query: str,
+        query: str | QueryAnalysis,
         limit: int,
         hint: TimeHint | None,
         cfg: RetrievalConfig,
@@ -107,7 +108,7 @@ class FetchPlan:
             or hint is not None
             or reranks(cfg)
             or models(mode, cfg)
-            or (cfg.temporal.query_hints and mentions_time(query))
+            or (cfg.temporal.query_hints and names_time(query))
         )
         pool = cursor_pool if cursor_pool is not None else (pool_size(limit) if pooled else 0)
         want = pool if pooled else cursor_offset + limit + 1
@@ -178,17 +179,19 @@ def light_detail(mode: FetchMode, cfg: RetrievalConfig) -> bool:
     return reranks(cfg) or models(mode, cfg)
 
 
-def wants_anchor(query: str, hint: TimeHint | None, cfg: RetrievalConfig) -> bool:
+def wants_anchor(query: str | QueryAnalysis, hint: TimeHint | None, cfg: RetrievalConfig) -> bool:
     """Whether a derived time hint is possible, so the engine should look up the reach's newest time."""
-    return hint is None and cfg.temporal.query_hints and cfg.temporal.boost > 0 and mentions_time(query)
+    return hint is None and cfg.temporal.query_hints and cfg.temporal.boost > 0 and names_time(query)
 
 
-def derived_hint(query: str, anchor: datetime | None, cfg: RetrievalConfig) -> TimeHint | None:
+def derived_hint(
+    query: str | QueryAnalysis, anchor: datetime | None, cfg: RetrievalConfig
+) -> TimeHint | None:
     """A TimeHint read from the query's own time expressions, relative to `anchor` (the newest memory
     the read sees; now when it sees none). None when the query names no time."""
-    if not cfg.temporal.query_hints or cfg.temporal.boost <= 0 or not mentions_time(query):
+    if not cfg.temporal.query_hints or cfg.temporal.boost <= 0 or not names_time(query):
         return None
-    return hint_from_query(query, anchor or utcnow())
+    return hint_from_query(query.text if isinstance(query, QueryAnalysis) else query, anchor or utcnow())
 
 
 def in_hint(lt: Light, hint: TimeHint) -> bool:
@@ -241,23 +244,25 @@ def rank(
     *,
     stats: ScopeStats,
     cfg: RetrievalConfig,
-    query: str = "",
+    query: str | QueryAnalysis = "",
     analyzer: Analyzer | None = None,
     hint: TimeHint | None = None,
     derived: TimeHint | None = None,
 ) -> Ranked:
     """The final order: one list or their fusion, the coverage reranker, a derived time boost, then an
     explicit hint's partition. `stats` are the read's own reach's (the reranker weighs terms by them);
-    `light` holds every candidate when `needs_light` says so."""
+    `light` holds every candidate when `needs_light` says so. `query` may come analysed (the core
+    analyses it once per fetch); a bare string is analysed here, with `analyzer`."""
+    q = analysed(query, analyzer) if analyzer is not None else None
     # a question of stop words only ("what do you know about me?") gets the newest memories, as is
-    if models(mode, cfg) and analyzer is not None and (lex or sem) and analyzer.has_content_words(query):
-        ranked = _model_rerank(mode, lex, sem, light, stats, cfg, query, analyzer)  # it replaces fusion
+    if models(mode, cfg) and q is not None and analyzer is not None and (lex or sem) and q.content:
+        ranked = _model_rerank(mode, lex, sem, light, stats, cfg, q, analyzer)  # it replaces fusion
     elif mode is FetchMode.HYBRID:
         ranked = fuse(lex, sem, light, cfg)
     else:
         ranked = lex if mode is FetchMode.LEXICAL else sem
-    if reranks(cfg) and analyzer is not None and ranked:
-        ranked = _rerank(ranked, light, stats, cfg, query, analyzer)
+    if reranks(cfg) and q is not None and analyzer is not None and ranked:
+        ranked = _rerank(ranked, light, stats, cfg, q, analyzer)
     if derived is not None and hint is None:
         hinted = derived
         ranked = boost_by_hint(ranked, lambda r: r in light and in_hint(light[r], hinted), cfg.temporal.boost)
@@ -269,10 +274,10 @@ def _rerank(
     light: Mapping[int, Light],
     stats: ScopeStats,
     cfg: RetrievalConfig,
-    query: str,
+    query: QueryAnalysis,
     analyzer: Analyzer,
 ) -> Ranked:
-    terms = analyzer.query_terms(query)
+    terms = list(query.terms)
     weights = term_weights(terms, stats)
     cache: dict[int, set[str]] = {}
 
@@ -285,31 +290,30 @@ def _rerank(
     return rerank_by_coverage(ranked, terms, terms_of, weights, cfg.rerank.strength)
 
 
-@lru_cache(maxsize=8192)
-def _term_set(analyzer: Analyzer, text: str) -> frozenset[str]:
-    """A text's index terms as a set. Cached: the same memories reach the pools of many reads, and their
-    analysis is most of the reranker's cost (the terms depend on the text alone)."""
-    return frozenset(analyzer.index_terms(text))
-
-
 def features_of(
-    lex: Ranked, sem: Ranked, light: Mapping[int, Light], stats: ScopeStats, query: str, analyzer: Analyzer
+    lex: Ranked,
+    sem: Ranked,
+    light: Mapping[int, Light],
+    stats: ScopeStats,
+    query: str | QueryAnalysis,
+    analyzer: Analyzer,
 ) -> tuple[list[int], list[list[float]]]:
     """The pooled keys and their reranker features (features.FEATURES order), from the read's own
     candidates, their detailed light columns and the reach's statistics."""
-    terms = analyzer.query_terms(query)
+    q = analysed(query, analyzer)
+    terms = list(q.terms)
     candidates: dict[int, Candidate] = {}
     terms_of: dict[int, frozenset[str]] = {}
     for rowid, lt in light.items():
         text = lt.text or ""
         thread = (lt.ns or "", lt.thread) if lt.thread is not None else None
         candidates[rowid] = Candidate(text, lt.source, thread, lt.before, lt.after)
-        terms_of[rowid] = _term_set(analyzer, text)
+        terms_of[rowid] = term_set(analyzer, text)
     return feature_rows(
         lex,
         sem,
         candidates,
-        query=query,
+        query=q.text,
         query_terms=terms,
         term_weights=term_weights(terms, stats),
         terms_of=terms_of,
@@ -323,7 +327,7 @@ def _model_rerank(
     light: Mapping[int, Light],
     stats: ScopeStats,
     cfg: RetrievalConfig,
-    query: str,
+    query: QueryAnalysis,
     analyzer: Analyzer,
 ) -> Ranked:
     """The pool re-scored by the feature reranker, times the confidence prior (in place of hybrid's
@@ -338,11 +342,11 @@ def _model_rerank(
         off |= {"neighbour", "thread_best", "thread_count"}
     keys, rows = features_of(lex, sem, light, stats, query, analyzer)
     strength = cfg.priors.confidence_strength
-    frozen_off = frozenset(off)
+    laid_out = linear(weights, frozenset(off))
     scored = []
     for key, row in zip(keys, rows, strict=True):
         prior = confidence_prior(light[key].confidence, strength=strength) if key in light else 1.0
-        scored.append((key, relevance(row, bias, weights, frozen_off) * prior))
+        scored.append((key, relevance_of(row, bias, laid_out) * prior))
     order = {key: i for i, key in enumerate(keys)}
     return sorted(scored, key=lambda kv: (-kv[1], order[kv[0]]))
 
@@ -358,21 +362,39 @@ class FetchRanking:
     and the light columns only when a stage reads them, then ranks and cuts the page. The query's time
     reading is done once per fetch, however often storage asks."""
 
-    __slots__ = ("_derived", "analyzer", "cfg", "hint", "limit", "mode", "offset", "query", "wants_anchor")
+    __slots__ = (
+        "_derived",
+        "analysis",
+        "analyzer",
+        "cfg",
+        "hint",
+        "limit",
+        "mode",
+        "offset",
+        "query",
+        "wants_anchor",
+    )
 
     def __init__(
         self,
         mode: FetchMode,
-        query: str,
+        query: str | QueryAnalysis,
         hint: TimeHint | None,
         offset: int,
         limit: int,
         cfg: RetrievalConfig,
         analyzer: Analyzer,
     ) -> None:
-        self.mode, self.query, self.hint, self.offset, self.limit = mode, query, hint, offset, limit
+        self.analysis = analysed(query, analyzer)
+        self.mode, self.query, self.hint, self.offset, self.limit = (
+            mode,
+            self.analysis.text,
+            hint,
+            offset,
+            limit,
+        )
         self.cfg, self.analyzer = cfg, analyzer
-        self.wants_anchor: bool = wants_anchor(query, hint, cfg)
+        self.wants_anchor: bool = wants_anchor(self.analysis, hint, cfg)
         self._derived: dict[datetime | None, TimeHint | None] = {}
 
     def derived(self, anchor: datetime | None) -> TimeHint | None:
@@ -403,7 +425,7 @@ class FetchRanking:
             light,
             stats=stats,
             cfg=self.cfg,
-            query=self.query,
+            query=self.analysis,
             analyzer=self.analyzer,
             hint=self.hint,
             derived=self.derived(anchor),

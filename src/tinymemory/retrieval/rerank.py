@@ -22,10 +22,18 @@ def idf(doc_freq: int, docs: int) -> float:
 
 def coverage(query_terms: Sequence[str], text_terms: AbstractSet[str], weights: Mapping[str, float]) -> float:
     """The weighted share of query terms present in the text, in [0, 1]."""
-    total = sum(weights.get(t, 1.0) for t in query_terms)
+    return coverage_of(query_terms, weights)(text_terms)
+
+
+def coverage_of(
+    query_terms: Sequence[str], weights: Mapping[str, float]
+) -> Callable[[AbstractSet[str]], float]:
+    """`coverage` of one query, its weights summed once, for each of many texts."""
+    weighted = [(t, weights.get(t, 1.0)) for t in query_terms]
+    total = sum(w for _, w in weighted)
     if total <= 0:
-        return 0.0
-    return sum(weights.get(t, 1.0) for t in query_terms if t in text_terms) / total
+        return lambda text_terms: 0.0
+    return lambda text_terms: sum(w for t, w in weighted if t in text_terms) / total
 
 
 def rerank_by_coverage(
@@ -38,8 +46,7 @@ def rerank_by_coverage(
     """score * (1 + strength * coverage), re-sorted; ties keep the incoming order."""
     if not query_terms or strength <= 0:
         return list(ranked)
-    rescored = [
-        (key, s * (1.0 + strength * coverage(query_terms, terms_of(key), weights))) for key, s in ranked
-    ]
+    covered = coverage_of(query_terms, weights)
+    rescored = [(key, s * (1.0 + strength * covered(terms_of(key)))) for key, s in ranked]
     order = {key: i for i, (key, _) in enumerate(ranked)}
     return sorted(rescored, key=lambda kv: (-kv[1], order[kv[0]]))

@@ -54,9 +54,25 @@ def model_for(mode: str) -> tuple[float, Mapping[str, float]] | None:
     return MODELS.get(mode)
 
 
+Linear = list[tuple[int, float]]
+"""A model's weights as (position in FEATURES, weight), the features read as 0 left out."""
+
+
+def linear(weights: Mapping[str, float], off: frozenset[str]) -> Linear:
+    """The weights laid out once per ranking, for `relevance_of` over each of its rows. A weight of 0
+    is left out too: adding its product (0, features being finite) leaves every partial sum as it was."""
+    laid_out = ((i, weights.get(name, 0.0)) for i, name in enumerate(FEATURES) if name not in off)
+    return [(i, w) for i, w in laid_out if w != 0.0]
+
+
+def relevance_of(row: Sequence[float], bias: float, weights: Linear) -> float:
+    """The model's score of one feature row, by weights `linear` laid out."""
+    z = bias + sum(w * row[i] for i, w in weights)
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
 def relevance(row: Sequence[float], bias: float, weights: Mapping[str, float], off: frozenset[str]) -> float:
     """The model's score of one feature row, with the features in `off` read as 0."""
-    z = bias + sum(
-        weights.get(name, 0.0) * x for name, x in zip(FEATURES, row, strict=True) if name not in off
-    )
-    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+    if len(row) != len(FEATURES):
+        raise ValueError(f"a feature row has {len(FEATURES)} values, got {len(row)}")
+    return relevance_of(row, bias, linear(weights, off))

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Literal, TypeVar
 
 from tinymemory.api.filters import TimeHint
@@ -152,13 +153,15 @@ _WHEN = re.compile(
 )
 
 
+@lru_cache(maxsize=1024)
 def time_question(query: str) -> TimeQuestion | None:
     """The kind of time question: "how_long" (a duration: "how long ago", "how many years"), "order"
     (before / after / first / last), "when" (a date); None when it asks nothing about time.
 
     It says nothing of which days: "how long has she painted?" has no window, so a caller can use the
     marker to prefer memory that carries an event time, without a hint that could be wrong. A question
-    that does name a window with an order word ("since last summer") is "order" too.
+    that does name a window with an order word ("since last summer") is "order" too. Cached: it
+    depends on the text alone.
     """
     low = query.casefold()
     found = find(query, PROBE)

@@ -16,6 +16,7 @@ from tinymemory.retrieval.config import AnalyzerConfig
 
 _TOKEN = re.compile(r"[^\W_]+")
 MAX_TOKEN_CHARS = 64
+QUERY_CACHE = 1024  # distinct queries whose terms an analyzer keeps
 
 # A compact English stop list: function words that carry no topic.
 _STOP_TEXT = """
@@ -76,6 +77,9 @@ class Analyzer:
         self._stemmer.maxCacheSize = 50_000
         self._stop = stop_words
         self._do_stem = stem
+        # a fetch's query is analysed by the core, by storage's statistics and by its lexical ranker;
+        # the terms depend on the text alone, so each distinct query is analysed once
+        self._query_terms = lru_cache(maxsize=QUERY_CACHE)(self._analyse_query)
 
     def _stem(self, tokens: list[str]) -> list[str]:
         if not self._do_stem:
@@ -92,18 +96,30 @@ class Analyzer:
 
     def query_terms(self, text: str) -> list[str]:
         """Distinct terms of a query; a query made only of stop words keeps them rather than go empty."""
+        return list(self._query_terms(text)[0])
+
+    def _analyse_query(self, text: str) -> tuple[tuple[str, ...], bool]:
+        """A query's distinct terms and whether it names a topic, from one tokenisation."""
         tokens = tokenize(text)
         kept = [t for t in tokens if t not in self._stop] or tokens
-        return list(dict.fromkeys(self._stem(kept)))
+        content = any(t not in self._stop and t not in OPEN_QUESTION_WORDS for t in tokens)
+        return tuple(dict.fromkeys(self._stem(kept))), content
 
     def has_content_words(self, text: str) -> bool:
         """Whether a query names a topic: a word that is neither a stop word nor one of the words people
         use to ask a memory for anything at all ("what do you know about me?")."""
-        return any(t not in self._stop and t not in OPEN_QUESTION_WORDS for t in tokenize(text))
+        return self._query_terms(text)[1]
 
     def index_text(self, text: str) -> str:
         """The analysed text as one space-joined string, ready for a plain whitespace/unicode tokenizer."""
         return " ".join(self.index_terms(text))
+
+
+@lru_cache(maxsize=8192)
+def term_set(analyzer: Analyzer, text: str) -> frozenset[str]:
+    """A text's index terms as a set. Cached: the same memories reach the pools (and the answers) of
+    many reads, and their analysis is most of the reranker's cost (the terms depend on the text alone)."""
+    return frozenset(analyzer.index_terms(text))
 
 
 @lru_cache(maxsize=1)

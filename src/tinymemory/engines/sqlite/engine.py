@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
@@ -24,7 +25,7 @@ from tinymemory.api.items import MemoryItem, NewItem
 from tinymemory.api.namespace import Reach
 from tinymemory.api.records import ImportResult, StoredRecord
 from tinymemory.api.relations import ExpandRequest, ExpandResult
-from tinymemory.api.requests import ExploreResult, GetResult, Hit, StoreResult
+from tinymemory.api.requests import ExploreResult, GetResult, StoreResult
 from tinymemory.engines.core import Clock, StorageEngine
 from tinymemory.engines.cursors import ListCursor
 from tinymemory.engines.paths import default_db_path
@@ -61,6 +62,43 @@ from tinymemory.retrieval.text import Analyzer
 
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
+
+
+# A file of at most this many rows keeps its vectors in memory from its first semantic read: holding
+# them costs little, and reading a reach's vectors from SQL on every fetch is most of a small read's
+# semantic side (one user's 100 memories in a 500-item file: 0.8 ms from SQL, 0.26 ms from memory,
+# the same scores). A larger file loads them only for a read the filter does not narrow (search.py).
+MATRIX_FILE_ROWS = 2_000
+
+# A query embedding that has lately taken at most this long (a moving average: a cached query, a static
+# embedder) is computed on the reader thread itself, after the lexical work: handing it to the helper
+# thread costs about as much as it would overlap.
+INLINE_EMBED_S = 0.0005
+
+
+class QueryVector:
+    """A fetch's query vector (and early scan), started on the helper thread beside the lexical work,
+    or (`future` None) left to the reader. `get` (on the reader thread) waits for it, or computes it
+    there when the helper has not started on it yet (busy with another read, or not yet scheduled):
+    the reader would only wait for it."""
+
+    __slots__ = ("_future", "_work")
+
+    def __init__(
+        self,
+        work: Callable[[], tuple[Floats, EarlyScores | None]],
+        future: Future[tuple[Floats, EarlyScores | None]] | None,
+    ) -> None:
+        self._work, self._future = work, future
+
+    def get(self) -> tuple[Floats, EarlyScores | None]:
+        if self._future is None or self._future.cancel():
+            return self._work()
+        return self._future.result()
+
+    def cancel(self) -> None:
+        if self._future is not None:
+            self._future.cancel()
 
 
 class SqliteStorage(Storage):
@@ -116,6 +154,7 @@ class SqliteStorage(Storage):
         self._commits = GroupCommit(self._write_pending)
         self._closed = False
         self.last_semantic_plan: search.Plan | None = None  # for tests and diagnostics
+        self._embed_s = 0.0  # how long query embeddings have lately taken (INLINE_EMBED_S)
 
     # -- plumbing -------------------------------------------------------------------------------------
 
@@ -235,22 +274,36 @@ class SqliteStorage(Storage):
         return await self._read(op, lambda r: graph.expand(r, request))
 
     async def fetch(self, op: str, query: CandidateQuery, ranking: Ranking) -> FetchPage:
-        mode, flt = query.mode, query.filter
-        # Only the query is embedded on read; the embedding runs while FTS5 ranks (phase one).
-        # A whole-store scan also starts on the helper thread, so the two rankers use both cores.
-        embedding: asyncio.Future[tuple[Floats, EarlyScores | None]] | None = None
+        # One hop to a reader thread, one read transaction (one snapshot) for the whole fetch. Only the
+        # query is embedded on read: on the helper thread, while the reader ranks lexically, and the
+        # reader waits for it there (not the event loop), so a fetch wakes the loop once. A whole-store
+        # read also starts its matrix scan on the helper, so the two rankers use both cores.
+        embedding: QueryVector | None = None
         if query.embed_query is not None:
             # a whole-store read that will walk the graph needs no early scan of the matrix
-            scan_early = not is_selective(flt) and not (self._graphs and self._graphs.loaded)
-            embedding = asyncio.ensure_future(self._embed_query(query.embed_query, scan_early))
+            scan_early = not is_selective(query.filter) and not (self._graphs and self._graphs.loaded)
+            embedding = self._embed_query(op, query.embed_query, scan_early)
+        try:
+            return await self._read(op, lambda conn: self._fetch_in(conn, query, ranking, embedding))
+        finally:
+            if embedding is not None:
+                embedding.cancel()  # a read that failed before waiting for it: the vector is not needed
 
-        def lexical_phase(conn: sqlite3.Connection) -> tuple[int, pipeline.Ranked, pipeline.ScopeStats]:
-            snapshot = query.snapshot if query.snapshot is not None else search.max_rowid(conn)
-            # every score and weight below comes from the read's own reach (the first privacy rule)
-            stats = search.scope_stats(conn, self.analyzer, query.text, flt)
-            if mode is FetchMode.SEMANTIC:
-                return snapshot, [], stats
-            lex = search.lexical(
+    def _fetch_in(
+        self,
+        conn: sqlite3.Connection,
+        query: CandidateQuery,
+        ranking: Ranking,
+        embedding: QueryVector | None,
+    ) -> FetchPage:
+        """A whole fetch inside one read transaction, on a reader thread."""
+        mode, flt = query.mode, query.filter
+        snapshot = query.snapshot if query.snapshot is not None else search.max_rowid(conn)
+        # every score and weight below comes from the read's own reach (the first privacy rule)
+        stats = search.scope_stats(conn, self.analyzer, query.text, flt)
+        lexical: pipeline.Ranked = []
+        if mode is not FetchMode.SEMANTIC:
+            lexical = search.lexical(
                 conn,
                 self.analyzer,
                 query.text,
@@ -261,53 +314,49 @@ class SqliteStorage(Storage):
                 query.context_weight,
                 stats,
             )
-            if not lex and mode is FetchMode.LEXICAL and not self.analyzer.has_content_words(query.text):
-                lex = search.recent(conn, flt, snapshot, query.want)
-            return snapshot, lex, stats
+            if not lexical and mode is FetchMode.LEXICAL and not self.analyzer.has_content_words(query.text):
+                lexical = search.recent(conn, flt, snapshot, query.want)
+        sem: pipeline.Ranked = []
+        if embedding is not None:
+            # an embedder that failed raises here (Unavailable); a helper that has not started on the
+            # vector yet (busy, or not scheduled) is not waited for: this thread computes it itself
+            qvec, early = embedding.get()
+            assert self._matrix is not None
+            if not self._matrix.loaded and snapshot <= MATRIX_FILE_ROWS:
+                self._matrix.refresh(conn)  # a small file: its vectors held, not read again per fetch
+            outcome = search.semantic(
+                conn, self._matrix, qvec, flt, snapshot, query.want, early, self._graphs
+            )
+            self.last_semantic_plan = outcome.plan
+            sem = outcome.ranked
+        # one transaction: every row ranked above is still visible, so nothing is checked again
+        anchor = search.latest_observed(conn, flt, snapshot) if ranking.wants_anchor else None
+        detail = ranking.light_detail(anchor)
+        light: dict[int, pipeline.Light] = {}
+        if detail is not None:
+            light = search.light_rows(conn, candidate_rowids(lexical, sem), detail, snapshot)
+        page, more = ranking.page(lexical, sem, light, stats, anchor)
+        return FetchPage(snapshot, page_hits(page, reads.items_by_rowid(conn, [r for r, _ in page])), more)
 
-        try:
-            snapshot, lex, stats = await self._read(op, lexical_phase)
-            qvec, early = await embedding if embedding is not None else (None, None)
-        except BaseException:
-            if embedding is not None:
-                embedding.cancel()
-            raise
-
-        def rank_phase(conn: sqlite3.Connection) -> tuple[list[Hit], bool]:
-            sem: pipeline.Ranked = []
-            if qvec is not None:
-                assert self._matrix is not None
-                outcome = search.semantic(
-                    conn, self._matrix, qvec, flt, snapshot, query.want, early, self._graphs
-                )
-                self.last_semantic_plan = outcome.plan
-                sem = outcome.ranked
-            lexical = search.still_visible(conn, lex, flt, snapshot)
-            anchor = search.latest_observed(conn, flt, snapshot) if ranking.wants_anchor else None
-            detail = ranking.light_detail(anchor)
-            light: dict[int, pipeline.Light] = {}
-            if detail is not None:
-                light = dict(search.light_rows(conn, candidate_rowids(lexical, sem), detail, snapshot))
-            page, more = ranking.page(lexical, sem, light, stats, anchor)
-            return page_hits(page, reads.items_by_rowid(conn, [r for r, _ in page])), more
-
-        hits, more = await self._read(op, rank_phase)
-        return FetchPage(snapshot, hits, more)
-
-    async def _embed_query(
-        self, embed: Callable[[], Floats], scan_early: bool
-    ) -> tuple[Floats, EarlyScores | None]:
+    def _embed_query(self, op: str, embed: Callable[[], Floats], scan_early: bool) -> QueryVector:
         """The query vector, and with `scan_early` the matrix scan over the rows loaded so far, both on
-        the helper thread while the database thread ranks lexically."""
+        the helper thread while the reader thread ranks lexically."""
         matrix = self._matrix
 
         def work() -> tuple[Floats, EarlyScores | None]:
+            start = time.perf_counter()
             vec = embed()
+            self._embed_s = 0.8 * self._embed_s + 0.2 * (time.perf_counter() - start)
             if scan_early and matrix is not None and matrix.size and vec.shape == (matrix.dim,):
                 return vec, matrix.early_scores(vec)
             return vec, None
 
-        return await asyncio.get_running_loop().run_in_executor(self._helper, work)
+        if not scan_early and self._embed_s <= INLINE_EMBED_S:
+            return QueryVector(work, None)
+        try:
+            return QueryVector(work, self._helper.submit(work))
+        except RuntimeError:  # the helper was shut down meanwhile
+            raise Unavailable(f"{op}: the engine is closed") from None
 
     async def export_records(self, vectors: bool) -> AsyncIterator[StoredRecord]:
         if self._closed:

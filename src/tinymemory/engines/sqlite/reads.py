@@ -10,18 +10,31 @@ from tinymemory.api.filters import Facet, MetaFilter
 from tinymemory.api.items import MemoryItem
 from tinymemory.api.namespace import Namespace, Reach
 from tinymemory.api.requests import EXPLORE_SCAN_CAP, ExploreResult, GetResult, Tombstone
-from tinymemory.engines.rows import FACET_COLUMNS, ITEM_SELECT, explore_result, from_us, inside_reach
+from tinymemory.engines.rows import (
+    FACET_COLUMNS,
+    ITEM_COLUMNS,
+    ITEM_SELECT,
+    explore_result,
+    from_us,
+    inside_reach,
+)
 from tinymemory.engines.sqlite.cursors import ListCursor
 from tinymemory.engines.sqlite.rows import decode_item
 from tinymemory.engines.sqlite.where import WHERE, Params, filter_sql
 
 
 def items_by_rowid(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, MemoryItem]:
-    rows = conn.execute(
+    """The items of these rows (a fetch's page only: decoding is most of a small read's result cost)."""
+    if not rowids:
+        return {}
+    cur = conn.cursor()
+    cur.row_factory = None  # plain tuples, named once here: sqlite3.Row looks names up column by column
+    rows = cur.execute(
         f"SELECT {ITEM_SELECT} FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
         (json.dumps(list(rowids)),),
     )
-    return {int(r["rowid"]): decode_item(r) for r in rows}
+    named = (dict(zip(ITEM_COLUMNS, r, strict=True)) for r in rows)
+    return {int(r["rowid"]): decode_item(r) for r in named}
 
 
 def get_items(conn: sqlite3.Connection, ids: Sequence[str], reach: Reach | None) -> GetResult:

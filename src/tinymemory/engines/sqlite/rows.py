@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 from tinymemory.api.items import MemoryItem
 from tinymemory.engines import rows
 from tinymemory.engines.sqlite.db import DamagedRow
 
 
-def decode_item(row: sqlite3.Row) -> MemoryItem:
+def decode_item(row: rows.NamedRow) -> MemoryItem:
     """The item a row holds; a row tinymemory did not write that way raises DamagedRow, which the engine
     reports as a damaged file (db.database_error)."""
     try:

@@ -338,6 +338,13 @@ _AFTER = (
     " AND n.rowid <= ? AND n.valid_to IS NULL AND n.forgotten_at IS NULL ORDER BY n.rowid LIMIT 1)"
 )
 
+# Only a turn of a thread has neighbours: the look-ups are skipped for the rest (a third of the query's
+# cost over a pool of memories outside any thread).
+_NEIGHBOURS = (
+    f"CASE WHEN i.thread_id IS NULL THEN NULL ELSE {_BEFORE} END,"
+    f" CASE WHEN i.thread_id IS NULL THEN NULL ELSE {_AFTER} END"
+)
+
 
 def light_rows(
     conn: sqlite3.Connection, rowids: list[int], detailed: bool = False, snapshot: int | None = None
@@ -354,7 +361,7 @@ def light_rows(
         return {int(r[0]): Light(r[1], int(r[2]), r[3], r[4]) for r in rows}
     rows = conn.execute(
         f"SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to, {_TEXT},"
-        f" coalesce(i.source_id, i.source_kind), i.ns, i.thread_id, {_BEFORE}, {_AFTER}"
+        f" coalesce(i.source_id, i.source_kind), i.ns, i.thread_id, {_NEIGHBOURS}"
         " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
         (snapshot if snapshot is not None else max_rowid(conn), json.dumps(rowids)),
     )

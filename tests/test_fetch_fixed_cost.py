@@ -1,0 +1,164 @@
+"""What one fetch does once: one read on a reader thread, the query analysed once, a cursor sealed only
+for a page that has a next one, and a busy helper thread never waited for."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from test_sqlite_support import HashEmbedder, note, ns
+from tinymemory.api import FetchMode, FetchRequest, MetaFilter, RecallRequest, validate
+from tinymemory.engines.cursors import CursorCodec
+from tinymemory.engines.sqlite import SqliteEngine
+from tinymemory.engines.sqlite import engine as sqlite_engine
+from tinymemory.retrieval import pipeline
+from tinymemory.retrieval.config import DEFAULT_CONFIG
+from tinymemory.retrieval.dates import mentions_time
+from tinymemory.retrieval.query import QueryAnalysis
+from tinymemory.retrieval.text import Analyzer, default_analyzer
+
+T0 = datetime(2024, 3, 1, tzinfo=UTC)
+USER = "team:acme/user:ana"
+
+
+@pytest.fixture
+async def engine(tmp_path: Path):  # type: ignore[no-untyped-def]
+    async with SqliteEngine(tmp_path / "mem.db", embedder=HashEmbedder()) as eng:
+        await eng.store_many(
+            [
+                note(f"garden note {i} about tomatoes and basil", at=USER, observed=T0 + timedelta(hours=i))
+                for i in range(30)
+            ]
+            + [note(f"another user's tomatoes {i}", at="team:acme/user:bob") for i in range(10)]
+        )
+        yield eng
+
+
+def counting(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[int]:
+    """Count the calls of `owner.name` (the real one still runs)."""
+    calls: list[int] = []
+    real: Callable[..., Any] = getattr(owner, name)
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, spy)
+    return calls
+
+
+@pytest.mark.parametrize("mode", list(FetchMode))
+async def test_a_fetch_is_one_read_on_a_reader_thread(
+    engine: SqliteEngine, monkeypatch: pytest.MonkeyPatch, mode: FetchMode
+) -> None:
+    flt = MetaFilter(namespace=ns(USER))
+    await engine.fetch(FetchRequest("tomatoes basil", mode=mode, filter=flt))  # opens the readers
+    reads = counting(monkeypatch, engine.storage._db, "read")
+    res = await engine.fetch(FetchRequest("tomatoes basil", mode=mode, filter=flt))
+    assert res.hits and all(h.item.namespace == ns(USER) for h in res.hits)
+    assert len(reads) == 1
+
+
+async def test_a_cursor_is_sealed_only_for_a_page_with_a_next_one(
+    engine: SqliteEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flt = MetaFilter(namespace=ns(USER))
+    seals = counting(monkeypatch, CursorCodec, "seal")
+    first = await engine.fetch(FetchRequest("tomatoes", mode=FetchMode.HYBRID, filter=flt, limit=25))
+    assert first.next_cursor is not None and len(seals) == 1
+    last = await engine.fetch(
+        FetchRequest("tomatoes", mode=FetchMode.HYBRID, filter=flt, limit=25, cursor=first.next_cursor)
+    )
+    assert last.next_cursor is None and len(seals) == 1
+    # recall answers from one page and returns no cursor: it seals none, though more hits follow
+    answered = await engine.recall(RecallRequest("tomatoes", filter=flt, limit=3))
+    assert answered.citations and len(seals) == 1
+
+
+async def test_a_busy_helper_is_not_waited_for(engine: SqliteEngine) -> None:
+    flt = MetaFilter(namespace=ns(USER))
+    req = FetchRequest("tomatoes basil", mode=FetchMode.HYBRID, filter=flt)
+    free = await engine.fetch(req)
+    release = threading.Event()
+    helper = engine.storage._helper
+    busy = [helper.submit(release.wait, 30) for _ in range(helper._max_workers)]
+    try:
+        held = await asyncio.wait_for(engine.fetch(req), timeout=10)
+    finally:
+        release.set()
+    assert all(b.result() for b in busy)
+    assert [(h.item.id, h.score) for h in held.hits] == [(h.item.id, h.score) for h in free.hits]
+
+
+def test_a_query_analysis_holds_what_each_stage_reads() -> None:
+    analyzer = default_analyzer()
+    for text in ("What did Ana paint last May?", "what do you know about me?", "tomatoes"):
+        got = QueryAnalysis.of(text, analyzer)
+        assert got.text == text
+        assert list(got.terms) == analyzer.query_terms(text)
+        assert got.content == analyzer.has_content_words(text)
+        assert got.timed == mentions_time(text)
+
+
+def test_query_terms_are_a_fresh_list_each_time() -> None:
+    analyzer = Analyzer()
+    terms = analyzer.query_terms("Which tomatoes did Ana plant?")
+    terms.append("mutated")
+    assert analyzer.query_terms("Which tomatoes did Ana plant?") == ["tomato", "ana", "plant"]
+
+
+def test_an_analysed_query_ranks_as_its_text_does() -> None:
+    analyzer = default_analyzer()
+    text = "when did I paint the lake yesterday?"
+    light = {
+        1: pipeline.Light(None, 1_700_000_000_000_000, None, None, "I paint the lake at dawn", "Ana"),
+        2: pipeline.Light(0.4, 1_700_000_100_000_000, None, None, "a walk by the lake?", "Bob"),
+    }
+    stats = pipeline.ScopeStats(2, 12, {"paint": 1, "lake": 2})
+    lex, sem = [(1, 0.7), (2, 0.5)], [(2, 0.9), (1, 0.3)]
+    for mode in FetchMode:
+        pages = [
+            pipeline.FetchRanking(mode, query, None, 0, 10, DEFAULT_CONFIG, analyzer).page(
+                lex, sem, light, stats, None
+            )
+            for query in (text, QueryAnalysis.of(text, analyzer))
+        ]
+        assert pages[0] == pages[1]
+    assert pipeline.FetchPlan.make(
+        FetchMode.LEXICAL, QueryAnalysis.of(text, analyzer), 10, None, DEFAULT_CONFIG
+    ) == (pipeline.FetchPlan.make(FetchMode.LEXICAL, text, 10, None, DEFAULT_CONFIG))
+
+
+def test_a_valid_request_passes_its_checks_uncopied() -> None:
+    modes = (FetchMode.LEXICAL, FetchMode.SEMANTIC, FetchMode.HYBRID)
+    req = FetchRequest("tomatoes", mode=FetchMode.HYBRID, filter=MetaFilter(namespace=ns(USER)))
+    assert validate.check_fetch(req, modes) is req
+    cet = datetime(2024, 3, 1, 13, tzinfo=timezone(timedelta(hours=1)))
+    timed = FetchRequest("tomatoes", filter=MetaFilter(observed_after=cet))
+    checked = validate.check_fetch(timed, modes)  # a time in another zone comes back in UTC
+    assert checked is not timed and checked.filter.observed_after == cet
+    assert checked.filter.observed_after is not None and checked.filter.observed_after.tzinfo is UTC
+
+
+async def test_a_small_file_holds_its_vectors_and_ranks_the_same(
+    engine: SqliteEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flt = MetaFilter(namespace=ns(USER))
+    pages = {}
+    for mode in (FetchMode.SEMANTIC, FetchMode.HYBRID):
+        res = await engine.fetch(FetchRequest("basil tomatoes", mode=mode, filter=flt, limit=12))
+        pages[mode] = [(h.item.id, h.score) for h in res.hits]
+    matrix = engine.storage._matrix
+    assert matrix is not None and matrix.loaded  # a 40-row file: its vectors are held after one read
+    monkeypatch.setattr(sqlite_engine, "MATRIX_FILE_ROWS", 0)  # every read takes the reach's from SQL
+    async with SqliteEngine(engine.path, embedder=HashEmbedder()) as fresh:
+        for mode, page in pages.items():
+            res = await fresh.fetch(FetchRequest("basil tomatoes", mode=mode, filter=flt, limit=12))
+            assert [(h.item.id, h.score) for h in res.hits] == page
+        assert fresh.storage._matrix is not None and not fresh.storage._matrix.loaded
