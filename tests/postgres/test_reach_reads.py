@@ -15,7 +15,7 @@ import pytest
 from pgvector.psycopg import register_vector_async
 
 from tinymemory.api import ForgetRequest, MetaFilter, Namespace, Reach
-from tinymemory.engines.postgres import PostgresEngine, db, semantic
+from tinymemory.engines.postgres import PostgresEngine, db, search, semantic
 from tinymemory.engines.postgres.search import max_rowid
 
 from .helpers import HashEmbedder, note
@@ -148,3 +148,37 @@ async def test_forgotten_and_empty_reaches_score_nothing(
 async def _ids_of(conn: psycopg.AsyncConnection[tuple[object, ...]], rowids: list[int]) -> list[str]:
     cur = await conn.execute("SELECT id FROM items WHERE rowid = ANY(%s::bigint[])", (rowids,))
     return [str(r[0]) for r in await cur.fetchall()]
+
+
+def _numbered(statement: str) -> str:
+    """%s placeholders as $1, $2, ...: the form EXPLAIN (GENERIC_PLAN) plans without values."""
+    parts = statement.split("%s")
+    return parts[0] + "".join(f"${k}{part}" for k, part in enumerate(parts[1:], start=1))
+
+
+async def test_a_users_read_never_ranges_over_the_row_ids_of_every_tenant(
+    pg_dsn: str, conn: psycopg.AsyncConnection[tuple[object, ...]]
+) -> None:
+    """The snapshot bound is a filter on the reach's rows, never a range of the row id index (which
+    holds every tenant's rows): checked on the generic plans the driver's prepared statements run, with
+    index scans made cheap and pages dear, so the planner would take that range if it could (it does
+    when the bound is written as a plain `i.rowid <= $n`)."""
+    async with PostgresEngine(pg_dsn, embedder=HashEmbedder()) as engine:
+        await _fill(engine, users=10, per_user=50)
+    await conn.execute("ANALYZE")
+    for setting in (
+        "cpu_index_tuple_cost = 0",
+        "cpu_operator_cost = 0",
+        "random_page_cost = 1000",
+        "seq_page_cost = 1000",
+        "enable_seqscan = off",
+    ):
+        await conn.execute(f"SET {setting}")
+    flt = MetaFilter(namespace=Namespace.parse(USER))
+    lexical, _ = search.lexical_statement(["alpha", "bravo"], flt, 10**6, 0.5)
+    plans = []
+    for statement in (lexical, semantic.filter_first_statement(SPACE, [0.0] * 32, flt, 10**6, 10, 100)[0]):
+        cur = await conn.execute(f"EXPLAIN (GENERIC_PLAN) {_numbered(statement)}")  # type: ignore[arg-type]
+        plans.append("\n".join(str(r[0]) for r in await cur.fetchall()))
+    for plan in plans:
+        assert "items_ns" in plan and "items_pkey" not in plan and "items_tsv" not in plan, plan

@@ -25,6 +25,7 @@ from psycopg import sql
 from tinymemory.api.filters import MetaFilter
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.schema import HNSW_MAX_DIM, vector_expression
+from tinymemory.engines.postgres.search import SNAPSHOT_BOUND
 from tinymemory.engines.postgres.where import Params, filter_sql, is_selective
 from tinymemory.engines.versions import Floats
 from tinymemory.retrieval.pipeline import Ranked, unit_cosine
@@ -54,6 +55,27 @@ class Outcome:
     plan: Plan
 
 
+def filter_first_statement(
+    space: Space, qvec: Floats, flt: MetaFilter, snapshot: int, n: int, cap: int
+) -> tuple[str, Params]:
+    """The statement `_filter_first` runs, and its parameters."""
+    params: Params = [snapshot]
+    where = filter_sql(flt, params)
+    params += [cap + 1, qvec, space.embedder, space.dim, cap, n]
+    statement = (
+        "WITH reach AS MATERIALIZED ("
+        f" SELECT i.rowid FROM items i WHERE {SNAPSHOT_BOUND} AND {where} LIMIT %s),"
+        " admitted AS (SELECT count(*) AS c FROM reach)"
+        " SELECT a.c, s.rowid, s.d FROM admitted a LEFT JOIN LATERAL ("
+        "  SELECT r.rowid, v.d FROM reach r CROSS JOIN LATERAL ("
+        "   SELECT x.vec <=> %s AS d FROM vectors x"
+        "   WHERE x.item_rowid = r.rowid AND x.embedder = %s AND x.dim = %s LIMIT 1) v"
+        "  WHERE a.c <= %s ORDER BY v.d, r.rowid LIMIT %s) s ON true"
+        " ORDER BY s.d, s.rowid"
+    )
+    return statement, params
+
+
 async def _filter_first(
     conn: Conn, space: Space, qvec: Floats, flt: MetaFilter, snapshot: int, n: int, cap: int
 ) -> Ranked | None:
@@ -66,21 +88,8 @@ async def _filter_first(
     lookup); a plan that does not hang on row estimates (a fresh table has none; a wrong join cost
     seconds). Past the cap the scoring is skipped (a one-time filter) and one row with the count comes
     back. Which rows are scored and their order depend only on the rows inside the filter."""
-    params: Params = [snapshot]
-    where = filter_sql(flt, params)
-    params += [cap + 1, qvec, space.embedder, space.dim, cap, n]
-    cur = await conn.execute(
-        "WITH reach AS MATERIALIZED ("
-        f" SELECT i.rowid FROM items i WHERE i.rowid <= %s AND {where} LIMIT %s),"
-        " admitted AS (SELECT count(*) AS c FROM reach)"
-        " SELECT a.c, s.rowid, s.d FROM admitted a LEFT JOIN LATERAL ("
-        "  SELECT r.rowid, v.d FROM reach r CROSS JOIN LATERAL ("
-        "   SELECT x.vec <=> %s AS d FROM vectors x"
-        "   WHERE x.item_rowid = r.rowid AND x.embedder = %s AND x.dim = %s LIMIT 1) v"
-        "  WHERE a.c <= %s ORDER BY v.d, r.rowid LIMIT %s) s ON true"
-        " ORDER BY s.d, s.rowid",
-        params,
-    )
+    statement, params = filter_first_statement(space, qvec, flt, snapshot, n, cap)
+    cur = await conn.execute(statement, params)
     rows = await cur.fetchall()
     if not rows or int(rows[0][0]) > cap:
         return None
