@@ -126,9 +126,11 @@ async def measure(urls: dict[int, str], queries: list[str]) -> dict[int, dict[st
             for q in queries[:5]:
                 for mode in MODES:
                     await one(engine, mode, q, flt)
-        for q in queries:
+        for at, q in enumerate(queries):
+            # every size in turn, the order reversed every other question so none always goes first
+            order = list(engines.items())
             for mode in MODES:
-                for n, engine in engines.items():
+                for n, engine in order if at % 2 else order[::-1]:
                     ms, ids = await one(engine, mode, q, flt)
                     out[n]["lat"][mode].append(ms)
                     if mode == "semantic":
@@ -156,11 +158,13 @@ def render(built: dict[int, dict[str, Any]], res: dict[int, dict[str, Any]], loa
         "",
         f"One user of {USER_ROWS} memories among {', '.join(f'{n:,}' for n in sizes)} synthetic memories "
         "(the rest spread over users of 500, every user's rows scattered through the table), each size its "
-        "own database on one throwaway Postgres (pgserver's build, with pgvector), vectors from the "
-        "random-projection embedder (dim 384; the query embedded in the fetch), the HNSW index built after "
-        f"the load, then ANALYZE. {nq} LoCoMo questions, `limit={LIMIT}`, the user's namespace as the "
-        "filter; every question runs on every size in turn (interleaved, so load falls on all alike), one "
-        f"client, one connection at a time; {machine_line()}; 1-min load {load}. Milliseconds, p50 / p95.",
+        "own database on one Postgres server (pgserver's build of Postgres 16.2 with pgvector 0.6.2, default "
+        "settings, on this machine, over a unix socket), vectors from the random-projection embedder (dim "
+        "384; the query embedded in the fetch), the HNSW index built after the load, then ANALYZE. "
+        f"{nq} LoCoMo questions, `limit={LIMIT}`, the user's namespace as the filter; every question runs "
+        "on every size in turn (interleaved, so load falls on all alike; the order reversed every other "
+        f"question), one client, one connection at a time; {machine_line()}; 1-min load {load}. "
+        "Milliseconds, p50 / p95.",
         "",
     ]
     rows = []
