@@ -2,7 +2,9 @@
 
 Plans:
 - EXACT (FILTER_FIRST when the filter narrows anything): the filter reads at most `EXACT_MAX_ROWS`
-  rows, and each is scored.
+  rows, and each is scored. One statement reads the filter's rows once, by their own indexes, counting
+  them up to the cap + 1, and scores them when they are within it: a user's read costs that user's
+  rows, however many rows the table holds.
 - HNSW: past that, the per-embedder index (schema.ensure_vector_index) returns the nearest rows, which
   are then checked against the filter; the search widens until enough pass, and past what the index can
   return it falls back to the exact plan.
@@ -23,11 +25,13 @@ from psycopg import sql
 from tinymemory.api.filters import MetaFilter
 from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.schema import HNSW_MAX_DIM, vector_expression
+from tinymemory.engines.postgres.search import SNAPSHOT_BOUND
 from tinymemory.engines.postgres.where import Params, filter_sql, is_selective
 from tinymemory.engines.versions import Floats
 from tinymemory.retrieval.pipeline import Ranked, unit_cosine
 
 EXACT_MAX_ROWS = 20_000
+NO_CAP = 2**62  # a cap no table reaches (LIMIT cap + 1 still fits a bigint)
 HNSW_MAX_K = 1_000  # hnsw.ef_search's ceiling: the index returns at most this many rows per scan
 
 
@@ -51,28 +55,45 @@ class Outcome:
     plan: Plan
 
 
-async def _bounded_count(conn: Conn, query: str, params: Params, cap: int) -> int:
-    """count(*) of a query's rows, stopping at cap + 1 (cheap however large the table)."""
-    cur = await conn.execute(f"SELECT count(*) FROM ({query} LIMIT %s) s", [*params, cap + 1])
-    row = await cur.fetchone()
-    return 0 if row is None else int(row[0])
-
-
-async def _exact(conn: Conn, space: Space, qvec: Floats, flt: MetaFilter, snapshot: int, n: int) -> Ranked:
-    params: Params = [qvec, space.embedder, space.dim, snapshot]
+def filter_first_statement(
+    space: Space, qvec: Floats, flt: MetaFilter, snapshot: int, n: int, cap: int
+) -> tuple[str, Params]:
+    """The statement `_filter_first` runs, and its parameters."""
+    params: Params = [snapshot]
     where = filter_sql(flt, params)
-    params.append(n)
-    # the filter's rows drive and each looks its vector up by key (LIMIT 1 keeps the subquery a lookup):
-    # a plan that does not hang on row estimates (a fresh table has none; a wrong join cost seconds)
-    cur = await conn.execute(
-        "SELECT i.rowid, v.d FROM items i CROSS JOIN LATERAL ("
-        " SELECT x.vec <=> %s AS d FROM vectors x"
-        " WHERE x.item_rowid = i.rowid AND x.embedder = %s AND x.dim = %s LIMIT 1) v"
-        f" WHERE i.rowid <= %s AND {where}"
-        " ORDER BY v.d, i.rowid LIMIT %s",
-        params,
+    params += [cap + 1, qvec, space.embedder, space.dim, cap, n]
+    statement = (
+        "WITH reach AS MATERIALIZED ("
+        f" SELECT i.rowid FROM items i WHERE {SNAPSHOT_BOUND} AND {where} LIMIT %s),"
+        " admitted AS (SELECT count(*) AS c FROM reach)"
+        " SELECT a.c, s.rowid, s.d FROM admitted a LEFT JOIN LATERAL ("
+        "  SELECT r.rowid, v.d FROM reach r CROSS JOIN LATERAL ("
+        "   SELECT x.vec <=> %s AS d FROM vectors x"
+        "   WHERE x.item_rowid = r.rowid AND x.embedder = %s AND x.dim = %s LIMIT 1) v"
+        "  WHERE a.c <= %s ORDER BY v.d, r.rowid LIMIT %s) s ON true"
+        " ORDER BY s.d, s.rowid"
     )
-    return [(int(r[0]), unit_cosine(1.0 - float(r[1]))) for r in await cur.fetchall()]
+    return statement, params
+
+
+async def _filter_first(
+    conn: Conn, space: Space, qvec: Floats, flt: MetaFilter, snapshot: int, n: int, cap: int
+) -> Ranked | None:
+    """The exact top `n` of the rows the filter admits, scored one by one; None when it admits more than
+    `cap` rows (they are counted only up to cap + 1, so the answer costs the same however large the
+    table is).
+
+    One statement: the filter's rows are read once by their own indexes (the namespace index for a
+    user's reach) into `reach`, and each looks its vector up by key (LIMIT 1 keeps the subquery a
+    lookup); a plan that does not hang on row estimates (a fresh table has none; a wrong join cost
+    seconds). Past the cap the scoring is skipped (a one-time filter) and one row with the count comes
+    back. Which rows are scored and their order depend only on the rows inside the filter."""
+    statement, params = filter_first_statement(space, qvec, flt, snapshot, n, cap)
+    cur = await conn.execute(statement, params)
+    rows = await cur.fetchall()
+    if not rows or int(rows[0][0]) > cap:
+        return None
+    return [(int(r[1]), unit_cosine(1.0 - float(r[2]))) for r in rows if r[1] is not None]
 
 
 async def _hnsw(
@@ -106,20 +127,18 @@ async def semantic(conn: Conn, space: Space, qvec: Floats, flt: MetaFilter, snap
     if n <= 0:
         return Outcome([], Plan.EXACT)
     qvec = np.asarray(qvec, dtype=np.float32).reshape(-1)
-    # the plan depends only on how many rows the filter reads (never on rows outside the reach)
-    params: Params = [snapshot]
-    where = filter_sql(flt, params)
-    admitted = await _bounded_count(
-        conn, f"SELECT 1 FROM items i WHERE i.rowid <= %s AND {where}", params, EXACT_MAX_ROWS
-    )
-    if admitted <= EXACT_MAX_ROWS or not 1 <= space.dim <= HNSW_MAX_DIM:
-        plan = Plan.FILTER_FIRST if is_selective(flt) else Plan.EXACT
-        return Outcome(await _exact(conn, space, qvec, flt, snapshot, n), plan)
+    # the plan depends only on how many rows the filter reads (never on rows outside the reach); past
+    # what the index takes, every read is exact however many rows the filter reads
+    exact = Plan.FILTER_FIRST if is_selective(flt) else Plan.EXACT
+    cap = EXACT_MAX_ROWS if 1 <= space.dim <= HNSW_MAX_DIM else NO_CAP
+    ranked = await _filter_first(conn, space, qvec, flt, snapshot, n, cap)
+    if ranked is not None:
+        return Outcome(ranked, exact)
     k = 2 * n + 32
     while k <= HNSW_MAX_K:
-        ranked, returned = await _hnsw(conn, space, qvec, flt, snapshot, k)
-        if len(ranked) >= n or returned < k:
-            return Outcome(ranked[:n], Plan.HNSW)
+        found, returned = await _hnsw(conn, space, qvec, flt, snapshot, k)
+        if len(found) >= n or returned < k:
+            return Outcome(found[:n], Plan.HNSW)
         # widen by the observed pass rate (at least 4x) so a narrow filter needs few rounds
-        k *= max(4, int(1.5 * n / max(len(ranked), 1)) + 1)
-    return Outcome(await _exact(conn, space, qvec, flt, snapshot, n), Plan.EXACT)
+        k *= max(4, int(1.5 * n / max(len(found), 1)) + 1)
+    return Outcome(await _filter_first(conn, space, qvec, flt, snapshot, n, NO_CAP) or [], Plan.EXACT)
