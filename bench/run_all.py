@@ -28,6 +28,8 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("core_before_after.py", []),
     ("tenancy.py", []),
     ("writes.py", []),
+    ("fixed_cost.py", []),
+    ("tenancy_pg.py", []),
 ]
 
 
