@@ -19,7 +19,7 @@ import numpy as np
 from tinymemory.api.filters import MetaFilter
 from tinymemory.engines.rows import from_us
 from tinymemory.engines.sqlite import ann_reads, lexstats
-from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, scored_rows, top_order
+from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, top_order
 from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective, reach_sql
 from tinymemory.retrieval.config import SCOPED_BUDGET_SHARE, TITLE_WEIGHT, field_weights
 from tinymemory.retrieval.pipeline import (
@@ -260,7 +260,7 @@ def _filter_first(
     if matrix.loaded:
         rowids, scores = matrix.scores_for(qvec, np.sort(np.asarray(cand, dtype=np.int64)))
     else:
-        rowids, scores = scored_rows(conn, matrix.embedder, matrix.dim, cand, qvec)
+        rowids, scores = matrix.sparse.scored(conn, cand, qvec)
     order = top_order(scores, n)
     ranked = [(int(rowids[i]), unit_cosine(float(scores[i]))) for i in order]
     return SemanticOutcome(ranked, Plan.FILTER_FIRST)
