@@ -173,6 +173,7 @@ def test_every_rule_has_a_gate_that_opens_on_its_own_examples() -> None:
         "08/05/2023",
         "on christmas eve",
         "the second week of may",
+        "the last friday of june",
         "the end of 2022",
         "earlier this month",
         "the 3rd of may",

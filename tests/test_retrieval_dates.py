@@ -97,3 +97,31 @@ def test_any_text_resolves_to_well_formed_spans(text: str, when: datetime) -> No
         assert span.start < span.end
     if not mentions_time(text):
         assert resolve(text, anchor) == []
+
+
+def test_a_weekday_of_a_month_is_that_one_day() -> None:
+    """The last Friday of June is one day, not the month and a nearby Friday (the README's snippet)."""
+    december = datetime(2026, 12, 2, 9, tzinfo=UTC)  # after June: the day is past
+    january = datetime(2026, 1, 15, 9, tzinfo=UTC)  # before June: the day is ahead
+    for anchor in (december, january):
+        assert days("The quarterly report is due on the last Friday of June", anchor) == [
+            ("2026-06-26", "2026-06-27")
+        ]
+        assert days("the first Friday of June", anchor) == [("2026-06-05", "2026-06-06")]
+        assert days("on the second friday of june", anchor) == [("2026-06-12", "2026-06-13")]
+        assert days("the 3rd Monday of June", anchor) == [("2026-06-15", "2026-06-16")]
+    # with a year, that year's, and absolute
+    assert days("the last Friday of June 2024", december) == [("2024-06-28", "2024-06-29")]
+    assert days("the first Monday of March, 2027", december) == [("2027-03-01", "2027-03-02")]
+    assert days("the second Friday of March 2024", december) == [("2024-03-08", "2024-03-09")]
+    assert [s.relative for s in resolve("the last Friday of June 2024", december)] == [False]
+    assert [s.relative for s in resolve("the last Friday of June", december)] == [True]
+    # of this / next / last month
+    assert days("the last friday of the month", december) == [("2026-12-25", "2026-12-26")]
+    assert days("the first tuesday of next month", december) == [("2027-01-05", "2027-01-06")]
+    assert days("the last sunday of last month", december) == [("2026-11-29", "2026-11-30")]
+    # a fourth Friday that exists, and "last" when the month ends on that weekday
+    assert days("the fourth Friday of February 2026", december) == [("2026-02-27", "2026-02-28")]
+    assert days("the last Tuesday of June 2026", december) == [("2026-06-30", "2026-07-01")]
+    # the relative weekday alone is unchanged
+    assert days("last Friday", december) == [("2026-11-27", "2026-11-28")]

@@ -219,6 +219,20 @@ def _week_of(m: re.Match[str], a: datetime) -> Answer:
     return cal.days(month.start + timedelta(days=7 * NTH[m["nth"]]), 7, rel)
 
 
+def _weekday_of(m: re.Match[str], a: datetime) -> Answer:
+    """The first..fourth or last such weekday of a month: "the last Friday of June" is one day."""
+    y, mo, rel = _month_of(m, "k", a)
+    month = cal.month_span(a, y, mo, rel)
+    if month is None:
+        return None
+    weekday = WEEKDAYS[m["kd"]]
+    if m["nth"] == "last":
+        last = month.end - timedelta(days=1)
+        return cal.days(last - timedelta(days=(last.weekday() - weekday) % 7), 1, rel)
+    first = month.start + timedelta(days=(weekday - month.start.weekday()) % 7)
+    return cal.days(first + timedelta(days=7 * NTH[m["nth"]]), 1, rel)
+
+
 def _part(m: re.Match[str], a: datetime) -> Answer:
     part = m["part"].removeprefix("the ").removesuffix(" of")
     if m["mrel"] or m["mmon"]:
@@ -472,6 +486,11 @@ _RULES: tuple[Rule, ...] = tuple(
             _G.HOLIDAY,
         ),
         (rf"\b(?:the )?(?P<nth>last|{_alt(NTH)}) week of {_month_ref('w')}", _week_of, _G.WEEK_OF),
+        (
+            rf"\b(?:the )?(?P<nth>last|{_alt(NTH)}) (?P<kd>{_WEEKDAY}) of {_month_ref('k')}",
+            _weekday_of,
+            _G.WEEKDAY,
+        ),
         (
             r"\b(?P<part>early|mid|late|(?:the )?(?:beginning|start|middle|end|(?:first|second) half) of)"
             r"[ -]"
