@@ -108,6 +108,7 @@ def test_forget_by_filter_and_supersession(db: Path) -> None:
     ],
 )
 def test_bad_input_is_a_clear_error_and_writes_nothing(db: Path, args: tuple[str, ...], field: str) -> None:
+    run("db", "upgrade", db=db)  # an empty store (a read on a missing one is refused before its input)
     err = run(*args, db=db, ok=False)
     assert err["error"] == "invalid_request"
     assert f"`{field}`" in err["message"] or field in err["message"]

@@ -188,6 +188,8 @@ def test_an_unexpected_exception_is_a_json_error_without_a_traceback(tmp_path: P
 
 def test_a_reader_that_went_away_gets_no_traceback(tmp_path: Path) -> None:
     """`tinymemory list | head -0`: the pipe is closed before the command writes."""
+    stored = tinymemory("store", "Dana drinks tea", "--db", str(tmp_path / "cli.db"), "--no-embedder")
+    assert stored.returncode == 0, stored.stderr
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:

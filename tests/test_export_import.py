@@ -646,7 +646,7 @@ def test_the_cli_keeps_whole_batches_when_a_later_one_fails(tmp_path: Path) -> N
 
 def test_the_cli_refuses_a_missing_store(tmp_path: Path) -> None:
     err = error_of(cli("export", "--db", str(tmp_path / "missing.db"), ok=False))
-    assert err["error"] == "not_found" and "does not exist" in err["message"]
+    assert err["error"] == "not_found" and err["message"].startswith("export: no store at")
 
 
 def test_an_interrupted_import_keeps_whole_batches_and_says_how_many(tmp_path: Path) -> None:

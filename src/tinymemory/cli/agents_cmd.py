@@ -7,7 +7,7 @@ import argparse
 import asyncio
 from typing import Any
 
-from tinymemory.cli.common import add_db_flag, emit, open_store
+from tinymemory.cli.common import add_db_flag, emit, open_store, require_store
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -35,6 +35,8 @@ def run(args: argparse.Namespace) -> int:
     from tinymemory.service.registry import AgentRegistry
 
     Identity(args.workspace)  # the name follows the namespace grammar
+    if args.action != "put":  # list and delete read an existing registry; put may create the store
+        require_store(f"agents {args.action}", args)
 
     async def go() -> Any:
         engine = open_store(args, embedder=None)

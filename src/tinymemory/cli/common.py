@@ -60,6 +60,21 @@ def db_target(args: argparse.Namespace) -> str | None:
     return value or None
 
 
+def require_store(op: str, args: argparse.Namespace) -> None:
+    """A command that only reads (or removes) refuses a SQLite file that does not exist, naming it and
+    creating nothing (opening it would make an empty store, folders included); writes create it."""
+    from tinymemory.api import NotFound
+    from tinymemory.engines import sqlite_file
+    from tinymemory.engines.paths import in_memory
+
+    target = db_target(args)
+    path = sqlite_file(target)
+    if path is None or (target is not None and in_memory(target)):
+        return
+    if not path.is_file():
+        raise NotFound(f"{op}: no store at `{path}` (any command that writes creates it)")
+
+
 def open_store(
     args: argparse.Namespace, embedder: Any = "default", *, long_lived: bool = False
 ) -> MemoryEngine:

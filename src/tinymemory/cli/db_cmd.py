@@ -30,7 +30,7 @@ from tinymemory.api import (
     TinyMemoryError,
     Unsupported,
 )
-from tinymemory.cli.common import add_db_flag, db_target, emit
+from tinymemory.cli.common import add_db_flag, db_target, emit, require_store
 
 if TYPE_CHECKING:
     from tinymemory.engines.core import StorageEngine
@@ -90,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "index":
         return _index(args)
     target = db_target(args)
+    if args.action == "status":
+        require_store("db status", args)  # reads only: opening a missing file would create it
     if is_postgres_url(target):
         # PostgreSQL's upgrade also builds the embedder's vector index, which the service's role may
         # not be allowed to create: the same embedder as the service, unless told there is none.

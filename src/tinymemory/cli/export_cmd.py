@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
-from tinymemory.api import Namespace, NotFound, Unsupported
+from tinymemory.api import Namespace, Unsupported
 from tinymemory.api.atomic import replacing
 from tinymemory.api.records import (
     FORMAT_VERSION,
@@ -23,22 +23,10 @@ from tinymemory.api.records import (
     encode_record,
     encode_trailer,
 )
-from tinymemory.cli.common import add_db_flag, db_target, emit
+from tinymemory.cli.common import add_db_flag, db_target, emit, require_store
 
 PROGRESS_EVERY = 5_000  # records between two progress lines on stderr
 _OP = "export"
-
-
-def _require_store(target: str | None) -> None:
-    """Exporting a file that does not exist would create an empty store and export nothing: refuse."""
-    from tinymemory.engines import is_postgres_url
-    from tinymemory.engines.paths import default_db_path
-
-    if is_postgres_url(target):
-        return
-    path = Path(target) if target else default_db_path()
-    if not path.is_file():
-        raise NotFound(f"{_OP}: `--db` {path} does not exist")
 
 
 async def _write(target: str | None, out: IO[bytes], vectors: bool, subtree: Namespace | None) -> int:
@@ -76,7 +64,7 @@ def _to_file(path: Path, write: Any) -> int:
 def _export(args: argparse.Namespace) -> int:
     subtree = None if args.namespace is None else Namespace.parse(args.namespace, field="--namespace")
     target = db_target(args)
-    _require_store(target)
+    require_store(_OP, args)
 
     def write(out: IO[bytes]) -> int:
         return asyncio.run(_write(target, out, args.vectors, subtree))

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tinymemory.cli.common import add_db_flag, emit, open_store
+from tinymemory.cli.common import add_db_flag, emit, open_store, require_store
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     if args.workspace is not None:
         Identity(args.workspace)  # the name follows the namespace grammar
     book = PolicyBook.load(Path(args.policy) if args.policy else None)
+    require_store(f"gate {args.action}", args)  # a gate of a store that does not exist holds nothing
 
     async def go() -> Any:
         # The store's own embedder, so a published copy is searchable by meaning like any memory.

@@ -15,6 +15,7 @@ from tinymemory.cli.common import (
     open_store,
     reach_label,
     reach_of,
+    require_store,
     time_arg,
 )
 from tinymemory.cli.edge import read_stdin
@@ -95,9 +96,14 @@ def _store(args: argparse.Namespace) -> int:
 
 
 def _on_memory(call: Callable[[Memory, argparse.Namespace], Any]) -> Callable[[argparse.Namespace], int]:
-    """A command that opens the store, prints what `call` answers, and closes the store."""
+    """A command that opens the store, prints what `call` answers, and closes the store: every one but
+    `store` reads or removes, so a missing store is an error, not a new empty file."""
 
     def run(args: argparse.Namespace) -> int:
+        namespace_of(args), reach_of(args)  # the flags this command reads itself are refused first
+        if hasattr(args, "after"):
+            _filter_fields(args)
+        require_store(args.command, args)
         with open_memory(args) as mem:
             return emit(call(mem, args))
 

@@ -1,6 +1,6 @@
 """Storage engines implementing tinymemory.api.MemoryEngine, and `open_engine`, which picks one from a
 target: a `postgresql://` URL or a SQLite file path (see targets.py)."""
 
-from tinymemory.engines.targets import is_postgres_url, open_engine, redact
+from tinymemory.engines.targets import is_postgres_url, open_engine, redact, sqlite_file
 
-__all__ = ["is_postgres_url", "open_engine", "redact"]
+__all__ = ["is_postgres_url", "open_engine", "redact", "sqlite_file"]

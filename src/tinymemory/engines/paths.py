@@ -15,8 +15,9 @@ def in_memory(db_path: str) -> bool:
     return db_path == ":memory:" or db_path.startswith("file::memory:")
 
 
-def default_db_path() -> Path:
-    """`$TINYMEMORY_HOME/memory.db`, else the user data dir's `tinymemory/memory.db`; creates the folder."""
+def default_db_path(*, create: bool = True) -> Path:
+    """`$TINYMEMORY_HOME/memory.db`, else the user data dir's `tinymemory/memory.db`; creates the folder
+    unless `create` is false (a command that only reads names the file without making its folder)."""
     home = os.environ.get(HOME_ENV)
     if home:
         folder = Path(home).expanduser()
@@ -24,5 +25,6 @@ def default_db_path() -> Path:
         import platformdirs  # here, not at import: most processes are given their file
 
         folder = Path(platformdirs.user_data_dir("tinymemory"))
-    folder.mkdir(parents=True, exist_ok=True)
+    if create:
+        folder.mkdir(parents=True, exist_ok=True)
     return folder / DB_FILE

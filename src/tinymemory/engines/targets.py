@@ -115,6 +115,19 @@ def open_engine(target: str | Path | None, *, embedder: Any = "default", **kw: A
     return SqliteEngine(target, embedder=embedder, **kw)
 
 
+def sqlite_file(target: str | Path | None) -> Path | None:
+    """The SQLite file `target` names by the module's rule (None: the default file's name, its folder
+    not created), or None when it names a server or a registered engine; refused as `open_engine`
+    refuses it. Lets a caller ask whether the file exists before opening (which would create it)."""
+    if is_postgres_url(target) or (isinstance(target, str) and _registered(target) is not None):
+        return None
+    if isinstance(target, str):
+        _refuse(target)
+    from tinymemory.engines.paths import default_db_path
+
+    return default_db_path(create=False) if target is None else Path(target)
+
+
 def _registered(target: str) -> importlib.metadata.EntryPoint | None:
     """The entry point an installed package registers for `target`'s URL scheme, if any."""
     match = _OTHER_URL.match(target)
