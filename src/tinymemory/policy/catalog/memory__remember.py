@@ -146,6 +146,11 @@ class Remembered(Answer):
         None,
         description="why a share stayed private, or `scrubbed`: queued without the identifiers it carried",
     )
+    share_agent_id: str | None = Field(
+        None,
+        description="the registry id of the agent a share named with `agent` (the MCP gateway's "
+        "memory__remember, which serves no agent of its own)",
+    )
 
 
 async def remember(session: PolicySession, a: RememberArgs, raw: Obj) -> dict[str, Any]:
