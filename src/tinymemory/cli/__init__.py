@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from tinymemory._version import __version__
-from tinymemory.cli.edge import run_guarded
+from tinymemory.cli.edge import ArgumentsRefused, JsonErrorParser, refuse_arguments, run_guarded
 
 # Each module exposes register(subparsers) and sets `func` on its parsers.
 COMMAND_MODULES = (
@@ -60,7 +60,7 @@ def modules_for(argv: Sequence[str]) -> tuple[str, ...]:
 
 
 def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = JsonErrorParser(
         prog="tinymemory",
         description="Memory for LLM agents: store, search and recall scoped memories (JSON out).",
     )
@@ -94,5 +94,8 @@ def _describe_from_summaries(parser: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(modules_for(args_in))
-    args = parser.parse_args(args_in)
+    try:
+        args = parser.parse_args(args_in)
+    except ArgumentsRefused as refused:
+        return refuse_arguments(refused)
     return run_guarded(parser, args, args.func)

@@ -12,7 +12,8 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from typing import NoReturn
 
 # tinymemory.api is imported where a command runs, not here: `tinymemory --version` never loads it.
 
@@ -79,6 +80,42 @@ def read_stdin(command: str, argument: str) -> str:
         raise InvalidRequest(
             f"{command}: argument `{argument}` (read from stdin) is not valid UTF-8"
         ) from None
+
+
+class ArgumentsRefused(Exception):
+    """A command line argparse could not read; `main` prints it as the JSON refusal."""
+
+    def __init__(self, command: str, message: str, prog: str) -> None:
+        super().__init__(f"{command}: {message} (`{prog} --help` lists what it takes)")
+
+
+class JsonErrorParser(argparse.ArgumentParser):
+    """An ArgumentParser (its sub-command parsers too) whose errors are the project's refusal, not a
+    usage text: a missing or unknown argument, a bad type or choice leaves as one JSON line, exit 2.
+    `--help` and `--version` stay human."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("tinymemory ") if " " in self.prog else self.prog
+        raise ArgumentsRefused(command, message, self.prog)
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        """As argparse's, but arguments left over are refused by the sub-command they were given to."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = command_name(self, parsed) or self.prog
+            prog = f"{self.prog} {command}" if command != self.prog else self.prog
+            raise ArgumentsRefused(command, f"unrecognized arguments: {' '.join(extras)}", prog)
+        return parsed
+
+
+def refuse_arguments(refused: ArgumentsRefused) -> int:
+    """Print the refusal as every other refusal is printed, and give the refusal's exit code."""
+    from tinymemory.api import InvalidRequest
+
+    _print_error(InvalidRequest.kind, str(refused))
+    return INVALID_EXIT
 
 
 def _print_error(kind: str, message: str) -> None:
