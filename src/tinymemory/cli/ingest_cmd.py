@@ -37,6 +37,7 @@ def _run(args: argparse.Namespace) -> int:
             "unchanged": report.unchanged,
             "failed": [{"path": p, "message": m} for p, m in report.failed],
             "chunks": report.chunks,
+            "unsupported": report.unsupported,
         }
     )
     return 1 if report.failed and not (report.stored or report.replaced or report.unchanged) else 0
@@ -49,7 +50,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Unchanged documents are skipped; changed ones replace their chunks. A symbolic "
         "link inside the folder that leads outside it (or to nothing) is skipped and listed under "
         '"failed", unless --follow-symlinks; so is an image or attachment a document links outside '
-        "the folder (the document is stored, the file is not read). PATH itself may be a link.",
+        "the folder (the document is stored, the file is not read). Files of other types are not read "
+        'and are listed under "unsupported" (and on stderr). PATH itself may be a link.',
     )
     p.add_argument(
         "path",

@@ -34,7 +34,7 @@ from tinymemory.api import (
 )
 from tinymemory.api.paging import newest
 from tinymemory.lifecycle.chunking import chunk
-from tinymemory.lifecycle.documents import Parsed, parse, read_file, resolve_refs
+from tinymemory.lifecycle.documents import MEDIA_TYPES, Parsed, parse, read_file, resolve_refs
 from tinymemory.lifecycle.folders import walk_documents
 from tinymemory.lifecycle.layout import MemoryLayout
 from tinymemory.lifecycle.relations import llm_relations, rule_relations
@@ -55,6 +55,8 @@ class IngestReport:
     unchanged: list[str] = field(default_factory=list)  # paths skipped (replay)
     failed: list[tuple[str, str]] = field(default_factory=list)  # (path, message)
     chunks: int = 0  # chunks written
+    # a folder's files of a type brain does not read (not failures: nothing was tried), sorted
+    unsupported: list[str] = field(default_factory=list)
 
     def merge(self, other: IngestReport) -> None:
         """Add another report's counts and failures to this one (a folder ingest sums its files')."""
@@ -63,6 +65,7 @@ class IngestReport:
         self.unchanged += other.unchanged
         self.failed += other.failed
         self.chunks += other.chunks
+        self.unsupported += other.unsupported
 
 
 class Brain:
@@ -142,7 +145,8 @@ class Brain:
         """Every readable document under `folder` (sorted, hidden files skipped). One bad file is
         reported in `failed` and does not stop the others; so is a symbolic link that leads outside
         the folder, which is skipped unless `follow_symlinks` (see lifecycle.folders), and a link in a
-        document to a file outside it, which is not read (see lifecycle.documents)."""
+        document to a file outside it, which is not read (see lifecycle.documents). Files of a type
+        brain does not read are listed in `unsupported` (and logged), not tried."""
         root = Path(folder)
         if not root.is_dir():
             raise InvalidRequest(f"brain ingest: `path` `{root}` is not a folder")
@@ -153,6 +157,14 @@ class Brain:
             rel = path.relative_to(root).as_posix()
             log.warning("brain ingest: %s skipped: %s", rel, why)
             report.failed.append((rel, f"brain ingest: `path` `{rel}` is {why}"))
+        report.unsupported = sorted(path.relative_to(root).as_posix() for path in walk.unsupported)
+        if report.unsupported:
+            log.warning(
+                "brain ingest: %d file(s) not read, of a type brain does not read (it reads %s): %s",
+                len(report.unsupported),
+                " ".join(sorted(MEDIA_TYPES)),
+                ", ".join(report.unsupported),
+            )
         with _progress(progress, len(files), f"ingesting {root.name}") as advance:
             for file in files:
                 rel = file.relative_to(root).as_posix()

@@ -20,10 +20,12 @@ from tinymemory.lifecycle.documents import FOLLOW_HINT, media_type_of
 
 @dataclass(slots=True)
 class FolderWalk:
-    """What a walk found: documents as reached (through links too), and what it refused, with why."""
+    """What a walk found: documents as reached (through links too), what it refused, with why, and the
+    files of a type brain does not read (not hidden ones)."""
 
     documents: list[Path] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
+    unsupported: list[Path] = field(default_factory=list)
 
 
 def walk_documents(root: Path, *, follow_symlinks: bool = False) -> FolderWalk:
@@ -55,8 +57,8 @@ def walk_documents(root: Path, *, follow_symlinks: bool = False) -> FolderWalk:
                     continue
             if entry.is_dir(follow_symlinks=False):
                 visit(path)
-            elif path.is_file() and media_type_of(path) is not None:
-                walk.documents.append(path)
+            elif path.is_file():
+                (walk.documents if media_type_of(path) is not None else walk.unsupported).append(path)
 
     visit(root)
     while links:
