@@ -29,14 +29,21 @@ def test_chunks_are_bounded_and_cover_every_word(text: str, max_chars: int, over
     assert all(c.title.startswith("Doc") for c in chunks)
 
 
-def test_overlap_carries_the_tail_of_the_previous_chunk() -> None:
-    paras = [" ".join(f"w{i}_{j}" for j in range(12)) for i in range(8)]
+def test_overlap_carries_the_last_whole_sentences_of_the_previous_chunk() -> None:
+    paras = [" ".join(f"Item w{i}_{j} is kept." for j in range(5)) for i in range(8)]
     chunks = chunk("\n\n".join(paras), "Doc", max_chars=200, overlap=40)
     assert len(chunks) > 2
     for prev, nxt in itertools.pairwise(chunks):
-        tail_word = prev.text.split()[-1]
-        assert nxt.text.split()[0] != paras[0].split()[0]
-        assert tail_word in nxt.text.split()[:10], (prev.text, nxt.text)
+        last = ". ".join(prev.text.rsplit(". ", 2)[-2:])  # its last two sentences: 37 characters
+        assert nxt.text.startswith(last + "\n\n"), (prev.text, nxt.text)
+
+
+def test_no_overlap_when_the_last_sentence_is_longer_than_it() -> None:
+    paras = [" ".join(f"w{i}_{j}" for j in range(12)) + "." for i in range(8)]
+    chunks = chunk("\n\n".join(paras), "Doc", max_chars=200, overlap=40)
+    assert len(chunks) > 2
+    starts = {p.split()[0] for p in paras}
+    assert all(c.text.split()[0] in starts for c in chunks)  # every chunk starts a paragraph
 
 
 def test_heading_paths_nest_and_reset() -> None:

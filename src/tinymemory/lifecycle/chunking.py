@@ -2,7 +2,8 @@
 
 A chunk never spans two sections, so its heading path (its `title`) is exact. Paragraphs are packed up
 to `max_chars`; an over-long paragraph is split at sentence, then word, boundaries; each chunk after
-the first in a section starts with the tail of the previous one (`overlap` characters, whole words).
+the first in a section starts with the tail of the previous one: its last whole sentences that fit in
+`overlap` characters (none when its last sentence alone is longer), so no chunk starts mid-sentence.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from dataclasses import dataclass
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# Where a sentence may start inside a chunk: after a sentence's end, or at a paragraph's start.
+_SENTENCE_START = re.compile(r"(?<=[.!?])\s+(?=\S)|\n\s*\n\s*(?=\S)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,8 +119,11 @@ def _by_words(text: str, max_chars: int) -> list[str]:
 
 
 def _tail(text: str, overlap: int) -> str:
+    """The last whole sentences of `text` within `overlap` characters ("" when none fits)."""
     if overlap <= 0 or len(text) <= overlap:
         return "" if overlap <= 0 else text
-    cut = text[-overlap:]
-    space = cut.find(" ")
-    return cut[space + 1 :].strip() if 0 <= space < len(cut) - 1 else cut.strip()
+    floor = len(text) - overlap
+    for m in _SENTENCE_START.finditer(text):
+        if m.end() >= floor:
+            return text[m.end() :].strip()
+    return ""

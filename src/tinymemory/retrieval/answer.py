@@ -13,6 +13,7 @@ from datetime import datetime, time, timedelta
 from typing import Protocol, runtime_checkable
 
 from tinymemory.api.errors import TinyMemoryError, Unavailable
+from tinymemory.api.items import ItemKind
 from tinymemory.api.requests import Citation, Hit, RecallResult
 from tinymemory.retrieval.temporal import time_question
 from tinymemory.retrieval.text import Analyzer, default_analyzer, term_set
@@ -24,6 +25,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 # from memories written without final punctuation do not run together.
 _CLOSED = re.compile(r"[.!?…:;。！？][\"'”’)\]]*$")
 SEPARATOR_CHARS = 2  # ". " at most between two quotes
+# A document line that starts a block of its own (a heading, a list item, a table row, a quote, a
+# fence): it is not the wrapped continuation of the line before it.
+_BLOCK_LINE = re.compile(r"^\s*(?:#{1,6}\s|[-*+•]\s|\d+[.)]\s|\||>|```|~~~)")
+_OWN_LINE = re.compile(r"^\s*(?:#{1,6}\s|\||```|~~~)")  # ... and one nothing may be joined onto
 MONTH_NAMES = (
     "January",
     "February",
@@ -55,6 +60,57 @@ class Extract:
 
 def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def passage_sentences(text: str) -> list[str]:
+    """The sentences of a document's text (an ingested document or one of its chunks): the lines a
+    paragraph is wrapped over are one line (a line break inside a paragraph ends no sentence), while a
+    heading, a list item, a table row and a fenced line stay their own."""
+    lines: list[str] = []
+    in_fence = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        fence = stripped.startswith(("```", "~~~"))
+        joinable = (
+            not (in_fence or fence)
+            and stripped
+            and lines
+            and lines[-1]
+            and not _BLOCK_LINE.match(line)
+            and not _OWN_LINE.match(lines[-1])
+        )
+        if joinable:
+            lines[-1] = f"{lines[-1]} {stripped}"
+        else:
+            lines.append(stripped)
+        if fence:
+            in_fence = not in_fence
+    return split_sentences("\n".join(lines))
+
+
+def _document_of(hit: Hit) -> str | None:
+    """The document a hit quotes from (a chunk's parent, a document itself), else None."""
+    item = hit.item
+    if item.kind == ItemKind.CHUNK:
+        return item.meta.parent
+    return item.id if item.kind == ItemKind.DOCUMENT else None
+
+
+def _sentences_of(hit: Hit) -> list[str]:
+    return (
+        passage_sentences(hit.item.text)
+        if _document_of(hit) is not None
+        else split_sentences(quoted_text(hit))
+    )
+
+
+def _repeats(sentence: str, document: str | None, chosen: Sequence[tuple[str | None, str]]) -> bool:
+    """Whether a sentence of a document is already quoted from it, whole or as a piece of a longer one
+    (chunks overlap, and a chunk written before overlaps kept whole sentences may start mid-sentence)."""
+    if document is None:
+        return False
+    words = f" {' '.join(sentence.split())} "
+    return any(d == document and (words in other or other in words) for d, other in chosen)
 
 
 def join_quotes(sentences: Sequence[str]) -> str:
@@ -144,7 +200,7 @@ def extract(
     split = [
         (h_rank, s_pos, sentence, term_set(an, sentence))
         for h_rank, hit in enumerate(hits[:max_hits])
-        for s_pos, sentence in enumerate(split_sentences(quoted_text(hit)))
+        for s_pos, sentence in enumerate(_sentences_of(hit))
     ]
     candidates: list[tuple[float, int, int, str]] = []
     for h_rank, s_pos, sentence, terms in split:
@@ -153,19 +209,23 @@ def extract(
             candidates.append((overlap, h_rank, s_pos, sentence))
     if not candidates:
         text = quoted_text(hits[0])
-        first = split_sentences(text) or [text.strip()]
+        first = _sentences_of(hits[0]) or [text.strip()]
         return Extract(_clip(first[0], budget), (hits[0].item.id,))
     candidates.sort(key=lambda c: (-c[0], c[1], c[2]))
     floor = candidates[0][0] * MIN_RELATIVE_OVERLAP
     candidates = [c for c in candidates if c[0] >= floor]
     labels = dated(hits[:max_hits]) if asks_when(question) else {}
     chosen: list[tuple[int, int, str]] = []
+    quoted: list[tuple[str | None, str]] = []  # (document, " words ") of each chosen sentence
     with_label: set[int] = set()
     used_chars = 0
     for _, h_rank, s_pos, sentence in candidates:
         room = budget - used_chars - (SEPARATOR_CHARS if chosen else 0)
         if room <= 0:
             break
+        document = _document_of(hits[h_rank])
+        if _repeats(sentence, document, quoted):
+            continue
         label = "" if h_rank in with_label else labels.get(h_rank, "")
         if len(label) + len(sentence) > room:
             if chosen:
@@ -173,6 +233,7 @@ def extract(
             label = label if len(label) < room else ""
             sentence = _clip(sentence, room - len(label))
         chosen.append((h_rank, s_pos, sentence))
+        quoted.append((document, f" {' '.join(sentence.split())} "))
         if label:
             with_label.add(h_rank)
         used_chars += len(label) + len(sentence) + (SEPARATOR_CHARS if len(chosen) > 1 else 0)
