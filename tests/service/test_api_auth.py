@@ -300,3 +300,19 @@ def test_hostile_authorization_bytes_are_refused_and_the_service_stays_up(
     status = raw_request(service, authorization)
     assert status.split(b" ")[1] in (b"400", b"401", b"431"), status
     assert call(service, service.token(), "POST", f"{MEMORY}/recall", {"query": "tea"}).status_code == 200
+
+
+def test_a_token_the_service_cannot_read_is_explained_plainly(tmp_path: Any) -> None:
+    """A service that checks only signed tokens, given something else (a token-file entry, a token cut
+    short, an API key of another product): the message says what to do, in plain words."""
+    from tinymemory.service.auth import Authenticator
+    from tinymemory.service.errors import Unauthorized
+    from tinymemory.service.settings import ServiceSettings
+
+    auth = Authenticator(ServiceSettings(db=str(tmp_path / "x.db"), jwt_secret="s" * 40))
+    with pytest.raises(Unauthorized) as refused:
+        auth.caller("Bearer tm_0123456789abcdef")
+    message = refused.value.message
+    assert message.startswith("this service does not recognise the token")
+    assert "JWT" not in message and "token file" not in message
+    assert "tinymemory token issue" in message

@@ -30,6 +30,11 @@ from tinymemory.service.settings import ServiceSettings
 from tinymemory.service.token_cache import CachedTokenFile
 
 MAX_TOKEN_CHARS = 8192
+# An opaque token given to a service that checks signed tokens only (it has no token file), in plain words.
+NOT_RECOGNISED = (
+    "this service does not recognise the token: it is not one of the signed tokens this service "
+    "accepts; check that it was copied whole, or get a new one (`tinymemory token issue` makes one)"
+)
 # Verified JWTs remembered, each with its expiry, before the memo starts over (a bound on its memory).
 MAX_VERIFIED = 4096
 USER_CLAIM = "sub"
@@ -139,7 +144,7 @@ class Authenticator:
 
     def _opaque(self, token: str) -> Caller:
         if self._file is None:
-            raise Unauthorized("the bearer token is not a JWT and this service has no token file")
+            raise Unauthorized(NOT_RECOGNISED)
         entry = self._file.lookup(token)  # Unavailable (503) while the file cannot be used
         if entry is None:
             raise Unauthorized("the bearer token is not known to this service")
