@@ -371,3 +371,27 @@ async def test_bob_never_sees_alices_memory(service: RunningService) -> None:
     async with gateway(service, service.token(workspace, "alice")) as alice:
         recalled, _ = await found(alice, "zephyr locker code")
     assert any(saved["id"] in m for m in recalled)  # bob's forget did not touch it
+
+
+async def test_the_gateways_guidance_is_its_tool_list_agent_included(service: RunningService) -> None:
+    """/tool-guidance?surface=gateway is what the gateway lists, byte for byte: memory__remember's
+    `agent` comes from the tool's one declaration, not from a second list kept by the gateway."""
+    workspace = unique("w")
+    register_agent(service, workspace, "helper", notes="Only for the helper agent: prefer terse memories.")
+    for token in (service.token(workspace, "alice"), service.token(workspace, "alice", "helper")):
+        with service.client(token) as http:
+            served = http.get("/api/v1/memory/tool-guidance", params={"surface": "gateway"})
+            api = http.get("/api/v1/memory/tool-guidance", params={"surface": "api"})
+        assert served.status_code == api.status_code == 200, served.text
+        guidance = {t["name"]: t for t in served.json()["tools"]}
+        assert "agent" in guidance[MEMORY_REMEMBER]["parameters"]["properties"]
+        assert all("agent" not in t["parameters"]["properties"] for t in api.json()["tools"])
+        async with gateway(service, token) as session:
+            listed = await session.list_tools()
+        assert [t.name for t in listed.tools] == list(guidance)
+        for tool in listed.tools:
+            assert tool.description == guidance[tool.name]["description"]
+            assert dict(tool.input_schema) == guidance[tool.name]["parameters"]
+    with service.client(service.token(workspace, "alice")) as http:
+        bad = http.get("/api/v1/memory/tool-guidance", params={"surface": "elsewhere"})
+    assert bad.status_code == 400 and "surface" in bad.json()["error"]["message"]

@@ -22,13 +22,15 @@ NAME_HINT = "lowercase letters, digits and _, starting with a letter"
 
 
 class Declared:
-    """A tool's argument declaration: a dataclass of fields, in the order the schema lists them."""
+    """A tool's argument declaration: a dataclass of fields, in the order the schema lists them (a field
+    a context does not offer is None, and absent from the shape)."""
 
     __slots__ = ()
 
     def shape(self) -> Shape:
         """The fields as a closed shape: the reader of a call and the JSON Schema the model sees."""
-        found: list[Field[Any]] = [getattr(self, f.name) for f in fields(self)]  # type: ignore[arg-type]
+        declared = (getattr(self, f.name) for f in fields(self))  # type: ignore[arg-type]
+        found: list[Field[Any]] = [f for f in declared if f is not None]
         return Shape(tuple(found))
 
     def schema(self) -> dict[str, Any]:

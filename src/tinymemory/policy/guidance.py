@@ -56,17 +56,19 @@ def render_guidance(
     agent_notes: str | None = None,
     *,
     previews: bool = True,
+    gateway: bool = False,
 ) -> dict[str, Any]:
     """The guidance for `policy` (the built-in default when None).
 
     `workspace_notes` defaults to the policy's `toolGuidance.notes`; `agent_notes` are the agent's own
     (a gateway serving no particular agent leaves them out). `previews=False` renders memory__recall
-    for a runtime that does not offer memory__open.
+    for a runtime that does not offer memory__open. `gateway` renders the tools as the MCP gateway
+    declares them (memory__remember takes `agent`, see `PolicyContext.gateway`).
     """
     effective = policy if policy is not None else MemoryPolicy.default()
     workspace = _clean(workspace_notes) or effective.notes
     agent = _clean(agent_notes)
-    context = PolicyContext(effective, previews=previews)
+    context = PolicyContext(effective, previews=previews, gateway=gateway)
     return {
         "version": GUIDANCE_VERSION,
         "source": "policy" if policy is not None else "default",

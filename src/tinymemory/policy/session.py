@@ -80,12 +80,14 @@ class PolicySession:
 @dataclass(frozen=True, slots=True)
 class PolicyContext:
     """What a memory__ tool's description and arguments follow: the effective policy (its types and
-    relations become enums), whether memory__open is offered to read previews, and whether this is the
-    fallback (short descriptions, no enums) a runtime uses when no guidance can be had."""
+    relations become enums), whether memory__open is offered to read previews, whether this is the
+    fallback (short descriptions, no enums) a runtime uses when no guidance can be had, and whether the
+    tools are served by the MCP gateway (no agent of its own: memory__remember takes `agent`)."""
 
     policy: MemoryPolicy
     previews: bool = True
     fallback: bool = False
+    gateway: bool = False
 
     @property
     def enums(self) -> bool:

@@ -95,6 +95,7 @@ class PolicyTools:
         guidance: dict[str, Any],
         bounds: ResultBounds,
         media_probe: MediaProbe | None,
+        gateway: bool = False,
     ) -> None:
         self._engine = engine
         self._identity = identity
@@ -103,7 +104,7 @@ class PolicyTools:
         self._registration = registration
         self._offered = offered_tools(identity, registration)
         # Declared once per policy: every call is read against the policy's own enums.
-        context = PolicyContext(policy, previews=MEMORY_OPEN in self._offered)
+        context = PolicyContext(policy, previews=MEMORY_OPEN in self._offered, gateway=gateway)
         self._args = {tool.name: tool.arguments(context) for tool in POLICY_TOOLS}
         self._guidance = guidance
         self._bounds = bounds
@@ -121,12 +122,15 @@ class PolicyTools:
         guidance: Mapping[str, Any] | None = None,
         bounds: ResultBounds | None = None,
         media_probe: MediaProbe | None = None,
+        gateway: bool = False,
     ) -> PolicyTools:
         """The tools for `identity` under `policy` (the built-in default when None).
 
         `guidance` is guidance a memory service served (completed by the fallback); without it the
         guidance is rendered here from the policy and `agent_notes`. Arguments are always validated
         against `policy`. `media_probe` tells memory__open whether a reference's content still exists.
+        `gateway`: the tools as the MCP gateway serves them (memory__remember declares `agent`; the host
+        resolves it and passes it as `share_agent`).
         """
         if not isinstance(identity, Identity):
             raise InvalidRequest("policy tools: `identity` must be an Identity")
@@ -140,7 +144,7 @@ class PolicyTools:
         if guidance is not None:
             doc = with_fallback(guidance)
         else:
-            doc = render_guidance(policy, None, agent_notes, previews=MEMORY_OPEN in offered)
+            doc = render_guidance(policy, None, agent_notes, previews=MEMORY_OPEN in offered, gateway=gateway)
         return cls(
             engine,
             identity,
@@ -149,6 +153,7 @@ class PolicyTools:
             doc,
             bounds if bounds is not None else ResultBounds(),
             media_probe,
+            gateway,
         )
 
     def rebound(self, identity: Identity) -> PolicyTools:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, MutableMapping
 from contextlib import AbstractAsyncContextManager
-from dataclasses import replace
 from typing import Any
 
 from fastapi import FastAPI
@@ -34,12 +33,11 @@ from tinymemory.adapters.output import ToolOutput, error_text
 from tinymemory.api import InvalidRequest, Unavailable
 from tinymemory.api.validate import fail
 from tinymemory.policy import MEMORY_REMEMBER, Identity, PolicyTools, log_refused
-from tinymemory.policy.catalog.memory__remember import SHARE
+from tinymemory.policy.catalog.memory__remember import AGENT, SHARE
 from tinymemory.service.auth import Caller
 from tinymemory.service.errors import Forbidden, Unauthorized, error_response, status_of
 from tinymemory.service.registry import AgentRegistry
 from tinymemory.service.state import ServiceState
-from tinymemory.tools.fields import Text
 from tinymemory.tools.spec import ToolSpec
 from tinymemory.tools.strict import read_arguments
 
@@ -51,16 +49,6 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 GATEWAY_PATH = "/mcp"
 CALLER_KEY = "tinymemory_caller"  # in scope["state"], beside the Edge's request id
-MAX_AGENT_NAME_CHARS = 128
-
-AGENT = Text(
-    name="agent",
-    description=(
-        "With share: true, the name of an agent of this workspace whose users the fact would be proposed "
-        "to. Required with share: true; not used without it."
-    ),
-    max_chars=MAX_AGENT_NAME_CHARS,
-)
 NO_TOOLS_MESSAGE = (
     "the MCP gateway offers memory tools only to a verified user; this token is an API key and names no user"
 )
@@ -80,7 +68,9 @@ class GatewayTools:
         self._workspace = workspace
 
     def specs(self) -> list[ToolSpec]:
-        return [_with_agent(s) if s.name == MEMORY_REMEMBER else s for s in self._tools.specs()]
+        """The tools as declared for the gateway (`PolicyContext.gateway`: memory__remember's `agent`
+        is part of its declaration, so /tool-guidance?surface=gateway renders the same schema)."""
+        return self._tools.specs()
 
     async def call(self, name: str, arguments: object = None) -> dict[str, Any]:
         if name != MEMORY_REMEMBER:
@@ -112,12 +102,6 @@ class GatewayTools:
         if record is None or not record.id:
             raise fail(tool, AGENT.name, f"names no agent of this workspace: `{agent_name}`")
         return record.id
-
-
-def _with_agent(spec: ToolSpec) -> ToolSpec:
-    parameters = dict(spec.parameters)
-    parameters["properties"] = {**parameters.get("properties", {}), AGENT.name: AGENT.schema()}
-    return replace(spec, parameters=parameters)
 
 
 def caller_of(ctx: ServerRequestContext[Any, Any]) -> Caller:

@@ -48,7 +48,8 @@ class ServiceState:
         MCP gateway serves no particular agent, so it shows the workspace notes only)."""
         workspace = caller.need_workspace("tool-guidance")
         agent = None if gateway else await self.agent_of(caller)
-        return render_guidance(self.policies.bound(workspace), None, agent.notes if agent else None)
+        notes = agent.notes if agent else None
+        return render_guidance(self.policies.bound(workspace), None, notes, gateway=gateway)
 
     async def policy_tools(self, caller: Caller, *, gateway: bool = False) -> PolicyTools:
         """The memory__ tools of a verified user (403 for an API key, 401 for anonymous).
@@ -69,7 +70,7 @@ class ServiceState:
         template = self._templates.get(key)
         if template is None:
             template = PolicyTools.for_identity(
-                self.engine, identity, policy, notes, registration=registration
+                self.engine, identity, policy, notes, registration=registration, gateway=gateway
             )
             if len(self._templates) >= MAX_TOOL_TEMPLATES:
                 self._templates.clear()

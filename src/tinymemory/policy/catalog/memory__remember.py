@@ -53,6 +53,17 @@ SHARE = Boolean(  # the same under every policy (the MCP gateway reads it too, t
         "saved for the user either way. " + SHARE_RULE
     ),
 )
+MAX_AGENT_NAME_CHARS = 128
+# Only where the tools serve no agent of their own (the MCP gateway, `PolicyContext.gateway`): the agent
+# a share is proposed to. The host resolves it (service/gateway.py), never the handler.
+AGENT = Text(
+    name="agent",
+    description=(
+        "With share: true, the name of an agent of this workspace whose users the fact would be proposed "
+        "to. Required with share: true; not used without it."
+    ),
+    max_chars=MAX_AGENT_NAME_CHARS,
+)
 FALLBACK = (
     "Save or update a durable memory. Reusing about_kind and about_key replaces the earlier memory "
     "in place; use memory__forget only to remove a fact."
@@ -84,6 +95,7 @@ class RememberArgs(Declared):
     title: Text
     summary: Text
     share: Boolean
+    agent: Text | None  # the MCP gateway's only
 
     @classmethod
     def declare(cls, context: PolicyContext) -> RememberArgs:
@@ -129,6 +141,7 @@ class RememberArgs(Declared):
             ),
             summary=Text(name="summary", description="A one-line summary, for long content."),
             share=SHARE,
+            agent=AGENT if context.gateway else None,
         )
 
 
