@@ -37,6 +37,7 @@ from tinymemory.engines.sqlite.connections import (
     check_durability,
     check_readers,
 )
+from tinymemory.engines.sqlite.copies import CopyKeeper
 from tinymemory.engines.sqlite.cursors import load_key
 from tinymemory.engines.sqlite.group_commit import GroupCommit
 from tinymemory.engines.sqlite.reembed import Progress, ReembedResult, reembed_items
@@ -133,7 +134,10 @@ class SqliteStorage(Storage):
             self._matrix = VectorMatrix(embedder.name, embedder.dim)
         # the HNSW graph for reads over many rows of a large file (ann_reads.py); none in memory
         self._graphs: GraphHolder | None = None
+        # the matrix's copy beside the file, kept up to date by the process that stores (copies.py)
+        self._copies: CopyKeeper | None = None
         if embedder is not None:
+            self._copies = CopyKeeper.for_file(self.path, embedder.name, embedder.dim)
             # once a graph serves large reads the whole-store matrix is not needed: free it (a fallback
             # scan reloads it; small reaches read their rows from SQL)
             matrix = self._matrix
@@ -184,6 +188,8 @@ class SqliteStorage(Storage):
         if self._graphs is not None:
             await asyncio.to_thread(self._graphs.close)  # stops a background build without saving it
         await self._db.close()  # writes queued before this (stores included) commit first
+        if self._copies is not None:
+            await asyncio.to_thread(self._copies.close)  # the rows stored here, for the next reader
         self._commits.fail_queued(Unavailable("store: the engine is closed"))
         self._helper.shutdown(wait=True)
 
@@ -207,8 +213,12 @@ class SqliteStorage(Storage):
             if self._commits.withdraw(request, Unavailable(f"{op}: the engine is closed")):
                 raise  # never written; otherwise an earlier flush holds it and answers below
         if request.done.done():  # the usual case: our own flush, or an earlier one, wrote it
-            return request.done.result()
-        return await asyncio.wrap_future(request.done)
+            written = request.done.result()
+        else:
+            written = await asyncio.wrap_future(request.done)
+        if self._copies is not None:
+            self._copies.stored(len(pending))
+        return written
 
     def _write_pending(
         self, conn: sqlite3.Connection, pending: Sequence[Pending], now: datetime
@@ -239,6 +249,8 @@ class SqliteStorage(Storage):
             n = db.in_write(c, purge_rows)
             if n and self._matrix is not None:
                 self._matrix.reset()  # drop purged rows; reloads lazily on the next semantic read
+            if n and self._copies is not None:
+                self._copies.changed()  # a copy of the new epoch is written at close
             if n and self._graphs is not None:
                 self._graphs.drop()  # the graph files hold purged vectors: remove them, rebuild later
             elif n:  # no embedder here, but another engine's graphs and matrix copies hold them too
@@ -371,7 +383,10 @@ class SqliteStorage(Storage):
     # -- maintenance ----------------------------------------------------------------------------------
 
     async def reembed(self, batch: int, progress: Progress | None) -> ReembedResult:
-        return await reembed_items(self._run, self.embedder, self._matrix, batch, progress)
+        result = await reembed_items(self._run, self.embedder, self._matrix, batch, progress)
+        if self._copies is not None and result.reembedded:
+            self._copies.changed()
+        return result
 
     async def build_index(
         self, op: str, force: bool, progress: Callable[[int, int], None] | None
@@ -397,6 +412,8 @@ class SqliteStorage(Storage):
             raise
         except db.ERRORS as exc:  # the build reads the vectors on a connection of its own
             raise db.database_error(op, exc) from exc
+        if self._copies is not None:  # readers without the graph (or re-scoring its rows) map it
+            await asyncio.to_thread(self._copies.now)
         return IndexReport(built.path, built.rows, built.added, built.fresh, built.seconds, ann.ANN_MIN_ROWS)
 
     async def stored_schema(self, op: str) -> int | None:
