@@ -330,10 +330,12 @@ class SqliteStorage(Storage):
                 lexical = search.recent(conn, flt, snapshot, query.want)
         sem: pipeline.Ranked = []
         if embedding is not None:
+            assert self._matrix is not None
+            # a first whole-store read loads its graph or matrix while the helper embeds the query
+            search.prepare(conn, self._matrix, flt, snapshot, self._graphs)
             # an embedder that failed raises here (Unavailable); a helper that has not started on the
             # vector yet (busy, or not scheduled) is not waited for: this thread computes it itself
             qvec, early = embedding.get()
-            assert self._matrix is not None
             if not self._matrix.loaded and snapshot <= MATRIX_FILE_ROWS:
                 self._matrix.refresh(conn)  # a small file: its vectors held, not read again per fetch
             outcome = search.semantic(

@@ -237,6 +237,26 @@ def semantic(
     return scanned
 
 
+def prepare(
+    conn: sqlite3.Connection,
+    matrix: VectorMatrix,
+    flt: MetaFilter,
+    snapshot: int,
+    graphs: ann_reads.GraphHolder | None = None,
+) -> None:
+    """Load what the first whole-store semantic read of a process will score with, before its query
+    vector is ready: the saved graph (mapped and checksummed) when one serves the file, else the matrix
+    (its saved copy mapped, the rows past it read). The query's embedder loads on the helper thread
+    meanwhile (tens of milliseconds on a first read), so the two loads overlap instead of adding up.
+    The same loads `semantic` would make, in the same order; nothing once either is in memory."""
+    if is_selective(flt) or matrix.loaded or (graphs is not None and graphs.loaded):
+        return
+    if graphs is not None and graphs.serves(snapshot) and graphs.graph(conn, build=False) is not None:
+        graphs.copy(conn)
+        return
+    matrix.refresh(conn)
+
+
 def _filter_first(
     conn: sqlite3.Connection, matrix: VectorMatrix, qvec: Floats, flt: MetaFilter, snapshot: int, n: int
 ) -> SemanticOutcome | None:
