@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 from tinymemory.api.errors import NotFound, Unavailable, Unsupported
 from tinymemory.api.filters import Facet, FetchMode, MetaFilter
@@ -61,7 +61,12 @@ from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
 from tinymemory.retrieval.embedders.base import Embedder
 from tinymemory.retrieval.text import Analyzer
 
+if TYPE_CHECKING:
+    from tinymemory.engines.sqlite.ann import FirstRound
+
 T = TypeVar("T")
+# what the helper computes ahead beside a query vector (search.semantic uses it)
+Early: TypeAlias = "EarlyScores | FirstRound | None"
 _log = logging.getLogger(__name__)
 
 
@@ -87,12 +92,12 @@ class QueryVector:
 
     def __init__(
         self,
-        work: Callable[[], tuple[Floats, EarlyScores | None]],
-        future: Future[tuple[Floats, EarlyScores | None]] | None,
+        work: Callable[[], tuple[Floats, Early]],
+        future: Future[tuple[Floats, Early]] | None,
     ) -> None:
         self._work, self._future = work, future
 
-    def get(self) -> tuple[Floats, EarlyScores | None]:
+    def get(self) -> tuple[Floats, Early]:
         if self._future is None or self._future.cancel():
             return self._work()
         return self._future.result()
@@ -187,9 +192,10 @@ class SqliteStorage(Storage):
         self._closed = True
         if self._graphs is not None:
             await asyncio.to_thread(self._graphs.close)  # stops a background build without saving it
+        if self._copies is not None:  # the rows stored here, for the next reader; before the writing
+            # connection closes, so its close still checkpoints the WAL and removes it
+            await asyncio.to_thread(self._copies.close)
         await self._db.close()  # writes queued before this (stores included) commit first
-        if self._copies is not None:
-            await asyncio.to_thread(self._copies.close)  # the rows stored here, for the next reader
         self._commits.fail_queued(Unavailable("store: the engine is closed"))
         self._helper.shutdown(wait=True)
 
@@ -289,12 +295,12 @@ class SqliteStorage(Storage):
         # One hop to a reader thread, one read transaction (one snapshot) for the whole fetch. Only the
         # query is embedded on read: on the helper thread, while the reader ranks lexically, and the
         # reader waits for it there (not the event loop), so a fetch wakes the loop once. A whole-store
-        # read also starts its matrix scan on the helper, so the two rankers use both cores.
+        # read also starts its semantic side on the helper (the graph's first round when a graph is in
+        # memory, else the matrix scan), so the two rankers use both cores.
         embedding: QueryVector | None = None
         if query.embed_query is not None:
-            # a whole-store read that will walk the graph needs no early scan of the matrix
-            scan_early = not is_selective(query.filter) and not (self._graphs and self._graphs.loaded)
-            embedding = self._embed_query(op, query.embed_query, scan_early)
+            ahead = not is_selective(query.filter)
+            embedding = self._embed_query(op, query.embed_query, ahead, query.want)
         try:
             return await self._read(op, lambda conn: self._fetch_in(conn, query, ranking, embedding))
         finally:
@@ -352,20 +358,23 @@ class SqliteStorage(Storage):
         page, more = ranking.page(lexical, sem, light, stats, anchor)
         return FetchPage(snapshot, page_hits(page, reads.items_by_rowid(conn, [r for r, _ in page])), more)
 
-    def _embed_query(self, op: str, embed: Callable[[], Floats], scan_early: bool) -> QueryVector:
-        """The query vector, and with `scan_early` the matrix scan over the rows loaded so far, both on
-        the helper thread while the reader thread ranks lexically."""
-        matrix = self._matrix
+    def _embed_query(self, op: str, embed: Callable[[], Floats], ahead: bool, want: int) -> QueryVector:
+        """The query vector, and with `ahead` the graph's first round for `want` rows (a graph in
+        memory) or the matrix scan over the rows loaded so far, on the helper thread while the reader
+        thread ranks lexically (SQLite and usearch release the GIL: the two run side by side)."""
+        matrix, graphs = self._matrix, self._graphs
 
-        def work() -> tuple[Floats, EarlyScores | None]:
+        def work() -> tuple[Floats, Early]:
             start = time.perf_counter()
             vec = embed()
             self._embed_s = 0.8 * self._embed_s + 0.2 * (time.perf_counter() - start)
-            if scan_early and matrix is not None and matrix.size and vec.shape == (matrix.dim,):
+            if ahead and graphs is not None and graphs.loaded:
+                return vec, graphs.first_round(vec, want)
+            if ahead and matrix is not None and matrix.size and vec.shape == (matrix.dim,):
                 return vec, matrix.early_scores(vec)
             return vec, None
 
-        if not scan_early and self._embed_s <= INLINE_EMBED_S:
+        if not ahead and self._embed_s <= INLINE_EMBED_S:
             return QueryVector(work, None)
         try:
             return QueryVector(work, self._helper.submit(work))
