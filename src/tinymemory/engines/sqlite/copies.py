@@ -56,11 +56,15 @@ def bring_up_to_date(db_path: str, embedder: str, dim: int, min_tail: int) -> in
     try:
         conn.execute("BEGIN")  # one snapshot: the epoch and every row read below agree
         epoch = vectors.read_epoch(conn)
+        path = vecfile.path_for(db_path, embedder, dim, epoch)
+        rows, last = vecfile.extent(path)  # by the header alone: most closes stop here
+        if not _due(vectors.count_after(conn, embedder, dim, last), rows, min_tail):
+            return None
         old = vectors.mapped_copy(conn, embedder, dim, epoch)
         based = 0 if old is None else len(old.rowids)
         last = 0 if old is None else int(old.rowids[-1])
         tail = vectors.count_after(conn, embedder, dim, last)
-        if tail == 0 or tail < min_tail or based + tail < MIN_ROWS:
+        if not _due(tail, based, min_tail):
             return None
 
         def parts() -> Iterator[tuple[Ints, Floats]]:
@@ -81,6 +85,10 @@ def bring_up_to_date(db_path: str, embedder: str, dim: int, min_tail: int) -> in
         conn.close()
 
 
+def _due(tail: int, based: int, min_tail: int) -> bool:
+    return tail > 0 and tail >= min_tail and based + tail >= MIN_ROWS
+
+
 def _epoch_now(db_path: str) -> int:
     conn = _open(db_path)
     try:
@@ -90,12 +98,12 @@ def _epoch_now(db_path: str) -> int:
 
 
 def copy_rows(db_path: str, embedder: str, dim: int) -> int:
-    """Rows in this embedder's newest copy beside the file, by its header alone (0: none)."""
+    """Rows in this embedder's largest copy beside the file, by its header alone (0: none)."""
     best = 0
     prefix = vecfile.path_for(db_path, embedder, dim, 0).name[: -len("0")]
     for path in vecfile.files(db_path):
         if path.name.startswith(prefix) and not path.name.endswith(".tmp"):
-            best = max(best, vecfile.rows_in(path))
+            best = max(best, vecfile.extent(path)[0])
     return best
 
 

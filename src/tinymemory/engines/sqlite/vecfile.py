@@ -159,15 +159,18 @@ def load(path: Path, embedder: str, dim: int, epoch: int) -> Mapped | None:
     return Mapped(rows, rowids, epoch)
 
 
-def rows_in(path: Path) -> int:
-    """The rows a copy's header says it holds (0 when it is unreadable): a cheap look, no mapping."""
+def extent(path: Path) -> tuple[int, int]:
+    """(rows, last rowid) a copy's header gives, (0, 0) when it is missing or unreadable: a cheap look
+    (no mapping, nothing checked against the table) that says how far a copy reaches."""
     try:
         with open(path, "rb") as fh:
             meta = _header(fh.read(HEADER))
     except (OSError, ValueError):
-        return 0
-    rows = meta.get("rows") if meta is not None else None
-    return rows if isinstance(rows, int) else 0
+        return 0, 0
+    if meta is None or meta.get("format") != FORMAT:
+        return 0, 0
+    rows, last = meta.get("rows"), meta.get("last_rowid")
+    return (rows, last) if isinstance(rows, int) and isinstance(last, int) else (0, 0)
 
 
 def _header(head: bytes) -> dict[str, Any] | None:
