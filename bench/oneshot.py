@@ -95,6 +95,27 @@ async def probe(path: Path, background: bool) -> None:
     print(json.dumps(out), flush=True)
 
 
+def embedder_probe() -> None:
+    """In a fresh process: the default embedder's first query (its load included) and a second one."""
+    from tinymemory.engines.embedder_choice import resolve_embedder
+
+    embedder = resolve_embedder("default", "sqlite")
+    assert embedder is not None
+    took = []
+    for q in (QUERY, "when did he go camping"):
+        t = time.perf_counter()
+        embedder.embed_query(q)
+        took.append((time.perf_counter() - t) * 1000)
+    print(json.dumps({"first_ms": took[0], "second_ms": took[1]}), flush=True)
+
+
+def run_embedder() -> dict[str, float]:
+    done = subprocess.run([sys.executable, __file__, "--probe", "embedder"], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"oneshot: the embedder probe exited {done.returncode}: {done.stderr[-800:]}")
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
 async def floor_probe(path: Path) -> None:
     """In a fresh process, warm: whole-store hybrid, semantic and lexical fetches beside the exact scan
     of the same matrix in numpy (every row scored, the best 50 picked), interleaved query by query."""
@@ -193,6 +214,7 @@ def measure(path: Path, args: argparse.Namespace) -> int:
     codes: set[int] = set()
     plans: dict[str, set[str]] = {}
     loads: list[float] = []
+    items_at_start = count_items(path)
 
     def record(label: str, value: float) -> None:
         rows.setdefault(label, []).append(value)
@@ -246,6 +268,7 @@ def measure(path: Path, args: argparse.Namespace) -> int:
         codes.add(code)
         record_probe(saved, run_probe(path, background=False))
         record("python -c pass", process_ms([sys.executable, "-c", "pass"]))
+        record("the default embedder's first query in a fresh process (its load)", run_embedder()["first_ms"])
         loads.append(os.getloadavg()[0])
 
     floors["saved graph"] = run_floor(path)
@@ -267,7 +290,8 @@ def measure(path: Path, args: argparse.Namespace) -> int:
         [
             "## One-shot processes on a large file (`bench/oneshot.py`)",
             "",
-            f"{count_items(path):,} synthetic items stored with the default embedder; {machine_line()}; "
+            f"{items_at_start:,} synthetic items stored with the default embedder ({count_items(path):,} "
+            f"after the writer processes' rounds); {machine_line()}; "
             f"1-min load after each round: {min(loads):.1f} to {max(loads):.1f}. "
             f"Medians of {args.repeats} rounds, interleaved. Each probe is a fresh process that opens the "
             f"file, runs one whole-store hybrid fetch and {WARM} more, and returns without `close()`; its "
@@ -325,9 +349,14 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     parser.add_argument("--db", help="measure a copy of this existing file instead of building one")
-    parser.add_argument("--probe", choices=["oneshot", "library", "floor", "writer"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--probe", choices=["oneshot", "library", "floor", "writer", "embedder"], help=argparse.SUPPRESS
+    )
     parser.add_argument("--offset", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.probe == "embedder":
+        embedder_probe()
+        return 0
     if args.probe == "writer":
         asyncio.run(writer(Path(args.db), args.offset))
         return 0

@@ -5,7 +5,9 @@ vectors asks the graph for its nearest rows, adds every row stored since the gra
 scored exactly), re-scores all of them from their stored vectors, and keeps those that pass the state
 filter, widening until enough pass. Scores are therefore always the exact cosines the exact plans give;
 an approximate read can only miss rows, never misjudge one. Past the widening limit, or while no graph
-exists yet, the caller falls back to the exact scan.
+exists yet, the caller falls back to the exact scan. A hybrid read's first round is asked of the graph
+on the helper thread, beside the lexical side (`GraphHolder.first_round`): the same call, so the same
+rows, taken only for the graph, query vector and row count it was asked with.
 
 Which rows a graph finds depends on every row in it, other tenants' among them, so a filtered read (a
 reach, kinds, tags) never walks it: it is scored exactly over its own rows (search.py's filter-first
