@@ -2,16 +2,18 @@
 
 A process that reads a large file with no saved HNSW graph either starts building one in the background
 (the library's default, for long-lived processes) or does not (`background_index=False`, what the CLI's
-one-shot commands open). Without a graph it scans the vector matrix: the first process on the file reads
-it from the table and saves a copy beside the file (engines/sqlite/vecfile.py), later ones map that copy.
+one-shot commands open). Without a graph it scans the vector matrix, mapped from its copy beside the file
+(engines/sqlite/vecfile.py) when there is one: the process that stored the vectors writes or extends that
+copy as it closes (copies.py), and a reader that had to read the table saves one too.
 Rows (medians of `--repeats` rounds, interleaved):
 
 - `tinymemory fetch` over the whole store as a process, spawn to exit (and its exit code), without and
   with the matrix's saved copy;
 - a fresh process that opens the file as a one-shot command does: its first hybrid fetch of the whole
   store (query embedding included), the p50 of 20 more (warm), and how long it takes to exit after the
-  last one, without `close()` (the first process on the file waits there for its copy to be written);
-  first with no saved copy of the matrix, then with the copy it left;
+  last one, without `close()` (a process that read the table waits there for its copy to be written);
+  with no copy at all (a file no process has kept one for), then with the copy a writer left (a process
+  that stored `WRITER_ITEMS` items and closed: timed too, writing the whole copy, then extending it);
 - the same with the library's default, where the first large read starts a background build that the
   exit hook has to stop;
 - the one-shot process again once `tinymemory db index` has saved the graph.
@@ -41,6 +43,39 @@ from report import machine_line, percentile, table, write_section
 from tinymemory.api import FetchMode, FetchRequest
 
 WARM = 20
+WRITER_ITEMS = 2_000  # what a writer stores per round: past the rows a close brings into the copy
+CLI_FETCH = "`tinymemory fetch` (whole store), spawn to exit"
+
+
+async def writer(path: Path, offset: int) -> None:
+    """In a fresh process: store WRITER_ITEMS items in one batch and close (which writes the copy when
+    it is due); print the store's and the close's milliseconds."""
+    from scale import items_for
+    from synthetic import sentences, vocabulary
+    from tinymemory.engines.sqlite import SqliteEngine
+
+    words, p = vocabulary(LOCOMO)
+    texts = sentences(WRITER_ITEMS, words, p, seed=offset)
+    engine = SqliteEngine(str(path), background_index=False)
+    t = time.perf_counter()
+    await engine.store_many(items_for(texts, offset=offset))
+    stored = time.perf_counter()
+    await engine.close()
+    closed = time.perf_counter()
+    print(json.dumps({"store_ms": (stored - t) * 1000, "close_ms": (closed - stored) * 1000}), flush=True)
+
+
+def run_writer(path: Path, offset: int) -> dict[str, float]:
+    t = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, __file__, "--probe", "writer", "--db", str(path), "--offset", str(offset)],
+        capture_output=True,
+        text=True,
+    )
+    took = (time.perf_counter() - t) * 1000
+    if done.returncode != 0:
+        raise RuntimeError(f"oneshot: the writer exited {done.returncode}: {done.stderr[-800:]}")
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), "process_ms": took}
 
 
 async def probe(path: Path, background: bool) -> None:
@@ -58,6 +93,27 @@ async def probe(path: Path, background: bool) -> None:
     plan = engine.last_semantic_plan.value if engine.last_semantic_plan else None
     out = {"first_ms": took[0], "warm_ms": percentile(took[1:], 50), "plan": plan, "done_at": time.time()}
     print(json.dumps(out), flush=True)
+
+
+def embedder_probe() -> None:
+    """In a fresh process: the default embedder's first query (its load included) and a second one."""
+    from tinymemory.engines.embedder_choice import resolve_embedder
+
+    embedder = resolve_embedder("default", "sqlite")
+    assert embedder is not None
+    took = []
+    for q in (QUERY, "when did he go camping"):
+        t = time.perf_counter()
+        embedder.embed_query(q)
+        took.append((time.perf_counter() - t) * 1000)
+    print(json.dumps({"first_ms": took[0], "second_ms": took[1]}), flush=True)
+
+
+def run_embedder() -> dict[str, float]:
+    done = subprocess.run([sys.executable, __file__, "--probe", "embedder"], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"oneshot: the embedder probe exited {done.returncode}: {done.stderr[-800:]}")
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 async def floor_probe(path: Path) -> None:
@@ -158,6 +214,7 @@ def measure(path: Path, args: argparse.Namespace) -> int:
     codes: set[int] = set()
     plans: dict[str, set[str]] = {}
     loads: list[float] = []
+    items_at_start = count_items(path)
 
     def record(label: str, value: float) -> None:
         rows.setdefault(label, []).append(value)
@@ -169,8 +226,9 @@ def measure(path: Path, args: argparse.Namespace) -> int:
         plans.setdefault(label, set()).add(str(got["plan"]))
 
     bare_oneshot = "no saved graph or matrix copy, one-shot (background_index=False)"
-    no_graph_oneshot = "no saved graph, matrix copy saved, one-shot (background_index=False)"
-    no_graph_library = "no saved graph, matrix copy saved, library default (background build)"
+    no_graph_oneshot = "no saved graph, the copy the writer left, one-shot (background_index=False)"
+    no_graph_library = "no saved graph, the copy the writer left, library default (background build)"
+    offset = 10_000_000
     for _ in range(args.repeats):
         drop_graphs(path)
         drop_copies(path)
@@ -179,8 +237,17 @@ def measure(path: Path, args: argparse.Namespace) -> int:
         codes.add(code)
         drop_copies(path)
         record_probe(bare_oneshot, run_probe(path, background=False))  # leaves the copy
+        drop_copies(path)
+        for label in ("no copy: writes it whole", "a copy: extends it"):
+            wrote = run_writer(path, offset)
+            offset += WRITER_ITEMS
+            record(f"writer, {WRITER_ITEMS:,} items, {label}: store_many", wrote["store_ms"])
+            record(f"writer, {WRITER_ITEMS:,} items, {label}: close()", wrote["close_ms"])
+            record(f"writer, {WRITER_ITEMS:,} items, {label}: spawn to exit", wrote["process_ms"])
         ms, code = cli_fetch(path)
-        record("no saved graph, matrix copy saved: `tinymemory fetch` (whole store), spawn to exit", ms)
+        record(
+            "no saved graph, the copy the writer left: `tinymemory fetch` (whole store), spawn to exit", ms
+        )
         codes.add(code)
         record_probe(no_graph_oneshot, run_probe(path, background=False))
         record_probe(no_graph_library, run_probe(path, background=True))
@@ -201,6 +268,7 @@ def measure(path: Path, args: argparse.Namespace) -> int:
         codes.add(code)
         record_probe(saved, run_probe(path, background=False))
         record("python -c pass", process_ms([sys.executable, "-c", "pass"]))
+        record("the default embedder's first query in a fresh process (its load)", run_embedder()["first_ms"])
         loads.append(os.getloadavg()[0])
 
     floors["saved graph"] = run_floor(path)
@@ -222,14 +290,17 @@ def measure(path: Path, args: argparse.Namespace) -> int:
         [
             "## One-shot processes on a large file (`bench/oneshot.py`)",
             "",
-            f"{count_items(path):,} synthetic items stored with the default embedder; {machine_line()}; "
+            f"{items_at_start:,} synthetic items stored with the default embedder ({count_items(path):,} "
+            f"after the writer processes' rounds); {machine_line()}; "
             f"1-min load after each round: {min(loads):.1f} to {max(loads):.1f}. "
             f"Medians of {args.repeats} rounds, interleaved. Each probe is a fresh process that opens the "
             f"file, runs one whole-store hybrid fetch and {WARM} more, and returns without `close()`; its "
             "exit is the wall time from its last line to the end of the process. The graph was then saved "
             f"by `tinymemory db index` ({index_s:.0f} s). `tinymemory fetch` exit codes seen: "
-            f"{sorted(codes)}. A matrix copy is the float32 rows a process that scanned the file saved "
-            f"beside it ({copy_mb:,.0f} MB here); a round starts with none.",
+            f"{sorted(codes)}. A matrix copy is the float32 rows kept beside the file ({copy_mb:,.0f} MB "
+            "here) by the process that stored them (at its close) or by one that read them from the "
+            f"table; a round starts with none, and a writer process storing {WRITER_ITEMS:,} items first "
+            "writes it whole, then a second one extends it.",
             "",
             table(["what", "ms (p50)"], table_rows),
             "",
@@ -278,8 +349,17 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     parser.add_argument("--db", help="measure a copy of this existing file instead of building one")
-    parser.add_argument("--probe", choices=["oneshot", "library", "floor"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--probe", choices=["oneshot", "library", "floor", "writer", "embedder"], help=argparse.SUPPRESS
+    )
+    parser.add_argument("--offset", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.probe == "embedder":
+        embedder_probe()
+        return 0
+    if args.probe == "writer":
+        asyncio.run(writer(Path(args.db), args.offset))
+        return 0
     if args.probe == "floor":
         asyncio.run(floor_probe(Path(args.db)))
         return 0

@@ -250,3 +250,60 @@ async def test_one_process_builds_while_another_holds_the_build_lock(
             await built(engine)
             assert engine.storage._graphs.files()
             assert await first_plan(engine) is search.Plan.HNSW
+
+
+async def test_the_graph_round_asked_ahead_gives_the_rows_the_read_would_ask_for(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, 0, ITEMS)
+    emb = SeededEmbedder()
+    async with SqliteEngine(path, embedder=emb) as engine:
+        await built(engine)
+        hybrid = []
+        for q in QUERIES:
+            got = await engine.fetch(FetchRequest(q, mode=FetchMode.HYBRID, limit=10))
+            hybrid.append([(h.item.id, h.score) for h in got.hits])
+        assert engine.last_semantic_plan is search.Plan.HNSW
+        graphs = engine.storage._graphs
+        assert graphs is not None and graphs._graph is not None
+        graph = graphs._graph
+        for q in QUERIES:
+            qvec = emb.embed_query(q)
+            first = graphs.first_round(qvec, 10)
+            assert first is not None and first.answers(graph._index, qvec, first.ask)
+            ahead = graph.search(qvec, ann_reads.first_k(10), max_rowid=ITEMS, first=first)
+            asked = graph.search(qvec, ann_reads.first_k(10), max_rowid=ITEMS)
+            assert ahead[0].tolist() == asked[0].tolist() and ahead[1].tolist() == asked[1].tolist()
+            other = emb.embed_query(q + " and more")
+            assert not first.answers(graph._index, other, first.ask)  # another query asks again
+    async with SqliteEngine(path, embedder=emb) as serial:  # the graph asked on the reader alone
+        graphs = serial.storage._graphs
+        assert graphs is not None
+        graphs.first_round = lambda qvec, n: None  # type: ignore[method-assign]
+        again = []
+        for q in QUERIES:
+            got = await serial.fetch(FetchRequest(q, mode=FetchMode.HYBRID, limit=10))
+            again.append([(h.item.id, h.score) for h in got.hits])
+        assert serial.last_semantic_plan is search.Plan.HNSW
+    assert again == hybrid
+
+
+async def test_the_visibility_check_agrees_between_its_two_forms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    path = tmp_path / "m.db"
+    ids = await fill(path, 0, 60)
+    async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
+        await engine.forget(ForgetRequest(ids=tuple(ids[::7])))
+    conn = sqlite3.connect(path)
+    try:
+        rowids = list(range(1, 70))  # some past the snapshot, some forgotten
+        listed = search._visible(conn, rowids, MetaFilter(), 50)
+        monkeypatch.setattr(search, "VISIBLE_LIST_MAX", 0)
+        assert search._visible(conn, rowids, MetaFilter(), 50) == listed
+        assert (
+            len(listed) == 50 - len(range(1, 51, 7)) and search._visible(conn, [], MetaFilter(), 50) == set()
+        )
+    finally:
+        conn.close()

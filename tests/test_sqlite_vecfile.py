@@ -16,7 +16,7 @@ import pytest
 
 from test_sqlite_support import HashEmbedder, note
 from tinymemory.api import FetchMode, FetchRequest, ForgetRequest, PurgeRequest
-from tinymemory.engines.sqlite import SqliteEngine, vecfile, vectors
+from tinymemory.engines.sqlite import SqliteEngine, copies, vecfile, vectors
 from tinymemory.engines.sqlite.vectors import VectorMatrix
 
 EMB = HashEmbedder()
@@ -26,6 +26,14 @@ QUERIES = ["river stone", "blue lantern market", "old harbour bell", "stone 7"]
 @pytest.fixture(autouse=True)
 def small_copies(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(vectors, "SAVE_MIN_ROWS", 10)
+    monkeypatch.setattr(copies, "MIN_ROWS", 1 << 40)  # the writer's copies: see `writer_copies`
+
+
+@pytest.fixture
+def writer_copies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writing process keeps a copy of a file of at least 10 vectors, at close past a tail of 5."""
+    monkeypatch.setattr(copies, "MIN_ROWS", 10)
+    monkeypatch.setattr(copies, "CLOSE_MIN_TAIL", 5)
 
 
 async def fill(path: Path, texts: list[str]) -> list[str]:
@@ -365,3 +373,126 @@ async def test_a_purge_by_an_engine_without_an_embedder_deletes_every_copy_and_g
         assert (await engine.purge(PurgeRequest())).purged == 1
     assert vecfile.files(str(path)) == []
     assert not graph_file.exists()
+
+
+# -- the copy kept by the writing process (copies.py) ----------------------------------------------------
+
+
+def copy_of(path: Path) -> vecfile.Mapped:
+    (saved,) = vecfile.files(str(path))
+    with sqlite3.connect(path) as conn:
+        epoch = vectors.read_epoch(conn)
+    mapped = vecfile.load(saved, EMB.name, EMB.dim, epoch)
+    assert mapped is not None
+    return mapped
+
+
+async def test_the_writing_process_leaves_a_copy_that_answers_as_the_table_does(
+    tmp_path: Path, writer_copies: None
+) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 40))
+    assert len(copy_of(path).rowids) == 40  # no read ran: the writer wrote it
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        got = await answers(engine)
+        assert matrix_of(engine).mapped_rows == 40 and matrix_of(engine).saver is None
+    assert got == await from_table(path)
+
+
+async def test_a_write_past_the_threshold_writes_the_copy_while_the_engine_is_open(
+    tmp_path: Path, writer_copies: None
+) -> None:
+    path = tmp_path / "m.db"
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        await engine.store_many([note(t) for t in texts("note", 0, 12)])  # past SAVE_MIN_ROWS
+        keeper = engine.storage._copies
+        assert keeper is not None and keeper.worker is not None
+        keeper.worker.join(30)
+        assert len(copy_of(path).rowids) == 12
+        await engine.store_many([note(t) for t in texts("later", 12, 3)])  # short of it: at close
+        assert len(copy_of(path).rowids) == 12
+    assert len(copy_of(path).rowids) == 12  # 3 rows past the copy: fewer than CLOSE_MIN_TAIL
+
+
+async def test_the_writer_extends_the_copy_with_the_rows_stored_since(
+    tmp_path: Path, writer_copies: None
+) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 40))
+    first = copy_of(path)
+    head = first.rows.copy()
+    await fill(path, texts("later", 40, 6))
+    extended = copy_of(path)
+    assert len(extended.rowids) == 46 and extended.epoch == 0
+    np.testing.assert_array_equal(extended.rows[:40], head)  # the old rows kept as they were
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        got = await answers(engine)
+        assert matrix_of(engine).mapped_rows == 46
+    assert got == await from_table(path)
+
+
+async def test_a_torn_copy_is_not_extended_but_written_again_from_the_table(
+    tmp_path: Path, writer_copies: None
+) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 40))
+    (saved,) = vecfile.files(str(path))
+    saved.write_bytes(saved.read_bytes()[:-100])  # a crash of a writer that did not rename
+    await fill(path, texts("later", 40, 6))
+    assert len(copy_of(path).rowids) == 46
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        got = await answers(engine)
+        assert matrix_of(engine).mapped_rows == 46
+    assert got == await from_table(path)
+
+
+async def test_after_a_purge_the_writer_writes_a_copy_without_the_purged_vector(
+    tmp_path: Path, writer_copies: None
+) -> None:
+    path = tmp_path / "m.db"
+    ids = await fill(path, texts("note", 0, 40))
+    with sqlite3.connect(path) as conn:
+        rowid = int(conn.execute("SELECT rowid FROM items WHERE id = ?", (ids[0],)).fetchone()[0])
+    old = copy_of(path)
+    purged_bytes = old.rows[int(np.searchsorted(old.rowids, rowid))].tobytes()
+    del old
+    async with SqliteEngine(path, embedder=EMB) as engine:
+        await engine.forget(ForgetRequest(ids=(ids[0],)))
+        assert (await engine.purge(PurgeRequest())).purged == 1
+        assert vecfile.files(str(path)) == []  # every copy held the purged vector
+    (new,) = vecfile.files(str(path))
+    assert new.name.endswith("-e1") and purged_bytes not in new.read_bytes()
+    assert rowid not in copy_of(path).rowids and len(copy_of(path).rowids) == 39
+
+
+async def test_a_copy_published_after_the_epoch_moved_is_deleted(tmp_path: Path, writer_copies: None) -> None:
+    """A writer that read its rows before a purge committed: the check after its rename deletes it."""
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 40))
+    held = copy_of(path)
+    parts = [(held.rowids.copy(), held.rows.copy())]
+    del held
+    for p in vecfile.files(str(path)):
+        p.unlink()
+    with sqlite3.connect(path) as conn:  # what a purge commits meanwhile
+        vectors.bump_epoch(conn)
+
+    def epoch_now() -> int:
+        with sqlite3.connect(path) as conn:
+            return vectors.read_epoch(conn)
+
+    assert vecfile.publish(str(path), parts, EMB.name, EMB.dim, 0, epoch_now) is None
+    assert vecfile.files(str(path)) == []
+
+
+async def test_building_the_graph_brings_the_copy_up_to_date(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("usearch")
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 40))  # the writer's copies are off here: none is written
+    assert vecfile.files(str(path)) == []
+    monkeypatch.setattr(copies, "MIN_ROWS", 10)
+    async with SqliteEngine(path, embedder=EMB, background_index=False) as engine:
+        await engine.build_index()
+    assert len(copy_of(path).rowids) == 40

@@ -29,6 +29,7 @@ import sqlite3
 import struct
 import zlib
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -324,24 +325,42 @@ class HnswIndex:
         self.expansion_search = expansion_search
         self._index.expansion_search = expansion_search
 
+    def first_round(self, query: Floats, k: int) -> FirstRound:
+        """The graph's answer to the first round of `search(query, k, ...)`, computed ahead (on another
+        thread, while the lexical side runs: usearch releases the GIL); `search` takes it as given."""
+        q = np.asarray(query, dtype=np.float32)
+        ask = self._first_ask(k)
+        if ask <= 0:
+            return FirstRound(self._index, q, ask, None)
+        return FirstRound(self._index, q, ask, self._index.search(q, ask, threads=1))
+
+    def _first_ask(self, k: int) -> int:
+        return min(k + min(self.placeholders, k), len(self._index))
+
     def search(
         self,
         query: Floats,
         k: int,
         max_rowid: int | None = None,
         keep: Callable[[int], bool] | None = None,
+        first: FirstRound | None = None,
     ) -> tuple[Ints, Floats]:
         """Up to k (rowid, cosine) best first, ties by rowid, of the rows at or below `max_rowid` that
         `keep` accepts. usearch has no filtered search in Python, so the graph is asked for more rows
-        (4x more each time) until k pass or it has no more to give."""
+        (4x more each time) until k pass or it has no more to give. `first` is the first round asked
+        ahead (`first_round`): used when it was asked of this graph, for this query and this many rows."""
         if k <= 0 or self.size == 0:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
         q = np.asarray(query, dtype=np.float32)
         base = float(q @ self._shift) if self._shift is not None else 0.0
         total = len(self._index)
-        ask = min(k + min(self.placeholders, k), total)
+        ask = self._first_ask(k)
         while True:
-            found = self._index.search(q, ask, threads=1)
+            if first is not None and first.answers(self._index, q, ask):
+                found = first.found
+            else:
+                found = self._index.search(q, ask, threads=1)
+            first = None
             keys = np.asarray(found.keys, dtype=np.uint64)
             scores = (1.0 + base - np.asarray(found.distances, dtype=np.float32)).astype(np.float32)
             ok = keys < PLACEHOLDER_BASE
@@ -357,6 +376,24 @@ class HnswIndex:
             ask = min(ask * 4, total)
         order = np.lexsort((rowids, -scores))[:k]
         return rowids[order], scores[order]
+
+
+@dataclass(frozen=True, slots=True)
+class FirstRound:
+    """usearch's answer for one query and one number of rows, from one graph object."""
+
+    index: Any
+    query: Floats
+    ask: int
+    found: Any
+
+    def answers(self, index: Any, query: Floats, ask: int) -> bool:
+        return (
+            self.found is not None
+            and self.index is index
+            and self.ask == ask
+            and (self.query is query or bool(np.array_equal(self.query, query)))
+        )
 
 
 # -- the file's footer -----------------------------------------------------------------------------

@@ -5,7 +5,9 @@ vectors asks the graph for its nearest rows, adds every row stored since the gra
 scored exactly), re-scores all of them from their stored vectors, and keeps those that pass the state
 filter, widening until enough pass. Scores are therefore always the exact cosines the exact plans give;
 an approximate read can only miss rows, never misjudge one. Past the widening limit, or while no graph
-exists yet, the caller falls back to the exact scan.
+exists yet, the caller falls back to the exact scan. A hybrid read's first round is asked of the graph
+on the helper thread, beside the lexical side (`GraphHolder.first_round`): the same call, so the same
+rows, taken only for the graph, query vector and row count it was asked with.
 
 Which rows a graph finds depends on every row in it, other tenants' among them, so a filtered read (a
 reach, kinds, tags) never walks it: it is scored exactly over its own rows (search.py's filter-first
@@ -275,6 +277,14 @@ class GraphHolder:
         """Whether a graph is in memory: a large read will most likely walk it, not scan."""
         return self._graph is not None
 
+    def first_round(self, qvec: Floats, n: int) -> ann.FirstRound | None:
+        """The first round a whole-store read of `n` rows will ask of the graph in memory, asked now:
+        on the helper thread, beside the lexical side (see `candidates`). None without a graph."""
+        graph = self._graph
+        if graph is None or graph.size == 0 or qvec.shape != (self.dim,):
+            return None
+        return graph.first_round(qvec, first_k(n))
+
     def _ready(self) -> None:
         if self._on_ready is not None:
             self._on_ready()
@@ -507,6 +517,11 @@ def scored_tail(
     return tail_ids, from_blobs([r[1] for r in tail], dim) @ qvec.astype(np.float32, copy=False)
 
 
+def first_k(n: int) -> int:
+    """Candidates the first round of a read of `n` rows asks for (widened when too few pass)."""
+    return 2 * n + 32
+
+
 def candidates(
     conn: sqlite3.Connection,
     graph: ann.HnswIndex,
@@ -517,11 +532,13 @@ def candidates(
     embedder: str,
     tail: tuple[Ints, Floats],
     copy: vecfile.Mapped | None = None,
+    first: ann.FirstRound | None = None,
 ) -> Candidates:
     """The graph's k nearest rows at or below `snapshot`, scored exactly (from the matrix's mapped
     `copy` when there is one: at 100k, re-scoring 132 rows from the table cost about what the graph
-    search did), with the scored tail."""
-    keys, _ = graph.search(qvec, k, max_rowid=snapshot)
+    search did), with the scored tail. `first` is the graph's first round asked ahead
+    (`GraphHolder.first_round`): the same rows, found while the lexical side ran."""
+    keys, _ = graph.search(qvec, k, max_rowid=snapshot, first=first)
     exhausted = len(keys) < min(k, graph.size)
     graph_ids, graph_scores = scored_known(conn, embedder, dim, keys, qvec, copy)
     tail_ids, tail_scores = tail

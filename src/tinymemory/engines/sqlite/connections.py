@@ -24,6 +24,11 @@ from tinymemory.engines.sqlite import db
 T = TypeVar("T")
 DEFAULT_READERS = 2
 MAX_READERS = 64
+# Bytes of the file a reader maps instead of copying pages through read() (SQLite caps it at its own
+# compiled maximum). Whole-store reads touch scattered rows of a large file: at 100,000 items the
+# visibility check of 52 candidates took 0.075 ms mapped, 0.115 ms read. Pages stay the file's own,
+# shared with every process (nothing is copied that a purge's overwrite would miss).
+READER_MMAP_BYTES = 1 << 31
 
 
 SYNC_ENV = "TINYMEMORY_SQLITE_SYNC"
@@ -97,6 +102,8 @@ class Connections:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             conn = db.connect_reader(self.path)
+            if self.path != ":memory:":
+                conn.execute(f"PRAGMA mmap_size = {READER_MMAP_BYTES}").close()
             with self._lock:
                 self._reader_conns.append(conn)
             self._local.conn = conn

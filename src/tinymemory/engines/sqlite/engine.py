@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 from tinymemory.api.errors import NotFound, Unavailable, Unsupported
 from tinymemory.api.filters import Facet, FetchMode, MetaFilter
@@ -37,6 +37,7 @@ from tinymemory.engines.sqlite.connections import (
     check_durability,
     check_readers,
 )
+from tinymemory.engines.sqlite.copies import CopyKeeper
 from tinymemory.engines.sqlite.cursors import load_key
 from tinymemory.engines.sqlite.group_commit import GroupCommit
 from tinymemory.engines.sqlite.reembed import Progress, ReembedResult, reembed_items
@@ -60,7 +61,12 @@ from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
 from tinymemory.retrieval.embedders.base import Embedder
 from tinymemory.retrieval.text import Analyzer
 
+if TYPE_CHECKING:
+    from tinymemory.engines.sqlite.ann import FirstRound
+
 T = TypeVar("T")
+# what the helper computes ahead beside a query vector (search.semantic uses it)
+Early: TypeAlias = "EarlyScores | FirstRound | None"
 _log = logging.getLogger(__name__)
 
 
@@ -86,12 +92,12 @@ class QueryVector:
 
     def __init__(
         self,
-        work: Callable[[], tuple[Floats, EarlyScores | None]],
-        future: Future[tuple[Floats, EarlyScores | None]] | None,
+        work: Callable[[], tuple[Floats, Early]],
+        future: Future[tuple[Floats, Early]] | None,
     ) -> None:
         self._work, self._future = work, future
 
-    def get(self) -> tuple[Floats, EarlyScores | None]:
+    def get(self) -> tuple[Floats, Early]:
         if self._future is None or self._future.cancel():
             return self._work()
         return self._future.result()
@@ -133,7 +139,10 @@ class SqliteStorage(Storage):
             self._matrix = VectorMatrix(embedder.name, embedder.dim)
         # the HNSW graph for reads over many rows of a large file (ann_reads.py); none in memory
         self._graphs: GraphHolder | None = None
+        # the matrix's copy beside the file, kept up to date by the process that stores (copies.py)
+        self._copies: CopyKeeper | None = None
         if embedder is not None:
+            self._copies = CopyKeeper.for_file(self.path, embedder.name, embedder.dim)
             # once a graph serves large reads the whole-store matrix is not needed: free it (a fallback
             # scan reloads it; small reaches read their rows from SQL)
             matrix = self._matrix
@@ -183,6 +192,9 @@ class SqliteStorage(Storage):
         self._closed = True
         if self._graphs is not None:
             await asyncio.to_thread(self._graphs.close)  # stops a background build without saving it
+        if self._copies is not None:  # the rows stored here, for the next reader; before the writing
+            # connection closes, so its close still checkpoints the WAL and removes it
+            await asyncio.to_thread(self._copies.close)
         await self._db.close()  # writes queued before this (stores included) commit first
         self._commits.fail_queued(Unavailable("store: the engine is closed"))
         self._helper.shutdown(wait=True)
@@ -207,8 +219,12 @@ class SqliteStorage(Storage):
             if self._commits.withdraw(request, Unavailable(f"{op}: the engine is closed")):
                 raise  # never written; otherwise an earlier flush holds it and answers below
         if request.done.done():  # the usual case: our own flush, or an earlier one, wrote it
-            return request.done.result()
-        return await asyncio.wrap_future(request.done)
+            written = request.done.result()
+        else:
+            written = await asyncio.wrap_future(request.done)
+        if self._copies is not None:
+            self._copies.stored(len(pending))
+        return written
 
     def _write_pending(
         self, conn: sqlite3.Connection, pending: Sequence[Pending], now: datetime
@@ -239,6 +255,8 @@ class SqliteStorage(Storage):
             n = db.in_write(c, purge_rows)
             if n and self._matrix is not None:
                 self._matrix.reset()  # drop purged rows; reloads lazily on the next semantic read
+            if n and self._copies is not None:
+                self._copies.changed()  # a copy of the new epoch is written at close
             if n and self._graphs is not None:
                 self._graphs.drop()  # the graph files hold purged vectors: remove them, rebuild later
             elif n:  # no embedder here, but another engine's graphs and matrix copies hold them too
@@ -277,12 +295,12 @@ class SqliteStorage(Storage):
         # One hop to a reader thread, one read transaction (one snapshot) for the whole fetch. Only the
         # query is embedded on read: on the helper thread, while the reader ranks lexically, and the
         # reader waits for it there (not the event loop), so a fetch wakes the loop once. A whole-store
-        # read also starts its matrix scan on the helper, so the two rankers use both cores.
+        # read also starts its semantic side on the helper (the graph's first round when a graph is in
+        # memory, else the matrix scan), so the two rankers use both cores.
         embedding: QueryVector | None = None
         if query.embed_query is not None:
-            # a whole-store read that will walk the graph needs no early scan of the matrix
-            scan_early = not is_selective(query.filter) and not (self._graphs and self._graphs.loaded)
-            embedding = self._embed_query(op, query.embed_query, scan_early)
+            ahead = not is_selective(query.filter)
+            embedding = self._embed_query(op, query.embed_query, ahead, query.want)
         try:
             return await self._read(op, lambda conn: self._fetch_in(conn, query, ranking, embedding))
         finally:
@@ -318,10 +336,12 @@ class SqliteStorage(Storage):
                 lexical = search.recent(conn, flt, snapshot, query.want)
         sem: pipeline.Ranked = []
         if embedding is not None:
+            assert self._matrix is not None
+            # a first whole-store read loads its graph or matrix while the helper embeds the query
+            search.prepare(conn, self._matrix, flt, snapshot, self._graphs)
             # an embedder that failed raises here (Unavailable); a helper that has not started on the
             # vector yet (busy, or not scheduled) is not waited for: this thread computes it itself
             qvec, early = embedding.get()
-            assert self._matrix is not None
             if not self._matrix.loaded and snapshot <= MATRIX_FILE_ROWS:
                 self._matrix.refresh(conn)  # a small file: its vectors held, not read again per fetch
             outcome = search.semantic(
@@ -338,20 +358,23 @@ class SqliteStorage(Storage):
         page, more = ranking.page(lexical, sem, light, stats, anchor)
         return FetchPage(snapshot, page_hits(page, reads.items_by_rowid(conn, [r for r, _ in page])), more)
 
-    def _embed_query(self, op: str, embed: Callable[[], Floats], scan_early: bool) -> QueryVector:
-        """The query vector, and with `scan_early` the matrix scan over the rows loaded so far, both on
-        the helper thread while the reader thread ranks lexically."""
-        matrix = self._matrix
+    def _embed_query(self, op: str, embed: Callable[[], Floats], ahead: bool, want: int) -> QueryVector:
+        """The query vector, and with `ahead` the graph's first round for `want` rows (a graph in
+        memory) or the matrix scan over the rows loaded so far, on the helper thread while the reader
+        thread ranks lexically (SQLite and usearch release the GIL: the two run side by side)."""
+        matrix, graphs = self._matrix, self._graphs
 
-        def work() -> tuple[Floats, EarlyScores | None]:
+        def work() -> tuple[Floats, Early]:
             start = time.perf_counter()
             vec = embed()
             self._embed_s = 0.8 * self._embed_s + 0.2 * (time.perf_counter() - start)
-            if scan_early and matrix is not None and matrix.size and vec.shape == (matrix.dim,):
+            if ahead and graphs is not None and graphs.loaded:
+                return vec, graphs.first_round(vec, want)
+            if ahead and matrix is not None and matrix.size and vec.shape == (matrix.dim,):
                 return vec, matrix.early_scores(vec)
             return vec, None
 
-        if not scan_early and self._embed_s <= INLINE_EMBED_S:
+        if not ahead and self._embed_s <= INLINE_EMBED_S:
             return QueryVector(work, None)
         try:
             return QueryVector(work, self._helper.submit(work))
@@ -371,7 +394,10 @@ class SqliteStorage(Storage):
     # -- maintenance ----------------------------------------------------------------------------------
 
     async def reembed(self, batch: int, progress: Progress | None) -> ReembedResult:
-        return await reembed_items(self._run, self.embedder, self._matrix, batch, progress)
+        result = await reembed_items(self._run, self.embedder, self._matrix, batch, progress)
+        if self._copies is not None and result.reembedded:
+            self._copies.changed()
+        return result
 
     async def build_index(
         self, op: str, force: bool, progress: Callable[[int, int], None] | None
@@ -397,6 +423,8 @@ class SqliteStorage(Storage):
             raise
         except db.ERRORS as exc:  # the build reads the vectors on a connection of its own
             raise db.database_error(op, exc) from exc
+        if self._copies is not None:  # readers without the graph (or re-scoring its rows) map it
+            await asyncio.to_thread(self._copies.now)
         return IndexReport(built.path, built.rows, built.added, built.fresh, built.seconds, ann.ANN_MIN_ROWS)
 
     async def stored_schema(self, op: str) -> int | None:

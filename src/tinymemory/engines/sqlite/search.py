@@ -13,6 +13,7 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,6 +34,9 @@ from tinymemory.retrieval.pipeline import (
     unit_score,
 )
 from tinymemory.retrieval.text import Analyzer, fts_match_expression
+
+if TYPE_CHECKING:  # ann.py loads on first use (ann_reads.py)
+    from tinymemory.engines.sqlite import ann
 
 
 class Plan(StrEnum):
@@ -182,15 +186,28 @@ def recent(conn: sqlite3.Connection, flt: MetaFilter, snapshot: int, n: int) -> 
     return [(int(r[0]), 0.0) for r in rows]
 
 
+# Candidates checked with one bound parameter each; more go through one JSON array (a parameter list
+# that long nears SQLite's limit). At 52 rows of a 100,000-row file: 0.044 ms against 0.115 ms.
+VISIBLE_LIST_MAX = 500
+
+
 def _visible(conn: sqlite3.Connection, rowids: list[int], flt: MetaFilter, snapshot: int) -> set[int]:
-    params: Params = [json.dumps(rowids), snapshot]
-    where = filter_sql(flt, params)
-    rows = conn.execute(
-        f"SELECT i.rowid FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value WHERE i.rowid <= ?"
-        f" AND {where}",
-        params,
-    )
-    return {int(r[0]) for r in rows}
+    """Which of `rowids` the filter reads at or below `snapshot`."""
+    if not rowids:
+        return set()
+    if len(rowids) <= VISIBLE_LIST_MAX:
+        params: Params = [*rowids, snapshot]
+        where = filter_sql(flt, params)
+        marks = ",".join("?" * len(rowids))
+        sql = f"SELECT i.rowid FROM items i WHERE i.rowid IN ({marks}) AND i.rowid <= ? AND {where}"
+    else:
+        params = [json.dumps(rowids), snapshot]
+        where = filter_sql(flt, params)
+        sql = (
+            "SELECT i.rowid FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value WHERE i.rowid <= ?"
+            f" AND {where}"
+        )
+    return {int(r[0]) for r in conn.execute(sql, params)}
 
 
 @dataclass
@@ -206,9 +223,12 @@ def semantic(
     flt: MetaFilter,
     snapshot: int,
     n: int,
-    early: EarlyScores | None = None,
+    early: EarlyScores | ann.FirstRound | None = None,
     graphs: ann_reads.GraphHolder | None = None,
 ) -> SemanticOutcome:
+    """The semantic candidates of a read. `early` is work done ahead on the helper thread, beside the
+    lexical side: the matrix scanned so far (`VectorMatrix.early_scores`), or the graph's first round
+    (`GraphHolder.first_round`); each is used only by the plan it belongs to, and gives the same rows."""
     if n <= 0:
         return SemanticOutcome([], Plan.SCAN)
     if is_selective(flt):
@@ -221,20 +241,41 @@ def semantic(
     # a team's reach took 42 ms p50 through the graph, against 12 ms from the matrix)
     wants_graph = graphs is not None and not is_selective(flt) and graphs.serves(rows)
     if graphs is not None and wants_graph:
-        found = _approximate(conn, graphs, qvec, flt, snapshot, n)
+        first = None if early is None or isinstance(early, EarlyScores) else early
+        found = _approximate(conn, graphs, qvec, flt, snapshot, n, first)
         if found is not None:
             return found
     matrix.refresh(conn)
     scanned = (
         SemanticOutcome([], Plan.SCAN)
         if matrix.size == 0
-        else _scan(conn, matrix, qvec, flt, snapshot, n, early)
+        else _scan(conn, matrix, qvec, flt, snapshot, n, early if isinstance(early, EarlyScores) else None)
     )
     if graphs is not None and wants_graph and not graphs.loaded:
         # started once this read is scored, not before: a build's first chunk (reading and decoding
         # thousands of rows) would otherwise compete with the scan for the interpreter
         graphs.extend()
     return scanned
+
+
+def prepare(
+    conn: sqlite3.Connection,
+    matrix: VectorMatrix,
+    flt: MetaFilter,
+    snapshot: int,
+    graphs: ann_reads.GraphHolder | None = None,
+) -> None:
+    """Load what the first whole-store semantic read of a process will score with, before its query
+    vector is ready: the saved graph (mapped and checksummed) when one serves the file, else the matrix
+    (its saved copy mapped, the rows past it read). The query's embedder loads on the helper thread
+    meanwhile (tens of milliseconds on a first read), so the two loads overlap instead of adding up.
+    The same loads `semantic` would make, in the same order; nothing once either is in memory."""
+    if is_selective(flt) or matrix.loaded or (graphs is not None and graphs.loaded):
+        return
+    if graphs is not None and graphs.serves(snapshot) and graphs.graph(conn, build=False) is not None:
+        graphs.copy(conn)
+        return
+    matrix.refresh(conn)
 
 
 def _filter_first(
@@ -273,6 +314,7 @@ def _approximate(
     flt: MetaFilter,
     snapshot: int,
     n: int,
+    first: ann.FirstRound | None = None,
 ) -> SemanticOutcome | None:
     """The graph plan (see ann_reads.py); None when there is no graph yet, its tail is too long, or
     the filter passes too few of the rows the graph can be asked for."""
@@ -284,9 +326,11 @@ def _approximate(
         graphs.extend()
         return None
     copy = graphs.copy(conn)
-    k = 2 * n + 32
+    k = ann_reads.first_k(n)
     while k <= ann_reads.MAX_K:
-        found = ann_reads.candidates(conn, graph, qvec, snapshot, k, graphs.dim, graphs.embedder, tail, copy)
+        found = ann_reads.candidates(
+            conn, graph, qvec, snapshot, k, graphs.dim, graphs.embedder, tail, copy, first
+        )
         picked = [int(r) for r in found.rowids]
         ok = _visible(conn, picked, flt, snapshot)
         ranked = [(r, unit_cosine(float(s))) for r, s in zip(picked, found.scores, strict=True) if r in ok]

@@ -66,10 +66,12 @@ def warn_if_stale(conn: sqlite3.Connection, embedder: str, dim: int, current: in
     """Log one warning per process, file and embedder when items are stale; return how many are.
 
     `current` is how many vectors of this embedder exist (the matrix just loaded them all): when every
-    item has one, a cheap count proves nothing is stale and the exact (scanning) count is skipped.
+    item has one, the largest rowid (or a count) proves nothing is stale and the exact count is skipped.
     """
-    total = int(conn.execute("SELECT count(*) FROM items").fetchone()[0])
-    if total <= current:
+    # rowids are positive and distinct, so the largest bounds the count: one index probe proves most
+    # files whole, where count(*) reads every row of an index (10 ms at 100,000 items, on a first read)
+    top = int(conn.execute("SELECT coalesce(max(rowid), 0) FROM items").fetchone()[0])
+    if top <= current or int(conn.execute("SELECT count(*) FROM items").fetchone()[0]) <= current:
         return 0
     by_source = stale_by_source(conn, embedder, dim)
     count = sum(by_source.values())

@@ -27,6 +27,7 @@ import os
 import re
 import sqlite3
 import zlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,24 +82,56 @@ class Mapped:
     epoch: int
 
 
-def save(path: Path, rows: list[Floats], rowids: Ints, embedder: str, dim: int, epoch: int) -> None:
-    """Write the blocks of `rows` (in order, `len(rowids)` rows in all) and their rowids atomically."""
-    n = len(rowids)
-    meta = {"format": FORMAT, "embedder": embedder, "dim": dim, "epoch": epoch, "rows": n}
-    meta["last_rowid"] = int(rowids[-1]) if n else 0
-    body = json.dumps(meta, sort_keys=True).encode()
-    head = MAGIC + len(body).to_bytes(4, "little") + zlib.crc32(body).to_bytes(4, "little") + body
-    if len(head) > HEADER:  # pragma: no cover - an embedder name of kilobytes
-        raise ValueError("vecfile: header too long")
+def save(path: Path, parts: Iterable[tuple[Ints, Floats]], embedder: str, dim: int, epoch: int) -> int:
+    """Write the (rowids, rows) blocks of `parts`, in order and rowids increasing, atomically; return
+    the rows written. The blocks are written as they come (a copy read from the table is never held
+    whole), the header last, so a temporary file is whole only once it is renamed."""
     drop_orphans(path)
     name = f"{path.name}.{os.getpid()}."
+    ids: list[Ints] = []
     with replacing(path, prefix=name, suffix=".tmp", sync_dir=True) as tmp, open(tmp, "wb") as fh:
-        fh.write(head.ljust(HEADER, b"\0"))
-        for block in rows:
+        fh.write(bytes(HEADER))
+        for rowids, block in parts:
+            if len(rowids) != len(block):
+                raise ValueError("vecfile: a block's rows and rowids differ in number")
             fh.write(np.ascontiguousarray(block, dtype="<f4").data)
-        fh.write(np.ascontiguousarray(rowids, dtype="<i8").data)
+            ids.append(np.asarray(rowids, dtype=np.int64))
+        every = np.concatenate(ids) if ids else np.empty(0, dtype=np.int64)
+        fh.write(np.ascontiguousarray(every, dtype="<i8").data)
+        n = len(every)
+        meta = {"format": FORMAT, "embedder": embedder, "dim": dim, "epoch": epoch, "rows": n}
+        meta["last_rowid"] = int(every[-1]) if n else 0
+        body = json.dumps(meta, sort_keys=True).encode()
+        head = MAGIC + len(body).to_bytes(4, "little") + zlib.crc32(body).to_bytes(4, "little") + body
+        if len(head) > HEADER:  # pragma: no cover - an embedder name of kilobytes
+            raise ValueError("vecfile: header too long")
+        fh.seek(0)
+        fh.write(head.ljust(HEADER, b"\0"))
         fh.flush()
         os.fsync(fh.fileno())
+    return n
+
+
+def publish(
+    db_path: str,
+    parts: Iterable[tuple[Ints, Floats]],
+    embedder: str,
+    dim: int,
+    epoch: int,
+    epoch_now: Callable[[], int],
+) -> Path | None:
+    """`save` the copy of `epoch`, then make sure no purge or re-embed moved the file's epoch meanwhile
+    (`epoch_now`, read outside any snapshot): if one did, the copy may hold vectors that are gone and is
+    deleted (None). Otherwise the copies it supersedes are deleted (`remove_stale`) and its path given.
+    A purge that runs at any point of this deletes the copy itself (`drop_all`), or moves the epoch
+    before the check here."""
+    path = path_for(db_path, embedder, dim, epoch)
+    save(path, parts, embedder, dim, epoch)
+    if epoch_now() != epoch:
+        path.unlink(missing_ok=True)
+        return None
+    remove_stale(db_path, path, embedder, dim, epoch)
+    return path
 
 
 def load(path: Path, embedder: str, dim: int, epoch: int) -> Mapped | None:
@@ -124,6 +157,20 @@ def load(path: Path, embedder: str, dim: int, epoch: int) -> Mapped | None:
     if int(rowids[-1]) != int(meta["last_rowid"]) or (n > 1 and not bool(np.all(np.diff(rowids) > 0))):
         return None
     return Mapped(rows, rowids, epoch)
+
+
+def extent(path: Path) -> tuple[int, int]:
+    """(rows, last rowid) a copy's header gives, (0, 0) when it is missing or unreadable: a cheap look
+    (no mapping, nothing checked against the table) that says how far a copy reaches."""
+    try:
+        with open(path, "rb") as fh:
+            meta = _header(fh.read(HEADER))
+    except (OSError, ValueError):
+        return 0, 0
+    if meta is None or meta.get("format") != FORMAT:
+        return 0, 0
+    rows, last = meta.get("rows"), meta.get("last_rowid")
+    return (rows, last) if isinstance(rows, int) and isinstance(last, int) else (0, 0)
 
 
 def _header(head: bytes) -> dict[str, Any] | None:

@@ -376,18 +376,16 @@ class VectorMatrix:
         if db_path is None:
             return
         view = self._view()
-        blocks = [view.base, view.mat[: view.n - view.based]]
-        rowids = view.rowids[: view.n].copy()
-        path = vecfile.path_for(db_path, self.embedder, self.dim, epoch)
+        based, n = view.based, view.n
+        parts = [
+            (view.rowids[:based].copy(), view.base),
+            (view.rowids[based:n].copy(), view.mat[: n - based]),
+        ]
         embedder, dim = self.embedder, self.dim
 
         def work() -> None:
             try:
-                vecfile.save(path, blocks, rowids, embedder, dim, epoch)
-                if _epoch_now(db_path) != epoch:
-                    path.unlink(missing_ok=True)
-                    return
-                vecfile.remove_stale(db_path, path, embedder, dim, epoch)
+                vecfile.publish(db_path, parts, embedder, dim, epoch, lambda: _epoch_now(db_path))
             except (OSError, sqlite3.Error, ValueError) as exc:  # a cache: reads go on from the table
                 _log.info("sqlite: could not save the vector matrix beside %s (%s)", db_path, exc)
 
