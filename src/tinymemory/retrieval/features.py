@@ -13,7 +13,9 @@ from collections.abc import Mapping, Sequence, Set
 from functools import lru_cache
 from typing import NamedTuple
 
-from tinymemory.retrieval.fusion import minmax
+import numpy as np
+import numpy.typing as npt
+
 from tinymemory.retrieval.rerank import coverage_of
 
 FEATURES = (
@@ -33,6 +35,8 @@ FEATURES = (
 )
 
 TIE = 1e-6
+# the columns feature_columns computes a list at a time; the rest (from `speaker` on) are a key's own
+_LEX_NORM, _SEM_NORM, _LEX_RANK, _SEM_RANK, _COSINE, _LEX_RAW, _SPEAKER = range(7)
 _TRAILING_NOTE = re.compile(r"\s*\[[^\[\]]*\]\s*$")
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -91,13 +95,68 @@ def feature_rows(
     terms_of: Mapping[int, Set[str]],
 ) -> tuple[list[int], list[list[float]]]:
     """The pooled keys (lexical order first, then semantic) and one feature row each, in FEATURES order."""
-    lex_n, sem_n = minmax(lex), minmax(sem)
+    keys, columns = feature_columns(
+        lex,
+        sem,
+        candidates,
+        query=query,
+        query_terms=query_terms,
+        term_weights=term_weights,
+        terms_of=terms_of,
+    )
+    rows: list[list[float]] = columns.tolist()
+    return keys, rows
+
+
+def rank_array(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
+    """`ranks` of a best-first list's scores, as an array in list order (the same ties)."""
+    out = np.arange(len(scores), dtype=np.intp)
+    if len(scores) > 1:
+        prev, cur = scores[:-1], scores[1:]
+        tied = np.abs(prev - cur) <= TIE * np.maximum(np.abs(prev), np.abs(cur))
+        out[1:][tied] = 0  # a tie takes the rank of the last untied score before it
+        out = np.maximum.accumulate(out)
+    return out
+
+
+def _unit(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """`fusion.minmax` of one list's scores, in list order."""
+    lo, hi = scores.min(), scores.max()
+    span = hi - lo
+    return (scores - lo) / span if span > 0 else np.ones(len(scores))
+
+
+def feature_columns(
+    lex: Sequence[tuple[int, float]],
+    sem: Sequence[tuple[int, float]],
+    candidates: Mapping[int, Candidate],
+    *,
+    query: str,
+    query_terms: Sequence[str],
+    term_weights: Mapping[str, float],
+    terms_of: Mapping[int, Set[str]],
+) -> tuple[list[int], npt.NDArray[np.float64]]:
+    """`feature_rows` as one array (a row per pooled key, FEATURES order): the list features are
+    computed a column at a time, the ones read from a candidate's columns one key at a time. Each
+    list holds a key once (a ranker's best-first list)."""
     keys = list(dict.fromkeys([k for k, _ in lex] + [k for k, _ in sem]))
-    lex_rank, sem_rank = ranks(lex), ranks(sem)
-    lex_raw = dict(lex)
-    cosines = dict(sem)
-    floor = min(cosines.values()) if cosines else 0.0
-    fused = {k: 0.5 * lex_n.get(k, 0.0) + 0.5 * sem_n.get(k, 0.0) for k in keys}
+    n = len(keys)
+    out = np.zeros((n, len(FEATURES)), dtype=np.float64)
+    at = {k: i for i, k in enumerate(keys)}
+    if lex:
+        scores = np.fromiter((s for _, s in lex), dtype=np.float64, count=len(lex))
+        rows = np.fromiter((at[k] for k, _ in lex), dtype=np.intp, count=len(lex))
+        out[rows, _LEX_NORM] = _unit(scores)
+        out[rows, _LEX_RANK] = 1.0 / (1.0 + rank_array(scores) / 10.0)
+        out[rows, _LEX_RAW] = scores
+    if sem:
+        scores = np.fromiter((s for _, s in sem), dtype=np.float64, count=len(sem))
+        rows = np.fromiter((at[k] for k, _ in sem), dtype=np.intp, count=len(sem))
+        out[:, _COSINE] = scores.min()  # absent rows get the pool's lowest
+        out[rows, _SEM_NORM] = _unit(scores)
+        out[rows, _SEM_RANK] = 1.0 / (1.0 + rank_array(scores) / 10.0)
+        out[rows, _COSINE] = scores
+    fused = (0.5 * out[:, _LEX_NORM] + 0.5 * out[:, _SEM_NORM]).tolist()
     covered = coverage_of(query_terms, term_weights)
     named = named_sources(query, {c.source for c in candidates.values() if c.source})
     threads: dict[tuple[str, str], list[int]] = {}
@@ -105,32 +164,22 @@ def feature_rows(
         c = candidates.get(k)
         if c is not None and c.thread is not None:
             threads.setdefault(c.thread, []).append(k)
-    rows = []
     absent = Candidate("")
     no_terms: frozenset[str] = frozenset()
-    lex_near = {k: 1.0 / (1.0 + r / 10.0) for k, r in lex_rank.items()}
-    sem_near = {k: 1.0 / (1.0 + r / 10.0) for k, r in sem_rank.items()}
+    own: list[tuple[float, ...]] = []
     for k in keys:
         c = candidates.get(k, absent)
         terms = terms_of.get(k, no_terms)
         best_near = best_mate = 0.0
         mates = 0
-        if c.thread is not None:  # a turn of a thread: its neighbours and mates in the pool
-            near = [fused[n] for n in (c.before, c.after) if n is not None and n in fused]
+        if c.before is not None or c.after is not None:
+            near = [fused[at[m]] for m in (c.before, c.after) if m is not None and m in at]
             best_near = max(near) if near else 0.0
-            others = [fused[m] for m in threads.get(c.thread, ()) if m != k]
+        if c.thread is not None:  # a turn of a thread: its mates in the pool
+            others = [fused[at[m]] for m in threads[c.thread] if m != k]
             best_mate, mates = (max(others) if others else 0.0), len(others)
-        elif c.before is not None or c.after is not None:
-            near = [fused[n] for n in (c.before, c.after) if n is not None and n in fused]
-            best_near = max(near) if near else 0.0
-        rows.append(
-            [
-                lex_n.get(k, 0.0),
-                sem_n.get(k, 0.0),
-                lex_near.get(k, 0.0),
-                sem_near.get(k, 0.0),
-                cosines.get(k, floor),
-                lex_raw.get(k, 0.0),
+        own.append(
+            (
                 1.0 if c.source in named else 0.0,
                 covered(terms) if query_terms else 0.0,
                 best_near,
@@ -138,6 +187,8 @@ def feature_rows(
                 mates / 10.0,
                 1.0 if is_question(c.text) else 0.0,
                 math.log1p(len(terms)),
-            ]
+            )
         )
-    return keys, rows
+    if own:
+        out[:, _SPEAKER:] = own
+    return keys, out
