@@ -162,3 +162,41 @@ async def test_a_small_file_holds_its_vectors_and_ranks_the_same(
             res = await fresh.fetch(FetchRequest("basil tomatoes", mode=mode, filter=flt, limit=12))
             assert [(h.item.id, h.score) for h in res.hits] == page
         assert fresh.storage._matrix is not None and not fresh.storage._matrix.loaded
+
+
+async def test_a_page_row_read_again_is_decoded_once(
+    engine: SqliteEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row comes back from the file as it was written: a later fetch that pages it again reuses its
+    decoded item (equal to a fresh decoding), and a row whose columns changed is decoded anew."""
+    from tinymemory.engines.sqlite import reads
+
+    flt = MetaFilter(namespace=ns(USER))
+    req = FetchRequest("tomatoes basil", mode=FetchMode.HYBRID, filter=flt, limit=5)
+    first = await engine.fetch(req)
+    decoded = counting(monkeypatch, reads, "decode_row")
+    again = await engine.fetch(req)
+    assert again.hits == first.hits and decoded == []
+    fresh = await engine.storage._read("t", lambda c: reads.items_by_rowid(c, [1, 2], reads.decode_row))
+    held = await engine.storage._read("t", lambda c: reads.items_by_rowid(c, [1, 2], engine.storage._decoded))
+    assert held == fresh
+    # a forgotten row reads differently (forgotten_at): its old decoding is never handed out
+    from tinymemory.api import ForgetRequest
+
+    await engine.forget(ForgetRequest(ids=(first.hits[0].item.id,)))
+    after = await engine.storage._read(
+        "t", lambda c: reads.items_by_rowid(c, [1, 2], engine.storage._decoded)
+    )
+    direct = await engine.storage._read("t", lambda c: reads.items_by_rowid(c, [1, 2], reads.decode_row))
+    assert after == direct
+
+
+async def test_a_purge_drops_the_decoded_rows(engine: SqliteEngine) -> None:
+    from tinymemory.api import ForgetRequest, PurgeRequest
+
+    flt = MetaFilter(namespace=ns(USER))
+    res = await engine.fetch(FetchRequest("tomatoes basil", mode=FetchMode.HYBRID, filter=flt, limit=5))
+    assert engine.storage._decoded.cache_info().currsize > 0
+    await engine.forget(ForgetRequest(ids=(res.hits[0].item.id,)))
+    await engine.purge(PurgeRequest())
+    assert engine.storage._decoded.cache_info().currsize == 0

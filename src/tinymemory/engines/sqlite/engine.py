@@ -154,6 +154,7 @@ class SqliteStorage(Storage):
         self._commits = GroupCommit(self._write_pending)
         self._closed = False
         self.last_semantic_plan: search.Plan | None = None  # for tests and diagnostics
+        self._decoded = reads.decoded_rows()  # the items of rows fetches paged lately (reads.py)
         self._embed_s = 0.0  # how long query embeddings have lately taken (INLINE_EMBED_S)
 
     # -- plumbing -------------------------------------------------------------------------------------
@@ -237,6 +238,8 @@ class SqliteStorage(Storage):
 
         def run(c: sqlite3.Connection) -> int:
             n = db.in_write(c, purge_rows)
+            if n:
+                self._decoded.cache_clear()  # purged items leave the process too
             if n and self._matrix is not None:
                 self._matrix.reset()  # drop purged rows; reloads lazily on the next semantic read
             if n and self._graphs is not None:
@@ -336,7 +339,8 @@ class SqliteStorage(Storage):
         if detail is not None:
             light = search.light_rows(conn, candidate_rowids(lexical, sem), detail, snapshot)
         page, more = ranking.page(lexical, sem, light, stats, anchor)
-        return FetchPage(snapshot, page_hits(page, reads.items_by_rowid(conn, [r for r, _ in page])), more)
+        items = reads.items_by_rowid(conn, [r for r, _ in page], self._decoded)
+        return FetchPage(snapshot, page_hits(page, items), more)
 
     def _embed_query(self, op: str, embed: Callable[[], Floats], scan_early: bool) -> QueryVector:
         """The query vector, and with `scan_early` the matrix scan over the rows loaded so far, both on
