@@ -264,3 +264,15 @@ def test_feature_columns_equal_the_features_key_by_key() -> None:
         for bias, model in MODELS.values():
             laid = linear(model, frozenset(rng.sample(FEATURES, rng.randint(0, 3))))
             assert relevances(got, bias, laid) == [relevance_of(row, bias, laid) for row in want]
+
+
+def test_coverages_equal_coverage_text_by_text() -> None:
+    from tinymemory.retrieval.rerank import coverage, coverages
+
+    rng = random.Random(7)
+    vocab = ["paint", "lake", "ana", "dawn", "mill"]
+    for _ in range(300):
+        terms = rng.sample(vocab, rng.randint(0, 5))
+        weights = {t: rng.choice([0.0, rng.random() * 3]) for t in terms if rng.random() < 0.8}
+        texts = [frozenset(rng.sample(vocab, rng.randint(0, 5))) for _ in range(rng.randint(0, 20))]
+        assert coverages(terms, weights, texts) == [coverage(terms, t, weights) for t in texts]

@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from tinymemory.retrieval.rerank import coverage_of
+from tinymemory.retrieval.rerank import coverages
 
 FEATURES = (
     "lex_norm",  # lexical score, min-max normalised over the lexical pool (0 when absent)
@@ -35,8 +35,22 @@ FEATURES = (
 )
 
 TIE = 1e-6
-# the columns feature_columns computes a list at a time; the rest (from `speaker` on) are a key's own
-_LEX_NORM, _SEM_NORM, _LEX_RANK, _SEM_RANK, _COSINE, _LEX_RAW, _SPEAKER = range(7)
+# each feature's column in feature_columns' array
+(
+    _LEX_NORM,
+    _SEM_NORM,
+    _LEX_RANK,
+    _SEM_RANK,
+    _COSINE,
+    _LEX_RAW,
+    _SPEAKER,
+    _COVERAGE,
+    _NEIGHBOUR,
+    _THREAD_BEST,
+    _THREAD_COUNT,
+    _QUESTION,
+    _LENGTH,
+) = range(len(FEATURES))
 _TRAILING_NOTE = re.compile(r"\s*\[[^\[\]]*\]\s*$")
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -119,11 +133,11 @@ def rank_array(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
     return out
 
 
-def _unit(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+def _unit(scores: list[float]) -> npt.NDArray[np.float64]:
     """`fusion.minmax` of one list's scores, in list order."""
-    lo, hi = scores.min(), scores.max()
+    lo, hi = min(scores), max(scores)  # a short list: quicker in Python than in numpy
     span = hi - lo
-    return (scores - lo) / span if span > 0 else np.ones(len(scores))
+    return (np.array(scores) - lo) / span if span > 0 else np.ones(len(scores))
 
 
 def feature_columns(
@@ -144,51 +158,48 @@ def feature_columns(
     out = np.zeros((n, len(FEATURES)), dtype=np.float64)
     at = {k: i for i, k in enumerate(keys)}
     if lex:
-        scores = np.fromiter((s for _, s in lex), dtype=np.float64, count=len(lex))
-        rows = np.fromiter((at[k] for k, _ in lex), dtype=np.intp, count=len(lex))
+        scores = [s for _, s in lex]
+        rows = [at[k] for k, _ in lex]
         out[rows, _LEX_NORM] = _unit(scores)
-        out[rows, _LEX_RANK] = 1.0 / (1.0 + rank_array(scores) / 10.0)
+        out[rows, _LEX_RANK] = 1.0 / (1.0 + rank_array(np.array(scores)) / 10.0)
         out[rows, _LEX_RAW] = scores
     if sem:
-        scores = np.fromiter((s for _, s in sem), dtype=np.float64, count=len(sem))
-        rows = np.fromiter((at[k] for k, _ in sem), dtype=np.intp, count=len(sem))
-        out[:, _COSINE] = scores.min()  # absent rows get the pool's lowest
+        scores = [s for _, s in sem]
+        rows = [at[k] for k, _ in sem]
+        out[:, _COSINE] = min(scores)  # absent rows get the pool's lowest
         out[rows, _SEM_NORM] = _unit(scores)
-        out[rows, _SEM_RANK] = 1.0 / (1.0 + rank_array(scores) / 10.0)
+        out[rows, _SEM_RANK] = 1.0 / (1.0 + rank_array(np.array(scores)) / 10.0)
         out[rows, _COSINE] = scores
-    fused = (0.5 * out[:, _LEX_NORM] + 0.5 * out[:, _SEM_NORM]).tolist()
-    covered = coverage_of(query_terms, term_weights)
-    named = named_sources(query, {c.source for c in candidates.values() if c.source})
-    threads: dict[tuple[str, str], list[int]] = {}
-    for k in keys:
-        c = candidates.get(k)
-        if c is not None and c.thread is not None:
-            threads.setdefault(c.thread, []).append(k)
     absent = Candidate("")
     no_terms: frozenset[str] = frozenset()
-    own: list[tuple[float, ...]] = []
-    for k in keys:
-        c = candidates.get(k, absent)
-        terms = terms_of.get(k, no_terms)
-        best_near = best_mate = 0.0
-        mates = 0
-        if c.before is not None or c.after is not None:
+    pooled = [candidates.get(k, absent) for k in keys]
+    terms = [terms_of.get(k, no_terms) for k in keys]
+    named = named_sources(query, {c.source for c in candidates.values() if c.source})
+    if named:
+        out[:, _SPEAKER] = [1.0 if c.source in named else 0.0 for c in pooled]
+    if query_terms:
+        out[:, _COVERAGE] = coverages(query_terms, term_weights, terms)
+    out[:, _QUESTION] = [1.0 if is_question(c.text) else 0.0 for c in pooled]
+    out[:, _LENGTH] = [math.log1p(len(t)) for t in terms]
+    # neighbours and thread mates: only turns of a thread have them
+    turns = [
+        (i, c)
+        for i, c in enumerate(pooled)
+        if c.thread is not None or c.before is not None or c.after is not None
+    ]
+    if turns:
+        fused = (0.5 * out[:, _LEX_NORM] + 0.5 * out[:, _SEM_NORM]).tolist()
+        threads: dict[tuple[str, str], list[int]] = {}
+        for i, c in turns:
+            if c.thread is not None:
+                threads.setdefault(c.thread, []).append(i)
+        for i, c in turns:
             near = [fused[at[m]] for m in (c.before, c.after) if m is not None and m in at]
-            best_near = max(near) if near else 0.0
-        if c.thread is not None:  # a turn of a thread: its mates in the pool
-            others = [fused[at[m]] for m in threads[c.thread] if m != k]
-            best_mate, mates = (max(others) if others else 0.0), len(others)
-        own.append(
-            (
-                1.0 if c.source in named else 0.0,
-                covered(terms) if query_terms else 0.0,
-                best_near,
-                best_mate,
-                mates / 10.0,
-                1.0 if is_question(c.text) else 0.0,
-                math.log1p(len(terms)),
-            )
-        )
-    if own:
-        out[:, _SPEAKER:] = own
+            if near:
+                out[i, _NEIGHBOUR] = max(near)
+            if c.thread is not None:
+                others = [fused[j] for j in threads[c.thread] if j != i]
+                if others:
+                    out[i, _THREAD_BEST] = max(others)
+                out[i, _THREAD_COUNT] = len(others) / 10.0
     return keys, out
