@@ -200,3 +200,25 @@ async def test_a_purge_drops_the_decoded_rows(engine: SqliteEngine) -> None:
     await engine.forget(ForgetRequest(ids=(res.hits[0].item.id,)))
     await engine.purge(PurgeRequest())
     assert engine.storage._decoded.cache_info().currsize == 0
+
+
+@pytest.mark.parametrize("mode", list(FetchMode))
+async def test_the_reach_statistics_are_read_only_for_a_stage_that_weighs_terms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: FetchMode
+) -> None:
+    """bm25 and the rerankers weigh terms by the reach's statistics; a semantic read that neither
+    reranker reorders does not read them, and ranks as it did."""
+    from dataclasses import replace
+
+    from tinymemory.engines.sqlite import search
+    from tinymemory.retrieval.config import RerankConfig
+
+    coverage = replace(DEFAULT_CONFIG, rerank=RerankConfig(coverage=True))
+    flt = MetaFilter(namespace=ns(USER))
+    for cfg, reads_stats in ((DEFAULT_CONFIG, mode is not FetchMode.SEMANTIC), (coverage, True)):
+        async with SqliteEngine(tmp_path / "m.db", embedder=HashEmbedder(), retrieval=cfg) as eng:
+            await eng.store_many([note(f"basil note {i} tomatoes", at=USER) for i in range(12)])
+            stats = counting(monkeypatch, search, "scope_stats")
+            res = await eng.fetch(FetchRequest("basil tomatoes", mode=mode, filter=flt, limit=5))
+            assert res.hits and len(stats) == (1 if reads_stats else 0)
+            monkeypatch.undo()

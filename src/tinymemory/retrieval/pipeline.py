@@ -357,8 +357,9 @@ def page(ranked: Ranked, offset: int, limit: int) -> tuple[Ranked, bool]:
 
 class FetchRanking:
     """One fetch's ranking, handed the candidates once (what engines.storage.Ranking promises): it
-    says which extra inputs its stages read, the reach's newest time only when the query names a time
-    and the light columns only when a stage reads them, then ranks and cuts the page. The query's time
+    says which extra inputs its stages read, the reach's newest time only when the query names a time,
+    the reach's statistics only when a reranker weighs terms and the light columns only when a stage
+    reads them, then ranks and cuts the page. The query's time
     reading is done once per fetch, however often storage asks."""
 
     __slots__ = (
@@ -372,6 +373,7 @@ class FetchRanking:
         "offset",
         "query",
         "wants_anchor",
+        "wants_stats",
     )
 
     def __init__(
@@ -394,6 +396,8 @@ class FetchRanking:
         )
         self.cfg, self.analyzer = cfg, analyzer
         self.wants_anchor: bool = wants_anchor(self.analysis, hint, cfg)
+        # the rerankers weigh query terms by the reach's statistics; fusion and time read none
+        self.wants_stats: bool = reranks(cfg) or models(mode, cfg)
         self._derived: dict[datetime | None, TimeHint | None] = {}
 
     def derived(self, anchor: datetime | None) -> TimeHint | None:

@@ -302,8 +302,11 @@ class SqliteStorage(Storage):
         """A whole fetch inside one read transaction, on a reader thread."""
         mode, flt = query.mode, query.filter
         snapshot = query.snapshot if query.snapshot is not None else search.max_rowid(conn)
-        # every score and weight below comes from the read's own reach (the first privacy rule)
-        stats = search.scope_stats(conn, self.analyzer, query.text, flt)
+        # every score and weight below comes from the read's own reach (the first privacy rule); a
+        # semantic read that no reranker reorders weighs no terms
+        stats = pipeline.ScopeStats(0, 0)
+        if mode is not FetchMode.SEMANTIC or ranking.wants_stats:
+            stats = search.scope_stats(conn, self.analyzer, query.text, flt)
         lexical: pipeline.Ranked = []
         if mode is not FetchMode.SEMANTIC:
             lexical = search.lexical(
