@@ -18,8 +18,8 @@ both rankers, the reach's newest time when the query names one, the candidates' 
 rerank (fusion, the feature reranker, time) and result building (the page's items, decoded or taken from the
 engine's decoded rows, as hits).
 Each staged page is checked equal to the engine's, so the stages are the fetch's own. What the fetch
-costs beyond their sum is the engine around them (checks, plan, cursor, the hop to the reader
-thread and back).
+costs beyond their sum is the engine around them (checks, plan, cursor, and for a read handed to a
+reader thread the hop there and back; a small reach's read runs where it is called).
 
     python bench/fixed_cost.py [--queries 200] [--rounds 3] [--no-write]
 
@@ -237,7 +237,8 @@ def render(res: dict[str, Any], n_questions: int, rounds: int, load: str) -> str
         "",
         "Stages of the same fetches, timed apart after them on a reader connection with the engine's own "
         "functions (each staged page checked equal to the engine's), p50 / p95 ms; `engine around` is "
-        "the fetch's p50 less the stages' p50s (checks, plan, cursor, the hop to the reader thread):",
+        "the fetch's p50 less the stages' p50s (checks, plan, cursor, and for a read on a reader thread "
+        "the hop there and back; a small reach's read runs where it is called):",
         "",
     ]
     rows = []
