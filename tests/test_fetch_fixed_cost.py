@@ -344,3 +344,25 @@ async def test_the_reach_statistics_are_read_only_for_a_stage_that_weighs_terms(
             res = await eng.fetch(FetchRequest("basil tomatoes", mode=mode, filter=flt, limit=5))
             assert res.hits and len(stats) == (1 if reads_stats else 0)
             monkeypatch.undo()
+
+
+async def test_a_read_that_would_first_read_many_new_vectors_goes_to_a_reader_thread(
+    engine: SqliteEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a bulk store the matrix reads the new rows' vectors on the next semantic read: that read
+    is handed to a reader thread, and the next, with nothing new, runs where it is called again."""
+    monkeypatch.setattr(sqlite_engine, "INLINE_READ_S", 1.0)
+    small = FetchRequest("tomatoes basil", mode=FetchMode.HYBRID, filter=MetaFilter(namespace=ns(USER)))
+    want = await engine.fetch(small)
+    names = where_read(monkeypatch, engine)
+    await engine.store_many(
+        [
+            note(f"a bulk note {i} about rain", at="team:acme/user:bob")
+            for i in range(sqlite_engine.INLINE_NEW_ROWS + 1)
+        ]
+    )
+    got = [await engine.fetch(small) for _ in range(2)]
+    me = threading.current_thread().name
+    # the first read begins where it is called, finds the new rows and is read on a reader thread
+    assert len(names) == 3 and names[0] == names[2] == me and names[1].startswith("tinymemory-sqlite-read")
+    assert got[0].hits == got[1].hits == want.hits

@@ -83,6 +83,14 @@ MATRIX_FILE_ROWS = 2_000
 # thread as before (connections.open_here).
 INLINE_READ_S = 0.002
 READ_TIMES = 1_024  # (filter, mode) pairs whose read times are kept
+# A read where it is called that finds more rows stored since the vector matrix last read them goes to
+# a reader thread instead (it would read their vectors first: after a bulk store, many)
+INLINE_NEW_ROWS = 256
+
+
+class _Elsewhere(Exception):
+    """A read begun where it was called that is bigger than it looked: hand it to a reader thread."""
+
 
 # A query embedding that has lately taken at most this long (a moving average: a cached query, a static
 # embedder) is computed on the reader thread itself, after the lexical work: handing it to the helper
@@ -318,9 +326,9 @@ class SqliteStorage(Storage):
             embedding = self._embed_query(op, query.embed_query, scan_early)
         key = (query.filter, query.mode)
 
-        def read(conn: sqlite3.Connection) -> FetchPage:
+        def read(conn: sqlite3.Connection, here: bool = False) -> FetchPage:
             start = time.perf_counter()
-            page = self._fetch_in(conn, query, ranking, embedding)
+            page = self._fetch_in(conn, query, ranking, embedding, here)
             took = time.perf_counter() - start
             last = self._read_s.pop(key, None)  # re-inserted last: the oldest pair is dropped first
             self._read_s[key] = took if last is None else 0.8 * last + 0.2 * took
@@ -332,9 +340,9 @@ class SqliteStorage(Storage):
             if self._small(key, query, embedding):
                 conn = self._db.here() or await self._db.open_here()
                 if conn is not None and not self._closed and self._reading == 0:
-                    here = self._read_here(op, conn, read)
-                    if here is not None:
-                        return here
+                    done = self._read_here(op, conn, lambda c: read(c, here=True))
+                    if done is not None:
+                        return done
             return await self._read(op, read)
         finally:
             if embedding is not None:
@@ -353,7 +361,11 @@ class SqliteStorage(Storage):
             and (embedding is None or embedding.inline)
             # the query embedded here too: only by an embedder that says it is quicker than a hop
             and (query.embed_query is None or (self.embedder is not None and embeds_inline(self.embedder, 1)))
-            and (query.embed_query is None or self._matrix is None or self._matrix.loaded)
+            and (
+                query.embed_query is None
+                or self._matrix is None
+                or (self._matrix.loaded and self._matrix.size <= MATRIX_FILE_ROWS)
+            )
         )
 
     @staticmethod
@@ -361,9 +373,11 @@ class SqliteStorage(Storage):
         op: str, conn: sqlite3.Connection, read: Callable[[sqlite3.Connection], FetchPage]
     ) -> FetchPage | None:
         """`read` in one read transaction on the calling thread's connection; None (for a reader thread)
-        when SQLite cannot start it at once."""
+        when SQLite cannot start it at once, or it turns out bigger than it looked."""
         try:
             return db.in_read(conn, read)
+        except _Elsewhere:
+            return None
         except sqlite3.OperationalError as exc:
             if db.is_busy(exc):
                 return None
@@ -377,10 +391,17 @@ class SqliteStorage(Storage):
         query: CandidateQuery,
         ranking: Ranking,
         embedding: QueryVector | None,
+        here: bool = False,
     ) -> FetchPage:
-        """A whole fetch inside one read transaction, on a reader thread."""
+        """A whole fetch inside one read transaction, on a reader thread (or, `here`, where it was
+        called: then one that would first read many new vectors raises _Elsewhere)."""
         mode, flt = query.mode, query.filter
         snapshot = query.snapshot if query.snapshot is not None else search.max_rowid(conn)
+        matrix = self._matrix
+        if here and embedding is not None and matrix is not None:
+            newest = snapshot if query.snapshot is None else search.max_rowid(conn)
+            if newest - matrix.last_rowid > INLINE_NEW_ROWS:
+                raise _Elsewhere
         # every score and weight below comes from the read's own reach (the first privacy rule); a
         # semantic read that no reranker reorders weighs no terms
         stats = pipeline.ScopeStats(0, 0)
