@@ -330,10 +330,11 @@ class SqliteStorage(Storage):
             start = time.perf_counter()
             page = self._fetch_in(conn, query, ranking, embedding, here)
             took = time.perf_counter() - start
-            last = self._read_s.pop(key, None)  # re-inserted last: the oldest pair is dropped first
-            self._read_s[key] = took if last is None else 0.8 * last + 0.2 * took
-            if len(self._read_s) > READ_TIMES:
-                self._read_s.pop(next(iter(self._read_s)), None)
+            with self._reading_lock:  # reader threads and callers' threads share the times
+                last = self._read_s.pop(key, None)  # re-inserted last: the oldest pair goes first
+                self._read_s[key] = took if last is None else 0.8 * last + 0.2 * took
+                if len(self._read_s) > READ_TIMES:
+                    del self._read_s[next(iter(self._read_s))]
             return page
 
         try:
