@@ -317,8 +317,8 @@ class SqliteStorage(Storage):
         # One read transaction (one snapshot) for the whole fetch: where it is called when it is small
         # (INLINE_READ_S), else after one hop to a reader thread. Only the query is embedded on read:
         # on the helper thread, while the reader ranks lexically, and the reader waits for it there
-        # (not the event loop), so a fetch wakes the loop once. A whole-store
-        # read also starts its matrix scan on the helper, so the two rankers use both cores.
+        # (not the event loop), so a fetch wakes the loop once. A whole-store read also starts its
+        # matrix scan on the helper, so the two rankers use both cores.
         embedding: QueryVector | None = None
         if query.embed_query is not None:
             # a whole-store read that will walk the graph needs no early scan of the matrix
