@@ -1,5 +1,7 @@
-"""What one fetch does once: one read on a reader thread, the query analysed once, a cursor sealed only
-for a page that has a next one, and a busy helper thread never waited for."""
+"""What one fetch does once: one read transaction (where it is called for a small reach, else on a
+reader thread), the query analysed once, a cursor sealed only for a page that has a next one, a busy
+helper thread never waited for, a paged row decoded once, the reach's statistics read only when
+weighed."""
 
 from __future__ import annotations
 
