@@ -52,7 +52,7 @@ async def capture(path: Path, mode: FetchMode) -> list[Sample]:
     """Per question: its conversation index, the pooled row keys, their features, the evidence rows."""
     convs = load(path, EvidenceStats())
     embedder = default_embedder() if mode is FetchMode.HYBRID else None
-    seen: list[tuple[list[int], list[list[float]]]] = []
+    seen: list[tuple[list[int], np.ndarray[Any, Any]]] = []
     original: Callable[..., pipeline.Ranked] = pipeline.rank
 
     def spy(mode_: FetchMode, lex: pipeline.Ranked, sem: pipeline.Ranked, light: Any, **kw: Any) -> Any:

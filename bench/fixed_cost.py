@@ -15,10 +15,11 @@ pass (the uncached embedding is shown beside it).
 The stages of one fetch are timed apart, after the timed calls, on a reader connection of the same
 file, with the functions the engine calls, in its order: query analysis, embedding, SQL (statistics,
 both rankers, the reach's newest time when the query names one, the candidates' light columns),
-rerank (fusion, the feature reranker, time) and result building (the page's items, decoded, as hits).
+rerank (fusion, the feature reranker, time) and result building (the page's items, decoded or taken from the
+engine's decoded rows, as hits).
 Each staged page is checked equal to the engine's, so the stages are the fetch's own. What the fetch
-costs beyond their sum is the engine around them (checks, plan, cursor, the hop to the reader
-thread and back).
+costs beyond their sum is the engine around them (checks, plan, cursor, and for a read handed to a
+reader thread the hop there and back; a small reach's read runs where it is called).
 
     python bench/fixed_cost.py [--queries 200] [--rounds 3] [--no-write]
 
@@ -133,11 +134,12 @@ def staged(
                 return {}, anchor
             return search.light_rows(conn, candidate_rowids(lex, sem), detail, snapshot), anchor
 
-        snapshot, stats = timed(
-            t,
-            SQL_PARTS[0],
-            lambda: (search.max_rowid(conn), search.scope_stats(conn, analyzer, question, flt)),
-        )
+        def statistics() -> pipeline.ScopeStats:
+            if mode is FetchMode.SEMANTIC and not ranking.wants_stats:  # as the engine: none weighs terms
+                return pipeline.ScopeStats(0, 0)
+            return search.scope_stats(conn, analyzer, question, flt)
+
+        snapshot, stats = timed(t, SQL_PARTS[0], lambda: (search.max_rowid(conn), statistics()))
         lex: pipeline.Ranked = []
         if mode is not FetchMode.SEMANTIC:
             lex = timed(t, SQL_PARTS[1], lexical)
@@ -151,8 +153,11 @@ def staged(
         light, anchor = timed(t, SQL_PARTS[3], light_columns)
         t["SQL"] = sum(t.get(part, 0.0) for part in SQL_PARTS)
         page, more = timed(t, "rerank", lambda: ranking.page(lex, sem, light, stats, anchor))
+        decoded = engine.storage._decoded  # the engine's own decoded rows, as its fetches use them
         hits = timed(
-            t, "result building", lambda: page_hits(page, reads.items_by_rowid(conn, [r for r, _ in page]))
+            t,
+            "result building",
+            lambda: page_hits(page, reads.items_by_rowid(conn, [r for r, _ in page], decoded)),
         )
         return [(h.item.id, h.score) for h in hits], more
 
@@ -232,7 +237,8 @@ def render(res: dict[str, Any], n_questions: int, rounds: int, load: str) -> str
         "",
         "Stages of the same fetches, timed apart after them on a reader connection with the engine's own "
         "functions (each staged page checked equal to the engine's), p50 / p95 ms; `engine around` is "
-        "the fetch's p50 less the stages' p50s (checks, plan, cursor, the hop to the reader thread):",
+        "the fetch's p50 less the stages' p50s (checks, plan, cursor, and for a read on a reader thread "
+        "the hop there and back; a small reach's read runs where it is called):",
         "",
     ]
     rows = []

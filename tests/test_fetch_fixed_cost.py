@@ -1,5 +1,7 @@
-"""What one fetch does once: one read on a reader thread, the query analysed once, a cursor sealed only
-for a page that has a next one, and a busy helper thread never waited for."""
+"""What one fetch does once: one read transaction (where it is called for a small reach, else on a
+reader thread), the query analysed once, a cursor sealed only for a page that has a next one, a busy
+helper thread never waited for, a paged row decoded once, the reach's statistics read only when
+weighed."""
 
 from __future__ import annotations
 
@@ -27,9 +29,15 @@ T0 = datetime(2024, 3, 1, tzinfo=UTC)
 USER = "team:acme/user:ana"
 
 
+class QuickHash(HashEmbedder):
+    """The test embedder, saying (as the static one does) that it embeds a query quicker than a hop."""
+
+    inline_texts = 16
+
+
 @pytest.fixture
 async def engine(tmp_path: Path):  # type: ignore[no-untyped-def]
-    async with SqliteEngine(tmp_path / "mem.db", embedder=HashEmbedder()) as eng:
+    async with SqliteEngine(tmp_path / "mem.db", embedder=QuickHash()) as eng:
         await eng.store_many(
             [
                 note(f"garden note {i} about tomatoes and basil", at=USER, observed=T0 + timedelta(hours=i))
@@ -53,16 +61,132 @@ def counting(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[int
     return calls
 
 
+def where_read(monkeypatch: pytest.MonkeyPatch, engine: SqliteEngine) -> list[str]:
+    """The names of the threads the engine's fetches read on (the real read still runs)."""
+    names: list[str] = []
+    real = engine.storage._fetch_in
+
+    def spy(*args: Any) -> Any:
+        names.append(threading.current_thread().name)
+        return real(*args)
+
+    monkeypatch.setattr(engine.storage, "_fetch_in", spy)
+    return names
+
+
 @pytest.mark.parametrize("mode", list(FetchMode))
-async def test_a_fetch_is_one_read_on_a_reader_thread(
+async def test_a_fetch_is_one_read_transaction(
     engine: SqliteEngine, monkeypatch: pytest.MonkeyPatch, mode: FetchMode
 ) -> None:
     flt = MetaFilter(namespace=ns(USER))
     await engine.fetch(FetchRequest("tomatoes basil", mode=mode, filter=flt))  # opens the readers
-    reads = counting(monkeypatch, engine.storage._db, "read")
+    from tinymemory.engines.sqlite import db
+
+    transactions = counting(monkeypatch, db, "in_read")
     res = await engine.fetch(FetchRequest("tomatoes basil", mode=mode, filter=flt))
     assert res.hits and all(h.item.namespace == ns(USER) for h in res.hits)
-    assert len(reads) == 1
+    assert len(transactions) == 1
+
+
+@pytest.mark.parametrize("mode", list(FetchMode))
+async def test_a_small_reach_read_again_runs_where_it_is_called_and_ranks_the_same(
+    engine: SqliteEngine, monkeypatch: pytest.MonkeyPatch, mode: FetchMode
+) -> None:
+    """A reach's first fetch runs on a reader thread; once its reads are known to be small, the next
+    runs on the calling thread (no hop), with the same page, scores and cursor. (Small here is at
+    most a second: which reads are small is the next test's.)"""
+    monkeypatch.setattr(sqlite_engine, "INLINE_READ_S", 1.0)
+    flt = MetaFilter(namespace=ns(USER))
+    req = FetchRequest("tomatoes basil", mode=mode, filter=flt, limit=5)
+    names = where_read(monkeypatch, engine)
+    first = await engine.fetch(req)
+    again = await engine.fetch(req)
+    assert names[0].startswith("tinymemory-sqlite-read") and names[1] == threading.current_thread().name
+    assert [(h.item, h.score) for h in again.hits] == [(h.item, h.score) for h in first.hits]
+    codec = await engine._cursors("fetch")
+    assert first.next_cursor and again.next_cursor
+    assert codec.open("fetch", "fetch", again.next_cursor) == codec.open("fetch", "fetch", first.next_cursor)
+    later = [
+        await engine.fetch(FetchRequest(req.query, mode=mode, filter=flt, limit=5, cursor=c))
+        for c in (first.next_cursor, again.next_cursor)
+    ]
+    assert later[0].hits == later[1].hits
+
+
+async def test_a_whole_store_read_and_a_read_beside_another_stay_on_reader_threads(
+    engine: SqliteEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_engine, "INLINE_READ_S", 1.0)
+    names = where_read(monkeypatch, engine)
+    whole = FetchRequest("tomatoes basil", mode=FetchMode.HYBRID)
+    await engine.fetch(whole)
+    await engine.fetch(whole)
+    assert all(n.startswith("tinymemory-sqlite-read") for n in names)
+    names.clear()
+    small = FetchRequest("tomatoes basil", mode=FetchMode.HYBRID, filter=MetaFilter(namespace=ns(USER)))
+    await engine.fetch(small)  # now known to be small
+    names.clear()
+    release = threading.Event()
+    busy = asyncio.ensure_future(engine.storage._read("t", lambda c: release.wait(30)))
+    await asyncio.sleep(0.05)  # the other read is under way on a reader thread
+    try:
+        await engine.fetch(small)
+    finally:
+        release.set()
+        await busy
+    await engine.fetch(small)  # alone again: where it is called
+    me = threading.current_thread().name
+    assert names[0].startswith("tinymemory-sqlite-read") and names[1] == me
+
+
+@pytest.mark.parametrize("mode", list(FetchMode))
+async def test_a_query_an_embedder_is_slow_to_embed_is_read_on_a_reader_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: FetchMode
+) -> None:
+    monkeypatch.setattr(sqlite_engine, "INLINE_READ_S", 1.0)
+    async with SqliteEngine(tmp_path / "m.db", embedder=HashEmbedder()) as slow:  # says nothing
+        await slow.store_many([note(f"basil note {i} tomatoes", at=USER) for i in range(12)])
+        names = where_read(monkeypatch, slow)
+        req = FetchRequest("basil tomatoes", mode=mode, filter=MetaFilter(namespace=ns(USER)))
+        await slow.fetch(req)
+        await slow.fetch(req)
+    here = names[1] == threading.current_thread().name
+    assert here == (mode is FetchMode.LEXICAL)
+
+
+async def test_a_read_slower_than_small_stays_on_reader_threads(
+    engine: SqliteEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_engine, "INLINE_READ_S", 0.0)
+    names = where_read(monkeypatch, engine)
+    small = FetchRequest("tomatoes basil", mode=FetchMode.LEXICAL, filter=MetaFilter(namespace=ns(USER)))
+    for _ in range(3):
+        await engine.fetch(small)
+    assert all(n.startswith("tinymemory-sqlite-read") for n in names)
+
+
+async def test_a_read_sqlite_cannot_start_at_once_is_handed_on(engine: SqliteEngine) -> None:
+    """A read where it is called never sleeps on a lock: SQLite's refusal (a lock held elsewhere) hands
+    it to a reader thread (None); any other database error is the engine's Unavailable."""
+    import sqlite3
+
+    from tinymemory.api.errors import Unavailable
+    from tinymemory.engines.sqlite.engine import SqliteStorage
+
+    conn = engine.storage._db.here() or await engine.storage._db.open_here()
+    assert conn is not None
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 0
+
+    def refused(c: sqlite3.Connection) -> Any:
+        raise sqlite3.OperationalError("database is locked")
+
+    def broken(c: sqlite3.Connection) -> Any:
+        raise sqlite3.OperationalError("no such table: items")
+
+    assert SqliteStorage._read_here("fetch", conn, refused) is None
+    with pytest.raises(Unavailable, match="fetch: database error"):
+        SqliteStorage._read_here("fetch", conn, broken)
+    assert not conn.in_transaction
 
 
 async def test_a_cursor_is_sealed_only_for_a_page_with_a_next_one(
@@ -162,3 +286,85 @@ async def test_a_small_file_holds_its_vectors_and_ranks_the_same(
             res = await fresh.fetch(FetchRequest("basil tomatoes", mode=mode, filter=flt, limit=12))
             assert [(h.item.id, h.score) for h in res.hits] == page
         assert fresh.storage._matrix is not None and not fresh.storage._matrix.loaded
+
+
+async def test_a_page_row_read_again_is_decoded_once(
+    engine: SqliteEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row comes back from the file as it was written: a later fetch that pages it again reuses its
+    decoded item (equal to a fresh decoding), and a row whose columns changed is decoded anew."""
+    from tinymemory.engines.sqlite import reads
+
+    flt = MetaFilter(namespace=ns(USER))
+    req = FetchRequest("tomatoes basil", mode=FetchMode.HYBRID, filter=flt, limit=5)
+    first = await engine.fetch(req)
+    decoded = counting(monkeypatch, reads, "decode_row")
+    again = await engine.fetch(req)
+    assert again.hits == first.hits and decoded == []
+    fresh = await engine.storage._read("t", lambda c: reads.items_by_rowid(c, [1, 2], reads.decode_row))
+    held = await engine.storage._read("t", lambda c: reads.items_by_rowid(c, [1, 2], engine.storage._decoded))
+    assert held == fresh
+    # a forgotten row reads differently (forgotten_at): its old decoding is never handed out
+    from tinymemory.api import ForgetRequest
+
+    await engine.forget(ForgetRequest(ids=(first.hits[0].item.id,)))
+    after = await engine.storage._read(
+        "t", lambda c: reads.items_by_rowid(c, [1, 2], engine.storage._decoded)
+    )
+    direct = await engine.storage._read("t", lambda c: reads.items_by_rowid(c, [1, 2], reads.decode_row))
+    assert after == direct
+
+
+async def test_a_purge_drops_the_decoded_rows(engine: SqliteEngine) -> None:
+    from tinymemory.api import ForgetRequest, PurgeRequest
+
+    flt = MetaFilter(namespace=ns(USER))
+    res = await engine.fetch(FetchRequest("tomatoes basil", mode=FetchMode.HYBRID, filter=flt, limit=5))
+    assert engine.storage._decoded.cache_info().currsize > 0
+    await engine.forget(ForgetRequest(ids=(res.hits[0].item.id,)))
+    await engine.purge(PurgeRequest())
+    assert engine.storage._decoded.cache_info().currsize == 0
+
+
+@pytest.mark.parametrize("mode", list(FetchMode))
+async def test_the_reach_statistics_are_read_only_for_a_stage_that_weighs_terms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: FetchMode
+) -> None:
+    """bm25 and the rerankers weigh terms by the reach's statistics; a semantic read that neither
+    reranker reorders does not read them, and ranks as it did."""
+    from dataclasses import replace
+
+    from tinymemory.engines.sqlite import search
+    from tinymemory.retrieval.config import RerankConfig
+
+    coverage = replace(DEFAULT_CONFIG, rerank=RerankConfig(coverage=True))
+    flt = MetaFilter(namespace=ns(USER))
+    for cfg, reads_stats in ((DEFAULT_CONFIG, mode is not FetchMode.SEMANTIC), (coverage, True)):
+        async with SqliteEngine(tmp_path / "m.db", embedder=HashEmbedder(), retrieval=cfg) as eng:
+            await eng.store_many([note(f"basil note {i} tomatoes", at=USER) for i in range(12)])
+            stats = counting(monkeypatch, search, "scope_stats")
+            res = await eng.fetch(FetchRequest("basil tomatoes", mode=mode, filter=flt, limit=5))
+            assert res.hits and len(stats) == (1 if reads_stats else 0)
+            monkeypatch.undo()
+
+
+async def test_a_read_that_would_first_read_many_new_vectors_goes_to_a_reader_thread(
+    engine: SqliteEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a bulk store the matrix reads the new rows' vectors on the next semantic read: that read
+    is handed to a reader thread, and the next, with nothing new, runs where it is called again."""
+    monkeypatch.setattr(sqlite_engine, "INLINE_READ_S", 1.0)
+    small = FetchRequest("tomatoes basil", mode=FetchMode.HYBRID, filter=MetaFilter(namespace=ns(USER)))
+    want = await engine.fetch(small)
+    names = where_read(monkeypatch, engine)
+    await engine.store_many(
+        [
+            note(f"a bulk note {i} about rain", at="team:acme/user:bob")
+            for i in range(sqlite_engine.INLINE_NEW_ROWS + 1)
+        ]
+    )
+    got = [await engine.fetch(small) for _ in range(2)]
+    me = threading.current_thread().name
+    # the first read begins where it is called, finds the new rows and is read on a reader thread
+    assert len(names) == 3 and names[0] == names[2] == me and names[1].startswith("tinymemory-sqlite-read")
+    assert got[0].hits == got[1].hits == want.hits

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import random
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
@@ -171,3 +173,106 @@ async def test_another_tenants_turns_in_a_thread_of_the_same_name_change_nothing
             res = await engine.fetch(req)
             results[label] = [(texts[h.item.id], h.score) for h in res.hits]
     assert results["alone"] == results["interleaved"]
+
+
+def reference_rows(
+    lex: list[tuple[int, float]],
+    sem: list[tuple[int, float]],
+    cands: dict[int, Candidate],
+    query: str,
+    terms: list[str],
+    weights: dict[str, float],
+    terms_of: dict[int, frozenset[str]],
+) -> tuple[list[int], list[list[float]]]:
+    """The features one key at a time, as they are defined (features.FEATURES): the oracle the
+    column-at-a-time computation must equal float for float."""
+    from tinymemory.retrieval.fusion import minmax
+    from tinymemory.retrieval.rerank import coverage
+
+    lex_n, sem_n = minmax(lex), minmax(sem)
+    keys = list(dict.fromkeys([k for k, _ in lex] + [k for k, _ in sem]))
+    lex_rank, sem_rank = ranks(lex), ranks(sem)
+    cosines = dict(sem)
+    floor = min(cosines.values()) if cosines else 0.0
+    fused = {k: 0.5 * lex_n.get(k, 0.0) + 0.5 * sem_n.get(k, 0.0) for k in keys}
+    named = named_sources(query, {c.source for c in cands.values() if c.source})
+    rows = []
+    for k in keys:
+        c = cands.get(k, Candidate(""))
+        tset = terms_of.get(k, frozenset())
+        near = [fused[n] for n in (c.before, c.after) if n is not None and n in fused]
+        mates = [
+            fused[m]
+            for m in keys
+            if m != k and c.thread is not None and m in cands and cands[m].thread == c.thread
+        ]
+        rows.append(
+            [
+                lex_n.get(k, 0.0),
+                sem_n.get(k, 0.0),
+                1.0 / (1.0 + lex_rank[k] / 10.0) if k in lex_rank else 0.0,
+                1.0 / (1.0 + sem_rank[k] / 10.0) if k in sem_rank else 0.0,
+                cosines.get(k, floor),
+                dict(lex).get(k, 0.0),
+                1.0 if c.source in named else 0.0,
+                coverage(terms, tset, weights) if terms else 0.0,
+                max(near) if near else 0.0,
+                max(mates) if mates else 0.0,
+                len(mates) / 10.0,
+                1.0 if is_question(c.text) else 0.0,
+                math.log1p(len(tset)),
+            ]
+        )
+    return keys, rows
+
+
+def random_pool(
+    rng: random.Random,
+) -> tuple[list[tuple[int, float]], list[tuple[int, float]], dict[int, Candidate]]:
+    """Two best-first lists over shared keys, with ties, and candidates in and out of threads."""
+    keys = rng.sample(range(1, 400), rng.randint(0, 60))
+    scores = [rng.choice([0.5, 0.25, round(rng.random(), rng.randint(1, 6))]) for _ in keys]
+    lex = sorted(zip(keys[: len(keys) * 2 // 3], scores, strict=False), key=lambda kv: -kv[1])
+    sem_keys = keys[len(keys) // 3 :]
+    sem = sorted(((k, rng.choice([0.3, rng.random()])) for k in sem_keys), key=lambda kv: -kv[1])
+    words = ["paint", "lake", "Ana", "Bob", "dawn", "mill", "what", "?"]
+    cands = {}
+    for k in keys:
+        thread = ("n", rng.choice(["t1", "t2"])) if rng.random() < 0.6 else None
+        near = [rng.choice(keys) if rng.random() < 0.7 else None for _ in range(2)]
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(0, 6)))
+        cands[k] = Candidate(text, rng.choice(["Ana", "user:Bob", None]), thread, near[0], near[1])
+    return lex, sem, cands
+
+
+def test_feature_columns_equal_the_features_key_by_key() -> None:
+    from tinymemory.retrieval.features import feature_columns
+    from tinymemory.retrieval.rerank_model import MODELS, linear, relevance_of, relevances
+
+    rng = random.Random(24)
+    analyzer = default_analyzer()
+    for _ in range(300):
+        lex, sem, cands = random_pool(rng)
+        terms = rng.sample(["paint", "lake", "ana", "dawn"], rng.randint(0, 3))
+        weights = {t: rng.random() for t in terms}
+        terms_of = {k: frozenset(analyzer.index_terms(c.text)) for k, c in cands.items()}
+        args = dict(query="what did Ana paint", query_terms=terms, term_weights=weights, terms_of=terms_of)
+        want_keys, want = reference_rows(lex, sem, cands, "what did Ana paint", terms, weights, terms_of)
+        keys, got = feature_columns(lex, sem, cands, **args)  # type: ignore[arg-type]
+        assert keys == want_keys and got.tolist() == want
+        assert feature_rows(lex, sem, cands, **args) == (want_keys, want)  # type: ignore[arg-type]
+        for bias, model in MODELS.values():
+            laid = linear(model, frozenset(rng.sample(FEATURES, rng.randint(0, 3))))
+            assert relevances(got, bias, laid) == [relevance_of(row, bias, laid) for row in want]
+
+
+def test_coverages_equal_coverage_text_by_text() -> None:
+    from tinymemory.retrieval.rerank import coverage, coverages
+
+    rng = random.Random(7)
+    vocab = ["paint", "lake", "ana", "dawn", "mill"]
+    for _ in range(300):
+        terms = rng.sample(vocab, rng.randint(0, 5))
+        weights = {t: rng.choice([0.0, rng.random() * 3]) for t in terms if rng.random() < 0.8}
+        texts = [frozenset(rng.sample(vocab, rng.randint(0, 5))) for _ in range(rng.randint(0, 20))]
+        assert coverages(terms, weights, texts) == [coverage(terms, t, weights) for t in texts]

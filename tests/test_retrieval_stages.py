@@ -80,3 +80,39 @@ def test_plain_analysis_keeps_every_token(text: str) -> None:
     plain = analyzer_for(AnalyzerConfig(stem=False, stop_words=False))
     stemmed = default_analyzer()
     assert len(plain.index_terms(text)) >= len(stemmed.index_terms(text))
+
+
+def test_bm25_scores_each_posting_in_order_however_the_rows_come() -> None:
+    """The rows a ranker hands over in row order (a scoped read's) and the same rows shuffled score the
+    same, float for float, as the formula posting by posting (each row's terms summed in order)."""
+    import random
+
+    from tinymemory.retrieval.bm25 import K1, B, bm25, term_idf
+
+    rng = random.Random(3)
+    for _ in range(200):
+        df = {t: rng.randint(1, 40) for t in ("a", "b", "c")}
+        docs, tokens = 50, rng.randint(100, 900)
+        rows = sorted(
+            (rng.randint(1, 30), rng.choice("abcd"), rng.choice([1.0, 2.5, 0.3]), rng.randint(1, 40))
+            for _ in range(rng.randint(1, 60))
+        )
+        avgdl = tokens / docs
+        want: dict[int, float] = {}
+        for rowid, term, f, length in rows:
+            idf = term_idf(docs, df.get(term, 0))
+            part = idf * (f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * length / avgdl))
+            want[rowid] = want.get(rowid, 0.0) + part
+        for handed in (rows, rng.sample(rows, len(rows))):
+            ids, scores = bm25(handed, docs, tokens, df)
+            order = sorted(
+                range(len(handed)), key=lambda i: handed[i][0]
+            )  # each row's postings in order given
+            expect: dict[int, float] = {}
+            for i in order:
+                rowid, term, f, length = handed[i]
+                idf = term_idf(docs, df.get(term, 0))
+                part = idf * (f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * length / avgdl))
+                expect[rowid] = expect.get(rowid, 0.0) + part
+            assert ids.tolist() == sorted(expect) and scores.tolist() == [expect[r] for r in sorted(expect)]
+        assert bm25(rows, docs, tokens, df)[1].tolist() == [want[r] for r in sorted(want)]

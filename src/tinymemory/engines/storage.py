@@ -99,11 +99,15 @@ class Ranking(Protocol):
     Storage asks it which extra inputs it needs: the reach's newest observation time (`wants_anchor`),
     then, given that time, whether the candidates' light columns are needed (`light_detail`: None for
     no, else whether the detailed ones are), and finally calls `page` for the ranked page and whether
-    more follow.
+    more follow. `wants_stats` says whether `page` reads the `ScopeStats` (a storage that computes them
+    only for it may hand empty ones otherwise; its lexical ranker reads them anyway).
     """
 
     @property
     def wants_anchor(self) -> bool: ...
+
+    @property
+    def wants_stats(self) -> bool: ...
 
     def light_detail(self, anchor: datetime | None) -> bool | None: ...
 

@@ -40,13 +40,20 @@ def bm25(
     """
     if not rows:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
-    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    freq = np.fromiter((r[2] for r in rows), dtype=np.float64, count=len(rows))
-    length = np.fromiter((r[3] for r in rows), dtype=np.float64, count=len(rows))
+    rowid, term, weighted, row_length = zip(*rows, strict=True)  # the columns, in C
+    ids = np.array(rowid, dtype=np.int64)
+    freq = np.array(weighted, dtype=np.float64)
+    length = np.array(row_length, dtype=np.float64)
     idf_of = {t: term_idf(docs, n) for t, n in doc_freq.items()}
     unseen = term_idf(docs, 0)
-    idf = np.fromiter((idf_of.get(r[1], unseen) for r in rows), dtype=np.float64, count=len(rows))
+    idf = np.array([idf_of.get(t, unseen) for t in term], dtype=np.float64)
     avgdl = tokens / docs if docs > 0 and tokens > 0 else 1.0
     part = idf * (freq * (K1 + 1.0)) / (freq + K1 * (1.0 - B + B * length / avgdl))
-    unique, where = np.unique(ids, return_inverse=True)
+    if len(ids) > 1 and bool(np.all(ids[1:] >= ids[:-1])):  # in row order (a scoped read's): no sort
+        starts = np.empty(len(ids), dtype=bool)
+        starts[0] = True
+        np.not_equal(ids[1:], ids[:-1], out=starts[1:])
+        unique, where = ids[starts], np.cumsum(starts) - 1
+    else:
+        unique, where = np.unique(ids, return_inverse=True)
     return unique, np.bincount(where, weights=part).astype(np.float64)

@@ -13,8 +13,10 @@ from collections.abc import Mapping, Sequence, Set
 from functools import lru_cache
 from typing import NamedTuple
 
-from tinymemory.retrieval.fusion import minmax
-from tinymemory.retrieval.rerank import coverage_of
+import numpy as np
+import numpy.typing as npt
+
+from tinymemory.retrieval.rerank import coverages
 
 FEATURES = (
     "lex_norm",  # lexical score, min-max normalised over the lexical pool (0 when absent)
@@ -33,6 +35,22 @@ FEATURES = (
 )
 
 TIE = 1e-6
+# each feature's column in feature_columns' array
+(
+    _LEX_NORM,
+    _SEM_NORM,
+    _LEX_RANK,
+    _SEM_RANK,
+    _COSINE,
+    _LEX_RAW,
+    _SPEAKER,
+    _COVERAGE,
+    _NEIGHBOUR,
+    _THREAD_BEST,
+    _THREAD_COUNT,
+    _QUESTION,
+    _LENGTH,
+) = range(len(FEATURES))
 _TRAILING_NOTE = re.compile(r"\s*\[[^\[\]]*\]\s*$")
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -91,53 +109,97 @@ def feature_rows(
     terms_of: Mapping[int, Set[str]],
 ) -> tuple[list[int], list[list[float]]]:
     """The pooled keys (lexical order first, then semantic) and one feature row each, in FEATURES order."""
-    lex_n, sem_n = minmax(lex), minmax(sem)
+    keys, columns = feature_columns(
+        lex,
+        sem,
+        candidates,
+        query=query,
+        query_terms=query_terms,
+        term_weights=term_weights,
+        terms_of=terms_of,
+    )
+    rows: list[list[float]] = columns.tolist()
+    return keys, rows
+
+
+def rank_array(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
+    """`ranks` of a best-first list's scores, as an array in list order (the same ties)."""
+    out = np.arange(len(scores), dtype=np.intp)
+    if len(scores) > 1:
+        prev, cur = scores[:-1], scores[1:]
+        tied = np.abs(prev - cur) <= TIE * np.maximum(np.abs(prev), np.abs(cur))
+        out[1:][tied] = 0  # a tie takes the rank of the last untied score before it
+        out = np.maximum.accumulate(out)
+    return out
+
+
+def _unit(scores: list[float]) -> npt.NDArray[np.float64]:
+    """`fusion.minmax` of one list's scores, in list order."""
+    lo, hi = min(scores), max(scores)  # a short list: quicker in Python than in numpy
+    span = hi - lo
+    return (np.array(scores) - lo) / span if span > 0 else np.ones(len(scores))
+
+
+def feature_columns(
+    lex: Sequence[tuple[int, float]],
+    sem: Sequence[tuple[int, float]],
+    candidates: Mapping[int, Candidate],
+    *,
+    query: str,
+    query_terms: Sequence[str],
+    term_weights: Mapping[str, float],
+    terms_of: Mapping[int, Set[str]],
+) -> tuple[list[int], npt.NDArray[np.float64]]:
+    """`feature_rows` as one array (a row per pooled key, FEATURES order): the list features are
+    computed a column at a time, the ones read from a candidate's columns one key at a time. Each
+    list holds a key once (a ranker's best-first list)."""
     keys = list(dict.fromkeys([k for k, _ in lex] + [k for k, _ in sem]))
-    lex_rank, sem_rank = ranks(lex), ranks(sem)
-    lex_raw = dict(lex)
-    cosines = dict(sem)
-    floor = min(cosines.values()) if cosines else 0.0
-    fused = {k: 0.5 * lex_n.get(k, 0.0) + 0.5 * sem_n.get(k, 0.0) for k in keys}
-    covered = coverage_of(query_terms, term_weights)
-    named = named_sources(query, {c.source for c in candidates.values() if c.source})
-    threads: dict[tuple[str, str], list[int]] = {}
-    for k in keys:
-        c = candidates.get(k)
-        if c is not None and c.thread is not None:
-            threads.setdefault(c.thread, []).append(k)
-    rows = []
+    n = len(keys)
+    out = np.zeros((n, len(FEATURES)), dtype=np.float64)
+    at = {k: i for i, k in enumerate(keys)}
+    if lex:
+        scores = [s for _, s in lex]
+        rows = [at[k] for k, _ in lex]
+        out[rows, _LEX_NORM] = _unit(scores)
+        out[rows, _LEX_RANK] = 1.0 / (1.0 + rank_array(np.array(scores)) / 10.0)
+        out[rows, _LEX_RAW] = scores
+    if sem:
+        scores = [s for _, s in sem]
+        rows = [at[k] for k, _ in sem]
+        out[:, _COSINE] = min(scores)  # absent rows get the pool's lowest
+        out[rows, _SEM_NORM] = _unit(scores)
+        out[rows, _SEM_RANK] = 1.0 / (1.0 + rank_array(np.array(scores)) / 10.0)
+        out[rows, _COSINE] = scores
     absent = Candidate("")
     no_terms: frozenset[str] = frozenset()
-    lex_near = {k: 1.0 / (1.0 + r / 10.0) for k, r in lex_rank.items()}
-    sem_near = {k: 1.0 / (1.0 + r / 10.0) for k, r in sem_rank.items()}
-    for k in keys:
-        c = candidates.get(k, absent)
-        terms = terms_of.get(k, no_terms)
-        best_near = best_mate = 0.0
-        mates = 0
-        if c.thread is not None:  # a turn of a thread: its neighbours and mates in the pool
-            near = [fused[n] for n in (c.before, c.after) if n is not None and n in fused]
-            best_near = max(near) if near else 0.0
-            others = [fused[m] for m in threads.get(c.thread, ()) if m != k]
-            best_mate, mates = (max(others) if others else 0.0), len(others)
-        elif c.before is not None or c.after is not None:
-            near = [fused[n] for n in (c.before, c.after) if n is not None and n in fused]
-            best_near = max(near) if near else 0.0
-        rows.append(
-            [
-                lex_n.get(k, 0.0),
-                sem_n.get(k, 0.0),
-                lex_near.get(k, 0.0),
-                sem_near.get(k, 0.0),
-                cosines.get(k, floor),
-                lex_raw.get(k, 0.0),
-                1.0 if c.source in named else 0.0,
-                covered(terms) if query_terms else 0.0,
-                best_near,
-                best_mate,
-                mates / 10.0,
-                1.0 if is_question(c.text) else 0.0,
-                math.log1p(len(terms)),
-            ]
-        )
-    return keys, rows
+    pooled = [candidates.get(k, absent) for k in keys]
+    terms = [terms_of.get(k, no_terms) for k in keys]
+    named = named_sources(query, {c.source for c in candidates.values() if c.source})
+    if named:
+        out[:, _SPEAKER] = [1.0 if c.source in named else 0.0 for c in pooled]
+    if query_terms:
+        out[:, _COVERAGE] = coverages(query_terms, term_weights, terms)
+    out[:, _QUESTION] = [1.0 if is_question(c.text) else 0.0 for c in pooled]
+    out[:, _LENGTH] = [math.log1p(len(t)) for t in terms]
+    # neighbours and thread mates: only turns of a thread have them
+    turns = [
+        (i, c)
+        for i, c in enumerate(pooled)
+        if c.thread is not None or c.before is not None or c.after is not None
+    ]
+    if turns:
+        fused = (0.5 * out[:, _LEX_NORM] + 0.5 * out[:, _SEM_NORM]).tolist()
+        threads: dict[tuple[str, str], list[int]] = {}
+        for i, c in turns:
+            if c.thread is not None:
+                threads.setdefault(c.thread, []).append(i)
+        for i, c in turns:
+            near = [fused[at[m]] for m in (c.before, c.after) if m is not None and m in at]
+            if near:
+                out[i, _NEIGHBOUR] = max(near)
+            if c.thread is not None:
+                others = [fused[j] for j in threads[c.thread] if j != i]
+                if others:
+                    out[i, _THREAD_BEST] = max(others)
+                out[i, _THREAD_COUNT] = len(others) / 10.0
+    return keys, out

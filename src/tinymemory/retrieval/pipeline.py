@@ -16,16 +16,17 @@ from datetime import datetime
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 from tinymemory.api.filters import FetchMode, TimeHint
 from tinymemory.api.timeutil import from_us, utcnow
 from tinymemory.retrieval.bm25 import bm25
 from tinymemory.retrieval.config import RetrievalConfig
-from tinymemory.retrieval.features import Candidate, feature_rows
+from tinymemory.retrieval.features import Candidate, feature_columns
 from tinymemory.retrieval.fusion import confidence_prior, convex, rrf
 from tinymemory.retrieval.query import QueryAnalysis, analysed, names_time
 from tinymemory.retrieval.rerank import idf, rerank_by_coverage
-from tinymemory.retrieval.rerank_model import linear, model_for, relevance_of
+from tinymemory.retrieval.rerank_model import linear, model_for, relevances
 from tinymemory.retrieval.temporal import (
     boost_by_hint,
     hint_from_query,
@@ -297,9 +298,9 @@ def features_of(
     stats: ScopeStats,
     query: str | QueryAnalysis,
     analyzer: Analyzer,
-) -> tuple[list[int], list[list[float]]]:
-    """The pooled keys and their reranker features (features.FEATURES order), from the read's own
-    candidates, their detailed light columns and the reach's statistics."""
+) -> tuple[list[int], npt.NDArray[np.float64]]:
+    """The pooled keys and their reranker features (a row per key, features.FEATURES order), from the
+    read's own candidates, their detailed light columns and the reach's statistics."""
     q = analysed(query, analyzer)
     terms = list(q.terms)
     candidates: dict[int, Candidate] = {}
@@ -309,7 +310,7 @@ def features_of(
         thread = (lt.ns or "", lt.thread) if lt.thread is not None else None
         candidates[rowid] = Candidate(text, lt.source, thread, lt.before, lt.after)
         terms_of[rowid] = term_set(analyzer, text)
-    return feature_rows(
+    return feature_columns(
         lex,
         sem,
         candidates,
@@ -342,13 +343,11 @@ def _model_rerank(
         off |= {"neighbour", "thread_best", "thread_count"}
     keys, rows = features_of(lex, sem, light, stats, query, analyzer)
     strength = cfg.priors.confidence_strength
-    laid_out = linear(weights, frozenset(off))
     scored = []
-    for key, row in zip(keys, rows, strict=True):
+    for key, relevance in zip(keys, relevances(rows, bias, linear(weights, frozenset(off))), strict=True):
         prior = confidence_prior(light[key].confidence, strength=strength) if key in light else 1.0
-        scored.append((key, relevance_of(row, bias, laid_out) * prior))
-    order = {key: i for i, key in enumerate(keys)}
-    return sorted(scored, key=lambda kv: (-kv[1], order[kv[0]]))
+        scored.append((key, relevance * prior))
+    return sorted(scored, key=lambda kv: -kv[1])  # stable: ties keep the pool's order
 
 
 def page(ranked: Ranked, offset: int, limit: int) -> tuple[Ranked, bool]:
@@ -358,8 +357,9 @@ def page(ranked: Ranked, offset: int, limit: int) -> tuple[Ranked, bool]:
 
 class FetchRanking:
     """One fetch's ranking, handed the candidates once (what engines.storage.Ranking promises): it
-    says which extra inputs its stages read, the reach's newest time only when the query names a time
-    and the light columns only when a stage reads them, then ranks and cuts the page. The query's time
+    says which extra inputs its stages read, the reach's newest time only when the query names a time,
+    the reach's statistics only when a reranker weighs terms and the light columns only when a stage
+    reads them, then ranks and cuts the page. The query's time
     reading is done once per fetch, however often storage asks."""
 
     __slots__ = (
@@ -373,6 +373,7 @@ class FetchRanking:
         "offset",
         "query",
         "wants_anchor",
+        "wants_stats",
     )
 
     def __init__(
@@ -395,6 +396,8 @@ class FetchRanking:
         )
         self.cfg, self.analyzer = cfg, analyzer
         self.wants_anchor: bool = wants_anchor(self.analysis, hint, cfg)
+        # the rerankers weigh query terms by the reach's statistics; fusion and time read none
+        self.wants_stats: bool = reranks(cfg) or models(mode, cfg)
         self._derived: dict[datetime | None, TimeHint | None] = {}
 
     def derived(self, anchor: datetime | None) -> TimeHint | None:

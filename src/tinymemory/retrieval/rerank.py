@@ -8,6 +8,7 @@ cross-encoder over the same pool would not.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TypeVar
@@ -34,6 +35,27 @@ def coverage_of(
     if total <= 0:
         return lambda text_terms: 0.0
     return lambda text_terms: sum(w for t, w in weighted if t in text_terms) / total
+
+
+# Python's `sum` of floats adds them one by one up to 3.11 and compensates the rounding from 3.12 on; a
+# sum taken a term (or a feature) at a time over many texts is the same floats only where it does not
+PLAIN_SUM = sys.version_info < (3, 12)
+
+
+def coverages(
+    query_terms: Sequence[str], weights: Mapping[str, float], texts_terms: Sequence[AbstractSet[str]]
+) -> list[float]:
+    """`coverage` of each of many texts, the same floats: the weights of the terms each text holds are
+    added in the query's order, one query term at a time over every text."""
+    covered = coverage_of(query_terms, weights)
+    weighted = [(t, weights.get(t, 1.0)) for t in query_terms]
+    total = sum(w for _, w in weighted)
+    if not PLAIN_SUM or total <= 0:
+        return [covered(terms) for terms in texts_terms]
+    held: list[float | int] = [0] * len(texts_terms)  # `sum` starts from the integer 0
+    for t, w in weighted:
+        held = [h + w if t in terms else h for h, terms in zip(held, texts_terms, strict=True)]
+    return [h / total for h in held]
 
 
 def rerank_by_coverage(

@@ -1,6 +1,7 @@
 """The engine's threads and connections: one writer, and a few readers that never wait for it.
 
-sqlite3 calls block, so each runs on a thread of its own, never on the event loop. Writes run on one
+sqlite3 calls block, so each runs on a thread of its own, not on the event loop (but for a small fetch on
+the calling thread's own connection, which never sleeps on a lock: `open_here`). Writes run on one
 thread owning the writing connection (writers serialise in SQLite anyway, and one thread keeps their
 order). Reads run on a small pool of reader threads, each with its own WAL connection: in WAL mode a
 reader sees the last commit made before its read transaction began and neither blocks nor waits for
@@ -135,6 +136,34 @@ class Connections:
         except RuntimeError:
             raise Unavailable(f"{op}: the engine is closed") from None
         return await asyncio.wrap_future(job)
+
+    def here(self) -> sqlite3.Connection | None:
+        """The calling thread's own reading connection (`open_here`), or None before it is opened."""
+        conn: sqlite3.Connection | None = getattr(self._local, "here", None)
+        return conn
+
+    async def open_here(self) -> sqlite3.Connection | None:
+        """Open the calling thread's own reading connection, on a helper thread (opening may wait), for a
+        small read run where it is called (engine.py). It has no busy timeout: a read on it never sleeps
+        on a lock, SQLite refuses it at once (`db.is_busy`) and the caller hands it to a reader thread.
+        None where reads share the writer's connection."""
+        if self._reader_pool is None or self.closed:
+            return None
+        if not self._ready:
+            await self.write("open", lambda c: None)
+
+        def connect() -> sqlite3.Connection:
+            conn = db.connect_reader(self.path)
+            conn.execute("PRAGMA busy_timeout = 0")
+            return conn
+
+        conn = await asyncio.to_thread(connect)
+        with self._lock:
+            self._reader_conns.append(conn)  # closed with the readers'
+        if self.closed:
+            return None
+        self._local.here = conn
+        return conn
 
     async def close(self) -> None:
         """Let queued work finish, then close every connection and stop every thread."""

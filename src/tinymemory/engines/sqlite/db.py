@@ -90,7 +90,8 @@ def _printable(message: str) -> str:
     return "".join(c if c.isprintable() and c != "\ufffd" else "?" for c in head)
 
 
-def _is_busy(exc: sqlite3.OperationalError) -> bool:
+def is_busy(exc: sqlite3.OperationalError) -> bool:
+    """Whether SQLite refused for a lock another connection holds (`database is locked` or busy)."""
     text = str(exc).lower()
     return "locked" in text or "busy" in text
 
@@ -143,7 +144,7 @@ def retry_busy(fn: Callable[[], T], deadline_s: float = LOCK_DEADLINE_S) -> T:
         try:
             return fn()
         except sqlite3.OperationalError as exc:
-            if not _is_busy(exc) or time.monotonic() >= end:
+            if not is_busy(exc) or time.monotonic() >= end:
                 raise
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 2, 0.25)

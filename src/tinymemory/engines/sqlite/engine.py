@@ -1,10 +1,12 @@
 """SqliteEngine: the embedded default engine (one file, WAL, FTS5, an in-process vector matrix).
 
 The contract lives in the engine core (engines/core.py); this module is SQLite's storage under it.
-Blocking sqlite3 work never runs on the event loop: writes run on one writer thread owning the writing
-connection, reads on a few reader threads with a connection each (connections.py), so reads neither
-wait for writes nor for each other. Embedding runs on helper threads before the write lock is taken,
-so the lock is held briefly, and concurrent stores share one commit (group_commit.py).
+sqlite3 work that can wait never runs on the event loop: writes run on one writer thread owning the
+writing connection, reads on a few reader threads with a connection each (connections.py), so reads
+neither wait for writes nor for each other; a fetch of a reach known to be small runs where it is
+called, on that thread's own connection, which never sleeps on a lock (INLINE_READ_S). Embedding runs
+on helper threads before the write lock is taken, so the lock is held briefly, and concurrent stores
+share one commit (group_commit.py).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -54,7 +57,7 @@ from tinymemory.engines.storage import (
     candidate_rowids,
     page_hits,
 )
-from tinymemory.engines.versions import Pending
+from tinymemory.engines.versions import Pending, embeds_inline
 from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.answer import Answerer
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
@@ -75,6 +78,25 @@ _log = logging.getLogger(__name__)
 # semantic side (one user's 100 memories in a 500-item file: 0.8 ms from SQL, 0.26 ms from memory,
 # the same scores). A larger file loads them only for a read the filter does not narrow (search.py).
 MATRIX_FILE_ROWS = 2_000
+
+# A fetch of a reach (a selective filter) whose reads in its mode have lately taken at most this long (a
+# moving average) runs where it is called, on its thread's own reading connection, instead of on a
+# reader thread: the hop there and back (two thread wake-ups) is a fifth of such a read, and under load
+# much more, as each woken thread waits for a core. Only while no other read of the engine is under
+# way (concurrent reads keep the reader threads), never a reach's first read, nor one that would load
+# the vector matrix or embed its query with an embedder slower than a hop (versions.embeds_inline, as a
+# store does); a read SQLite cannot start at once (another connection's lock) goes to a reader
+# thread as before (connections.open_here).
+INLINE_READ_S = 0.002
+READ_TIMES = 1_024  # (filter, mode) pairs whose read times are kept
+# A read where it is called that finds more rows stored since the vector matrix last read them goes to
+# a reader thread instead (it would read their vectors first: after a bulk store, many)
+INLINE_NEW_ROWS = 256
+
+
+class _Elsewhere(Exception):
+    """A read begun where it was called that is bigger than it looked: hand it to a reader thread."""
+
 
 # A query embedding that has lately taken at most this long (a moving average: a cached query, a static
 # embedder) is computed on the reader thread itself, after the lexical work: handing it to the helper
@@ -105,6 +127,11 @@ class QueryVector:
     def cancel(self) -> None:
         if self._future is not None:
             self._future.cancel()
+
+    @property
+    def inline(self) -> bool:
+        """Whether the vector is computed where `get` is called (it was not handed to the helper)."""
+        return self._future is None
 
 
 class SqliteStorage(Storage):
@@ -163,7 +190,12 @@ class SqliteStorage(Storage):
         self._commits = GroupCommit(self._write_pending)
         self._closed = False
         self.last_semantic_plan: search.Plan | None = None  # for tests and diagnostics
+        self._decoded = reads.decoded_rows()  # the items of rows fetches paged lately (reads.py)
         self._embed_s = 0.0  # how long query embeddings have lately taken (INLINE_EMBED_S)
+        # how long fetches of a (filter, mode) have lately taken, and the reads now on reader threads
+        self._read_s: dict[tuple[MetaFilter, FetchMode], float] = {}
+        self._reading = 0
+        self._reading_lock = threading.Lock()
 
     # -- plumbing -------------------------------------------------------------------------------------
 
@@ -181,7 +213,13 @@ class SqliteStorage(Storage):
         """Run `fn` in one read transaction (one snapshot) on a reader thread."""
         if self._closed:
             raise Unavailable(f"{op}: the engine is closed")
-        return await self._db.read(op, lambda c: db.in_read(c, fn))
+        with self._reading_lock:
+            self._reading += 1  # a fetch beside it keeps to the reader threads (INLINE_READ_S)
+        try:
+            return await self._db.read(op, lambda c: db.in_read(c, fn))
+        finally:
+            with self._reading_lock:
+                self._reading -= 1
 
     async def cursor_key(self, op: str) -> bytes:
         return await self._run(op, load_key)
@@ -253,6 +291,8 @@ class SqliteStorage(Storage):
 
         def run(c: sqlite3.Connection) -> int:
             n = db.in_write(c, purge_rows)
+            if n:
+                self._decoded.cache_clear()  # purged items leave the process too
             if n and self._matrix is not None:
                 self._matrix.reset()  # drop purged rows; reloads lazily on the next semantic read
             if n and self._copies is not None:
@@ -292,20 +332,77 @@ class SqliteStorage(Storage):
         return await self._read(op, lambda r: graph.expand(r, request))
 
     async def fetch(self, op: str, query: CandidateQuery, ranking: Ranking) -> FetchPage:
-        # One hop to a reader thread, one read transaction (one snapshot) for the whole fetch. Only the
-        # query is embedded on read: on the helper thread, while the reader ranks lexically, and the
-        # reader waits for it there (not the event loop), so a fetch wakes the loop once. A whole-store
-        # read also starts its semantic side on the helper (the graph's first round when a graph is in
-        # memory, else the matrix scan), so the two rankers use both cores.
+        # One read transaction (one snapshot) for the whole fetch: where it is called when it is small
+        # (INLINE_READ_S), else after one hop to a reader thread. Only the query is embedded on read:
+        # on the helper thread, while the reader ranks lexically, and the reader waits for it there
+        # (not the event loop), so a fetch wakes the loop once. A whole-store read also starts its
+        # semantic side on the helper (the graph's first round when a graph is in memory, else the
+        # matrix scan), so the two rankers use both cores.
         embedding: QueryVector | None = None
         if query.embed_query is not None:
             ahead = not is_selective(query.filter)
             embedding = self._embed_query(op, query.embed_query, ahead, query.want)
+        key = (query.filter, query.mode)
+
+        def read(conn: sqlite3.Connection, here: bool = False) -> FetchPage:
+            start = time.perf_counter()
+            page = self._fetch_in(conn, query, ranking, embedding, here)
+            took = time.perf_counter() - start
+            with self._reading_lock:  # reader threads and callers' threads share the times
+                last = self._read_s.pop(key, None)  # re-inserted last: the oldest pair goes first
+                self._read_s[key] = took if last is None else 0.8 * last + 0.2 * took
+                if len(self._read_s) > READ_TIMES:
+                    del self._read_s[next(iter(self._read_s))]
+            return page
+
         try:
-            return await self._read(op, lambda conn: self._fetch_in(conn, query, ranking, embedding))
+            if self._small(key, query, embedding):
+                conn = self._db.here() or await self._db.open_here()
+                if conn is not None and not self._closed and self._reading == 0:
+                    done = self._read_here(op, conn, lambda c: read(c, here=True))
+                    if done is not None:
+                        return done
+            return await self._read(op, read)
         finally:
             if embedding is not None:
                 embedding.cancel()  # a read that failed before waiting for it: the vector is not needed
+
+    def _small(
+        self, key: tuple[MetaFilter, FetchMode], query: CandidateQuery, embedding: QueryVector | None
+    ) -> bool:
+        """Whether a fetch may run where it is called (INLINE_READ_S)."""
+        took = self._read_s.get(key)
+        return (
+            took is not None
+            and took <= INLINE_READ_S
+            and self._reading == 0
+            and is_selective(query.filter)
+            and (embedding is None or embedding.inline)
+            # the query embedded here too: only by an embedder that says it is quicker than a hop
+            and (query.embed_query is None or (self.embedder is not None and embeds_inline(self.embedder, 1)))
+            and (
+                query.embed_query is None
+                or self._matrix is None
+                or (self._matrix.loaded and self._matrix.size <= MATRIX_FILE_ROWS)
+            )
+        )
+
+    @staticmethod
+    def _read_here(
+        op: str, conn: sqlite3.Connection, read: Callable[[sqlite3.Connection], FetchPage]
+    ) -> FetchPage | None:
+        """`read` in one read transaction on the calling thread's connection; None (for a reader thread)
+        when SQLite cannot start it at once, or it turns out bigger than it looked."""
+        try:
+            return db.in_read(conn, read)
+        except _Elsewhere:
+            return None
+        except sqlite3.OperationalError as exc:
+            if db.is_busy(exc):
+                return None
+            raise db.database_error(op, exc) from exc
+        except db.ERRORS as exc:
+            raise db.database_error(op, exc) from exc
 
     def _fetch_in(
         self,
@@ -313,12 +410,22 @@ class SqliteStorage(Storage):
         query: CandidateQuery,
         ranking: Ranking,
         embedding: QueryVector | None,
+        here: bool = False,
     ) -> FetchPage:
-        """A whole fetch inside one read transaction, on a reader thread."""
+        """A whole fetch inside one read transaction, on a reader thread (or, `here`, where it was
+        called: then one that would first read many new vectors raises _Elsewhere)."""
         mode, flt = query.mode, query.filter
         snapshot = query.snapshot if query.snapshot is not None else search.max_rowid(conn)
-        # every score and weight below comes from the read's own reach (the first privacy rule)
-        stats = search.scope_stats(conn, self.analyzer, query.text, flt)
+        matrix = self._matrix
+        if here and embedding is not None and matrix is not None:
+            newest = snapshot if query.snapshot is None else search.max_rowid(conn)
+            if newest - matrix.last_rowid > INLINE_NEW_ROWS:
+                raise _Elsewhere
+        # every score and weight below comes from the read's own reach (the first privacy rule); a
+        # semantic read that no reranker reorders weighs no terms
+        stats = pipeline.ScopeStats(0, 0)
+        if mode is not FetchMode.SEMANTIC or ranking.wants_stats:
+            stats = search.scope_stats(conn, self.analyzer, query.text, flt)
         lexical: pipeline.Ranked = []
         if mode is not FetchMode.SEMANTIC:
             lexical = search.lexical(
@@ -356,7 +463,8 @@ class SqliteStorage(Storage):
         if detail is not None:
             light = search.light_rows(conn, candidate_rowids(lexical, sem), detail, snapshot)
         page, more = ranking.page(lexical, sem, light, stats, anchor)
-        return FetchPage(snapshot, page_hits(page, reads.items_by_rowid(conn, [r for r, _ in page])), more)
+        items = reads.items_by_rowid(conn, [r for r, _ in page], self._decoded)
+        return FetchPage(snapshot, page_hits(page, items), more)
 
     def _embed_query(self, op: str, embed: Callable[[], Floats], ahead: bool, want: int) -> QueryVector:
         """The query vector, and with `ahead` the graph's first round for `want` rows (a graph in

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import _lru_cache_wrapper, lru_cache
+from typing import Any
 
 from tinymemory.api.filters import Facet, MetaFilter
 from tinymemory.api.items import MemoryItem
@@ -22,19 +24,39 @@ from tinymemory.engines.sqlite.cursors import ListCursor
 from tinymemory.engines.sqlite.rows import decode_item
 from tinymemory.engines.sqlite.where import WHERE, Params, filter_sql
 
+Row = tuple[Any, ...]
+"""An `ITEM_SELECT` row as a plain tuple (its columns in `ITEM_COLUMNS` order)."""
 
-def items_by_rowid(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, MemoryItem]:
-    """The items of these rows (a fetch's page only: decoding is most of a small read's result cost)."""
+# Decoded rows an engine keeps (decoded_rows): a user's working set, a few MB of items at most
+DECODED_ROWS = 2_048
+
+
+def decode_row(row: Row) -> MemoryItem:
+    """The item of one plain `ITEM_SELECT` row."""
+    return decode_item(dict(zip(ITEM_COLUMNS, row, strict=True)))
+
+
+def decoded_rows(size: int = DECODED_ROWS) -> _lru_cache_wrapper[MemoryItem]:
+    """`decode_row` keeping the last `size` rows' items: a row read again with every column as it was
+    (the rowid among them) is the same item, so a fetch paging a memory it paged before does not
+    decode it again (decoding is most of a small read's result cost). A row whose columns changed
+    (forgotten, superseded) is another key; `cache_clear` drops every item (a purge does)."""
+    return lru_cache(maxsize=size)(lambda row: decode_row(row))
+
+
+def items_by_rowid(
+    conn: sqlite3.Connection, rowids: Sequence[int], decode: Callable[[Row], MemoryItem] = decode_row
+) -> dict[int, MemoryItem]:
+    """The items of these rows (a fetch's page only), each decoded by `decode`."""
     if not rowids:
         return {}
     cur = conn.cursor()
-    cur.row_factory = None  # plain tuples, named once here: sqlite3.Row looks names up column by column
+    cur.row_factory = None  # plain tuples, named once in decode_row: sqlite3.Row looks names up one by one
     rows = cur.execute(
         f"SELECT {ITEM_SELECT} FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
         (json.dumps(list(rowids)),),
     )
-    named = (dict(zip(ITEM_COLUMNS, r, strict=True)) for r in rows)
-    return {int(r["rowid"]): decode_item(r) for r in named}
+    return {int(r[0]): decode(r) for r in rows}
 
 
 def get_items(conn: sqlite3.Connection, ids: Sequence[str], reach: Reach | None) -> GetResult:

@@ -396,20 +396,24 @@ def light_rows(
     """The light columns of candidate rows (fusion priors, time spans); `detailed` adds what the
     rerankers read: the indexed text, source, thread and the thread's neighbouring turns up to
     `snapshot`."""
+    cur = conn.cursor()
+    cur.row_factory = None  # plain tuples, made into Light in C (a fetch makes one per candidate)
     if not detailed:
-        rows = conn.execute(
-            "SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to"
+        rows = cur.execute(
+            "SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to,"
+            " NULL, NULL, NULL, NULL, NULL, NULL"  # the detailed columns, not read
             " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
             (json.dumps(rowids),),
         )
-        return {int(r[0]): Light(r[1], int(r[2]), r[3], r[4]) for r in rows}
-    rows = conn.execute(
-        f"SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to, {_TEXT},"
-        f" coalesce(i.source_id, i.source_kind), i.ns, i.thread_id, {_NEIGHBOURS}"
-        " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
-        (snapshot if snapshot is not None else max_rowid(conn), json.dumps(rowids)),
-    )
-    return {int(r[0]): Light(*r[1:]) for r in rows}
+    else:
+        rows = cur.execute(
+            f"SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to, {_TEXT},"
+            f" coalesce(i.source_id, i.source_kind), i.ns, i.thread_id, {_NEIGHBOURS}"
+            " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
+            (snapshot if snapshot is not None else max_rowid(conn), json.dumps(rowids)),
+        )
+    make = Light._make
+    return {r[0]: make(r[1:]) for r in rows}
 
 
 def max_rowid(conn: sqlite3.Connection) -> int:
