@@ -241,6 +241,7 @@ class _StoreBase(Closing, BaseStore):
         # forget only one of them
         self._lock = asyncio.Lock()
         self._closed = False
+        self._reembedded = False
         self._sweeper: tuple[threading.Thread, threading.Event, concurrent.futures.Future[None]] | None = None
 
     @staticmethod
@@ -611,6 +612,7 @@ class _StoreBase(Closing, BaseStore):
             qvec = None
             if self.embedder is not None:  # first: the engine's fetch then finds it in the cache
                 qvec = await asyncio.to_thread(self.embedder.query, "search", op.query)
+                await self._reembed_once()
             flt = MetaFilter(reach=reach, sources=(SOURCE,), tags_any=(INDEXED_TAG,))
             request = FetchRequest(op.query, filter=flt, limit=min(MAX_LIMIT, max(pool, 10)))
             async for hit in fetched(self.engine, request):
@@ -622,6 +624,19 @@ class _StoreBase(Closing, BaseStore):
                     found.append((record, hit.score))
                     if len(found) >= pool:
                         break
+            if qvec is not None and len(found) < pool:
+                # fewer candidates than the pool: the reach is small, or the engine cannot see some
+                # items semantically (their engine vectors are stale); the indexed rest joins the pool
+                async for record in self._scan(reach, now):
+                    if (
+                        record.item.id not in seen
+                        and INDEXED_TAG in record.item.meta.tags
+                        and match.matches(record.value, op.filter)
+                    ):
+                        seen.add(record.item.id)
+                        found.append((record, None))
+                        if len(found) >= pool:
+                            break
             if qvec is not None and found:
                 scores = await asyncio.to_thread(self._field_scores, qvec, [r for r, _ in found])
                 ranked = sorted(zip(scores, range(len(found)), strict=True), key=lambda p: (-p[0], p[1]))
@@ -635,6 +650,17 @@ class _StoreBase(Closing, BaseStore):
                     if len(found) >= want:
                         break
         return found[op.offset : want]
+
+    async def _reembed_once(self) -> None:
+        """Once per store, let an engine that can re-embed (SQLite) give its stale items vectors of the
+        store's embeddings: after a change of embeddings, what the old ones embedded is otherwise only
+        found by words until `tinymemory embedder reembed` runs. Nothing stale writes nothing."""
+        if self._reembedded:
+            return
+        self._reembedded = True
+        reembed = getattr(self.engine, "reembed", None)
+        if reembed is not None:
+            await reembed()
 
     def _field_scores(self, qvec: np.ndarray[Any, Any], records: list[Record]) -> list[float]:
         """Each record's best cosine between the query and one of its indexed texts (on a worker

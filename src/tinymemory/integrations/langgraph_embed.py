@@ -170,6 +170,11 @@ def as_embedder(op: str, embed: object, dims: object) -> LangChainEmbedder:
             f"{op}: `index.dims` must be the length of the embeddings' vectors (1 to {MAX_DIMS}),"
             f" got {echo(dims)}"
         )
+    if not isinstance(embed, str) and not callable(embed) and not hasattr(embed, "embed_documents"):
+        raise InvalidRequest(
+            f"{op}: `index.embed` must be LangChain Embeddings, a function from texts to vectors or a"
+            f' "provider:model" string, got {type(embed).__name__}'
+        )
     afunc = None
     if inspect.iscoroutinefunction(embed) or (
         callable(embed) and inspect.iscoroutinefunction(type(embed).__call__)
