@@ -7,6 +7,8 @@ langchain-ai/langgraph (or its bare git directory, read at the pinned commit), e
     python bench/langgraph_suite.py ../langgraph.git        # a git directory: files read at COMMIT
     python bench/langgraph_suite.py ../langgraph --postgres # TinyMemoryStore on PostgreSQL too
 
+`make bench` runs it with $TINYMEMORY_LANGGRAPH_REPO (and skips it when that is unset).
+
 It copies the suites (SUITES) into a temporary folder and runs each twice with pytest in a subprocess:
 once as LangGraph wrote it (InMemoryStore, SqliteStore, AsyncSqliteStore: the reference), once with
 `langgraph_suite_plugin.py`, which rebinds those class names to TinyMemoryStore opened on a real SQLite
@@ -127,7 +129,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("langgraph", type=Path, help="a langgraph checkout, or its git directory")
+    parser.add_argument(
+        "langgraph",
+        type=Path,
+        nargs="?",
+        default=os.environ.get("TINYMEMORY_LANGGRAPH_REPO") or None,
+        help="a langgraph checkout, or its git directory ($TINYMEMORY_LANGGRAPH_REPO by default)",
+    )
     parser.add_argument("--postgres", action="store_true", help="also run TinyMemoryStore on PostgreSQL")
     parser.add_argument(
         "--reference-python",
@@ -137,6 +145,9 @@ def main() -> int:
     )
     parser.add_argument("--no-write", action="store_true", help="print the section, leave docs alone")
     args = parser.parse_args()
+    if args.langgraph is None:  # `make bench` without LangGraph's sources: nothing to run
+        print("langgraph_suite: skipped (give a langgraph checkout or set TINYMEMORY_LANGGRAPH_REPO)")
+        return 0
     work = Path(tempfile.mkdtemp(prefix="tinymemory-lg-"))
     try:
         extract(args.langgraph.resolve(), work)

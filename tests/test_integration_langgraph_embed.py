@@ -380,3 +380,12 @@ def test_the_async_store_awaits_its_maintenance_and_refuses_sync_calls_on_a_loop
             assert item is not None and item.value == {"v": 2}
 
     asyncio.run(run())
+
+
+def test_a_put_embeds_its_texts_once(tmp_path: Path) -> None:
+    emb = LetterEmbeddings()
+    with open_store(tmp_path / "lg.db", {"dims": DIMS, "embed": emb, "fields": ["text"]}) as store:
+        store.put(("t",), "k", {"text": "one text"})
+        assert emb.calls == 1  # the engine's vector of the same text came from the store's call
+        store.put(("t",), "k", {"text": "one text"})
+        assert emb.calls == 2  # and nothing is kept past the put that embedded it

@@ -9,12 +9,17 @@ history and forgetting, and tinymemory's own tools can read what a LangGraph age
   (`langgraph_records`); a put is a new version that supersedes the last one.
 - Search with a query ranks with the engine's fetch (hybrid when it serves it) inside the prefix's
   subtree reach, so nothing outside the prefix is ranked by or shown; items that the fetch did not rank
-  (nothing indexed, or past its candidate pool) follow without a score. Without a query, items come
-  newest update first. Filters follow LangGraph's operators (`langgraph_match`).
+  (nothing indexed, or past its candidate pool) follow without a score. With the user's own embeddings
+  (`index["embed"]`, `langgraph_embed`), the fetch proposes a pool of candidates that the store scores
+  as LangGraph does: the cosine between the query and the item's best indexed field. Without a query,
+  items come newest update first. Filters follow LangGraph's operators (`langgraph_match`).
 - A batch reads before it writes (as LangGraph's in-memory store does): its gets and searches see the
   store as it was, and the last put of a (namespace, key) wins. Its puts are stored in one transaction.
-- TTL: an item put with `ttl` (minutes) is never returned once expired; reads with `refresh_ttl` store
-  a new version with a later expiry; `sweep_ttl` forgets the expired ones.
+- TTL: an item put with `ttl` (minutes) is never returned once expired; refreshing reads (`refresh_ttl`,
+  or the config's `refresh_on_read` when a read does not say) store a new version with a later expiry;
+  `sweep_ttl` forgets the expired ones, and `start_ttl_sweeper` does it on a thread of its own.
+- `AsyncTinyMemoryStore` is the same store with coroutine maintenance calls, as LangGraph pairs its
+  async stores with the sync ones.
 
 The engine always runs on the store's own loop thread: `batch` waits for it, `abatch` awaits it without
 blocking the caller's loop. An engine bound to one event loop (PostgreSQL's pool) therefore never sees
@@ -235,6 +240,13 @@ class _StoreBase(Closing, BaseStore):
 
             engine = open_engine(path, embedder=self.embedder if self.embedder is not None else embedder)
         self.engine: MemoryEngine = engine
+        theirs = getattr(engine, "embedder", None)
+        if (
+            isinstance(theirs, LangChainEmbedder)
+            and self.embedder is not None
+            and theirs.name == self.embedder.name
+        ):
+            self.embedder = theirs  # one adapter, one cache: what the store embeds, the engine reuses
         self._loop = LoopThread()
         # one batch at a time: a batch reads a key's current version before writing the next one, so
         # two interleaved on the loop would each start a history of their own, and a delete would
@@ -744,8 +756,12 @@ class _StoreBase(Closing, BaseStore):
                     vectors=record.field_vectors(),
                 )
             )
-        if items:
-            await self.engine.store_many(items)
+        try:
+            if items:
+                await self.engine.store_many(items)
+        finally:
+            if self.embedder is not None:
+                self.embedder.drop_documents()
         await self._forget(forget)
 
     async def _embed_puts(self, puts: list[_Put]) -> dict[int, FieldVectors]:

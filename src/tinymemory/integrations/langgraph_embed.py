@@ -13,7 +13,8 @@ as stale and embeds again, as `tinymemory embedder reembed` does.
 
 A vector of another length than `dims` is refused (InvalidRequest naming `index.dims`) before anything
 is written. Documents and queries are kept in small caches: the store and the engine embed the same
-texts in one put, and the same query in one search.
+texts in one put (the store empties the documents' cache once the put is stored), and the same query
+in one search.
 """
 
 from __future__ import annotations
@@ -145,6 +146,12 @@ class LangChainEmbedder:
         if not texts:
             return np.zeros((0, self._dims), dtype=np.float32)
         return np.stack([known[t] for t in texts])
+
+    def drop_documents(self) -> None:
+        """Empty the documents' cache (the store does after each write, so no text it held, deleted
+        since or not, stays in memory beyond the write that embedded it)."""
+        with self._lock:
+            self._docs.clear()
 
     def query(self, op: str, text: str) -> Vectors:
         """`embed_query`, its errors naming `op`."""
