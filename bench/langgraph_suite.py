@@ -94,8 +94,11 @@ def extract(source: Path, into: Path) -> None:
         )
 
 
-def run(suite_dir: Path, tiny: bool, engine: str, report: Path, python: str = sys.executable) -> Outcome:
+def run(
+    suite_dir: Path, tiny: bool, engine: str, report: Path, python: str = sys.executable, store: str = "tiny"
+) -> Outcome:
     env = dict(os.environ)
+    env["TINYMEMORY_LANGGRAPH_SUITE_STORE"] = store
     paths = [str(suite_dir), str(HERE), str(ROOT / "tests"), env.get("PYTHONPATH", "")]
     env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
     env["TINYMEMORY_LANGGRAPH_SUITE_ENGINE"] = engine
@@ -125,6 +128,73 @@ def why(test: str) -> str:
     return PRIVATE.get(base, "not yet")
 
 
+def cell(out: Outcome) -> str:
+    skipped = f" ({len(out.skipped)} skipped)" if out.skipped else ""
+    return f"{len(out.passed)} of {out.total}{skipped}"
+
+
+def measure(work: Path, engines: list[str], reference_python: str) -> str:
+    """Every suite on its reference store, on InMemoryStore and on TinyMemoryStore per engine."""
+    columns = ["reference", "InMemoryStore", *(f"TinyMemoryStore, {e}" for e in engines)]
+    results: dict[str, dict[str, Outcome]] = {}
+    for suite in SUITES:
+        here = work / suite
+        got = {"reference": run(here, False, "sqlite", work / f"{suite}-ref.xml", reference_python)}
+        # the checkpoint suite is InMemoryStore's own; the SQLite suites get it in their store's place
+        if suite == "checkpoint":
+            got["InMemoryStore"] = got["reference"]
+        else:
+            got["InMemoryStore"] = run(here, True, "sqlite", work / f"{suite}-mem.xml", store="inmemory")
+        for engine in engines:
+            got[f"TinyMemoryStore, {engine}"] = run(here, True, engine, work / f"{suite}-{engine}.xml")
+        results[suite] = got
+        print(suite, {k: cell(v) for k, v in got.items()}, flush=True)
+    rows = [
+        f"| {suite} | {REFERENCE[suite]} | " + " | ".join(cell(got[c]) for c in columns) + " |"
+        for suite, got in results.items()
+    ]
+    total = {c: Outcome() for c in columns}
+    for got in results.values():
+        for c in columns:
+            total[c].passed += got[c].passed
+            total[c].failed += got[c].failed
+            total[c].skipped += got[c].skipped
+    rows.append("| all | | " + " | ".join(cell(total[c]) for c in columns) + " |")
+    failing: dict[tuple[str, str], list[str]] = {}
+    for suite, got in results.items():
+        for engine in engines:
+            for test in got[f"TinyMemoryStore, {engine}"].failed:
+                failing.setdefault((suite, test), []).append(engine)
+    notes = []
+    for (suite, test), on in sorted(failing.items()):
+        also = "" if test in results[suite]["reference"].passed else " (the reference fails it too)"
+        notes.append(f"- `{suite}/{test}` ({', '.join(on)}): {why(test)}{also}")
+    suites = ", ".join(f"`{SUITES[s][0]}/{t}`" for s in SUITES for t in SUITES[s][1])
+    return "\n".join(
+        [
+            "## LangGraph's store suites",
+            "",
+            f"LangGraph's own store tests (langchain-ai/langgraph at `{COMMIT}`: {suites}), run unchanged by"
+            " `bench/langgraph_suite.py`. For TinyMemoryStore it rebinds the suites' store class (each"
+            " fixture builds its store through it) to TinyMemoryStore on a real SQLite file, or on a fresh"
+            " PostgreSQL database; the index and TTL configs reach the store exactly as the suites wrote"
+            " them (`dims`, `embed`, `fields` or `text_fields`). The reference column is each suite on the"
+            " store it was written for; the InMemoryStore column puts LangGraph's in-memory store in the"
+            " SQLite suites' place the same way (it has no TTL, so the TTL tests skip there).",
+            "",
+            "| suite | reference store | " + " | ".join(columns) + " |",
+            "|---|---|" + "---|" * len(columns),
+            *rows,
+            "",
+            "Tests TinyMemoryStore fails, and why each is left:" if notes else "TinyMemoryStore fails none.",
+            "",
+            *notes,
+            "",
+            machine_line(),
+        ]
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -151,56 +221,9 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="tinymemory-lg-"))
     try:
         extract(args.langgraph.resolve(), work)
-        engines = ["sqlite", "postgres"] if args.postgres else ["sqlite"]
-        rows: list[str] = []
-        failures: list[str] = []
-        totals = {"ref": [0, 0, 0], **{e: [0, 0] for e in engines}}
-        for suite in SUITES:
-            ref = run(work / suite, False, "sqlite", work / f"{suite}-ref.xml", args.reference_python)
-            totals["ref"][0] += len(ref.passed)
-            totals["ref"][1] += ref.total
-            totals["ref"][2] += len(ref.skipped)
-            cells = [f"{len(ref.passed)} of {ref.total} ({len(ref.skipped)} skipped)"]
-            for engine in engines:
-                tiny = run(work / suite, True, engine, work / f"{suite}-{engine}.xml")
-                totals[engine][0] += len(tiny.passed)
-                totals[engine][1] += tiny.total
-                cells.append(f"{len(tiny.passed)} of {tiny.total}")
-                failures += [f"- {engine}, {suite}/{t}: {why(t)}" for t in tiny.failed]
-                print(f"{suite} {engine}: {len(tiny.passed)}/{tiny.total}", flush=True)
-            print(f"{suite} reference: {len(ref.passed)}/{ref.total}", flush=True)
-            rows.append(f"| {suite} | {REFERENCE[suite]} | " + " | ".join(cells) + " |")
-        header = "| suite | reference store | reference passes | " + " | ".join(
-            f"TinyMemoryStore ({e}) passes" for e in engines
+        section = measure(
+            work, ["sqlite", "postgres"] if args.postgres else ["sqlite"], args.reference_python
         )
-        total_cells = [f"{totals['ref'][0]} of {totals['ref'][1]} ({totals['ref'][2]} skipped)"] + [
-            f"{totals[e][0]} of {totals[e][1]}" for e in engines
-        ]
-        lines = [
-            "## LangGraph's store suites",
-            "",
-            f"LangGraph's own store tests (langchain-ai/langgraph at `{COMMIT}`: "
-            + ", ".join(f"`{SUITES[s][0]}/{t}`" for s in SUITES for t in SUITES[s][1])
-            + ") run unchanged against TinyMemoryStore by `bench/langgraph_suite.py`, which rebinds the"
-            " suites' store class to TinyMemoryStore on a real SQLite file"
-            + (" and on PostgreSQL" if args.postgres else "")
-            + "; the index configs reach it as the suites wrote them (`dims`, `embed`, `fields` or"
-            " `text_fields`). The reference column is the same suite on the store it was written for.",
-            "",
-            header + " |",
-            "|---|---|---|" + "---|" * len(engines),
-            *rows,
-            "| all | | " + " | ".join(total_cells) + " |",
-            "",
-            "TinyMemoryStore's failures, and why each is left:"
-            if failures
-            else "TinyMemoryStore fails none.",
-            "",
-            *failures,
-            "",
-            machine_line(),
-        ]
-        section = "\n".join(lines)
         print(section)
         if not args.no_write:
             write_section(SECTION, section)

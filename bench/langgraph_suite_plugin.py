@@ -7,7 +7,8 @@ in each collected module to the classes below, which open a TinyMemoryStore on a
 fresh temporary one for `":memory:"` or no connection string, the suite's own file otherwise), or on the
 a fresh database of the repository's throwaway PostgreSQL with
 `TINYMEMORY_LANGGRAPH_SUITE_ENGINE=postgres`. The index and TTL configs reach the store
-exactly as the suites wrote them.
+exactly as the suites wrote them. With `TINYMEMORY_LANGGRAPH_SUITE_STORE=inmemory` it puts LangGraph's
+InMemoryStore in the SQLite suites' place instead, for its counts beside ours.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langgraph.store.base import BaseStore
+from langgraph.store.memory import InMemoryStore
 
 from tinymemory.integrations.langgraph import AsyncTinyMemoryStore, TinyMemoryStore
 
@@ -88,11 +91,44 @@ class TinyAsAsyncSqlite(AsyncTinyMemoryStore):
         """The engine creates its schema when it opens."""
 
 
-REPLACEMENTS: dict[str, type[TinyMemoryStore]] = {
-    "InMemoryStore": TinyAsInMemory,
-    "SqliteStore": TinyAsSqlite,
-    "AsyncSqliteStore": TinyAsAsyncSqlite,
-}
+class MemoryAsSqlite(InMemoryStore):
+    """LangGraph's InMemoryStore in the SQLite suites' place (for its column beside ours); it has no
+    TTL, so a test that configures one is skipped."""
+
+    @classmethod
+    @contextmanager
+    def from_conn_string(
+        cls, conn_string: str, *, index: Any = None, ttl: Any = None
+    ) -> Iterator[InMemoryStore]:
+        if ttl is not None:
+            pytest.skip("InMemoryStore has no TTL")
+        yield cls(index=index)
+
+    def setup(self) -> None:
+        """Nothing to set up."""
+
+
+class MemoryAsAsyncSqlite(InMemoryStore):
+    """InMemoryStore in the async SQLite suites' place."""
+
+    @classmethod
+    @asynccontextmanager
+    async def from_conn_string(
+        cls, conn_string: str, *, index: Any = None, ttl: Any = None
+    ) -> AsyncIterator[InMemoryStore]:
+        if ttl is not None:
+            pytest.skip("InMemoryStore has no TTL")
+        yield cls(index=index)
+
+    async def setup(self) -> None:
+        """Nothing to set up."""
+
+
+REPLACEMENTS: dict[str, type[BaseStore]] = (
+    {"SqliteStore": MemoryAsSqlite, "AsyncSqliteStore": MemoryAsAsyncSqlite}
+    if os.environ.get("TINYMEMORY_LANGGRAPH_SUITE_STORE") == "inmemory"
+    else {"InMemoryStore": TinyAsInMemory, "SqliteStore": TinyAsSqlite, "AsyncSqliteStore": TinyAsAsyncSqlite}
+)
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[Any]) -> None:

@@ -164,6 +164,34 @@ def test_a_filter_bounds_a_query_search(store: TinyMemoryStore) -> None:
     assert [h.key for h in hits] == ["d3"]
 
 
+def test_odd_queries_still_find_the_item(store: TinyMemoryStore) -> None:
+    store.put(("t",), "k", {"text": "test document"})
+    for query in (None, "", "   ", "test " * 100, "test!@#$%^&*()", "这是中文"):
+        assert [h.key for h in store.search(("t",), query=query)] == ["k"], query
+
+
+def test_many_concurrent_async_calls_each_get_their_answer(store: TinyMemoryStore) -> None:
+    async def run() -> None:
+        ns = ("t", "many")
+        await store.aput(ns, "first", {"text": "first"})
+        calls: list[Any] = []
+        for i in range(20):
+            calls += [
+                store.aput(ns, f"k{i}", {"text": f"v{i}"}),
+                store.aget(ns, f"k{i}"),
+                store.asearch(("t",), query=f"v{i}"),
+                store.alist_namespaces(max_depth=1),
+            ]
+        results = await asyncio.gather(*calls)
+        assert len(results) == 80
+        assert all(r == [("t",)] for r in results[3::4])
+        for i in range(20):
+            item = await store.aget(ns, f"k{i}")
+            assert item is not None and item.value == {"text": f"v{i}"}
+
+    asyncio.run(run())
+
+
 def test_text_fields_is_the_sqlite_stores_name_for_fields(tmp_path: Path, emb: LetterEmbeddings) -> None:
     index = {"dims": DIMS, "embed": emb, "text_fields": ["b"], "distance_type": "cosine"}
     with open_store(tmp_path / "lg.db", index) as store:
@@ -323,6 +351,14 @@ def test_a_read_refreshes_only_when_asked_or_configured(tmp_path: Path) -> None:
         assert s.search(("t",))[0].key == "k"  # configured: refreshed
         now[0] += timedelta(minutes=6)
         assert s.get(("t",), "k", refresh_ttl=False) is not None
+
+
+def test_refresh_ttl_must_be_true_or_false(tmp_path: Path) -> None:
+    with open_store(tmp_path / "lg.db", None) as store:
+        with pytest.raises(InvalidRequest, match=r"^get: `refresh_ttl` must be true or false"):
+            store.get(("t",), "k", refresh_ttl="yes")  # type: ignore[arg-type]
+        with pytest.raises(InvalidRequest, match=r"^search: `refresh_ttl` must be true or false"):
+            store.search(("t",), refresh_ttl=1)  # type: ignore[arg-type]
 
 
 def wait_until(check: Callable[[], bool], seconds: float = 30.0) -> bool:

@@ -480,6 +480,7 @@ class _StoreBase(Closing, BaseStore):
         if isinstance(op, GetOp):
             labels = _check_labels(op.namespace)
             check_key("get", op.key)
+            check_bool("get", "refresh_ttl", op.refresh_ttl)
             return to_namespace(self.base, labels, op="get")
         if isinstance(op, SearchOp):
             labels = _check_labels(op.namespace_prefix, prefix=True)
@@ -493,6 +494,7 @@ class _StoreBase(Closing, BaseStore):
                 match.check_filter("search", op.filter)
             check_count("search", "limit", op.limit)
             check_count("search", "offset", op.offset)
+            check_bool("search", "refresh_ttl", op.refresh_ttl)
             return to_namespace(self.base, labels, op="search", field="namespace_prefix")
         if isinstance(op, ListNamespacesOp):
             conditions = op.match_conditions or ()
