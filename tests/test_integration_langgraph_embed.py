@@ -25,6 +25,7 @@ from langgraph.store.base import InvalidNamespaceError, PutOp
 
 from engines import make_engine
 from tinymemory.api import InvalidRequest
+from tinymemory.engines.sqlite import SqliteEngine
 from tinymemory.integrations.langgraph import AsyncTinyMemoryStore, TinyMemoryStore
 from tinymemory.integrations.langgraph_embed import as_embedder
 
@@ -288,6 +289,32 @@ def test_a_store_opened_from_a_path_embeds_with_the_users_embeddings(
         assert store.search(("t",), query='{"text": "abc"}')[0].score == pytest.approx(1.0, abs=1e-4)
     with pytest.raises(InvalidRequest, match=r"give `index\.embed` or `embedder`"):
         TinyMemoryStore(path=tmp_path / "lg.db", index={"dims": DIMS, "embed": emb}, embedder=None)
+
+
+@pytest.mark.sqlite_only
+def test_new_embeddings_reembed_the_engines_stale_items_on_the_first_query(tmp_path: Path) -> None:
+    path = tmp_path / "lg.db"
+    with TinyMemoryStore(path=path, index={"dims": DIMS, "embed": LetterEmbeddings()}) as store:
+        store.put(("t",), "a", {"text": "alpha beta"})
+        store.put(("t",), "b", {"text": "gamma delta"})
+    other = LetterEmbeddings(seed=99)
+
+    def stale() -> int:
+        async def count() -> int:
+            engine = SqliteEngine(path, embedder=as_embedder("store", other, DIMS))
+            try:
+                return (await engine.reembed()).stale_before
+            finally:
+                await engine.close()
+
+        return asyncio.run(count())
+
+    with TinyMemoryStore(path=path, index={"dims": DIMS, "embed": other}) as store:
+        store.search(("t",))  # no query: nothing is embedded
+        assert other.calls == 0
+        assert [h.key for h in store.search(("t",), query="gamma delta")][:1] == ["b"]
+        assert other.calls >= 1
+    assert stale() == 0  # the store's first query search embedded the old items again
 
 
 # -- the rest of what LangGraph's suites check -------------------------------------------------------------

@@ -673,8 +673,15 @@ class _StoreBase(Closing, BaseStore):
             return
         self._reembedded = True
         reembed = getattr(self.engine, "reembed", None)
-        if reembed is not None:
+        if reembed is None:
+            return
+        try:
             await reembed()
+        except Exception as exc:  # opportunistic: the search scores stale items itself meanwhile
+            _log.warning(
+                "re-embedding the engine's stale items failed (%s); `tinymemory embedder reembed` retries",
+                exc,
+            )
 
     def _field_scores(self, qvec: np.ndarray[Any, Any], records: list[Record]) -> list[float]:
         """Each record's best cosine between the query and one of its indexed texts (on a worker
