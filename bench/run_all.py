@@ -30,6 +30,7 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("writes.py", []),
     ("fixed_cost.py", []),
     ("tenancy_pg.py", []),
+    ("langgraph_suite.py", ["--postgres"]),  # needs $TINYMEMORY_LANGGRAPH_REPO, else skips
 ]
 
 

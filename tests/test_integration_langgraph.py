@@ -482,7 +482,7 @@ def test_bad_input_raises_langgraphs_errors_or_ours(store: TinyMemoryStore) -> N
         (lambda: store.search(("a",), query="q" * 10_001), "search: `query` is longer than"),
         (lambda: store.list_namespaces(max_depth=-1), "list_namespaces: `max_depth` must be"),
         (lambda: store.batch(["get"]), "batch: `ops[0]` must be a GetOp"),  # type: ignore[list-item]
-        (lambda: TinyMemoryStore(index={"dims": 3, "embed": "x"}), "store: `index.dims` is not taken"),
+        (lambda: TinyMemoryStore(index={"dims": 3, "embed": "x"}), "store: `index.embed` cannot be used"),
     ]
     for call, message in cases:
         with pytest.raises(InvalidRequest) as err:

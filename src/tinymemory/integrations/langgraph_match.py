@@ -1,7 +1,8 @@
 """The matching rules of LangGraph's store, written once: value filters and namespace conditions.
 
 They follow LangGraph's in-memory store (`$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, nested objects
-compared field by field, lists element by element; `*` in a namespace pattern matches any one label),
+compared field by field, lists element by element; `*` in a namespace pattern matches any one label;
+a dotted key that is not itself a key of the value names a nested field, as in LangGraph's SQL stores),
 with two deliberate differences: a filter is checked before anything is read, so an unknown operator
 or a non-numeric bound is an InvalidRequest naming the field, and an ordering operator on a value
 that is missing or not a number is no match (as in LangGraph's SQL stores) rather than a crash.
@@ -102,9 +103,22 @@ def _compare(value: Any, want: Any) -> bool:
     return bool(value == want)
 
 
+def _lookup(value: Mapping[str, Any], key: str) -> Any:
+    """The value a filter key names: the key itself, else (as LangGraph's SQL stores read a dotted
+    key) the path of its dot-separated parts through nested objects; None when absent."""
+    if key in value or "." not in key:
+        return value.get(key)
+    here: Any = value
+    for part in key.split("."):
+        if not isinstance(here, Mapping):
+            return None
+        here = here.get(part)
+    return here
+
+
 def matches(value: Mapping[str, Any], flt: Mapping[str, Any] | None) -> bool:
     """Whether a stored value passes a (checked) filter; no filter passes everything."""
-    return not flt or all(_compare(value.get(k), want) for k, want in flt.items())
+    return not flt or all(_compare(_lookup(value, k), want) for k, want in flt.items())
 
 
 def check_condition(op: str, field: str, match_type: object, path: object) -> tuple[str, tuple[str, ...]]:

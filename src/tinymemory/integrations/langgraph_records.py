@@ -10,12 +10,18 @@ Each `put` stores a new version (a learning) at the mapped namespace:
   which keeps it out of ranking while filters still find it;
 - the envelope (key, value, created_at, updated_at, ttl, expires_at) is one JSON document split over
   `meta.extra` pairs, so the value and both timestamps round-trip exactly;
+- with the store's own embeddings (`index["embed"]`), one vector per indexed text (each field, as
+  LangGraph embeds them) travels in `meta.extra` too, under the name of the embeddings that made it
+  and the paths it was made from, so a search scores an item by its best field, and a vector made by
+  other embeddings is recognised as stale;
 - `evidence` names the key's first version: forgetting that one forgets every later version with it
   (the engines forget what cites a forgotten memory), so a delete leaves no old value readable.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import json
 import math
@@ -25,6 +31,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 from langgraph.store.base import get_text_at_path
 
 from tinymemory.api import About, InvalidRequest, ItemKind, ItemMeta, MemoryItem, Namespace, NewItem, Source
@@ -37,6 +45,7 @@ ABOUT_KIND = "langgraph"
 HASHED_ABOUT_KIND = "langgraph-sha256"
 INDEXED_TAG = "langgraph-indexed"
 _CHUNK_KEY = "langgraph:"
+_VECTORS_KEY = "langgraph-vectors:"
 MAX_ENVELOPE_CHARS = MAX_TEXT_CHARS
 MAX_VALUE_DEPTH = 100  # how deeply a stored value may nest (checking one recurses)
 
@@ -53,6 +62,10 @@ class Record:
     ttl: float | None
     expires_at: datetime | None
     item: MemoryItem
+
+    def field_vectors(self) -> FieldVectors | None:
+        """The vectors of this version's indexed texts, when the store's own embeddings made some."""
+        return _vectors(self.item)
 
     @property
     def first_id(self) -> str:
@@ -135,15 +148,56 @@ def _clean(text: str) -> str:
     return text[:MAX_TEXT_CHARS]
 
 
-def index_text(value: Mapping[str, Any], paths: Sequence[str] | None) -> str:
-    """The text search ranks an item by: the indexed paths' texts joined (LangGraph's path syntax;
-    `$` is the whole value as JSON); empty when nothing is indexed."""
-    if not paths:
-        return ""
+def field_texts(value: Mapping[str, Any], paths: Sequence[str] | None) -> list[str]:
+    """The indexed paths' texts, one per field found (LangGraph's path syntax; `$` is the whole value
+    as JSON); empty when nothing is indexed."""
     texts: list[str] = []
-    for path in paths:
-        texts.extend(get_text_at_path(dict(value), path))
-    return _clean("\n".join(t for t in texts if t)).strip()
+    for path in paths or ():
+        texts.extend(t for t in (_clean(t).strip() for t in get_text_at_path(dict(value), path)) if t)
+    return texts
+
+
+def index_text(value: Mapping[str, Any], paths: Sequence[str] | None) -> str:
+    """The text search ranks an item by: the indexed fields' texts joined."""
+    return _clean("\n".join(field_texts(value, paths))).strip()
+
+
+Matrix = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class FieldVectors:
+    """One vector per indexed text of a version, the embeddings that made them and the paths."""
+
+    embedder: str
+    paths: tuple[str, ...]
+    rows: Matrix
+
+    def pairs(self) -> tuple[tuple[str, str], ...]:
+        raw = base64.b64encode(np.ascontiguousarray(self.rows, dtype="<f4").tobytes()).decode("ascii")
+        doc = _dumps({"e": self.embedder, "p": list(self.paths), "n": int(self.rows.shape[0]), "v": raw})
+        size = MAX_FIELD_CHARS
+        return tuple(
+            (f"{_VECTORS_KEY}{i}", doc[at : at + size]) for i, at in enumerate(range(0, len(doc), size))
+        )
+
+
+def _vectors(item: MemoryItem) -> FieldVectors | None:
+    parts = sorted(
+        (int(k[len(_VECTORS_KEY) :]), v)
+        for k, v in item.meta.extra
+        if k.startswith(_VECTORS_KEY) and k[len(_VECTORS_KEY) :].isdigit()
+    )
+    if not parts:
+        return None
+    try:
+        doc = json.loads("".join(v for _, v in parts))
+        flat = np.frombuffer(base64.b64decode(doc["v"], validate=True), dtype="<f4")
+        count = int(doc["n"])
+        rows = flat.reshape(count, -1) if count else np.zeros((0, 0), dtype=np.float32)
+        return FieldVectors(str(doc["e"]), tuple(str(p) for p in doc["p"]), rows.astype(np.float32))
+    except (ValueError, KeyError, TypeError, binascii.Error):
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +219,7 @@ def new_item(
     ttl: float | None,
     expires_at: datetime | None,
     op: str,
+    vectors: FieldVectors | None = None,
 ) -> NewItem:
     """The version a put (or a TTL refresh) stores."""
     created_at = previous.created_at if previous is not None else updated_at
@@ -197,7 +252,7 @@ def new_item(
             about=about_for(key),
             evidence=(first,) if first else (),
             observed_at=updated_at,
-            extra=_chunks(envelope),
+            extra=_chunks(envelope) + (vectors.pairs() if vectors is not None else ()),
         ),
         identity=uuid.uuid4().hex,  # every put is a version of its own, even with the same value
     )
