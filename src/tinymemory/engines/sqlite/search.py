@@ -19,7 +19,7 @@ import numpy as np
 from tinymemory.api.filters import MetaFilter
 from tinymemory.engines.rows import from_us
 from tinymemory.engines.sqlite import ann_reads, lexstats
-from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, top_order
+from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, top_by_rowid, top_order
 from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective, reach_sql
 from tinymemory.retrieval.config import SCOPED_BUDGET_SHARE, TITLE_WEIGHT, field_weights
 from tinymemory.retrieval.pipeline import (
@@ -41,6 +41,7 @@ class Plan(StrEnum):
     SCAN = "scan"  # score every row, then keep the best that pass the filter in SQL
     FILTER_FIRST = "filter_first"  # read the (few) rows the filter allows, score only those
     HNSW = "hnsw"  # the graph's nearest rows and the rows stored since it was built (ann_reads.py)
+    REACH_BLOCKS = "reach_blocks"  # every row of the reach's namespaces, from their blocks (vectors.py)
 
 
 # Rows the filter-first plan reads straight from SQL when the matrix is not in memory. A row costs 3 us
@@ -48,6 +49,21 @@ class Plan(StrEnum):
 # agent, 1,700 rows: 5.5 ms; one team, 5,000 rows: 44 ms p50 at 100k items), so past 2,000 rows the
 # matrix is loaded once and serves the read instead.
 SQL_FIRST_MAX = 2_000
+
+
+# The filter fields a read may set and still be scored from its namespaces' blocks: those that pass most
+# of a reach's rows (a recall's kinds leave out documents only), so the best rows of the blocks are
+# mostly the read's own and one round of the state check finds them.
+BLOCK_FIELDS = frozenset({"reach", "kinds", "as_of"})
+
+
+def reach_nodes(flt: MetaFilter) -> list[str] | None:
+    """The namespaces of a reach made of exact nodes (a user's read reach is), when the rest of the
+    filter is in BLOCK_FIELDS; None otherwise (a subtree, or a narrower filter: the filter-first plan)."""
+    reach = flt.reach
+    if reach is None or reach.subtree_roots() or not BLOCK_FIELDS.issuperset(flt.set_fields()):
+        return None
+    return sorted(str(ns) for ns in reach.exact_nodes())
 
 
 def filter_first_cap(matrix_rows: int) -> int:
@@ -211,6 +227,10 @@ def semantic(
 ) -> SemanticOutcome:
     if n <= 0:
         return SemanticOutcome([], Plan.SCAN)
+    nodes = reach_nodes(flt) if matrix.loaded else None
+    if nodes is not None:
+        matrix.refresh(conn)
+        return _in_blocks(conn, matrix, qvec, flt, snapshot, n, nodes)
     if is_selective(flt):
         found = _filter_first(conn, matrix, qvec, flt, snapshot, n)
         if found is not None:
@@ -264,6 +284,31 @@ def _filter_first(
     order = top_order(scores, n)
     ranked = [(int(rowids[i]), unit_cosine(float(scores[i]))) for i in order]
     return SemanticOutcome(ranked, Plan.FILTER_FIRST)
+
+
+def _in_blocks(
+    conn: sqlite3.Connection,
+    matrix: VectorMatrix,
+    qvec: Floats,
+    flt: MetaFilter,
+    snapshot: int,
+    n: int,
+    nodes: list[str],
+) -> SemanticOutcome:
+    """Score every row of the reach's namespaces from their blocks, then keep the best that pass the
+    filter in SQL, widening as `_scan` does: the ranking the filter-first plan gives (the best `n` rows
+    that pass, ties by lower rowid, the same cosines), without listing the reach's rows in SQL."""
+    rowids, scores = matrix.scored_namespaces(conn, nodes, snapshot, max_rowid(conn), qvec)
+    total = len(scores)
+    k = min(total, 2 * n + 32)
+    while True:
+        order = top_by_rowid(rowids, scores, k)
+        picked = [int(r) for r in rowids[order]]
+        ok = _visible(conn, picked, flt, snapshot)
+        ranked = [(r, unit_cosine(float(scores[i]))) for r, i in zip(picked, order, strict=True) if r in ok]
+        if len(ranked) >= n or k >= total:
+            return SemanticOutcome(ranked[:n], Plan.REACH_BLOCKS)
+        k = min(total, _widened(k, n, len(ranked)))
 
 
 def _approximate(
