@@ -115,8 +115,8 @@ def open_engine(settings: ServiceSettings) -> MemoryEngine:
 
 def settle_heap() -> None:
     """Leave what start-up built (the web stack, the tools' schemas, the engine) out of every later
-    garbage collection: the collector's full passes walked all of it, again and again, while serving
-    (about a fifth of a worker's CPU under load, measured at 50,000 items and 32 clients). What
+    garbage collection: the collector's full passes walked all of it again and again while serving
+    (one worker at 50,000 items and 32 clients: full passes 5.0% of its CPU, 0.5% once frozen). What
     requests allocate is still collected as before."""
     gc.collect()
     gc.freeze()
