@@ -192,3 +192,14 @@ async def test_what_start_up_built_is_left_out_of_later_collections(tmp_path: Pa
             assert gc.is_tracked(app) and app.state.service.ready
     finally:
         gc.unfreeze()
+
+
+def test_minted_request_ids_are_random_and_never_repeat() -> None:
+    import re
+
+    from tinymemory.service.edge import RequestIds
+
+    ids = RequestIds()
+    minted = [ids.mint() for _ in range(1000)]  # past one draw of random bytes
+    assert len(set(minted)) == 1000 and all(re.fullmatch(r"[0-9a-f]{32}", m) for m in minted)
+    assert len(set(RequestIds().mint() for _ in range(4))) == 4  # a new pool draws afresh
