@@ -203,3 +203,32 @@ async def test_the_blocks_keep_to_their_budget(tmp_path: Path, monkeypatch: pyte
             assert matrix is not None and len(matrix.blocks) <= matrix.size
         assert "workspace:w/user:u0" in matrix.blocks.namespaces()
         assert np.all(np.diff(matrix.rowids) > 0)
+
+
+async def test_the_newest_observed_row_of_a_reach_is_the_one_query_over_the_reach(
+    tmp_path: Path, conn: sqlite3.Connection
+) -> None:
+    path = tmp_path / "m.db"
+    ids = await fill(path, 0, 300)
+    async with SqliteEngine(path, embedder=HashEmbedder()) as engine:
+        await engine.forget(ForgetRequest(ids=tuple(ids[-40:])))  # the newest rows of every tier
+
+    def one_query(flt: MetaFilter, snapshot: int) -> int | None:
+        params: list[object] = [snapshot]
+        where = search.filter_sql(flt, params)
+        row = conn.execute(search.LATEST_OBSERVED_SQL.format(where=where), params).fetchone()
+        return None if row is None else int(row[0])
+
+    top = search.max_rowid(conn)
+    nobody = Reach.exact(ns("workspace:w/user:nobody"))
+    for flt in (
+        MetaFilter(reach=reach_of("u0")),
+        MetaFilter(reach=reach_of("u1"), kinds=(ItemKind.SUMMARY,)),
+        MetaFilter(reach=Reach.union(reach_of("u2"), Reach.exact(ns("workspace:other/user:x")))),
+        MetaFilter(reach=nobody),
+    ):
+        for snapshot in (top, top // 2, 1):
+            got = search.latest_observed(conn, flt, snapshot)
+            want = one_query(flt, snapshot)
+            assert (None if got is None else int(got.timestamp() * 1_000_000)) == want
+    assert search.latest_observed(conn, MetaFilter(reach=nobody), top) is None

@@ -59,13 +59,19 @@ BLOCK_FIELDS = frozenset({"reach", "kinds", "as_of"})
 BLOCK_MARGIN = 8
 
 
-def reach_nodes(flt: MetaFilter) -> list[str] | None:
-    """The namespaces of a reach made of exact nodes (a user's read reach is), when the rest of the
-    filter is in BLOCK_FIELDS; None otherwise (a subtree, or a narrower filter: the filter-first plan)."""
+def exact_nodes(flt: MetaFilter) -> list[str] | None:
+    """The namespaces of a reach made of exact nodes (a user's read reach is); None for no reach or one
+    with a subtree."""
     reach = flt.reach
-    if reach is None or reach.subtree_roots() or not BLOCK_FIELDS.issuperset(flt.set_fields()):
+    if reach is None or reach.subtree_roots():
         return None
     return sorted(str(ns) for ns in reach.exact_nodes())
+
+
+def reach_nodes(flt: MetaFilter) -> list[str] | None:
+    """`exact_nodes` when the rest of the filter is in BLOCK_FIELDS; None otherwise (a subtree, or a
+    narrower filter: the filter-first plan)."""
+    return exact_nodes(flt) if BLOCK_FIELDS.issuperset(flt.set_fields()) else None
 
 
 def filter_first_cap(matrix_rows: int) -> int:
@@ -435,11 +441,32 @@ LATEST_OBSERVED_SQL = (
 )
 
 
+# The same for one namespace of a reach: its own observed_at index, from its newest row.
+LATEST_IN_NS_SQL = (
+    "SELECT i.observed_at FROM items i WHERE i.ns = ? AND +i.rowid <= ? AND {where}"
+    " ORDER BY i.observed_at DESC LIMIT 1"
+)
+
+
 def latest_observed(conn: sqlite3.Connection, flt: MetaFilter, snapshot: int) -> datetime | None:
-    """The newest observed_at the filter reads: what "yesterday" in a question is relative to."""
-    params: Params = [snapshot]
-    where = filter_sql(flt, params)
-    # `+rowid` keeps the planner off the rowid range (a whole-table scan and sort: 27 ms at 100k) so it
-    # walks the observed_at index from the newest row and stops at the first match
-    row = conn.execute(LATEST_OBSERVED_SQL.format(where=where), params).fetchone()
-    return None if row is None else from_us(int(row[0]))
+    """The newest observed_at the filter reads: what "yesterday" in a question is relative to.
+
+    A reach of exact namespaces asks each namespace for its newest row: one query over the reach
+    went through every row it holds, each of its kinds, then sorted them (a user's 2,250 rows at
+    50,000 items)."""
+    nodes = exact_nodes(flt)
+    if nodes is None:
+        params: Params = [snapshot]
+        where = filter_sql(flt, params)
+        # `+rowid` keeps the planner off the rowid range (a whole-table scan and sort: 27 ms at 100k) so
+        # it walks the observed_at index from the newest row and stops at the first match
+        row = conn.execute(LATEST_OBSERVED_SQL.format(where=where), params).fetchone()
+        return None if row is None else from_us(int(row[0]))
+    newest: int | None = None
+    for ns in nodes:
+        params = [ns, snapshot]
+        where = filter_sql(flt, params)
+        row = conn.execute(LATEST_IN_NS_SQL.format(where=where), params).fetchone()
+        if row is not None and (newest is None or int(row[0]) > newest):
+            newest = int(row[0])
+    return None if newest is None else from_us(newest)
