@@ -16,6 +16,7 @@ from tinymemory.api import FetchMode, FetchRequest, ForgetRequest, MetaFilter, P
 from tinymemory.api.items import ItemKind
 from tinymemory.api.namespace import Reach
 from tinymemory.engines.sqlite import SqliteEngine, search, vectors
+from tinymemory.engines.sqlite import engine as sqlite_engine
 from tinymemory.engines.sqlite.vectors import VectorMatrix
 
 WORDS = ["basil", "tomato", "harbour", "lantern", "river", "stone", "market", "bell"]
@@ -115,9 +116,12 @@ async def test_the_blocks_rank_as_the_filter_first_plan(tmp_path: Path, conn: sq
     assert set(matrix.blocks.namespaces()) == {*SHARED, "workspace:w/user:u0", "workspace:w/user:u1"}
 
 
+@pytest.mark.parametrize("in_memory", [True, False])
 async def test_pages_and_cursors_are_the_filter_first_plans(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_memory: bool
 ) -> None:
+    if not in_memory:  # the matrix stays out of memory: blocks and filter-first read the table
+        monkeypatch.setattr(sqlite_engine, "MATRIX_FILE_ROWS", 0)
     path = tmp_path / "m.db"
     await fill(path, 0, 300)
     flt = MetaFilter(reach=reach_of("u2"), kinds=RECALLED)
@@ -139,6 +143,8 @@ async def test_pages_and_cursors_are_the_filter_first_plans(
     async with SqliteEngine(path, embedder=HashEmbedder()) as engine:
         through_blocks = await pages(engine)
         assert engine.last_semantic_plan is search.Plan.REACH_BLOCKS
+        matrix = engine.storage._matrix
+        assert matrix is not None and matrix.loaded is in_memory and len(matrix.blocks) > 0
     monkeypatch.setattr(search, "BLOCK_FIELDS", frozenset())  # no filter qualifies: filter-first
     async with SqliteEngine(path, embedder=HashEmbedder()) as engine:
         assert await pages(engine) == through_blocks
@@ -232,3 +238,24 @@ async def test_the_newest_observed_row_of_a_reach_is_the_one_query_over_the_reac
             want = one_query(flt, snapshot)
             assert (None if got is None else int(got.timestamp() * 1_000_000)) == want
     assert search.latest_observed(conn, MetaFilter(reach=nobody), top) is None
+
+
+async def test_a_purge_elsewhere_empties_blocks_read_from_the_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_engine, "MATRIX_FILE_ROWS", 0)
+    path = tmp_path / "m.db"
+    ids = await fill(path, 0, 120, "workspace:w/user:u0")
+    flt = MetaFilter(reach=reach_of("u0"))
+    async with SqliteEngine(path, embedder=HashEmbedder()) as engine:
+        await engine.fetch(FetchRequest("basil", mode=FetchMode.SEMANTIC, filter=flt))
+        matrix = engine.storage._matrix
+        assert matrix is not None and not matrix.loaded and len(matrix.blocks) == 120
+        async with SqliteEngine(path, embedder=HashEmbedder()) as other:  # as another process would
+            await other.forget(ForgetRequest(ids=tuple(ids[:30])))
+            assert (await other.purge(PurgeRequest())).purged == 30
+        hits = (
+            await engine.fetch(FetchRequest("basil", mode=FetchMode.SEMANTIC, filter=flt, limit=200))
+        ).hits
+        assert len(hits) == 90 and not {h.item.id for h in hits} & set(ids[:30])
+        assert len(matrix.blocks) == 90 and not matrix.loaded  # emptied, then read again without them

@@ -235,9 +235,10 @@ def semantic(
 ) -> SemanticOutcome:
     if n <= 0:
         return SemanticOutcome([], Plan.SCAN)
-    nodes = reach_nodes(flt) if matrix.loaded else None
+    nodes = reach_nodes(flt)
     if nodes is not None:
-        matrix.refresh(conn)
+        if matrix.loaded:
+            matrix.refresh(conn)
         return _in_blocks(conn, matrix, qvec, flt, snapshot, n, nodes)
     if is_selective(flt):
         found = _filter_first(conn, matrix, qvec, flt, snapshot, n)

@@ -97,7 +97,17 @@ def scored_rows(
     """(rowids, cosines) of the given rows' stored vectors of this embedder, read straight from the
     table in rowid order; rows without such a vector are left out."""
     found, block = _vector_rows(conn, embedder, dim, rowids)
-    return found, block @ query.astype(np.float32, copy=False)
+    return found, grouped_scores(_with_room(block), len(found), query)
+
+
+def _with_room(block: Floats) -> Floats:
+    """`block` with zero rows after it up to `grouped(len(block))`, for `grouped_scores`."""
+    n = len(block)
+    if grouped(n) == n:
+        return block
+    out: Floats = np.zeros((grouped(n), block.shape[1]), dtype=np.float32)
+    out[:n] = block
+    return out
 
 
 def _vector_rows(
@@ -164,7 +174,7 @@ class SparseRows:
         ids = np.asarray(order, dtype=np.int64)
         if not order:
             return ids, np.empty(0, dtype=np.float32)
-        return ids, np.stack([held[r] for r in order]) @ query.astype(np.float32, copy=False)
+        return ids, grouped_scores(_with_room(np.stack([held[r] for r in order])), len(order), query)
 
 
 def _unit_rows(block: Floats) -> Floats:
@@ -312,18 +322,31 @@ class NamespaceBlocks:
     is never kept. Past the budget (as many rows as the matrix, at least SPARSE_ROWS) the least recently
     read blocks go first."""
 
-    def __init__(self, dim: int) -> None:
+    def __init__(self, embedder: str, dim: int) -> None:
+        self.embedder = embedder
         self.dim = dim
         self._lock = threading.Lock()
         self._blocks: OrderedDict[str, NsBlock] = OrderedDict()
         self._rows = 0
         self.generation = 0
+        self._epoch: int | None = None
 
     def clear(self) -> None:
         with self._lock:
             self._blocks = OrderedDict()
             self._rows = 0
             self.generation += 1
+            self._epoch = None
+
+    def at_epoch(self, epoch: int) -> None:
+        """Empty the blocks when the file's vectors epoch moved since they were read (a purge or a
+        re-embed, in any process): what a read checks first, the matrix in memory or not."""
+        with self._lock:
+            if self._epoch == epoch:
+                return
+        self.clear()
+        with self._lock:
+            self._epoch = epoch
 
     def __len__(self) -> int:
         return self._rows
@@ -332,11 +355,11 @@ class NamespaceBlocks:
         with self._lock:
             return list(self._blocks)
 
-    def block(self, conn: sqlite3.Connection, ns: str, view: _View, visible: int) -> NsBlock:
-        """The block of `ns` covering the view's rows up to item rowid `visible` (the caller's
-        transaction sees no row past it), extended and kept when it did not yet."""
-        last = int(view.rowids[view.n - 1]) if view.n else 0
-        upto = min(last, visible)
+    def block(self, conn: sqlite3.Connection, ns: str, view: _View | None, visible: int) -> NsBlock:
+        """The block of `ns` covering its rows up to item rowid `visible` (the caller's transaction sees
+        no row past it), extended and kept when it did not yet: from the matrix's `view` when it is in
+        memory (up to its last row), otherwise from the table (the same unit rows)."""
+        upto = visible if view is None else min(int(view.rowids[view.n - 1]) if view.n else 0, visible)
         with self._lock:
             generation = self.generation
             held = self._blocks.get(ns)
@@ -345,20 +368,10 @@ class NamespaceBlocks:
                 if held.upto >= upto:
                     return held
         start = held.upto if held is not None else 0
-        fresh = np.fromiter(
-            (
-                r[0]
-                for r in conn.execute(
-                    "SELECT rowid FROM items WHERE ns = ? AND rowid > ? AND rowid <= ? ORDER BY rowid",
-                    (ns, start, upto),
-                )
-            ),
-            dtype=np.int64,
-        )
-        known = view.rowids[: view.n]
-        pos = np.minimum(np.searchsorted(known, fresh), max(view.n - 1, 0))
-        ok = known[pos] == fresh if view.n else np.zeros(len(fresh), dtype=bool)
-        added_ids, added_rows = fresh[ok], view.rows_at(pos[ok])
+        if view is None:
+            added_ids, added_rows = self._from_table(conn, ns, start, upto)
+        else:
+            added_ids, added_rows = _from_view(conn, ns, start, upto, view)
         with self._lock:
             if generation != self.generation or self._blocks.get(ns) is not held:
                 # a reset, or another read extended it first: this read's rows, kept by no one
@@ -366,8 +379,18 @@ class NamespaceBlocks:
             block = _extended(held, added_rows, added_ids, upto, self.dim, in_place=True)
             self._blocks[ns] = block
             self._rows += block.n - (held.n if held is not None else 0)
-            self._evict(max(SPARSE_ROWS, view.n), keep=ns)
+            self._evict(max(SPARSE_ROWS, visible if view is None else view.n), keep=ns)
         return block
+
+    def _from_table(self, conn: sqlite3.Connection, ns: str, start: int, upto: int) -> tuple[Ints, Floats]:
+        rows = conn.execute(
+            "SELECT v.item_rowid, v.vec FROM items i CROSS JOIN vectors v ON v.item_rowid = i.rowid"
+            " WHERE i.ns = ? AND i.rowid > ? AND i.rowid <= ? AND v.embedder = ? AND v.dim = ?"
+            " ORDER BY i.rowid",
+            (ns, start, upto, self.embedder, self.dim),
+        ).fetchall()
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        return ids, from_blobs([r[1] for r in rows], self.dim)
 
     def _evict(self, budget: int, keep: str) -> None:
         while self._rows > budget and len(self._blocks) > 1:
@@ -377,6 +400,24 @@ class NamespaceBlocks:
                 continue
             del self._blocks[ns]
             self._rows -= old.n
+
+
+def _from_view(conn: sqlite3.Connection, ns: str, start: int, upto: int, view: _View) -> tuple[Ints, Floats]:
+    """The rowids and unit rows of the matrix's rows of `ns` in (start, upto]."""
+    fresh = np.fromiter(
+        (
+            r[0]
+            for r in conn.execute(
+                "SELECT rowid FROM items WHERE ns = ? AND rowid > ? AND rowid <= ? ORDER BY rowid",
+                (ns, start, upto),
+            )
+        ),
+        dtype=np.int64,
+    )
+    known = view.rowids[: view.n]
+    pos = np.minimum(np.searchsorted(known, fresh), max(view.n - 1, 0))
+    ok = known[pos] == fresh if view.n else np.zeros(len(fresh), dtype=bool)
+    return fresh[ok], view.rows_at(pos[ok])
 
 
 def _extended(
@@ -418,7 +459,7 @@ class VectorMatrix:
         # without the lock (arrays are only replaced, never shrunk under a view).
         self._lock = threading.RLock()
         self.sparse = SparseRows(embedder, dim)  # what filter-first reads keep while the matrix is not loaded
-        self.blocks = NamespaceBlocks(dim)  # each namespace's rows, for reads of a reach
+        self.blocks = NamespaceBlocks(embedder, dim)  # each namespace's rows, for reads of a reach
         self.reset()
 
     def reset(self) -> None:
@@ -632,11 +673,13 @@ class VectorMatrix:
     def scored_namespaces(
         self, conn: sqlite3.Connection, namespaces: Sequence[str], snapshot: int, visible: int, query: Floats
     ) -> tuple[Ints, Floats]:
-        """(rowids, cosines) of every loaded row of these namespaces at or below `snapshot`, whatever its
-        state (the caller checks that in SQL), from the namespaces' blocks (`NamespaceBlocks`), as of the
-        matrix's last refresh; `visible` is the largest item rowid the caller's transaction sees. Grouped
-        as `scores_for` scores, so each row's cosine is the one the scan and the filter-first plan give."""
-        view = self._view()
+        """(rowids, cosines) of every row of these namespaces with a vector at or below `snapshot`,
+        whatever its state (the caller checks that in SQL), from the namespaces' blocks
+        (`NamespaceBlocks`): the matrix's rows as of its last refresh when it is in memory, else the
+        table's; `visible` is the largest item rowid the caller's transaction sees. Grouped as
+        `scores_for` scores, so each row's cosine is the one the scan and the filter-first plan give."""
+        self.blocks.at_epoch(read_epoch(conn))
+        view = self._view() if self.loaded else None
         ids: list[Ints] = []
         scores: list[Floats] = []
         for ns in namespaces:
