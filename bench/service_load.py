@@ -360,16 +360,17 @@ class Baseline:
     src: Path
     blocked: tuple[str, ...]
     shadow: Path
+    name: str | None = None  # what the section calls it (default: the checkout's git revision)
 
     @classmethod
-    def of(cls, src: Path, blocked: tuple[str, ...], workdir: Path) -> Baseline:
+    def of(cls, src: Path, blocked: tuple[str, ...], workdir: Path, name: str | None = None) -> Baseline:
         if not (src / "tinymemory" / "__init__.py").is_file():
             raise SystemExit(f"--baseline: {src} is not a source folder holding tinymemory/")
         shadow = workdir / "blocked"
         shadow.mkdir(parents=True, exist_ok=True)
         for name in blocked:
             (shadow / f"{name}.py").write_text(f"raise ImportError('{name}: left out of the baseline')\n")
-        return cls(src.resolve(), blocked, shadow)
+        return cls(src.resolve(), blocked, shadow, name)
 
     def env(self) -> dict[str, str]:
         return {"PYTHONPATH": os.pathsep.join([str(self.shadow), str(self.src)])}
@@ -378,6 +379,8 @@ class Baseline:
         return self.revision() + (f", without {', '.join(self.blocked)}" if self.blocked else "")
 
     def revision(self) -> str:
+        if self.name:
+            return self.name
         done = subprocess.run(
             ["git", "-C", str(self.src), "log", "-1", "--format=%h"], capture_output=True, text=True
         )
@@ -1523,7 +1526,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     baseline = None
     if args.baseline is not None:
         blocked = tuple(m.strip() for m in args.baseline_without.split(",") if m.strip())
-        baseline = Baseline.of(args.baseline, blocked, DATA_DIR / "baseline")
+        baseline = Baseline.of(args.baseline, blocked, DATA_DIR / "baseline", args.baseline_name)
         twins = [k + BEFORE for k in keys if WORKERS_KEY.fullmatch(k) and not k.endswith(BEFORE)]
         keys = [*keys, *(t for t in twins if t not in keys)]
     pg_context = contextlib.ExitStack()
@@ -1631,6 +1634,11 @@ def main() -> int:
         type=Path,
         help="serve-wN systems: also run each from this earlier `src` folder (key serve-wN-before), "
         "e.g. a worktree of the commit before a change",
+    )
+    parser.add_argument(
+        "--baseline-name",
+        help="how the section names the baseline (default: the git revision of its folder), e.g. the "
+        "commit an exported `src` folder came from",
     )
     parser.add_argument(
         "--baseline-without",
