@@ -659,6 +659,21 @@ async def warm_up(target: Target, url: str, work: Workload, connections: int = 4
             return
 
 
+async def warm_users(target: Target, url: str, work: Workload, clients: int) -> None:
+    """Untimed, after `warm_up`: one recall as each user the level reads as, all at once, on fresh
+    connections, in two rounds per worker (a connection lands on the worker that wins it), so what a
+    worker keeps per user (its tiers' vectors) is in place before the level's RSS and CPU are read."""
+    workers = getattr(target, "workers", None) or 1
+
+    async def one(n: int, k: int) -> None:
+        async with httpx.AsyncClient(base_url=url, headers=target.headers(n), timeout=TIMEOUT_S) as http:
+            path, body = target.recall(n, work.queries[(k + n) % len(work.queries)])
+            (await http.post(path, json=body)).raise_for_status()
+
+    for k in range(2 * workers):
+        await asyncio.gather(*(one(n, k) for n in range(clients)))
+
+
 async def measure(
     target: Target, server: Server, clients: int, seconds: float, work: Workload
 ) -> dict[str, Any]:
@@ -672,6 +687,7 @@ async def measure(
 
     for url in server.urls:
         await warm_up(target, url, work)
+        await warm_users(target, url, work, clients)
     rss_warm = server.rss()
     load0 = loadavg()
     cpu0, usage0 = server.cpu_seconds(), resource.getrusage(resource.RUSAGE_SELF)
@@ -1344,7 +1360,9 @@ def render_workers(run: dict[str, Any]) -> str:
         "institutional tier, so 50,000 memories is 200 users x 250. The client is this script (asyncio, "
         "one httpx connection per client, each client its own verified user) in a closed loop for "
         f"{cfg['seconds']:.0f} s per level after an untimed warm-up (rounds of four connections at once "
-        f"until every worker has answered {WARMUP_RECALLS} recalls), 1 remember for every {every - 1} "
+        f"until every worker has answered {WARMUP_RECALLS} recalls, then one recall as each of the "
+        "level's users, on fresh connections, in two rounds per worker), 1 remember for every "
+        f"{every - 1} "
         f"recalls (top {RECALL_LIMIT}). Latency is "
         "the client's. Server CPU and RSS are summed over the supervisor and its workers, read from /proc "
         "at the start and end of each level; the CPU per answered recall divides all of it by the recalls "
