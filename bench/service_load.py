@@ -360,16 +360,17 @@ class Baseline:
     src: Path
     blocked: tuple[str, ...]
     shadow: Path
+    name: str | None = None  # what the section calls it (default: the checkout's git revision)
 
     @classmethod
-    def of(cls, src: Path, blocked: tuple[str, ...], workdir: Path) -> Baseline:
+    def of(cls, src: Path, blocked: tuple[str, ...], workdir: Path, name: str | None = None) -> Baseline:
         if not (src / "tinymemory" / "__init__.py").is_file():
             raise SystemExit(f"--baseline: {src} is not a source folder holding tinymemory/")
         shadow = workdir / "blocked"
         shadow.mkdir(parents=True, exist_ok=True)
         for name in blocked:
             (shadow / f"{name}.py").write_text(f"raise ImportError('{name}: left out of the baseline')\n")
-        return cls(src.resolve(), blocked, shadow)
+        return cls(src.resolve(), blocked, shadow, name)
 
     def env(self) -> dict[str, str]:
         return {"PYTHONPATH": os.pathsep.join([str(self.shadow), str(self.src)])}
@@ -378,6 +379,8 @@ class Baseline:
         return self.revision() + (f", without {', '.join(self.blocked)}" if self.blocked else "")
 
     def revision(self) -> str:
+        if self.name:
+            return self.name
         done = subprocess.run(
             ["git", "-C", str(self.src), "log", "-1", "--format=%h"], capture_output=True, text=True
         )
@@ -656,6 +659,21 @@ async def warm_up(target: Target, url: str, work: Workload, connections: int = 4
             return
 
 
+async def warm_users(target: Target, url: str, work: Workload, clients: int) -> None:
+    """Untimed, after `warm_up`: one recall as each user the level reads as, all at once, on fresh
+    connections, in two rounds per worker (a connection lands on the worker that wins it), so what a
+    worker keeps per user (its tiers' vectors) is in place before the level's RSS and CPU are read."""
+    workers = getattr(target, "workers", None) or 1
+
+    async def one(n: int, k: int) -> None:
+        async with httpx.AsyncClient(base_url=url, headers=target.headers(n), timeout=TIMEOUT_S) as http:
+            path, body = target.recall(n, work.queries[(k + n) % len(work.queries)])
+            (await http.post(path, json=body)).raise_for_status()
+
+    for k in range(2 * workers):
+        await asyncio.gather(*(one(n, k) for n in range(clients)))
+
+
 async def measure(
     target: Target, server: Server, clients: int, seconds: float, work: Workload
 ) -> dict[str, Any]:
@@ -669,6 +687,7 @@ async def measure(
 
     for url in server.urls:
         await warm_up(target, url, work)
+        await warm_users(target, url, work, clients)
     rss_warm = server.rss()
     load0 = loadavg()
     cpu0, usage0 = server.cpu_seconds(), resource.getrusage(resource.RUSAGE_SELF)
@@ -1341,7 +1360,9 @@ def render_workers(run: dict[str, Any]) -> str:
         "institutional tier, so 50,000 memories is 200 users x 250. The client is this script (asyncio, "
         "one httpx connection per client, each client its own verified user) in a closed loop for "
         f"{cfg['seconds']:.0f} s per level after an untimed warm-up (rounds of four connections at once "
-        f"until every worker has answered {WARMUP_RECALLS} recalls), 1 remember for every {every - 1} "
+        f"until every worker has answered {WARMUP_RECALLS} recalls, then one recall as each of the "
+        "level's users, on fresh connections, in two rounds per worker), 1 remember for every "
+        f"{every - 1} "
         f"recalls (top {RECALL_LIMIT}). Latency is "
         "the client's. Server CPU and RSS are summed over the supervisor and its workers, read from /proc "
         "at the start and end of each level; the CPU per answered recall divides all of it by the recalls "
@@ -1523,7 +1544,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     baseline = None
     if args.baseline is not None:
         blocked = tuple(m.strip() for m in args.baseline_without.split(",") if m.strip())
-        baseline = Baseline.of(args.baseline, blocked, DATA_DIR / "baseline")
+        baseline = Baseline.of(args.baseline, blocked, DATA_DIR / "baseline", args.baseline_name)
         twins = [k + BEFORE for k in keys if WORKERS_KEY.fullmatch(k) and not k.endswith(BEFORE)]
         keys = [*keys, *(t for t in twins if t not in keys)]
     pg_context = contextlib.ExitStack()
@@ -1631,6 +1652,11 @@ def main() -> int:
         type=Path,
         help="serve-wN systems: also run each from this earlier `src` folder (key serve-wN-before), "
         "e.g. a worktree of the commit before a change",
+    )
+    parser.add_argument(
+        "--baseline-name",
+        help="how the section names the baseline (default: the git revision of its folder), e.g. the "
+        "commit an exported `src` folder came from",
     )
     parser.add_argument(
         "--baseline-without",

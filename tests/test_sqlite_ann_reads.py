@@ -144,7 +144,7 @@ async def test_a_small_reach_never_goes_through_the_graph(tmp_path: Path) -> Non
     async with SqliteEngine(path, embedder=SeededEmbedder()) as engine:
         await built(engine)
         scoped = await reads(engine, one_team)
-        assert engine.last_semantic_plan is search.Plan.FILTER_FIRST
+        assert engine.last_semantic_plan in (search.Plan.FILTER_FIRST, search.Plan.REACH_BLOCKS)
         assert all(all(h[0] for h in hits) for hits in scoped)
 
 

@@ -177,3 +177,29 @@ def test_a_callers_tools_follow_their_agents_registration_as_it_changes(service:
         assert http.get(f"{memory}/tools").json()["tools"] == []
         refused = http.post(f"{memory}/recall", json={"query": "hello"})
         assert refused.status_code == 403 and refused.json()["error"]["kind"] == "unsupported"
+
+
+async def test_what_start_up_built_is_left_out_of_later_collections(tmp_path: Path) -> None:
+    import gc
+
+    from tinymemory.service.app import create_app
+
+    gc.unfreeze()
+    app = create_app(ServiceSettings(db=str(tmp_path / "m.db"), jwt_secret=SECRET, gate_seconds=0))
+    try:
+        async with app.router.lifespan_context(app):
+            assert gc.get_freeze_count() > 0
+            assert gc.is_tracked(app) and app.state.service.ready
+    finally:
+        gc.unfreeze()
+
+
+def test_minted_request_ids_are_random_and_never_repeat() -> None:
+    import re
+
+    from tinymemory.service.edge import RequestIds
+
+    ids = RequestIds()
+    minted = [ids.mint() for _ in range(1000)]  # past one draw of random bytes
+    assert len(set(minted)) == 1000 and all(re.fullmatch(r"[0-9a-f]{32}", m) for m in minted)
+    assert len(set(RequestIds().mint() for _ in range(4))) == 4  # a new pool draws afresh

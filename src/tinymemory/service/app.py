@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 from collections.abc import AsyncIterator
@@ -112,6 +113,15 @@ def open_engine(settings: ServiceSettings) -> MemoryEngine:
     return open_target(settings.db, embedder=settings.embedder)
 
 
+def settle_heap() -> None:
+    """Leave what start-up built (the web stack, the tools' schemas, the engine) out of every later
+    garbage collection: the collector's full passes walked all of it again and again while serving
+    (one worker at 50,000 items and 32 clients: full passes 5.0% of its CPU, 0.5% once frozen). What
+    requests allocate is still collected as before."""
+    gc.collect()
+    gc.freeze()
+
+
 def create_app(
     settings: ServiceSettings, engine: MemoryEngine | None = None, fleet: Fleet | None = None
 ) -> FastAPI:
@@ -136,6 +146,7 @@ def create_app(
             if settings.gate_seconds > 0:
                 lock = fleet.gate_lock() if fleet is not None else None
                 await stack.enter_async_context(gate_loop(state, settings.gate_seconds, metrics, lock))
+            settle_heap()
             state.ready = True
             try:
                 yield

@@ -6,9 +6,9 @@ responses pass through untouched.
 
 from __future__ import annotations
 
+import os
 import re
 import time
-import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -24,6 +24,27 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 REQUEST_ID_HEADER = b"x-request-id"
 WORKER_HEADER = b"x-tinymemory-worker"  # the process id of the worker that answered
 _SAFE_ID = re.compile(rb"[A-Za-z0-9._:-]{1,64}")
+ID_BYTES = 16
+IDS_PER_DRAW = 256
+
+
+class RequestIds:
+    """Request ids of 16 random bytes (32 hex digits), the bytes drawn from the system's generator 256
+    ids at a time: one `uuid4` per request is a system call that lets go of the interpreter, and under
+    load the event loop then waited for it back behind the reader threads (4.6% of a worker's event
+    loop samples at 50,000 items and 32 clients; 3.6 us a call against 0.35 alone). Only the event
+    loop mints (no lock)."""
+
+    def __init__(self) -> None:
+        self._pool = b""
+        self._at = 0
+
+    def mint(self) -> str:
+        if self._at >= len(self._pool):
+            self._pool, self._at = os.urandom(ID_BYTES * IDS_PER_DRAW), 0
+        at = self._at
+        self._at = at + ID_BYTES
+        return self._pool[at : at + ID_BYTES].hex()
 
 
 def route_label(scope: Scope) -> str:
@@ -54,6 +75,7 @@ class Edge:
         self.metrics = metrics
         self.max_body_bytes = max_body_bytes
         self.tags = [(WORKER_HEADER, worker.encode())] if worker is not None else []
+        self.ids = RequestIds()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -61,7 +83,7 @@ class Edge:
             return
         headers = dict(scope.get("headers") or [])
         given = headers.get(REQUEST_ID_HEADER, b"")
-        request_id = given.decode() if _SAFE_ID.fullmatch(given) else uuid.uuid4().hex
+        request_id = given.decode() if _SAFE_ID.fullmatch(given) else self.ids.mint()
         scope.setdefault("state", {})["request_id"] = request_id
         status = {"code": 500}
         started = time.perf_counter()

@@ -20,7 +20,7 @@ import numpy as np
 from tinymemory.api.filters import MetaFilter
 from tinymemory.engines.rows import from_us
 from tinymemory.engines.sqlite import ann_reads, lexstats
-from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, top_order
+from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, top_by_rowid, top_order
 from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective, reach_sql
 from tinymemory.retrieval.config import SCOPED_BUDGET_SHARE, TITLE_WEIGHT, field_weights
 from tinymemory.retrieval.pipeline import (
@@ -45,6 +45,7 @@ class Plan(StrEnum):
     SCAN = "scan"  # score every row, then keep the best that pass the filter in SQL
     FILTER_FIRST = "filter_first"  # read the (few) rows the filter allows, score only those
     HNSW = "hnsw"  # the graph's nearest rows and the rows stored since it was built (ann_reads.py)
+    REACH_BLOCKS = "reach_blocks"  # every row of the reach's namespaces, from their blocks (vectors.py)
 
 
 # Rows the filter-first plan reads straight from SQL when the matrix is not in memory. A row costs 3 us
@@ -52,6 +53,29 @@ class Plan(StrEnum):
 # agent, 1,700 rows: 5.5 ms; one team, 5,000 rows: 44 ms p50 at 100k items), so past 2,000 rows the
 # matrix is loaded once and serves the read instead.
 SQL_FIRST_MAX = 2_000
+
+
+# The filter fields a read may set and still be scored from its namespaces' blocks: those that pass most
+# of a reach's rows (a recall's kinds leave out documents only), so the best rows of the blocks are
+# mostly the read's own and one round of the state check finds them.
+BLOCK_FIELDS = frozenset({"reach", "kinds", "as_of"})
+# Rows past the wanted number a read from the blocks checks in its first round.
+BLOCK_MARGIN = 8
+
+
+def exact_nodes(flt: MetaFilter) -> list[str] | None:
+    """The namespaces of a reach made of exact nodes (a user's read reach is); None for no reach or one
+    with a subtree."""
+    reach = flt.reach
+    if reach is None or reach.subtree_roots():
+        return None
+    return sorted(str(ns) for ns in reach.exact_nodes())
+
+
+def reach_nodes(flt: MetaFilter) -> list[str] | None:
+    """`exact_nodes` when the rest of the filter is in BLOCK_FIELDS; None otherwise (a subtree, or a
+    narrower filter: the filter-first plan)."""
+    return exact_nodes(flt) if BLOCK_FIELDS.issuperset(flt.set_fields()) else None
 
 
 def filter_first_cap(matrix_rows: int) -> int:
@@ -231,6 +255,11 @@ def semantic(
     (`GraphHolder.first_round`); each is used only by the plan it belongs to, and gives the same rows."""
     if n <= 0:
         return SemanticOutcome([], Plan.SCAN)
+    nodes = reach_nodes(flt)
+    if nodes is not None:
+        if matrix.loaded:
+            matrix.refresh(conn)
+        return _in_blocks(conn, matrix, qvec, flt, snapshot, n, nodes)
     if is_selective(flt):
         found = _filter_first(conn, matrix, qvec, flt, snapshot, n)
         if found is not None:
@@ -305,6 +334,33 @@ def _filter_first(
     order = top_order(scores, n)
     ranked = [(int(rowids[i]), unit_cosine(float(scores[i]))) for i in order]
     return SemanticOutcome(ranked, Plan.FILTER_FIRST)
+
+
+def _in_blocks(
+    conn: sqlite3.Connection,
+    matrix: VectorMatrix,
+    qvec: Floats,
+    flt: MetaFilter,
+    snapshot: int,
+    n: int,
+    nodes: list[str],
+) -> SemanticOutcome:
+    """Score every row of the reach's namespaces from their blocks, then keep the best that pass the
+    filter in SQL, widening as `_scan` does: the ranking the filter-first plan gives (the best `n` rows
+    that pass, ties by lower rowid, the same cosines), without listing the reach's rows in SQL."""
+    rowids, scores = matrix.scored_namespaces(conn, nodes, snapshot, max_rowid(conn), qvec)
+    total = len(scores)
+    # every row here is the reach's, so most pass (only state and kinds are left to check), and each
+    # row checked is a look-up in SQL (about 2 us at 50,000 items): a small margin, widened if short
+    k = min(total, n + BLOCK_MARGIN)
+    while True:
+        order = top_by_rowid(rowids, scores, k)
+        picked = [int(r) for r in rowids[order]]
+        ok = _visible(conn, picked, flt, snapshot)
+        ranked = [(r, unit_cosine(float(scores[i]))) for r, i in zip(picked, order, strict=True) if r in ok]
+        if len(ranked) >= n or k >= total:
+            return SemanticOutcome(ranked[:n], Plan.REACH_BLOCKS)
+        k = min(total, _widened(k, n, len(ranked)))
 
 
 def _approximate(
@@ -434,11 +490,32 @@ LATEST_OBSERVED_SQL = (
 )
 
 
+# The same for one namespace of a reach: its own observed_at index, from its newest row.
+LATEST_IN_NS_SQL = (
+    "SELECT i.observed_at FROM items i WHERE i.ns = ? AND +i.rowid <= ? AND {where}"
+    " ORDER BY i.observed_at DESC LIMIT 1"
+)
+
+
 def latest_observed(conn: sqlite3.Connection, flt: MetaFilter, snapshot: int) -> datetime | None:
-    """The newest observed_at the filter reads: what "yesterday" in a question is relative to."""
-    params: Params = [snapshot]
-    where = filter_sql(flt, params)
-    # `+rowid` keeps the planner off the rowid range (a whole-table scan and sort: 27 ms at 100k) so it
-    # walks the observed_at index from the newest row and stops at the first match
-    row = conn.execute(LATEST_OBSERVED_SQL.format(where=where), params).fetchone()
-    return None if row is None else from_us(int(row[0]))
+    """The newest observed_at the filter reads: what "yesterday" in a question is relative to.
+
+    A reach of exact namespaces asks each namespace for its newest row: one query over the reach
+    went through every row it holds, each of its kinds, then sorted them (a user's 2,250 rows at
+    50,000 items)."""
+    nodes = exact_nodes(flt)
+    if nodes is None:
+        params: Params = [snapshot]
+        where = filter_sql(flt, params)
+        # `+rowid` keeps the planner off the rowid range (a whole-table scan and sort: 27 ms at 100k) so
+        # it walks the observed_at index from the newest row and stops at the first match
+        row = conn.execute(LATEST_OBSERVED_SQL.format(where=where), params).fetchone()
+        return None if row is None else from_us(int(row[0]))
+    newest: int | None = None
+    for ns in nodes:
+        params = [ns, snapshot]
+        where = filter_sql(flt, params)
+        row = conn.execute(LATEST_IN_NS_SQL.format(where=where), params).fetchone()
+        if row is not None and (newest is None or int(row[0]) > newest):
+            newest = int(row[0])
+    return None if newest is None else from_us(newest)

@@ -23,6 +23,7 @@ import json
 import logging
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,11 @@ from tinymemory.engines.sqlite import stale, vecfile
 from tinymemory.engines.versions import Floats as Floats
 
 BLOCK_ROWS = 2048
+# BLAS's matrix-vector product takes rows in groups and the last few rows of a block another way, which
+# can move their cosines by an ulp (measured: 1 to 7 rows of 2,250 gathered rows, by the block's length).
+# A block scored with its length rounded up to a multiple of this gives every row the cosine the
+# whole-matrix scan gives it (BLOCK_ROWS is one), wherever the row sits and whichever rows are beside it.
+SCORE_GROUP = 8
 # Rows per refresh query: bounds the transient copy of blobs while a large matrix loads (at 100,000 rows,
 # 65,536 a chunk left the process 110 MB larger after the load than 8,192 a chunk, for the same speed).
 REFRESH_CHUNK = 8_192
@@ -91,7 +97,17 @@ def scored_rows(
     """(rowids, cosines) of the given rows' stored vectors of this embedder, read straight from the
     table in rowid order; rows without such a vector are left out."""
     found, block = _vector_rows(conn, embedder, dim, rowids)
-    return found, block @ query.astype(np.float32, copy=False)
+    return found, grouped_scores(_with_room(block), len(found), query)
+
+
+def _with_room(block: Floats) -> Floats:
+    """`block` with zero rows after it up to `grouped(len(block))`, for `grouped_scores`."""
+    n = len(block)
+    if grouped(n) == n:
+        return block
+    out: Floats = np.zeros((grouped(n), block.shape[1]), dtype=np.float32)
+    out[:n] = block
+    return out
 
 
 def _vector_rows(
@@ -158,7 +174,7 @@ class SparseRows:
         ids = np.asarray(order, dtype=np.int64)
         if not order:
             return ids, np.empty(0, dtype=np.float32)
-        return ids, np.stack([held[r] for r in order]) @ query.astype(np.float32, copy=False)
+        return ids, grouped_scores(_with_room(np.stack([held[r] for r in order])), len(order), query)
 
 
 def _unit_rows(block: Floats) -> Floats:
@@ -251,16 +267,179 @@ class _View:
             lo = max(start, based)
             _dot_blocks(self.mat, q, out[based:], lo - based, end - based)
 
-    def rows_at(self, idx: npt.NDArray[np.intp]) -> Floats:
-        """The rows at these positions, in their order."""
+    def rows_at(self, idx: npt.NDArray[np.intp], room: int | None = None) -> Floats:
+        """The rows at these positions, in their order; with `room`, in an array of that many rows (the
+        rest zero), for `grouped_scores`."""
+        count = len(idx)
+        out: Floats = np.zeros((max(count, room or 0), self.mat.shape[1]), dtype=np.float32)
         based = self.based
         if not based:
-            return self.mat[idx]
-        out: Floats = np.empty((len(idx), self.mat.shape[1]), dtype=np.float32)
+            np.take(self.mat, idx, axis=0, out=out[:count])
+            return out
         low = idx < based
-        out[low] = self.base[idx[low]]
-        out[~low] = self.mat[idx[~low] - based]
+        head = out[:count]
+        head[low] = self.base[idx[low]]
+        head[~low] = self.mat[idx[~low] - based]
         return out
+
+
+def grouped(n: int) -> int:
+    """`n` rounded up to a multiple of SCORE_GROUP."""
+    return -(-n // SCORE_GROUP) * SCORE_GROUP
+
+
+def grouped_scores(rows: Floats, n: int, query: Floats) -> Floats:
+    """Cosines of the first `n` of `rows`, scored over `grouped(n)` rows (`rows` holds at least that
+    many; what lies past `n` is scored and dropped): see SCORE_GROUP."""
+    scored: Floats = rows[: grouped(n)] @ query.astype(np.float32, copy=False)
+    return scored[:n]
+
+
+@dataclass(frozen=True, slots=True)
+class NsBlock:
+    """One namespace's unit rows, contiguous and in rowid order: `rows[:n]` and `rowids[:n]`, every row of
+    the namespace with a vector in the matrix up to item rowid `upto`. The arrays have room past `n`
+    (a multiple of SCORE_GROUP); an append writes there and makes a new block, so a block taken by a
+    read never changes under it."""
+
+    rows: Floats
+    rowids: Ints
+    n: int
+    upto: int
+
+
+class NamespaceBlocks:
+    """Each namespace's rows of the matrix kept contiguous, for reads of a reach made of namespaces: a
+    user's reach is their own few hundred rows and shared tiers every user of an agent reads, and
+    listing those rows in SQL and gathering them from the matrix was most of such a read (50,000 items,
+    a reach of 2,250 rows). A block is read through once, then extended by the rows stored in its
+    namespace since (an indexed read of the namespace past its last rowid); another namespace's rows
+    never enter it, so nothing stored elsewhere moves a score read from it.
+
+    The blocks hold rows of every state, as the matrix does: reads check state and the rest of their
+    filter in SQL. They go with the matrix's reset (a purge or a re-embed moves the vectors epoch, and the
+    matrix resets), so no block holds a purged vector, and a block made from a view taken before a reset
+    is never kept. Past the budget (as many rows as the matrix, at least SPARSE_ROWS) the least recently
+    read blocks go first."""
+
+    def __init__(self, embedder: str, dim: int) -> None:
+        self.embedder = embedder
+        self.dim = dim
+        self._lock = threading.Lock()
+        self._blocks: OrderedDict[str, NsBlock] = OrderedDict()
+        self._rows = 0
+        self.generation = 0
+        self._epoch: int | None = None
+
+    def clear(self) -> None:
+        with self._lock:
+            self._blocks = OrderedDict()
+            self._rows = 0
+            self.generation += 1
+            self._epoch = None
+
+    def at_epoch(self, epoch: int) -> None:
+        """Empty the blocks when the file's vectors epoch moved since they were read (a purge or a
+        re-embed, in any process): what a read checks first, the matrix in memory or not."""
+        with self._lock:
+            if self._epoch == epoch:
+                return
+        self.clear()
+        with self._lock:
+            self._epoch = epoch
+
+    def __len__(self) -> int:
+        return self._rows
+
+    def namespaces(self) -> list[str]:
+        with self._lock:
+            return list(self._blocks)
+
+    def block(self, conn: sqlite3.Connection, ns: str, view: _View | None, visible: int) -> NsBlock:
+        """The block of `ns` covering its rows up to item rowid `visible` (the caller's transaction sees
+        no row past it), extended and kept when it did not yet: from the matrix's `view` when it is in
+        memory (up to its last row), otherwise from the table (the same unit rows)."""
+        upto = visible if view is None else min(int(view.rowids[view.n - 1]) if view.n else 0, visible)
+        with self._lock:
+            generation = self.generation
+            held = self._blocks.get(ns)
+            if held is not None:
+                self._blocks.move_to_end(ns)
+                if held.upto >= upto:
+                    return held
+        start = held.upto if held is not None else 0
+        if view is None:
+            added_ids, added_rows = self._from_table(conn, ns, start, upto)
+        else:
+            added_ids, added_rows = _from_view(conn, ns, start, upto, view)
+        with self._lock:
+            if generation != self.generation or self._blocks.get(ns) is not held:
+                # a reset, or another read extended it first: this read's rows, kept by no one
+                return _extended(held, added_rows, added_ids, upto, self.dim, in_place=False)
+            block = _extended(held, added_rows, added_ids, upto, self.dim, in_place=True)
+            self._blocks[ns] = block
+            self._rows += block.n - (held.n if held is not None else 0)
+            self._evict(max(SPARSE_ROWS, visible if view is None else view.n), keep=ns)
+        return block
+
+    def _from_table(self, conn: sqlite3.Connection, ns: str, start: int, upto: int) -> tuple[Ints, Floats]:
+        rows = conn.execute(
+            "SELECT v.item_rowid, v.vec FROM items i CROSS JOIN vectors v ON v.item_rowid = i.rowid"
+            " WHERE i.ns = ? AND i.rowid > ? AND i.rowid <= ? AND v.embedder = ? AND v.dim = ?"
+            " ORDER BY i.rowid",
+            (ns, start, upto, self.embedder, self.dim),
+        ).fetchall()
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        return ids, from_blobs([r[1] for r in rows], self.dim)
+
+    def _evict(self, budget: int, keep: str) -> None:
+        while self._rows > budget and len(self._blocks) > 1:
+            ns, old = next(iter(self._blocks.items()))
+            if ns == keep:
+                self._blocks.move_to_end(ns)
+                continue
+            del self._blocks[ns]
+            self._rows -= old.n
+
+
+def _from_view(conn: sqlite3.Connection, ns: str, start: int, upto: int, view: _View) -> tuple[Ints, Floats]:
+    """The rowids and unit rows of the matrix's rows of `ns` in (start, upto]."""
+    fresh = np.fromiter(
+        (
+            r[0]
+            for r in conn.execute(
+                "SELECT rowid FROM items WHERE ns = ? AND rowid > ? AND rowid <= ? ORDER BY rowid",
+                (ns, start, upto),
+            )
+        ),
+        dtype=np.int64,
+    )
+    known = view.rowids[: view.n]
+    pos = np.minimum(np.searchsorted(known, fresh), max(view.n - 1, 0))
+    ok = known[pos] == fresh if view.n else np.zeros(len(fresh), dtype=bool)
+    return fresh[ok], view.rows_at(pos[ok])
+
+
+def _extended(
+    held: NsBlock | None, rows: Floats, rowids: Ints, upto: int, dim: int, *, in_place: bool
+) -> NsBlock:
+    """`held` with these rows appended, as a new block: `in_place` (the kept block's owner, under the
+    lock) writes past its `n` when there is room, where no read of `held` takes a row from."""
+    count = len(rowids)
+    n = held.n if held is not None else 0
+    if held is not None and in_place and n + count <= len(held.rowids):
+        held.rows[n : n + count] = rows[:count]
+        held.rowids[n : n + count] = rowids
+        return NsBlock(held.rows, held.rowids, n + count, upto)
+    capacity = grouped(max(2 * n, n + count, SCORE_GROUP))
+    new_rows: Floats = np.zeros((capacity, dim), dtype=np.float32)
+    new_ids: Ints = np.zeros(capacity, dtype=np.int64)
+    if held is not None:
+        new_rows[:n] = held.rows[:n]
+        new_ids[:n] = held.rowids[:n]
+    new_rows[n : n + count] = rows[:count]
+    new_ids[n : n + count] = rowids
+    return NsBlock(new_rows, new_ids, n + count, upto)
 
 
 class VectorMatrix:
@@ -280,6 +459,7 @@ class VectorMatrix:
         # without the lock (arrays are only replaced, never shrunk under a view).
         self._lock = threading.RLock()
         self.sparse = SparseRows(embedder, dim)  # what filter-first reads keep while the matrix is not loaded
+        self.blocks = NamespaceBlocks(embedder, dim)  # each namespace's rows, for reads of a reach
         self.reset()
 
     def reset(self) -> None:
@@ -294,6 +474,7 @@ class VectorMatrix:
             self.from_table = 0  # rows read from the table since the last load or save of a copy
             self.scans = 0  # whole-matrix scans since the last reset (a mapped copy is moved after some)
             self.sparse.clear()
+            self.blocks.clear()
 
     @property
     def loaded(self) -> bool:
@@ -485,7 +666,31 @@ class VectorMatrix:
         pos = np.minimum(pos, max(n - 1, 0))
         ok = (known[pos] == rowids) if n else np.zeros(len(rowids), dtype=bool)
         idx = pos[ok]
-        return rowids[ok], view.rows_at(idx) @ query.astype(np.float32, copy=False)
+        return rowids[ok], grouped_scores(view.rows_at(idx, grouped(len(idx))), len(idx), query)
+
+    def scored_namespaces(
+        self, conn: sqlite3.Connection, namespaces: Sequence[str], snapshot: int, visible: int, query: Floats
+    ) -> tuple[Ints, Floats]:
+        """(rowids, cosines) of every row of these namespaces with a vector at or below `snapshot`,
+        whatever its state (the caller checks that in SQL), from the namespaces' blocks
+        (`NamespaceBlocks`): the matrix's rows as of its last refresh when it is in memory, else the
+        table's; `visible` is the largest item rowid the caller's transaction sees. Grouped as
+        `scores_for` scores, so each row's cosine is the one the scan and the filter-first plan give."""
+        self.blocks.at_epoch(read_epoch(conn))
+        view = self._view() if self.loaded else None
+        ids: list[Ints] = []
+        scores: list[Floats] = []
+        for ns in namespaces:
+            block = self.blocks.block(conn, ns, view, visible)
+            n = block.n
+            if n and block.rowids[n - 1] > snapshot:
+                n = int(np.searchsorted(block.rowids[:n], snapshot, side="right"))
+            if n:
+                ids.append(block.rowids[:n])
+                scores.append(grouped_scores(block.rows, n, query))
+        if not ids:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+        return np.concatenate(ids), np.concatenate(scores)
 
 
 def mapped_copy(conn: sqlite3.Connection, embedder: str, dim: int, epoch: int) -> vecfile.Mapped | None:
@@ -542,6 +747,20 @@ def _epoch_now(db_path: str) -> int:
         return read_epoch(conn)
     finally:
         conn.close()
+
+
+def top_by_rowid(rowids: Ints, scores: Floats, k: int) -> npt.NDArray[np.intp]:
+    """Indices of the k best scores, best first, ties by lower rowid: `top_order` over rows in any order."""
+    n = len(scores)
+    if k <= 0 or n == 0:
+        return np.empty(0, dtype=np.intp)
+    if k >= n:
+        part = np.arange(n)
+    else:
+        kth = scores[np.argpartition(-scores, k - 1)[k - 1]]
+        part = np.flatnonzero(scores >= kth)
+    order = np.lexsort((rowids[part], -scores[part]))[:k]
+    return part[order]
 
 
 def top_order(scores: Floats, k: int) -> npt.NDArray[np.intp]:
