@@ -3,18 +3,20 @@ file, `store_many` throughput, and where one store's time goes.
 
 A fresh SQLite file, the default embedder, prefilled with `--prefill` synthetic memories through
 `store_many`; durability "full" (the default: WAL, and every commit waits for the WAL's fsync, so an
-acknowledged write survives a power cut). Then, interleaved one for one so that the machine's load falls
-on both alike:
+acknowledged write survives a power cut). Then `--stores` rounds, so that the machine's load falls on
+every measurement alike, each of:
 
 - `Memory.store` of one new memory (the sync facade, as a script calls it);
 - a plain insert of the same text into a table of its own in the same file, one transaction each, on a
-  connection with the same settings (WAL, synchronous=FULL): the floor any durable write pays.
+  connection with the same settings (WAL, synchronous=FULL): the floor any durable write pays;
+- `Memory.store` of a memory already stored (a replay: the same path, without the write and its
+  durable commit);
+- one store's parts on this thread, in order and with no hand-off between threads (validation, content
+  key, embedding, the date reader, the write on a connection with the engine's settings, its commit,
+  with the commit's CPU and the WAL frames it appends), and a plain insert's commit beside it.
 
 `store_many` is timed per batch of `--batch` new memories into a second file, with the default embedder
 and without one (embedder=None: the lexical index only), so the embedding's share shows.
-
-The stage breakdown times one engine-level store's parts in order (validation, content key, embedding,
-the date reader, the write and its commit), medians over the same texts.
 
     python bench/writes.py [--stores 400] [--batches 8] [--batch 1000] [--prefill 2000] [--no-write]
 """
@@ -30,6 +32,7 @@ import argparse
 import asyncio
 import sqlite3
 import statistics
+import struct
 import sys
 import tempfile
 import time
@@ -41,44 +44,138 @@ from synthetic import sentences, vocabulary
 from tinymemory import Memory
 from tinymemory.api import ItemKind, ItemMeta, Namespace, NewItem, validate
 from tinymemory.api.ids import content_key
-from tinymemory.engines.sqlite import SqliteEngine
-from tinymemory.engines.versions import Pending, embed_new
+from tinymemory.api.timeutil import utcnow
+from tinymemory.engines.sqlite import SqliteEngine, db, store
+from tinymemory.engines.versions import Pending, embed_text
 from tinymemory.retrieval.temporal import with_event_range
+from tinymemory.retrieval.text import Analyzer
 
 NAMESPACE = "team:acme/user:u0"
 TARGET_RATIO = 2.0  # Memory.store p50 over a plain durable insert
 TARGET_RATE = 5_000  # store_many items per second
+# one store's parts, in order (`staged_parts`), then what its commit costs; and a plain insert's
+PARTS = (
+    "validation",
+    "content key",
+    "embedding",
+    "date reader",
+    "write",
+    "commit",
+    "all",
+    "commit CPU",
+    "WAL frames",
+)
+PLAIN = ("plain commit", "plain CPU", "plain WAL frames")
 
 
 def p50_p95(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} / {percentile(values, 95):.2f}"
 
 
-def store_vs_plain(path: Path, texts: list[str], prefill: int, stores: int) -> dict[str, list[float]]:
-    """Memory.store and a plain insert, interleaved, in ms."""
+def plain_connection(path: Path) -> sqlite3.Connection:
+    """A connection with the engine's durability (WAL, synchronous=FULL) and a table of its own."""
+    plain = sqlite3.connect(path, isolation_level=None)
+    plain.execute("PRAGMA journal_mode = WAL")
+    plain.execute("PRAGMA synchronous = FULL")
+    plain.execute("CREATE TABLE IF NOT EXISTS bench_plain (id INTEGER PRIMARY KEY, body TEXT)")
+    return plain
+
+
+def plain_insert(plain: sqlite3.Connection, text: str) -> None:
+    plain.execute("BEGIN")
+    plain.execute("INSERT INTO bench_plain (body) VALUES (?)", (f"plain {text}",))
+    plain.execute("COMMIT")
+
+
+def single_writes(
+    path: Path, texts: list[str], prefill: int, stores: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Rounds on one file, each of: Memory.store of a new memory, a plain insert, Memory.store of a memory
+    already stored (a replay: the same path without the write and its durable commit), in ms; then one
+    store's parts on this thread, in order, with no hand-off between threads (µs): the write on a
+    connection with the engine's settings (db.connect), its commit timed apart (wall and CPU) with the
+    WAL frames it appends, and a plain insert's commit beside it."""
+    ns = Namespace.parse(NAMESPACE)
     mem = Memory(path, namespace=NAMESPACE)
+    pair: dict[str, list[float]] = {"store": [], "plain": [], "replay": []}
+    parts: dict[str, list[float]] = {n: [] for n in PARTS + PLAIN}
     try:
         mem.store_many(texts[:prefill])
-        plain = sqlite3.connect(path, isolation_level=None)
+        engine = mem.engine
+        assert isinstance(engine, SqliteEngine) and engine.embedder is not None
+        embedder, analyzer = engine.embedder, engine.analyzer
+        space = store.VectorSpace(embedder.name, embedder.dim, embedder.embed)
+        plain = plain_connection(path)
+        conn = db.connect(str(path))
         try:
-            plain.execute("PRAGMA journal_mode = WAL")
-            plain.execute("PRAGMA synchronous = FULL")
-            plain.execute("CREATE TABLE IF NOT EXISTS bench_plain (id INTEGER PRIMARY KEY, body TEXT)")
-            out: dict[str, list[float]] = {"store": [], "plain": []}
-            for text in texts[prefill : prefill + stores]:
+            for i in range(stores):
+                new, staged = texts[prefill + 2 * i], texts[prefill + 2 * i + 1]
                 t = time.perf_counter()
-                mem.store(text)
-                out["store"].append((time.perf_counter() - t) * 1000)
+                mem.store(new)
+                pair["store"].append((time.perf_counter() - t) * 1000)
                 t = time.perf_counter()
-                plain.execute("BEGIN")
-                plain.execute("INSERT INTO bench_plain (body) VALUES (?)", (f"plain {text}",))
-                plain.execute("COMMIT")
-                out["plain"].append((time.perf_counter() - t) * 1000)
-            return out
+                plain_insert(plain, new)
+                pair["plain"].append((time.perf_counter() - t) * 1000)
+                t = time.perf_counter()
+                mem.store(texts[i % prefill])
+                pair["replay"].append((time.perf_counter() - t) * 1000)
+                staged_parts(conn, plain, path, staged, ns, analyzer, space, parts)
         finally:
+            conn.close()
             plain.close()
     finally:
         mem.close()
+    return pair, parts
+
+
+def staged_parts(
+    conn: sqlite3.Connection,
+    plain: sqlite3.Connection,
+    path: Path,
+    text: str,
+    ns: Namespace,
+    analyzer: Analyzer,
+    space: store.VectorSpace,
+    out: dict[str, list[float]],
+) -> None:
+    """One store's parts, as `StorageEngine.store` and the writer thread run them, on this thread."""
+    marks = [time.perf_counter()]
+    item = validate.check_new_item("store", NewItem(ItemKind.CONVERSATION, text, ItemMeta(namespace=ns)))
+    marks.append(time.perf_counter())
+    key = content_key(item)
+    marks.append(time.perf_counter())
+    vector = space.embed([embed_text(item)])[0]  # the default embedder embeds one text on the loop
+    marks.append(time.perf_counter())
+    dated = with_event_range(item)
+    marks.append(time.perf_counter())
+    frames = wal_frames(path)
+    db.begin_write(conn)
+    store.write_items(conn, [Pending(dated, key, vector)], analyzer, space, utcnow())
+    marks.append(time.perf_counter())
+    cpu = time.thread_time()
+    conn.execute("COMMIT")
+    marks.append(time.perf_counter())
+    out["commit CPU"].append((time.thread_time() - cpu) * 1e6)
+    appended = wal_frames(path) - frames
+    for i, name in enumerate(PARTS[:6]):
+        out[name].append((marks[i + 1] - marks[i]) * 1e6)
+    out["all"].append((marks[-1] - marks[0]) * 1e6)
+    frames = wal_frames(path)
+    t, cpu = time.perf_counter(), time.thread_time()
+    plain_insert(plain, f"staged {text}")
+    out["plain commit"].append((time.perf_counter() - t) * 1e6)
+    out["plain CPU"].append((time.thread_time() - cpu) * 1e6)
+    plain_appended = wal_frames(path) - frames
+    if appended > 0 and plain_appended > 0:  # neither started the WAL over
+        out["WAL frames"].append(appended)
+        out["plain WAL frames"].append(plain_appended)
+
+
+def wal_frames(path: Path) -> int:
+    """Frames in the file's WAL, from the WAL-index header (`mxFrame`, a native u32 at byte 16 of the
+    -shm file); it falls when a writer starts the WAL over after a checkpoint."""
+    with open(f"{path}-shm", "rb") as shm:
+        return int(struct.unpack("=I", shm.read(20)[16:20])[0])
 
 
 async def batch_rates(
@@ -102,36 +199,6 @@ async def batch_rates(
     return rates
 
 
-async def stages(path: Path, texts: list[str], prefill: int, stores: int) -> dict[str, list[float]]:
-    """One engine-level store's parts, timed in order (microseconds)."""
-    ns = Namespace.parse(NAMESPACE)
-    names = ("validation", "content key", "embedding", "date reader", "write and commit", "all")
-    out: dict[str, list[float]] = {n: [] for n in names}
-    async with SqliteEngine(path) as engine:
-        assert engine.embedder is not None
-        await engine.store_many(
-            [NewItem(ItemKind.CONVERSATION, t, ItemMeta(namespace=ns)) for t in texts[:prefill]]
-        )
-        for text in texts[prefill : prefill + stores]:
-            marks = [time.perf_counter()]
-            item = validate.check_new_item(
-                "store", NewItem(ItemKind.CONVERSATION, text, ItemMeta(namespace=ns))
-            )
-            marks.append(time.perf_counter())
-            key = content_key(item)
-            marks.append(time.perf_counter())
-            vectors = await embed_new("store", engine.embedder, [item], [key], set())
-            marks.append(time.perf_counter())
-            dated = with_event_range(item)
-            marks.append(time.perf_counter())
-            await engine.storage.write("store", [Pending(dated, key, vectors.get(0))], engine.clock())
-            marks.append(time.perf_counter())
-            for i, name in enumerate(names[:-1]):
-                out[name].append((marks[i + 1] - marks[i]) * 1e6)
-            out["all"].append((marks[-1] - marks[0]) * 1e6)
-    return out
-
-
 def render(
     args: argparse.Namespace,
     machine: str,
@@ -140,21 +207,32 @@ def render(
     parts: dict[str, list[float]],
     load_end: float,
 ) -> str:
-    ratio = statistics.median(pair["store"]) / statistics.median(pair["plain"])
+    med = {k: statistics.median(v) for k, v in pair.items()}
+    part = {k: statistics.median(v) for k, v in parts.items()}
+    ratio = med["store"] / med["plain"]
     paired = statistics.median(s / p for s, p in zip(pair["store"], pair["plain"], strict=True))
+    budget = TARGET_RATIO * med["plain"] * 1000  # µs
+    before_commit = sum(part[k] for k in PARTS[:5])
+    prepare = sum(part[k] for k in PARTS[:4])
     lines = [
         "## Writes (`bench/writes.py`)",
         "",
         f"{machine}; 1-min load at the end: {load_end:.2f}. A fresh SQLite file, the default embedder, "
-        f'prefilled with {args.prefill:,} synthetic memories; durability "full" (WAL, every commit waits '
-        "for the WAL's fsync: an acknowledged write survives a power cut). "
-        f"{args.stores} `Memory.store` calls (the sync facade), each followed by a plain insert of the same "
-        "text into a table of its own in the same file, one transaction each, on a connection with the "
-        "same settings (WAL, synchronous=FULL). Milliseconds, p50 / p95.",
+        f'prefilled with {args.prefill:,} synthetic memories; durability "full", the default (WAL, every '
+        "commit waits for the WAL's fsync: an acknowledged write survives a power cut). "
+        f"{args.stores} rounds of: `Memory.store` of a new memory (the sync facade, as a script calls "
+        "it); a plain insert of the same text into a table of its own in the same file, one transaction "
+        "each, on a connection with the same settings (WAL, synchronous=FULL); `Memory.store` of a memory "
+        "already stored (a replay: the same path without the write and its durable commit). Milliseconds, "
+        "p50 / p95.",
         "",
         table(
             ["write", "ms (p50 / p95)"],
-            [["`Memory.store`", p50_p95(pair["store"])], ["plain durable insert", p50_p95(pair["plain"])]],
+            [
+                ["`Memory.store`, a new memory", p50_p95(pair["store"])],
+                ["plain durable insert", p50_p95(pair["plain"])],
+                ["`Memory.store`, a replay", p50_p95(pair["replay"])],
+            ],
         ),
         "",
         f"`Memory.store` / plain insert: {ratio:.2f}x by their p50s, {paired:.2f}x the median of the paired "
@@ -171,10 +249,28 @@ def render(
         f"Target at least {TARGET_RATE:,} items/s with the default embedder: "
         f"**{'met' if statistics.median(rates['default']) >= TARGET_RATE else 'not met'}**.",
         "",
-        "Where one store's time goes (engine level, the parts run in order; microseconds, p50 over "
-        f"{args.stores} new memories):",
+        "Where one store's time goes: its parts in order on one thread, with no hand-off between threads "
+        "(the write on a connection with the engine's settings, its commit timed apart), and a plain "
+        f"insert's commit beside each; p50 over {args.stores} new memories, microseconds unless named:",
         "",
-        table(["part", "µs (p50)"], [[k, f"{statistics.median(v):,.0f}"] for k, v in parts.items()]),
+        table(
+            ["part", "p50"],
+            [[k, f"{part[k]:,.0f}"] for k in PARTS]
+            + [[k, f"{part[k]:,.0f}"] for k in PLAIN]
+            + [
+                [
+                    "hand-offs (`Memory.store` p50 - all)",
+                    f"{med['store'] * 1000 - part['all']:,.0f}",
+                ]
+            ],
+        ),
+        "",
+        f"What bounds it: at {TARGET_RATIO:.0f}x, a store has {budget:,.0f} µs. Its work before the commit "
+        f"(validation to write) takes {before_commit:,.0f} µs, of which {prepare:,.0f} µs before any SQL; "
+        f"its commit {part['commit']:,.0f} µs, against a plain insert's {part['plain commit']:,.0f} µs "
+        f"({part['commit CPU']:,.0f} µs of CPU against {part['plain CPU']:,.0f}, writing "
+        f"{part['WAL frames']:.0f} WAL frames against {part['plain WAL frames']:.0f}); and the sync facade's "
+        "hand-offs (the caller's thread, the event loop, the writer thread and back) the rest.",
     ]
     return "\n".join(lines) + "\n"
 
@@ -194,20 +290,18 @@ def main() -> int:
             parser.error(f"--{name} must be at least 1")
     machine = machine_line()
     words, p = vocabulary(LOCOMO)
-    need = max(args.prefill + args.stores, (args.batches + 1) * args.batch)
+    need = max(args.prefill + 2 * args.stores, (args.batches + 1) * args.batch)
     texts = sentences(need, words, p)
     with tempfile.TemporaryDirectory(prefix="tinymemory-writes-") as tmp:
         root = Path(tmp)
         print(f"{args.stores} stores against plain inserts ...", file=sys.stderr)
-        pair = store_vs_plain(root / "single.db", texts, args.prefill, args.stores)
+        pair, parts = single_writes(root / "single.db", texts, args.prefill, args.stores)
         rates: dict[str, list[float]] = {}
         for label, embedder in (("default", "default"), ("none (lexical only)", None)):
             print(f"store_many, embedder {label} ...", file=sys.stderr)
             rates[label] = asyncio.run(
                 batch_rates(root / f"many-{embedder}.db", texts, args.batch, args.batches, embedder)
             )
-        print("stages ...", file=sys.stderr)
-        parts = asyncio.run(stages(root / "stages.db", texts, args.prefill, args.stores))
     md = render(args, machine, pair, rates, parts, os.getloadavg()[0])
     print(md)
     if not args.no_write:

@@ -58,6 +58,30 @@ async def test_a_forgotten_memory_stored_again_is_the_next_generation(engine: Sq
     assert [i.id for i in got.items] == [second.id] and got.missing == (first.id,)
 
 
+async def test_one_batch_replays_and_corrects_its_own_new_content(engine: SqliteEngine) -> None:
+    # keys no row holds are looked up once for the whole batch: a repeat of one later in the same batch
+    # must still see the version written just before it
+    item, forgotten = note("the lake is cold"), note("the hill is steep")
+    old = await engine.store(forgotten)
+    await engine.forget(ForgetRequest(ids=(old.id,)))
+    results = await engine.store_many(
+        [item, note("the lake is cold"), note("the lake is cold", title="Lake"), forgotten, forgotten]
+    )
+    first, gen1 = item_id(content_key(item), 0), item_id(content_key(item), 1)
+    assert [(r.id, r.replayed, r.superseded) for r in results] == [
+        (first, False, ()),
+        (first, True, ()),
+        (gen1, False, (first,)),
+        (item_id(content_key(forgotten), 1), False, ()),
+        (item_id(content_key(forgotten), 1), True, ()),
+    ]
+    got = await engine.get(GetRequest((first, gen1)))
+    assert {(i.id, i.meta.title, i.superseded_by) for i in got.items} == {
+        (first, None, gen1),
+        (gen1, "Lake", None),
+    }
+
+
 async def test_supersession_closes_the_active_version_and_as_of_reads_history(engine: SqliteEngine) -> None:
     about = About("preference", "drink")
     old = await engine.store(note("prefers coffee", about=about))

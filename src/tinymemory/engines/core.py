@@ -8,7 +8,7 @@ and Postgres are two storages, and a new engine is one more (docs/architecture/e
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime
 
 import numpy as np
@@ -45,7 +45,7 @@ from tinymemory.engines.cursors import CursorCodec, FetchCursor, ListCursor, fin
 from tinymemory.engines.rows import to_us
 from tinymemory.engines.storage import CandidateQuery, IndexReport, Storage
 from tinymemory.engines.telemetry import operation
-from tinymemory.engines.versions import Floats, Pending, embed_new, embeds_inline
+from tinymemory.engines.versions import Floats, Pending, embeds_inline, start_embed_new
 from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer, answer_recall
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
@@ -133,14 +133,17 @@ class StorageEngine(AsyncClosing):
 
     async def _store(self, op: str, items: list[NewItem]) -> list[StoreResult]:
         keys = [content_key(it) for it in items]
-        vectors: dict[int, Floats] = {}
+        embedding: Awaitable[dict[int, Floats]] | None = None
         if self.embedder is not None:  # embed, in one batch and before any lock, what will not replay
             # an embedder quicker than a read embeds replays too rather than asking which are replays
             inline = embeds_inline(self.embedder, len(items))
             active = set() if inline else await self.storage.active_keys(op, items, keys)
-            vectors = await embed_new(op, self.embedder, items, keys, active)
-        if self.retrieval.temporal.extract_events:
-            items = [with_event_range(it) for it in items]  # after the keys: identity is the content
+            embedding = start_embed_new(op, self.embedder, items, keys, active)
+        try:  # the date reader runs on the loop while a worker thread embeds
+            if self.retrieval.temporal.extract_events:
+                items = [with_event_range(it) for it in items]  # after the keys: identity is the content
+        finally:
+            vectors = {} if embedding is None else await embedding
         pending = [Pending(it, k, vectors.get(i)) for i, (it, k) in enumerate(zip(items, keys, strict=True))]
         return await self.storage.write(op, pending, self._now())
 

@@ -3,6 +3,7 @@ tally of one write transaction's changes (each engine's lexstats applies it to i
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterable
 
@@ -26,7 +27,10 @@ class Counts:
         self.tokens: Counter[str] = Counter()
 
     def count(self, ns: str, words: Iterable[str], df: int, docs: int, tokens: int) -> None:
-        for t in set(words):
-            self.df[(t, ns)] += df
+        if df == 1:  # a row indexed: counted in one pass (Counter.update counts an iterable natively)
+            self.df.update(zip(set(words), itertools.repeat(ns)))
+        elif df:
+            for t in set(words):
+                self.df[(t, ns)] += df
         self.docs[ns] += docs
         self.tokens[ns] += tokens

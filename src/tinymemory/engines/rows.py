@@ -88,6 +88,8 @@ def encode_extra(meta: ItemMeta) -> str:
         doc["extra"] = [list(p) for p in meta.extra]
     if meta.relations:
         doc["relations"] = [[r.subject, r.type, r.object] for r in meta.relations]
+    if not doc:  # most items: what json.dumps writes for an empty object
+        return "{}"
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
 

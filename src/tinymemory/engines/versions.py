@@ -9,8 +9,10 @@ row's columns (any mapping of column name to value), so their histories agree ro
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -124,14 +126,28 @@ async def embed_new(
     """Vectors for the items of a store that will not be replays (their content key has no active
     version in `active`, and is the first of its key in the batch), embedded in one batch off the event
     loop; keyed by the item's position. An embedder that fails or answers the wrong shape is Unavailable."""
+    return await start_embed_new(op, embedder, items, keys, active)
+
+
+def start_embed_new(
+    op: str, embedder: Embedder, items: Sequence[NewItem], keys: Sequence[str], active: set[str]
+) -> Awaitable[dict[int, Floats]]:
+    """`embed_new`, already at work on a worker thread when it returns (unless `embeds_inline`), so the
+    caller's own work on the loop overlaps it; await the answer (always: the thread's answer is read)."""
     todo: dict[str, int] = {}
     for i, key in enumerate(keys):
         if key not in active and key not in todo:
             todo[key] = i
-    if not todo:
-        return {}
-    block = await embed_checked(op, embedder, [embed_text(items[i]) for i in todo.values()])
-    return {i: block[row] for row, i in enumerate(todo.values())}
+    rows = list(todo.values())
+    block = start_embed(op, embedder, [embed_text(items[i]) for i in rows]) if rows else None
+
+    async def vectors() -> dict[int, Floats]:
+        if block is None:
+            return {}
+        got = await block
+        return {i: got[row] for row, i in enumerate(rows)}
+
+    return vectors()
 
 
 def embeds_inline(embedder: Embedder, count: int) -> bool:
@@ -145,15 +161,26 @@ def embeds_inline(embedder: Embedder, count: int) -> bool:
 async def embed_checked(op: str, embedder: Embedder, texts: list[str]) -> Floats:
     """`texts` embedded as one float32 block of shape (len(texts), dim), off the event loop unless
     `embeds_inline`; an embedder that fails or answers another shape is Unavailable, naming `op`."""
-    try:
-        if embeds_inline(embedder, len(texts)):
-            answer = embedder.embed(texts)
-        else:
-            answer = await asyncio.to_thread(embedder.embed, texts)
-        block = np.asarray(answer, dtype=np.float32)
-    except Exception as exc:
-        raise Unavailable(f"{op}: the embedder failed ({exc})") from exc
-    want = (len(texts), embedder.dim)
-    if block.shape != want:
-        raise Unavailable(f"{op}: the embedder returned shape {block.shape}, expected {want}")
-    return block
+    return await start_embed(op, embedder, texts)
+
+
+def start_embed(op: str, embedder: Embedder, texts: list[str]) -> Awaitable[Floats]:
+    """`embed_checked`, handed to a worker thread before it returns (unless `embeds_inline`: then it
+    runs on the loop when awaited)."""
+    answer: asyncio.Future[Any] | None = None
+    if not embeds_inline(embedder, len(texts)):
+        run = functools.partial(contextvars.copy_context().run, embedder.embed, texts)
+        answer = asyncio.get_running_loop().run_in_executor(None, run)
+
+    async def checked() -> Floats:
+        try:
+            raw = embedder.embed(texts) if answer is None else await answer
+            block = np.asarray(raw, dtype=np.float32)
+        except Exception as exc:
+            raise Unavailable(f"{op}: the embedder failed ({exc})") from exc
+        want = (len(texts), embedder.dim)
+        if block.shape != want:
+            raise Unavailable(f"{op}: the embedder returned shape {block.shape}, expected {want}")
+        return block
+
+    return checked()

@@ -701,12 +701,13 @@ def _scan(low: str, anchor: datetime, rules: tuple[Rule, ...] = _RULES) -> tuple
     """The expressions of casefolded text, and whether any form matched at all (even one that resolves
     to nothing against this anchor). Which forms match depends on the text alone. A rule runs only where
     its gate opens (tests hand in `rules` with every gate open to check that gating changes nothing)."""
-    if _ANY.search(low) is None:
+    has_digit = _DIGIT.search(low) is not None
+    # a digit already opens `_ANY`, whose alternation is slow to try at every position of a long text
+    if not has_digit and _ANY.search(low) is None:
         return [], False
     found: list[Found] = []
     taken: list[tuple[int, int]] = []
     words = frozenset(_WORD.findall(low))
-    has_digit = _DIGIT.search(low) is not None
     for pattern, handler, gate in rules:
         if not gate.opens(words, has_digit):
             continue

@@ -20,6 +20,7 @@ its counts from the statistics (`unindex`), so nothing it said moves a later sco
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from collections import Counter
@@ -38,12 +39,10 @@ Postings = dict[str, tuple[int, int, int]]
 
 def postings_of(title: str, body: str, context: str) -> Postings:
     """The terms FTS5 indexes for a row's three columns, with their frequency in each."""
-    out: dict[str, list[int]] = {}
-    for field, text in enumerate((title, body, context)):
-        if text:
-            for term in fts_terms(text):
-                out.setdefault(term, [0, 0, 0])[field] += 1
-    return {t: (f[0], f[1], f[2]) for t, f in out.items()}
+    if not title and not context:  # the usual row: a body alone
+        return {t: (0, n, 0) for t, n in Counter(fts_terms(body)).items()}
+    fields = [Counter(fts_terms(text)) for text in (title, body, context)]
+    return {t: (fields[0][t], fields[1][t], fields[2][t]) for t in dict.fromkeys(itertools.chain(*fields))}
 
 
 class Deltas(Counts):

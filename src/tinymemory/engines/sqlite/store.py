@@ -6,6 +6,7 @@ import json
 import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
+from functools import lru_cache
 
 import numpy as np
 
@@ -45,6 +46,11 @@ __all__ = [
 
 # Bound parameters per statement when keys are looked up in bulk (SQLite allows 32,766 since 3.32).
 _KEYS_PER_QUERY = 500
+# the active version of a content key, with what a correction of it reads
+_ACTIVE_VERSION = (
+    f"SELECT rowid, id, valid_from, extra, {', '.join(CORRECTABLE)} FROM items"
+    f" WHERE ckey = ? AND {ACTIVE} LIMIT 1"
+)
 
 
 def stored_key(ckey: str) -> bytes:
@@ -77,11 +83,30 @@ def write_items(
     With `context`, a turn of a thread indexes its neighbours' words in the FTS `context` column.
     """
     deltas = lexstats.Deltas()
-    results: list[StoreResult] = []
-    for p in pending:
-        results.append(_write_one(conn, p, analyzer, space, now, context, deltas))
+    fresh = _unstored(conn, [p.ckey for p in pending])
+    results = [_write_one(conn, p, analyzer, space, now, context, deltas, fresh) for p in pending]
     deltas.flush(conn)
     return results
+
+
+def _unstored(conn: sqlite3.Connection, keys: Sequence[str]) -> set[bytes]:
+    """The stored form of the content keys no row holds yet, read once for a whole batch: such an item
+    has no version to replay or correct and starts at generation 0, with no lookup of its own."""
+    want = {stored_key(k) for k in keys}
+    held: set[bytes] = set()
+    todo = list(want)
+    for at in range(0, len(todo), _KEYS_PER_QUERY):
+        chunk = todo[at : at + _KEYS_PER_QUERY]
+        marks = ", ".join("?" * len(chunk))
+        held.update(
+            bytes(r[0]) for r in conn.execute(f"SELECT ckey FROM items WHERE ckey IN ({marks})", chunk)
+        )
+    return want - held
+
+
+@lru_cache(maxsize=8)
+def _insert_sql(columns: tuple[str, ...]) -> str:
+    return f"INSERT INTO items ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
 
 
 def _neighbour_context(
@@ -113,16 +138,17 @@ def _write_one(
     now: datetime,
     context: bool,
     deltas: lexstats.Deltas,
+    fresh: set[bytes],
 ) -> StoreResult:
     key = stored_key(p.ckey)
-    found = conn.execute(
-        f"SELECT rowid, id, valid_from, extra, {', '.join(CORRECTABLE)} FROM items"
-        f" WHERE ckey = ? AND {ACTIVE} LIMIT 1",
-        (key,),
-    ).fetchone()
+    new_key = key in fresh  # no row holds it (the batch's first item of it): nothing to look up
+    fresh.discard(key)
+    found = None if new_key else conn.execute(_ACTIVE_VERSION, (key,)).fetchone()
     active = None if found is None else (Prior(int(found[0]), str(found[1]), int(found[2])), found)
 
     def next_generation() -> int:
+        if new_key:
+            return 0
         last = conn.execute("SELECT max(generation) FROM items WHERE ckey = ?", (key,)).fetchone()[0]
         return 0 if last is None else int(last) + 1
 
@@ -145,14 +171,13 @@ def _write_one(
     ctx = _neighbour_context(conn, item, analyzer, deltas) if context else ""
     columns = (analyzer.index_text(meta.title or ""), analyzer.index_text(body), ctx)
     values["lex_len"] = len(terms(*columns))
-    cols = ", ".join(values)
-    marks = ", ".join("?" * len(values))
-    rowid = conn.execute(f"INSERT INTO items ({cols}) VALUES ({marks})", tuple(values.values())).lastrowid
+    rowid = conn.execute(_insert_sql(tuple(values)), tuple(values.values())).lastrowid
     assert rowid is not None
-    conn.executemany(
-        "UPDATE items SET valid_to = ?, superseded_by = ? WHERE rowid = ?",
-        [(decided.ends(old), decided.id, old.handle) for old in decided.closing],
-    )
+    if decided.closing:
+        conn.executemany(
+            "UPDATE items SET valid_to = ?, superseded_by = ? WHERE rowid = ?",
+            [(decided.ends(old), decided.id, old.handle) for old in decided.closing],
+        )
     write_side_rows(conn, rowid, meta)
     lexstats.index(conn, deltas, rowid, str(meta.namespace), *columns)
     if space is not None:
