@@ -751,20 +751,16 @@ def _epoch_now(db_path: str) -> int:
 
 def top_by_rowid(rowids: Ints, scores: Floats, k: int) -> npt.NDArray[np.intp]:
     """Indices of the k best scores, best first, ties by lower rowid: `top_order` over rows in any order."""
-    n = len(scores)
-    if k <= 0 or n == 0:
-        return np.empty(0, dtype=np.intp)
-    if k >= n:
-        part = np.arange(n)
-    else:
-        kth = scores[np.argpartition(-scores, k - 1)[k - 1]]
-        part = np.flatnonzero(scores >= kth)
-    order = np.lexsort((rowids[part], -scores[part]))[:k]
-    return part[order]
+    return _top(scores, k, rowids)
 
 
 def top_order(scores: Floats, k: int) -> npt.NDArray[np.intp]:
     """Indices of the k best scores, best first (ties by index: lower rowid first)."""
+    return _top(scores, k, None)
+
+
+def _top(scores: Floats, k: int, rowids: Ints | None) -> npt.NDArray[np.intp]:
+    """The k best, ties by `rowids` (by index without them)."""
     n = len(scores)
     if k <= 0 or n == 0:
         return np.empty(0, dtype=np.intp)
@@ -774,5 +770,5 @@ def top_order(scores: Floats, k: int) -> npt.NDArray[np.intp]:
         # widen to every row tied with the k-th score, so which tied rows make the cut is deterministic
         kth = scores[np.argpartition(-scores, k - 1)[k - 1]]
         part = np.flatnonzero(scores >= kth)
-    order = np.lexsort((part, -scores[part]))[:k]
+    order = np.lexsort((part if rowids is None else rowids[part], -scores[part]))[:k]
     return part[order]
