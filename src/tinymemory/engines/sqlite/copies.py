@@ -79,7 +79,7 @@ def bring_up_to_date(db_path: str, embedder: str, dim: int, min_tail: int) -> in
                 yield ids, vectors.from_blobs([r[1] for r in rows], dim)
                 after = int(ids[-1])
 
-        saved = vecfile.publish(db_path, parts(), embedder, dim, epoch, lambda: _epoch_now(db_path))
+        saved = vecfile.publish(db_path, parts(), embedder, dim, epoch, lambda: vectors.epoch_now(db_path))
         return None if saved is None else based + tail
     finally:
         conn.close()
@@ -87,14 +87,6 @@ def bring_up_to_date(db_path: str, embedder: str, dim: int, min_tail: int) -> in
 
 def _due(tail: int, based: int, min_tail: int) -> bool:
     return tail > 0 and tail >= min_tail and based + tail >= MIN_ROWS
-
-
-def _epoch_now(db_path: str) -> int:
-    conn = _open(db_path)
-    try:
-        return vectors.read_epoch(conn)
-    finally:
-        conn.close()
 
 
 def copy_rows(db_path: str, embedder: str, dim: int) -> int:

@@ -566,7 +566,7 @@ class VectorMatrix:
 
         def work() -> None:
             try:
-                vecfile.publish(db_path, parts, embedder, dim, epoch, lambda: _epoch_now(db_path))
+                vecfile.publish(db_path, parts, embedder, dim, epoch, lambda: epoch_now(db_path))
             except (OSError, sqlite3.Error, ValueError) as exc:  # a cache: reads go on from the table
                 _log.info("sqlite: could not save the vector matrix beside %s (%s)", db_path, exc)
 
@@ -740,7 +740,7 @@ def scored_known(
     return np.concatenate([ids, rest_ids]), np.concatenate([scores, rest_scores]).astype(np.float32)
 
 
-def _epoch_now(db_path: str) -> int:
+def epoch_now(db_path: str) -> int:
     """The file's vectors epoch as committed now (a connection of its own, outside any snapshot)."""
     conn = sqlite3.connect(Path(db_path).resolve().as_uri() + "?mode=ro", uri=True)
     try:
