@@ -8,68 +8,13 @@ artifact (under $TINYMEMORY_ARTIFACTS, else pytest's temporary folder).
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
+from .browser import TIMEOUT_MS, artifacts, chromium, remember
 from .conftest import RunningService
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-TIMEOUT_MS = 30_000
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (CI is set, so the browser test must run)")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    if not CHROMIUM.exists() and shutil.which("chromium") is None:
-        _unavailable(f"no Chromium at {CHROMIUM}: install the distribution's chromium package")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("the playwright package is not installed (pip install -e '.[dev]')")
-    executable = str(CHROMIUM) if CHROMIUM.exists() else shutil.which("chromium")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, headless=True, args=ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-@pytest.fixture
-def artifacts(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("TINYMEMORY_ARTIFACTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-def remember(service: RunningService, token: str, content: str) -> dict[str, Any]:
-    with service.client(token) as api:
-        got = api.post(
-            "/api/v1/memory/remember",
-            json={"content": content, "about_kind": "preference", "about_key": "seat"},
-        )
-    assert got.status_code == 200, got.text
-    out: dict[str, Any] = got.json()
-    return out
+__all__ = ["artifacts", "chromium"]  # fixtures used by name
 
 
 def test_sign_in_search_history_forget(service: RunningService, chromium: Any, artifacts: Path) -> None:
