@@ -93,8 +93,31 @@ def test_status_shows_engine_schema_and_items(tmp_path: Path, capsys: pytest.Cap
         "schema_state": "current",
         "items": 2,
         "items_capped": False,
+        "integrity": "ok",
     }
     assert status["engine_version"].endswith(f"+schema.{SCHEMA_VERSION}")
+    unchecked, _ = run(capsys, "db", "status", "--db", str(db), "--no-check")
+    assert unchecked["integrity"] == "not checked" and unchecked["items"] == 2
+
+
+def test_status_of_a_file_with_a_damaged_page_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A page overwritten in the middle of the file: the header still reads, so only SQLite's own
+    check finds it; status exits with the damaged-file error instead of reporting a healthy store."""
+    db = tmp_path / "m.db"
+    with Memory(db, namespace="team:acme", embedder=None) as mem:
+        mem.store_many([f"note number {i} about the release train" for i in range(400)])
+    page_size = 4096
+    raw = bytearray(db.read_bytes())
+    middle = len(raw) // page_size // 2 * page_size
+    assert middle > 6 * page_size
+    raw[middle : middle + page_size] = b"\xff" * page_size
+    db.write_bytes(bytes(raw))
+    error, _ = run(capsys, "db", "status", "--db", str(db), code=2)
+    assert error["error"] == "unavailable"
+    assert error["message"].startswith("db status: the database file is damaged (")
+    assert "`.recover`" in error["message"] and "***" not in error["message"]
 
 
 def test_status_of_a_missing_store_creates_nothing(

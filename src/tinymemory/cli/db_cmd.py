@@ -79,6 +79,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
                 help="skip the embedder's vector index (PostgreSQL); give it when the service runs "
                 "with --no-embedder",
             )
+        if action == "status":
+            p.add_argument(
+                "--no-check",
+                action="store_true",
+                help="skip the integrity check, which reads the whole file (about a second per GB)",
+            )
         if action == "index":
             p.add_argument("--force", action="store_true", help="rebuild the graph from scratch")
         p.set_defaults(func=run, action=action)
@@ -109,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
                 done = await _upgrade(op, engine, store)
                 sys.stderr.write(f"tinymemory {op}: {done.to_dict()['summary']}\n")
                 return done.to_dict()
-            return await _status(op, engine, store)
+            return await _status(op, engine, store, check=not args.no_check)
         finally:
             await engine.close()
 
@@ -156,9 +162,11 @@ def _state(version: int, current: int | None) -> str:
     return "current" if version == current else ("behind" if version < current else "ahead")
 
 
-async def _status(op: str, engine: MemoryEngine, store: str) -> dict[str, Any]:
+async def _status(op: str, engine: MemoryEngine, store: str, *, check: bool) -> dict[str, Any]:
     version = await _schema_version(op, engine, store)
-    current = _maintained(op, engine).schema
+    maintained = _maintained(op, engine)
+    current = maintained.schema
+    checked = check and await maintained.check_integrity(op=op)  # damage raises, naming the command
     out: dict[str, Any] = {
         "store": store,
         "engine": engine.descriptor.name,
@@ -177,6 +185,7 @@ async def _status(op: str, engine: MemoryEngine, store: str) -> dict[str, Any]:
         else:
             out["items"] = counted.total
             out["items_capped"] = counted.truncated
+    out["integrity"] = "ok" if checked else "not checked"
     return out
 
 

@@ -278,6 +278,11 @@ class StorageEngine(AsyncClosing):
         `op` names the caller in errors (the CLI passes its command)."""
         return await self.storage.stored_schema(op)
 
+    async def check_integrity(self, *, op: str = "check_integrity") -> bool:
+        """Look for damage in the stored bytes (a SQLite file's `quick_check`), raising Unavailable
+        when there is some; False when the engine has no check of its own."""
+        return await self.storage.check_integrity(op)
+
     async def upgrade(self, *, op: str = "upgrade") -> tuple[int, int]:
         """Apply pending migrations; return (version before, after). Safe to run again."""
         return await self.storage.upgrade(op)

@@ -262,6 +262,12 @@ class Storage(ABC):
         stored yet (the first write creates the store)."""
         raise Unsupported(f"{op}: the {self.name} engine does not report its schema version")
 
+    async def check_integrity(self, op: str) -> bool:
+        """Check the stored bytes for damage, raising the damaged-store error; False when the engine
+        has no check of its own to run (a database server keeps its own)."""
+        del op
+        return False
+
     async def upgrade(self, op: str) -> tuple[int, int]:
         """Apply the migrations this version knows (safe to run again): the schema before and after."""
         raise Unsupported(f"{op}: the {self.name} engine has no schema migrations to apply")

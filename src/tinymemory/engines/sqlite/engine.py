@@ -538,6 +538,10 @@ class SqliteStorage(Storage):
     async def stored_schema(self, op: str) -> int | None:
         return await asyncio.to_thread(db.schema_of_file, op, self.path)
 
+    async def check_integrity(self, op: str) -> bool:
+        await asyncio.to_thread(db.check_file, op, self.path)
+        return self.path != ":memory:"
+
     async def upgrade(self, op: str) -> tuple[int, int]:
         before = await self.stored_schema(op) or 0
         after = await self._run(op, user_version)  # the writer's connection migrated the file on open
