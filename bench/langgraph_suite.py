@@ -53,15 +53,11 @@ SUITES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
 }
 REFERENCE = {"checkpoint": "InMemoryStore", "checkpoint-sqlite": "SqliteStore / AsyncSqliteStore"}
 
-# Tests TinyMemoryStore is not meant to pass, and why: LangGraph's private helpers and SQLite internals,
-# and one refusal that only a store writing filter keys into SQL needs.
+# Tests TinyMemoryStore is not meant to pass, and why: SqliteStore's private schema and connection.
 LEFT: dict[str, str] = {
     "test_nonnull_migrations": "checks SqliteStore.MIGRATIONS, its own schema",
     "test_vector_store_initialization": "passes up to its last step, which reads SqliteStore's vector"
     " table through `store.conn`",
-    "test_sql_injection_vulnerability": "expects SqliteStore's ValueError for a filter key outside"
-    " `[A-Za-z0-9_.-]`, a limit of a store that writes keys into SQL; TinyMemoryStore, like"
-    " InMemoryStore, matches any key (no filter key reaches SQL) and finds nothing for that one",
 }
 
 

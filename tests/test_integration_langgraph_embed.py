@@ -343,6 +343,20 @@ def test_filter_keys_with_hyphens_digits_and_dotted_paths(store: TinyMemoryStore
     assert store.search(("d",), filter={"a.b": "path"}) == []
 
 
+def test_a_filter_key_outside_the_sql_stores_charset_is_refused(store: TinyMemoryStore) -> None:
+    """LangGraph's SQL stores accept filter keys of letters, digits, `_`, `.` and `-` only, and refuse
+    any other with a ValueError saying "Invalid filter key"; so does this store, before reading."""
+    store.put(("docs",), "public", {"access": "public"})
+    store.put(("docs",), "private", {"access": "private", "password": "123"})
+    malicious = "access') = 'public' OR '1'='1' OR json_extract(value, '$."
+    for key in (malicious, "with space", "", "quote'", "ключ"):
+        with pytest.raises(ValueError, match="Invalid filter key") as raised:
+            store.search(("docs",), filter={key: "x"})
+        assert isinstance(raised.value, InvalidRequest)
+        assert raised.value.message.startswith("search: ")
+    assert [i.key for i in store.search(("docs",), filter={"access": "public"})] == ["public"]
+
+
 def test_a_search_prefix_may_be_a_list(store: TinyMemoryStore) -> None:
     store.put(("test", "docs"), "k", {"v": 1})
     assert [i.key for i in store.search(["test"])] == ["k"]  # type: ignore[arg-type]

@@ -6,10 +6,13 @@ a dotted key that is not itself a key of the value names a nested field, as in L
 with two deliberate differences: a filter is checked before anything is read, so an unknown operator
 or a non-numeric bound is an InvalidRequest naming the field, and an ordering operator on a value
 that is missing or not a number is no match (as in LangGraph's SQL stores) rather than a crash.
+A top-level filter key follows the SQL stores' rule (letters, digits, `_`, `.`, `-`), so code written
+against SqliteStore or PostgresStore meets the same refusal here.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,6 +27,12 @@ _ORDERING = {
     "$lte": lambda a, b: a <= b,
 }
 OPERATORS = ("$eq", "$ne", *_ORDERING)
+FILTER_KEY = re.compile(r"[A-Za-z0-9_.-]+")  # LangGraph's SQL stores' rule for a top-level key
+
+
+class InvalidFilterKey(InvalidRequest, ValueError):
+    """A top-level filter key outside the SQL stores' characters: an InvalidRequest of tinymemory's,
+    and the ValueError LangGraph's SQL stores raise for it, so code catching either keeps working."""
 
 
 def _number(value: object) -> float | None:
@@ -59,6 +68,11 @@ def check_filter(op: str, flt: object, field: str = "filter", depth: int = 0) ->
     for key, want in flt.items():
         if not isinstance(key, str):
             raise InvalidRequest(f"{op}: `{field}` has a key that is not a string ({echo(key)})")
+        if depth == 0 and FILTER_KEY.fullmatch(key) is None:
+            raise InvalidFilterKey(
+                f"{op}: Invalid filter key `{echo(key)}`: a filter key may hold only ASCII letters, digits,"
+                " `_`, `.` and `-`"
+            )
         where = f"{field}.{key}"
         if isinstance(want, Mapping) and any(isinstance(k, str) and k.startswith("$") for k in want):
             for name, bound in want.items():
