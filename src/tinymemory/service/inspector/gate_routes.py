@@ -1,7 +1,7 @@
 """The inspector's share-gate page, `/gate`, for a workspace's admins.
 
 Who may see it is the rule the gate's API route applies (`Caller.need_institutional`), and what it shows
-is what that route answers (`gate_status`, as the `GateStatus` model): every text already scrubbed by
+is what that route answers (`routes.gate.workspace_gate`): every text already scrubbed by
 the gate of its sharers and identifiers, sharers only as counts. Anyone else gets the "Not allowed"
 page, which says nothing of the gate. Read-only: the API offers no decision of an admin's own.
 """
@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 
-from tinymemory.policy.gate import gate_status
 from tinymemory.service import deps
 from tinymemory.service.errors import Forbidden
 from tinymemory.service.inspector import gate_pages, pages
 from tinymemory.service.inspector.routes import guarded, page
 from tinymemory.service.inspector.session import Session
-from tinymemory.service.models import GateStatus
+from tinymemory.service.routes.gate import workspace_gate
 
 router = APIRouter(include_in_schema=False)
 NOT_ADMIN = "The share gate is shown to this workspace's admins only: sign in with an admin token."
@@ -29,10 +28,7 @@ async def gate(request: Request) -> Response:
             workspace = session.caller.need_institutional("the share gate")
         except Forbidden:
             return page(pages.problem("Not allowed", NOT_ADMIN, pages.nav(session.caller)), 403)
-        state = deps.service(request)
-        found = await gate_status(
-            state.engine, workspace, state.policies.effective(workspace), state.gate_matcher()
-        )
-        return page(gate_pages.gate(session.caller, GateStatus.model_validate(found)))
+        found = await workspace_gate(deps.service(request), workspace)
+        return page(gate_pages.gate(session.caller, found))
 
     return await guarded(request, run)

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request
 from tinymemory.policy.gate import gate_status
 from tinymemory.service import deps
 from tinymemory.service.models import GateRunReport, GateStatus, errors
+from tinymemory.service.state import ServiceState
 
 router = APIRouter(prefix="/api/v1/gate", tags=["gate"])
 
@@ -17,7 +18,11 @@ router = APIRouter(prefix="/api/v1/gate", tags=["gate"])
 async def status(request: Request) -> GateStatus:
     """Candidates grouped by fact, distinct sharers against the threshold, expiry, recent decisions."""
     state, caller = deps.service(request), deps.caller(request)
-    workspace = caller.need_institutional("gate status")
+    return await workspace_gate(state, caller.need_institutional("gate status"))
+
+
+async def workspace_gate(state: ServiceState, workspace: str) -> GateStatus:
+    """The gate's status for one workspace, as its admins see it (the API and the inspector)."""
     found = await gate_status(
         state.engine, workspace, state.policies.effective(workspace), state.gate_matcher()
     )
