@@ -298,3 +298,17 @@ def test_a_text_areas_line_breaks_are_stored_as_typed(service: RunningService) -
         posted = client.post(path, data={"csrf": csrf, "content": "Uma's plants:\r\nfern\r\nrose"})
         new = item_id(posted)
     assert opened(service, token, new)["content"] == "Uma's plants:\nfern\nrose"
+
+
+def test_a_correction_of_the_fields_alone_is_a_new_version(service: RunningService) -> None:
+    token = service.token("acme", "wim")
+    first = remember(service, token, "Wim's cat is called Pixel", about_kind="pet", about_key="cat")
+    path = f"/items/{first['id']}/edit"
+    with browser(service, token) as client:
+        csrf = csrf_of(client.get(path).text)
+        same = {"csrf": csrf, "content": "Wim's cat is called Pixel"}
+        assert item_id(client.post(path, data=same)) == first["id"], "saving it unchanged adds nothing"
+        new = item_id(client.post(path, data={**same, "title": "The cat", "type": "general"}))
+        assert new != first["id"]
+        page = client.get(f"/items/{new}")
+        assert "History: 2 versions" in page.text and "<dd>The cat</dd>" in page.text
