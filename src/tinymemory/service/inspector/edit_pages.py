@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tinymemory.api import MemoryItem
+from tinymemory.api import ItemKind, MemoryItem
 from tinymemory.api.validate import MAX_TEXT_CHARS
 from tinymemory.policy import Tier, Tiers
 from tinymemory.policy.catalog.memory__remember import (
@@ -31,6 +31,10 @@ NO_SUBJECT = (
     "This memory has no subject (about kind and key), so a correction cannot replace it as a new "
     "version. Add the corrected fact with a subject, then forget this one."
 )
+WOULD_DROP = (
+    "This memory carries more than a correction here can keep (citations, references, relations, tags "
+    "or dates), so it cannot be corrected in the inspector."
+)
 OLDER_VERSION = "A newer version replaced this one; correct the current version instead."
 
 
@@ -44,11 +48,22 @@ def correction_refusal(tiers: Tiers, item: MemoryItem) -> str | None:
         return OLDER_VERSION
     if item.meta.about is None:
         return NO_SUBJECT
+    if item.kind is not ItemKind.LEARNING or kept_apart(item):
+        return WOULD_DROP
     if item.namespace != tiers.write_place:
         tier = tiers.write_tier
         where = tier.value if tier is not None else "no"
         return f"Only memories of the tier you write to ({where}) can be corrected here."
     return None
+
+
+def kept_apart(item: MemoryItem) -> bool:
+    """Whether `item` carries what memory__remember cannot write (citations, references, relations,
+    tags, a parent document, event days, host pairs): a correction through it would silently drop them."""
+    m = item.meta
+    return bool(m.evidence or m.refs or m.relations or m.tags or m.parent or m.extra) or (
+        m.event_from is not None or m.event_to is not None
+    )
 
 
 def edit_url(memory_id: str) -> str:

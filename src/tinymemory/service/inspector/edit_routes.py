@@ -98,10 +98,11 @@ async def add(request: Request) -> Response:
 async def correctable(request: Request, session: Session, memory_id: str) -> MemoryItem | Response:
     """The item to correct, or the page saying why not: Not found for anything the caller cannot see
     (another user's id looks exactly like an unknown one)."""
-    found = await history.versions(deps.service(request).engine, session.caller.identity().tiers, memory_id)
+    tiers = session.caller.identity().tiers
+    found = await history.versions(deps.service(request).engine, tiers, memory_id)
     if found is None:
         return not_found(session)
-    reason = correction_refusal(session.caller.identity().tiers, found.item)
+    reason = correction_refusal(tiers, found.item)
     if reason is None:
         return found.item
     return page(cannot_correct(session.caller, found.item, reason), 403 if reason == NOT_YOURS else 409)
