@@ -223,6 +223,10 @@ data-confirm="Forget this memory and all its versions? It will no longer be reca
         )
     else:
         action = Html('<p class="meta">Shared memory: not yours to forget.</p>')
+    # here, not at the top: the edit pages build on this module's layout
+    from tinymemory.service.inspector.edit_pages import edit_link
+
+    action = join((edit_link(tiers, it), action))
     body = fill(
         """<article class="item">
 <h1>$title</h1>
