@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 import httpx
@@ -39,7 +40,8 @@ def store_direct(
                 out.append(stored.id)
             return out
 
-    return asyncio.run(run())
+    with ThreadPoolExecutor(1) as pool:  # a thread of its own: the browser tests' Playwright runs a loop
+        return pool.submit(asyncio.run, run()).result()
 
 
 def _fields(meta: ItemMeta) -> dict[str, object]:
@@ -188,3 +190,13 @@ def test_graph_of_an_unseen_item_is_the_items_not_found(
     unknown = as_gina.get("/items/m_" + "0" * 24 + "/graph")
     assert theirs.status_code == unknown.status_code == item_page.status_code == 404
     assert theirs.text == unknown.text == item_page.text
+
+
+def test_a_memory_without_relations_has_no_graph_link_and_an_empty_graph(
+    service: RunningService, as_gina: httpx.Client
+) -> None:
+    plain = remember(service, service.token("acme", "gina"), "Gina has no relations here")["id"]
+    assert "See as a graph" not in as_gina.get(f"/items/{plain}").text
+    got = as_gina.get(f"/items/{plain}/graph", params={"hops": "2"})
+    assert got.status_code == 200 and "This memory names no relations." in got.text
+    assert "<svg" not in got.text

@@ -85,9 +85,9 @@ def test_graph_svg_links_nodes_labels_edges_and_escapes() -> None:
 
 def test_graph_rings() -> None:
     at = graph_view.positions(_graph())
-    assert at["m_center"] == (320, 320)
-    assert at["m_one"] == (320.0, 170.0)  # the first hop-1 node stands at the top
-    assert at["m_two"] == (320.0, 590.0)  # one hop-2 node, half a step round
+    assert at["m_center"] == (400, 320)
+    assert at["m_one"] == (400.0, 180.0)  # the first hop-1 node stands at the top
+    assert at["m_two"] == (400.0, 60.0)  # an only child stands straight out from its hop-1 node
 
 
 def test_graph_listing_of_a_memory_without_relations() -> None:
@@ -116,3 +116,15 @@ def test_bucket_starts_align_to_calendar_units() -> None:
         datetime(2025, 1, 1, tzinfo=UTC),
         datetime(2026, 1, 1, tzinfo=UTC),
     )
+
+
+def test_hop_two_stays_in_its_parents_slice() -> None:
+    center = _item("m_c", "c", Relation("a", "r", "b"))
+    up, down, leaf = (_item(f"m_{n}", n, Relation("x", "r", "y")) for n in ("up", "down", "leaf"))
+    nodes = (
+        graph_view.Node(up, 1, "", up.meta.relations[0], "m_c"),
+        graph_view.Node(down, 1, "", down.meta.relations[0], "m_c"),
+        graph_view.Node(leaf, 2, "", leaf.meta.relations[0], "m_down"),
+    )
+    at = graph_view.positions(graph_view.Graph(center, 2, nodes, truncated=False))
+    assert at["m_up"][1] < 320 < at["m_down"][1] < at["m_leaf"][1]

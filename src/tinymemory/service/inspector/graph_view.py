@@ -20,8 +20,8 @@ from tinymemory.service.inspector.markup import EMPTY, Html, fill, item_url, joi
 MAX_SEEDS = 8  # entities of the shown memory walked from (a memory may name up to 256)
 MAX_NODES = 24  # memories drawn besides the shown one
 LABEL_CHARS = 26
-SIZE = 640
-RINGS = (0, 150, 270)  # radius of the shown memory, hop 1, hop 2
+WIDTH, HEIGHT = 800, 640  # wider than high: labels run sideways
+RINGS = (0, 140, 260)  # radius of the shown memory, hop 1, hop 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,21 +91,26 @@ def label_of(item: MemoryItem, chars: int = LABEL_CHARS) -> str:
 
 
 def positions(graph: Graph) -> dict[str, tuple[float, float]]:
-    """Where each node stands: the shown memory in the middle, each hop on its ring, evenly spaced from
-    the top clockwise (hop 2 ordered by the node it hangs off, so it stays near it)."""
-    middle = SIZE / 2
-    out = {graph.center.id: (middle, middle)}
-    for hop in (1, 2):
-        ring = [n for n in graph.nodes if n.hop == hop]
-        if hop == 2:
-            order = {n.item.id: i for i, n in enumerate(graph.nodes)}
-            ring.sort(key=lambda n: order[n.parent])
-        for i, n in enumerate(ring):
-            angle = -math.pi / 2 + 2 * math.pi * (i + (0.5 if hop == 2 else 0)) / len(ring)
-            out[n.item.id] = (
-                round(middle + RINGS[hop] * math.cos(angle), 1),
-                round(middle + RINGS[hop] * math.sin(angle), 1),
-            )
+    """Where each node stands: the shown memory in the middle, hop 1 evenly round its ring from the top
+    clockwise, and each hop-2 node on the outer ring inside the slice of the hop-1 node it hangs off,
+    so no edge crosses the middle."""
+    mx, my = WIDTH / 2, HEIGHT / 2
+    out = {graph.center.id: (mx, my)}
+
+    def place(memory_id: str, hop: int, angle: float) -> None:
+        out[memory_id] = (
+            round(mx + RINGS[hop] * math.cos(angle), 1),
+            round(my + RINGS[hop] * math.sin(angle), 1),
+        )
+
+    first = [n for n in graph.nodes if n.hop == 1]
+    slice_ = 2 * math.pi / max(1, len(first))
+    for i, parent in enumerate(first):
+        angle = -math.pi / 2 + slice_ * i
+        place(parent.item.id, 1, angle)
+        children = [n for n in graph.nodes if n.hop == 2 and n.parent == parent.item.id]
+        for k, child in enumerate(children):
+            place(child.item.id, 2, angle + slice_ * ((k + 0.5) / len(children) - 0.5))
     return out
 
 
@@ -119,8 +124,8 @@ def svg(graph: Graph, title: str) -> Html:
             y1=at[n.parent][1],
             x2=at[n.item.id][0],
             y2=at[n.item.id][1],
-            mx=round((at[n.parent][0] + at[n.item.id][0]) / 2, 1),
-            my=round((at[n.parent][1] + at[n.item.id][1]) / 2, 1),
+            mx=round(0.45 * at[n.parent][0] + 0.55 * at[n.item.id][0], 1),
+            my=round(0.45 * at[n.parent][1] + 0.55 * at[n.item.id][1], 1),
             type=n.relation.type,
         )
         for n in graph.nodes
@@ -143,13 +148,14 @@ def svg(graph: Graph, title: str) -> Html:
     )
     return fill(
         """<figure class="graph">
-<svg class="graph-svg" viewBox="0 0 $size $size" role="img" aria-labelledby="graph-title">
+<svg class="graph-svg" viewBox="0 0 $w $h" role="img" aria-labelledby="graph-title">
 <title id="graph-title">$title</title>
 $edges
 $nodes
 </svg>
 </figure>""",
-        size=SIZE,
+        w=WIDTH,
+        h=HEIGHT,
         title=title,
         edges=edges,
         nodes=nodes,
