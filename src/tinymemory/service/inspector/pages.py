@@ -285,7 +285,11 @@ def _relations(it: MemoryItem) -> Html:
         fill('<li>$s <span class="rel">—$t→</span> $o</li>', s=r.subject, t=r.type, o=r.object)
         for r in it.meta.relations
     )
-    return fill("<section><h2>Relations</h2><ul>$rows</ul></section>", rows=rows)
+    return fill(
+        '<section><h2>Relations</h2><ul>$rows</ul><p><a href="$graph">See as a graph</a></p></section>',
+        rows=rows,
+        graph=item_url(it.id) + "/graph",
+    )
 
 
 def _history(found: Versions, as_of: datetime | None) -> Html:
