@@ -21,6 +21,7 @@ from tinymemory.api import (
     Namespace,
     NewItem,
     Reach,
+    TimeHint,
 )
 from tinymemory.retrieval.features import FEATURES
 
@@ -122,3 +123,30 @@ async def test_a_derived_time_hint_says_it_boosted(engine: MemoryEngine) -> None
 async def test_explain_must_be_a_boolean(engine: MemoryEngine) -> None:
     with pytest.raises(InvalidRequest, match=r"fetch: `explain`"):
         await engine.fetch(FetchRequest("coffee", explain="yes"))  # type: ignore[arg-type]
+
+
+def test_the_facade_takes_explain(tmp_path: Path) -> None:
+    from tinymemory import Memory
+
+    with Memory(tmp_path / "mem.db", namespace="team:acme/agent:writer", embedder=None) as mem:
+        mem.store("The parser release ships on Friday.")
+        mem.store("Lunch is at noon.")
+        plain = mem.fetch("parser release")
+        explained = mem.fetch("parser release", explain=True)
+    assert plain.hits and all(h.why is None for h in plain.hits)
+    assert [h.item.id for h in explained.hits] == [h.item.id for h in plain.hits]
+    why = explained.hits[0].why
+    assert why is not None and why.rank == 1 and why.lexical_rank == 1 and why.semantic is None
+
+
+async def test_an_explicit_time_hint_says_it_came_first(engine: MemoryEngine) -> None:
+    later = datetime(2026, 6, 1, tzinfo=UTC)
+    await engine.store(
+        NewItem(ItemKind.LEARNING, "Peanuts again, in June.", ItemMeta(namespace=MINE, observed_at=later))
+    )
+    hint = TimeHint(datetime(2026, 6, 1, tzinfo=UTC), datetime(2026, 6, 2, tzinfo=UTC))
+    req = FetchRequest("peanuts", mode=FetchMode.LEXICAL, filter=MY, time_hint=hint, explain=True)
+    hits = (await engine.fetch(req)).hits
+    assert hits[0].item.text == "Peanuts again, in June."
+    assert [h.why.time if h.why else None for h in hits] == ["first"] + [None] * (len(hits) - 1)
+    assert [h.why.rank for h in hits if h.why] == list(range(1, len(hits) + 1))
