@@ -8,8 +8,10 @@ Without a trace the stages run as they always do: nothing is recorded and nothin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
 
 from tinymemory.api.requests import Why
 
@@ -19,12 +21,14 @@ Ranked = list[tuple[int, float]]
 @dataclass(slots=True)
 class Trace:
     """What `rank`'s stages gave each candidate row: the hybrid fusion's scores, the feature reranker's
-    feature rows (by `names`), relevances and priors, the coverage reranker's scores, the rows a time
-    hint matched and how (`time`: "boosted" or "first"), and the derived hint's boost."""
+    feature array (a row per candidate, `row_of` its row, columns by `names`; only the page's rows are
+    read off it), relevances and priors, the coverage reranker's scores, the rows a time hint matched
+    and how (`time`: "boosted" or "first"), and the derived hint's boost."""
 
     fused: dict[int, float] = field(default_factory=dict)
     names: tuple[str, ...] = ()
-    features: dict[int, Sequence[float]] = field(default_factory=dict)
+    rows: npt.NDArray[np.float64] | None = None
+    row_of: dict[int, int] = field(default_factory=dict)
     relevance: dict[int, float] = field(default_factory=dict)
     prior: dict[int, float] = field(default_factory=dict)
     coverage: dict[int, float] = field(default_factory=dict)
@@ -43,7 +47,8 @@ def signals(page: Ranked, offset: int, lexical: Ranked, semantic: Ranked, trace:
     out: dict[int, Why] = {}
     for i, (row, score) in enumerate(page):
         lx, sm = lex.get(row), sem.get(row)
-        feats = trace.features.get(row)
+        at = trace.row_of.get(row)
+        feats = None if at is None or trace.rows is None else trace.rows[at].tolist()
         timed = row in trace.timed
         out[row] = Why(
             score=score,
@@ -53,7 +58,7 @@ def signals(page: Ranked, offset: int, lexical: Ranked, semantic: Ranked, trace:
             semantic=None if sm is None else sm[1],
             semantic_rank=None if sm is None else sm[0],
             fused=trace.fused.get(row),
-            features=None if feats is None else tuple(zip(trace.names, map(float, feats), strict=True)),
+            features=None if feats is None else tuple(zip(trace.names, feats, strict=True)),
             reranker=trace.relevance.get(row),
             prior=trace.prior.get(row),
             coverage=trace.coverage.get(row),

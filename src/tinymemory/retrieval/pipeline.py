@@ -370,8 +370,8 @@ def _model_rerank(
         if trace is not None:
             trace.relevance[key], trace.prior[key] = relevance, prior
     if trace is not None:
-        trace.names = FEATURES
-        trace.features = dict(zip(keys, rows.tolist(), strict=True))
+        trace.names, trace.rows = FEATURES, rows
+        trace.row_of = {key: i for i, key in enumerate(keys)}
     return sorted(scored, key=lambda kv: -kv[1])  # stable: ties keep the pool's order
 
 
