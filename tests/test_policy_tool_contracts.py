@@ -97,6 +97,7 @@ def test_the_seeds_field_names_and_defaults() -> None:
         "relation_types",
         "max_hops",
         "as_of",
+        "explain",
     ]
     hops = tools["memory__recall"]["properties"]["max_hops"]
     assert (hops["minimum"], hops["maximum"]) == (1, 2)

@@ -72,6 +72,7 @@ from tinymemory.api.requests import (
     RecallResult,
     StoreResult,
     Tombstone,
+    Why,
 )
 from tinymemory.api.timeutil import format_rfc3339, parse_rfc3339, utcnow
 
@@ -127,6 +128,7 @@ __all__ = [
     "Tombstone",
     "Unavailable",
     "Unsupported",
+    "Why",
     "content_key",
     "format_rfc3339",
     "item_id",

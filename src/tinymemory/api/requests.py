@@ -36,15 +36,54 @@ class FetchRequest:
     limit: int = DEFAULT_LIMIT
     cursor: str | None = None
     time_hint: TimeHint | None = None
+    explain: bool = False  # True: each hit carries `why`, the signals behind its score
+
+
+@dataclass(frozen=True, slots=True)
+class Why:
+    """The signals behind one hit's score, all read from the fetch's own reach and candidates: where the
+    lexical (bm25, mapped into [0, 1)) and semantic (cosine) rankers placed it (ranks from 1; None when
+    that ranker did not find it), the hybrid fusion's score, the feature reranker's inputs and output,
+    the confidence prior, the coverage reranker's score, whether a time hint matched it and how
+    (`time`: "boosted" for a hint read from the query, "first" for an explicit one), and its final
+    score and rank. A stage that did not run leaves its fields None."""
+
+    score: float
+    rank: int
+    lexical: float | None = None
+    lexical_rank: int | None = None
+    semantic: float | None = None
+    semantic_rank: int | None = None
+    fused: float | None = None
+    features: tuple[tuple[str, float], ...] | None = None
+    reranker: float | None = None
+    prior: float | None = None
+    coverage: float | None = None
+    time: str | None = None
+    time_boost: float | None = None
+
+    def as_json(self) -> dict[str, object]:
+        """Plain JSON, the fields that are set, numbers to six places."""
+        out: dict[str, object] = {}
+        for name in self.__slots__:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if name == "features":
+                out[name] = {k: round(v, 6) for k, v in value}
+            else:
+                out[name] = round(value, 6) if isinstance(value, float) else value
+        return out
 
 
 @dataclass(frozen=True, slots=True)
 class Hit:
     """One fetched memory and its score in the fetch's mode (higher is better; comparable only within one
-    result)."""
+    result); `why` only when the fetch asked (FetchRequest.explain)."""
 
     item: MemoryItem
     score: float
+    why: Why | None = None
 
 
 @dataclass(frozen=True, slots=True)

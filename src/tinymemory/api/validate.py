@@ -430,6 +430,7 @@ def check_fetch(req: object, served: Sequence[FetchMode], op: str = "fetch") -> 
         limit=check_limit(op, req.limit),
         cursor=check_cursor(op, req.cursor),
         time_hint=check_time_hint(op, req.time_hint),
+        explain=check_bool(op, "explain", req.explain),
     )
 
 

@@ -268,9 +268,11 @@ class AsyncMemory(AsyncClosing):
         limit: int = 10,
         cursor: str | None = None,
         time_hint: TimeHint | None = None,
+        explain: bool = False,
         **filter_fields: Any,
     ) -> FetchResult:
-        """Rank memory for `query`; extra keywords are MetaFilter fields.
+        """Rank memory for `query`; extra keywords are MetaFilter fields. With `explain`, each hit
+        carries `why`: the signals behind its score (lexical, semantic, reranker, time, final).
 
         Raises InvalidRequest (`fetch: ...`) for a bad query, mode, limit, cursor, hint or filter field.
         """
@@ -281,6 +283,7 @@ class AsyncMemory(AsyncClosing):
             limit=limit,
             cursor=cursor,
             time_hint=time_hint,
+            explain=explain,
         )
         return await self._live.fetch(req)
 

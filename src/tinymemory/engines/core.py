@@ -243,7 +243,7 @@ class StorageEngine(AsyncClosing):
             embed_query=embed_query,
         )
         ranking = pipeline.FetchRanking(
-            mode, analysis, req.time_hint, plan.offset, req.limit, cfg, self.analyzer
+            mode, analysis, req.time_hint, plan.offset, req.limit, cfg, self.analyzer, req.explain
         )
         page = await self.storage.fetch(op, query, ranking)
         nxt = None

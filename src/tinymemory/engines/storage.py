@@ -25,7 +25,7 @@ from tinymemory.api.items import MemoryItem, NewItem
 from tinymemory.api.namespace import Reach
 from tinymemory.api.records import ImportResult, StoredRecord
 from tinymemory.api.relations import ExpandRequest, ExpandResult
-from tinymemory.api.requests import ExploreResult, GetResult, Hit, StoreResult
+from tinymemory.api.requests import ExploreResult, GetResult, Hit, StoreResult, Why
 from tinymemory.engines.cursors import ListCursor
 from tinymemory.engines.embedder_choice import resolve_embedder
 from tinymemory.engines.versions import Floats, Pending
@@ -109,6 +109,11 @@ class Ranking(Protocol):
     @property
     def wants_stats(self) -> bool: ...
 
+    @property
+    def why(self) -> Mapping[int, Why] | None:
+        """After `page`, when the fetch asked to explain: each page row's signals, by row key."""
+        ...
+
     def light_detail(self, anchor: datetime | None) -> bool | None: ...
 
     def page(
@@ -149,8 +154,13 @@ def candidate_rowids(lexical: Ranked, semantic: Ranked) -> list[int]:
     return list({r for r, _ in lexical} | {r for r, _ in semantic})
 
 
-def page_hits(page: Ranked, items: Mapping[int, MemoryItem]) -> list[Hit]:
-    """The ranked page as hits (scores to six places); a row forgotten since it was ranked drops out."""
+def page_hits(
+    page: Ranked, items: Mapping[int, MemoryItem], why: Mapping[int, Why] | None = None
+) -> list[Hit]:
+    """The ranked page as hits (scores to six places), with each row's `why` when the fetch asked; a row
+    forgotten since it was ranked drops out."""
+    if why is not None:
+        return [Hit(items[r], round(s, 6), why.get(r)) for r, s in page if r in items]
     return [Hit(items[r], round(s, 6)) for r, s in page if r in items]
 
 

@@ -19,6 +19,26 @@ else:
     TierName = Literal[(*Tier.values(), "other")]
 
 
+class WhySignals(Answer):
+    """The signals behind a recalled memory's score (recall with explain), from the caller's reach alone."""
+
+    score: float = Field(description="the final score the results are ordered by")
+    rank: int = Field(description="its place in the results, from 1")
+    lexical: float | None = Field(None, description="the keyword (bm25) score, mapped into [0, 1)")
+    lexical_rank: int | None = Field(None, description="its place among the keyword matches, from 1")
+    semantic: float | None = Field(None, description="the meaning (cosine) similarity to the query")
+    semantic_rank: int | None = Field(None, description="its place among the meaning matches, from 1")
+    fused: float | None = Field(None, description="the two lists' fusion, when it ranked")
+    features: dict[str, float] | None = Field(None, description="the reranker's inputs, by name")
+    reranker: float | None = Field(None, description="the reranker's relevance, from 0 to 1")
+    prior: float | None = Field(None, description="the confidence multiplier")
+    coverage: float | None = Field(None, description="the coverage reranker's score, when it ran")
+    time: Literal["boosted", "first"] | None = Field(
+        None, description="a time the query names matched it: boosted, or ranked first for an explicit hint"
+    )
+    time_boost: float | None = Field(None, description="the multiplier a time the query names gave it")
+
+
 class MemoryMetadata(Answer):
     tier: TierName = Field(description="the tier the memory lives in")
     score: float | None = Field(None, description="its rank score (recall)")
@@ -36,6 +56,7 @@ class MemoryMetadata(Answer):
     has_full_body: bool | None = Field(None, description="true when memory__open has the whole body")
     truncated: bool | None = Field(None, description="the content was cut to fit the result")
     bytes: int | None = Field(None, description="the whole body's size when truncated")
+    why: WhySignals | None = Field(None, description="why it was returned (recall with explain)")
 
 
 class Memory(Answer):

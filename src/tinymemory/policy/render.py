@@ -44,6 +44,7 @@ class Row:
     score: float | None = None
     hop: int | None = None
     via: str | None = None
+    why: dict[str, Any] | None = None  # the signals behind its score, when recall was asked to explain
 
 
 def memory_type(item: MemoryItem) -> str:
@@ -65,6 +66,8 @@ def metadata(row: Row, tiers: Tiers) -> dict[str, Any]:
         out["hop"] = row.hop
     if row.via is not None:
         out["via"] = row.via
+    if row.why is not None:
+        out["why"] = row.why
     for name in ("title", "summary", "category", "purpose", "parent_title"):
         value = getattr(m, name)
         if value is not None:

@@ -19,10 +19,12 @@ import numpy as np
 import numpy.typing as npt
 
 from tinymemory.api.filters import FetchMode, TimeHint
+from tinymemory.api.requests import Why
 from tinymemory.api.timeutil import from_us, utcnow
 from tinymemory.retrieval.bm25 import bm25
 from tinymemory.retrieval.config import RetrievalConfig
-from tinymemory.retrieval.features import Candidate, feature_columns
+from tinymemory.retrieval.explain import Trace, signals
+from tinymemory.retrieval.features import FEATURES, Candidate, feature_columns
 from tinymemory.retrieval.fusion import confidence_prior, convex, rrf
 from tinymemory.retrieval.query import QueryAnalysis, analysed, names_time
 from tinymemory.retrieval.rerank import idf, rerank_by_coverage
@@ -249,24 +251,41 @@ def rank(
     analyzer: Analyzer | None = None,
     hint: TimeHint | None = None,
     derived: TimeHint | None = None,
+    trace: Trace | None = None,
 ) -> Ranked:
     """The final order: one list or their fusion, the coverage reranker, a derived time boost, then an
     explicit hint's partition. `stats` are the read's own reach's (the reranker weighs terms by them);
     `light` holds every candidate when `needs_light` says so. `query` may come analysed (the core
-    analyses it once per fetch); a bare string is analysed here, with `analyzer`."""
+    analyses it once per fetch); a bare string is analysed here, with `analyzer`. A `trace` records
+    what each stage gave each candidate (explain.py); the order is the same with or without one."""
     q = analysed(query, analyzer) if analyzer is not None else None
     # a question of stop words only ("what do you know about me?") gets the newest memories, as is
     if models(mode, cfg) and q is not None and analyzer is not None and (lex or sem) and q.content:
-        ranked = _model_rerank(mode, lex, sem, light, stats, cfg, q, analyzer)  # it replaces fusion
+        ranked = _model_rerank(mode, lex, sem, light, stats, cfg, q, analyzer, trace)  # it replaces fusion
     elif mode is FetchMode.HYBRID:
         ranked = fuse(lex, sem, light, cfg)
+        if trace is not None:
+            trace.fused = dict(ranked)
     else:
         ranked = lex if mode is FetchMode.LEXICAL else sem
     if reranks(cfg) and q is not None and analyzer is not None and ranked:
         ranked = _rerank(ranked, light, stats, cfg, q, analyzer)
+        if trace is not None:
+            trace.coverage = dict(ranked)
     if derived is not None and hint is None:
         hinted = derived
-        ranked = boost_by_hint(ranked, lambda r: r in light and in_hint(light[r], hinted), cfg.temporal.boost)
+
+        def inside(r: int) -> bool:
+            return r in light and in_hint(light[r], hinted)
+
+        if trace is not None and cfg.temporal.boost > 0:
+            trace.timed = {r for r, _ in ranked if inside(r)}
+            trace.time, trace.boost = "boosted", 1.0 + cfg.temporal.boost
+        ranked = boost_by_hint(ranked, inside, cfg.temporal.boost)
+    if trace is not None and hint is not None:
+        explicit = hint
+        trace.timed = {r for r, _ in ranked if r in light and in_hint(light[r], explicit)}
+        trace.time = "first"
     return apply_hint(ranked, light, hint)
 
 
@@ -330,6 +349,7 @@ def _model_rerank(
     cfg: RetrievalConfig,
     query: QueryAnalysis,
     analyzer: Analyzer,
+    trace: Trace | None = None,
 ) -> Ranked:
     """The pool re-scored by the feature reranker, times the confidence prior (in place of hybrid's
     fusion, which applies the prior too, so switching the model off keeps it)."""
@@ -347,6 +367,11 @@ def _model_rerank(
     for key, relevance in zip(keys, relevances(rows, bias, linear(weights, frozenset(off))), strict=True):
         prior = confidence_prior(light[key].confidence, strength=strength) if key in light else 1.0
         scored.append((key, relevance * prior))
+        if trace is not None:
+            trace.relevance[key], trace.prior[key] = relevance, prior
+    if trace is not None:
+        trace.names, trace.rows = FEATURES, rows
+        trace.row_of = {key: i for i, key in enumerate(keys)}
     return sorted(scored, key=lambda kv: -kv[1])  # stable: ties keep the pool's order
 
 
@@ -367,6 +392,7 @@ class FetchRanking:
         "analysis",
         "analyzer",
         "cfg",
+        "explain",
         "hint",
         "limit",
         "mode",
@@ -374,6 +400,7 @@ class FetchRanking:
         "query",
         "wants_anchor",
         "wants_stats",
+        "why",
     )
 
     def __init__(
@@ -385,7 +412,11 @@ class FetchRanking:
         limit: int,
         cfg: RetrievalConfig,
         analyzer: Analyzer,
+        explain: bool = False,
     ) -> None:
+        self.explain = explain
+        # with `explain`, `page` leaves each row's signals here, by row key (engines.storage.page_hits)
+        self.why: dict[int, Why] | None = None
         self.analysis = analysed(query, analyzer)
         self.mode, self.query, self.hint, self.offset, self.limit = (
             mode,
@@ -421,6 +452,7 @@ class FetchRanking:
         stats: ScopeStats,
         anchor: datetime | None,
     ) -> tuple[Ranked, bool]:
+        trace = Trace() if self.explain else None
         ranked = rank(
             self.mode,
             lexical,
@@ -432,5 +464,9 @@ class FetchRanking:
             analyzer=self.analyzer,
             hint=self.hint,
             derived=self.derived(anchor),
+            trace=trace,
         )
-        return page(ranked, self.offset, self.limit)
+        cut = page(ranked, self.offset, self.limit)
+        if trace is not None:
+            self.why = signals(cut[0], self.offset, lexical, semantic, trace)
+        return cut

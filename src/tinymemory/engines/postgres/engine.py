@@ -291,7 +291,7 @@ class PostgresStorage(Storage):
                 light = await search.light_rows(conn, candidate_rowids(lex, sem), detail, snapshot)
             page, more = ranking.page(lex, sem, light, stats, anchor)
             items = await reads.items_by_rowid(conn, [r for r, _ in page])
-            return FetchPage(snapshot, page_hits(page, items), more)
+            return FetchPage(snapshot, page_hits(page, items, ranking.why), more)
 
         try:
             return await database.read(op, tenancy.filter_tenants(flt), run)

@@ -464,7 +464,7 @@ class SqliteStorage(Storage):
             light = search.light_rows(conn, candidate_rowids(lexical, sem), detail, snapshot)
         page, more = ranking.page(lexical, sem, light, stats, anchor)
         items = reads.items_by_rowid(conn, [r for r, _ in page], self._decoded)
-        return FetchPage(snapshot, page_hits(page, items), more)
+        return FetchPage(snapshot, page_hits(page, items, ranking.why), more)
 
     def _embed_query(self, op: str, embed: Callable[[], Floats], ahead: bool, want: int) -> QueryVector:
         """The query vector, and with `ahead` the graph's first round for `want` rows (a graph in

@@ -23,7 +23,7 @@ from tinymemory.policy.render import Row
 from tinymemory.policy.session import PolicyContext, PolicySession
 from tinymemory.tools.args import limit_field
 from tinymemory.tools.declaration import Tool
-from tinymemory.tools.fields import Integer, Number, Text, Timestamp, TokenList
+from tinymemory.tools.fields import Boolean, Integer, Number, Text, Timestamp, TokenList
 from tinymemory.tools.strict import Obj
 
 # An ingested document is recalled through its chunks (each with parent_title); the whole document
@@ -66,6 +66,7 @@ class RecallArgs(Declared):
     relation_types: TokenList
     max_hops: Integer
     as_of: Timestamp
+    explain: Boolean
 
     @classmethod
     def declare(cls, context: PolicyContext) -> RecallArgs:
@@ -117,6 +118,14 @@ class RecallArgs(Declared):
                     "versions that were active then."
                 ),
             ),
+            explain=Boolean(
+                name="explain",
+                description=(
+                    "true to add metadata.why to each memory: the signals behind its score (keyword and "
+                    "meaning matches with their ranks, the reranker's inputs and output, a time match, "
+                    "the final score and rank). Off by default."
+                ),
+            ),
         )
 
 
@@ -142,8 +151,14 @@ async def recall(session: PolicySession, a: RecallArgs, raw: Obj) -> dict[str, A
     if mode is None:
         raise Unsupported(f"{tool}: this engine serves no search mode")
     query = values.must(a.query)
-    found = await session.engine.fetch(FetchRequest(query=query, mode=mode, filter=flt, limit=limit))
-    rows = [Row(h.item, h.score) for h in found.hits]
+    explain = values[a.explain] is True
+    found = await session.engine.fetch(
+        FetchRequest(query=query, mode=mode, filter=flt, limit=limit, explain=explain)
+    )
+    if explain:
+        rows = [Row(h.item, h.score, why=h.why.as_json() if h.why is not None else None) for h in found.hits]
+    else:
+        rows = [Row(h.item, h.score) for h in found.hits]
     seed = values[a.seed_name]
     if seed is not None:
         rows = await _expanded(
@@ -169,7 +184,8 @@ async def _expanded(
     limit: int,
 ) -> list[Row]:
     """Graph hits first (the model named the entity, so its neighbourhood is what it asked for), in
-    hop order, carrying the search score when the search found them too; then the other ranked hits."""
+    hop order, carrying the search score (and its why) when the search found them too; then the other
+    ranked hits."""
     expand = getattr(session.engine, "expand", None)
     if expand is None:
         raise Unsupported(f"{session.tool}: this engine does not serve graph expansion (`seed_name`)")
@@ -177,8 +193,12 @@ async def _expanded(
         seed_name=seed, relation_types=relation_types, max_hops=max_hops or 1, filter=flt, limit=limit
     )
     result = await expand(request)
-    scores = {r.item.id: r.score for r in ranked}
-    rows = [Row(h.item, scores.get(h.item.id, 0.0), h.hop, h.via) for h in result.hits]
+    searched = {r.item.id: r for r in ranked}
+    rows = [
+        Row(h.item, s.score if s is not None else 0.0, h.hop, h.via, s.why if s is not None else None)
+        for h in result.hits
+        for s in (searched.get(h.item.id),)
+    ]
     reached = {r.item.id for r in rows}
     return rows + [r for r in ranked if r.item.id not in reached]
 

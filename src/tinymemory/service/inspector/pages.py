@@ -162,24 +162,36 @@ def search(caller: Caller, q: str, found: Sequence[Mapping[str, Any]]) -> Html:
     if not q:
         body = Html("<h1>Search</h1><p>Type what to look for in the search box.</p>")
         return layout("Search", body, nav(caller))
-    rows = join(_found_row(m) for m in found) or Html('<li class="empty">No memory matches.</li>')
+    from tinymemory.service.inspector.why_pages import (
+        relevant,
+    )  # here: only these functions are the why part's
+
+    listed = [m for m in found if relevant(m)]  # the relevance cut: why_pages.py
+    rows = join(_found_row(m) for m in listed) or Html('<li class="empty">No memory matches.</li>')
     body = fill('<h1>Results for “$q”</h1><ul class="items">$rows</ul>', q=q, rows=rows)
     return layout("Search", body, nav(caller, q))
 
 
 def _found_row(memory: Mapping[str, Any]) -> Html:
+    """One result: its title (or its text) as the link, its text below only when a title stands above
+    it (so the text shows once), and why it was returned."""
+    from tinymemory.service.inspector.why_pages import why_details
+
     meta = memory.get("metadata", {})
     text = memory.get("content") or meta.get("content_preview") or ""
     score = meta.get("score")
+    title = meta.get("title")
+    below = fill('<p class="snippet">$text</p>', text=snippet(text)) if title and text else EMPTY
     return fill(
         """<li><a href="$href">$label</a>
-<span class="meta">$type · $tier$score</span><p class="snippet">$text</p></li>""",
+<span class="meta">$type · $tier$score</span>$below$why</li>""",
         href=item_url(str(memory["id"])),
-        label=meta.get("title") or snippet(text) or memory["id"],
+        label=title or snippet(text) or memory["id"],
         type=memory.get("type", ""),
         tier=meta.get("tier", ""),
         score=f" · score {score}" if score is not None else "",
-        text=snippet(text),
+        below=below,
+        why=why_details(memory),
     )
 
 

@@ -131,7 +131,8 @@ async def search(request: Request) -> Response:
         found = []
         if q:
             tools = await deps.service(request).policy_tools(session.caller)
-            result = await tools.call(MEMORY_RECALL, {"query": q, "limit": SEARCH_LIMIT})
+            # explain: each memory's signals, for the page's relevance cut and its why details
+            result = await tools.call(MEMORY_RECALL, {"query": q, "limit": SEARCH_LIMIT, "explain": True})
             found = result["memories"]
         return page(pages.search(session.caller, q, found))
 
