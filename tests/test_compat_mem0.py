@@ -100,8 +100,15 @@ def test_one_script_gives_the_same_shapes_and_semantics_on_both(
     for name in listed:
         if name != "get_all_top_k":
             assert texts(theirs[name]) == texts(ours[name]), name
-    for name in ("search_drink", "search_bob"):
+    for name in ("search_drink", "search_bob", "search_threshold"):
         assert texts(theirs[name]) == texts(ours[name]), name
+    # a score is the same similarity on both (mem0 here embeds with the same embedder), so a threshold
+    # keeps the same memories
+    assert ours["search_threshold"]["results"], "the drink memory clears 0.3 on mem0's scale"
+    for name in ("search_drink", "search_threshold"):
+        theirs_by_text = {r["memory"]: r["score"] for r in theirs[name]["results"]}
+        for r in ours[name]["results"]:
+            assert abs(r["score"] - theirs_by_text[r["memory"]]) < 1e-3, (name, r["memory"])
     for name in ("search_drink", "search_tennis", "search_updated"):
         assert theirs[name]["results"][0]["memory"] == ours[name]["results"][0]["memory"], name
     for name in ("add_text", "add_messages", "add_other_user", "add_run"):

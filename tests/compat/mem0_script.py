@@ -68,6 +68,10 @@ def run(m: Any) -> Transcript:
     )
     step("search_tennis", lambda: m.search("tennis", filters={"user_id": "alice"}, top_k=1, threshold=0.0))
     step("search_bob", lambda: m.search("tennis", filters={"user_id": "bob"}, threshold=0.0))
+    step(
+        "search_threshold",
+        lambda: m.search("which drink is preferred", filters={"user_id": "alice"}, threshold=0.3),
+    )
 
     step("update", lambda: m.update(tea_id, text="I prefer coffee"))
     step("get_updated", lambda: m.get(tea_id))

@@ -20,6 +20,7 @@ from tinymemory.api import (
     MAX_LIMIT,
     FetchRequest,
     ForgetRequest,
+    Hit,
     ItemKind,
     ItemMeta,
     MemoryEngine,
@@ -49,6 +50,7 @@ from tinymemory.compat.mem0.filters import Predicate
 from tinymemory.compat.mem0.infer import extract_facts
 from tinymemory.compat.mem0.messages import Message, read_messages
 from tinymemory.compat.mem0.scope import SOURCE, Scope
+from tinymemory.compat.mem0.scores import embedder_of, similarities
 from tinymemory.compat.mem0.shapes import (
     Fields,
     View,
@@ -483,9 +485,10 @@ class AsyncMemory:
         limit: int | None = None,
     ) -> dict[str, Any]:
         """`{"results": [...]}`: the scope's memories ranked for `query` by the engine's default mode
-        (hybrid when an embedder serves), each with its `score`. `threshold` drops hits scoring below
-        it (tinymemory's scores, not cosines: none are dropped unless you ask). `rerank` and `explain`
-        are accepted; ranking always reranks and scores are not explained."""
+        (hybrid when an embedder serves), each with its `score` on mem0's scale: the cosine similarity of
+        the query and the memory (scores.py). `threshold` drops hits whose score is below it, among
+        tinymemory's best few. `rerank` and `explain` are accepted; ranking always reranks and scores
+        are not explained."""
         op = "search"
         q = args.query(op, query)
         read = args.read_scope(op, filters, {"user_id": user_id, "agent_id": agent_id, "run_id": run_id})
@@ -501,18 +504,27 @@ class AsyncMemory:
         if k == 0:
             return {"results": []}
         flt = read.scope.read_filter(op, self.root)
-        out: list[dict[str, Any]] = []
         today = utcnow()
         request = FetchRequest(query=q, filter=flt, limit=_page_size(k, read.predicate, show_expired))
+        # With a threshold, the candidates are tinymemory's best few (as mem0's are its store's nearest
+        # few), each scored on mem0's scale; without one, the first k the scope keeps.
+        budget = None if floor is None else _candidates(k)
+        kept: list[tuple[Hit, View]] = []
+        examined = 0
         async for hit in fetched(self.engine, request):
-            if floor is not None and hit.score < floor:
-                break  # hits come best first: the rest score lower still
+            examined += 1
             view = View.of(hit.item, self.root)
             if _keep(view, read.predicate, show_expired, today):
-                out.append(view.as_dict(score=hit.score))
-                if len(out) >= k:
-                    break
-        return {"results": out}
+                kept.append((hit, view))
+            if (len(kept) >= k) if budget is None else (examined >= budget):
+                break
+        scores = await similarities(embedder_of(self.engine), q, [hit for hit, _ in kept])
+        out = [
+            view.as_dict(score=score)
+            for (_, view), score in zip(kept, scores, strict=True)
+            if floor is None or score >= floor
+        ]
+        return {"results": out[:k]}
 
     @async_api("history")
     async def history(
@@ -539,6 +551,11 @@ class AsyncMemory:
             (chain,) = await chains(self.engine, [active], reach)
             events += chain_events(chain)
         return [e.as_dict(mid) for e in events]
+
+
+def _candidates(k: int) -> int:
+    """How many of tinymemory's best hits a thresholded search scores: a few times `k`, 60 at least."""
+    return min(MAX_LIMIT, max(3 * k, 60))
 
 
 def _page_size(k: int, predicate: Predicate | None, show_expired: bool) -> int:
