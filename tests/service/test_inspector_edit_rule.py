@@ -11,7 +11,7 @@ import pytest
 
 from tinymemory.api import About, ItemKind, ItemMeta, MemoryItem, Namespace, Relation
 from tinymemory.policy import Identity
-from tinymemory.service.inspector.edit_pages import (
+from tinymemory.service.inspector.edit_rule import (
     NO_SUBJECT,
     NOT_YOURS,
     OLDER_VERSION,

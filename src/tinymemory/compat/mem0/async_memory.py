@@ -50,7 +50,7 @@ from tinymemory.compat.mem0.filters import Predicate
 from tinymemory.compat.mem0.infer import extract_facts
 from tinymemory.compat.mem0.messages import Message, read_messages
 from tinymemory.compat.mem0.scope import SOURCE, Scope
-from tinymemory.compat.mem0.scores import embedder_of, similarities
+from tinymemory.compat.mem0.scores import similarities
 from tinymemory.compat.mem0.shapes import (
     Fields,
     View,
@@ -68,6 +68,7 @@ from tinymemory.compat.mem0.versions import (
     find_log,
     logged_events,
 )
+from tinymemory.engines import engine_embedder
 from tinymemory.llm import LLM, LLMConfig
 
 _log = logging.getLogger("tinymemory.compat.mem0")
@@ -518,7 +519,7 @@ class AsyncMemory:
                 kept.append((hit, view))
             if (len(kept) >= k) if budget is None else (examined >= budget):
                 break
-        scores = await similarities(embedder_of(self.engine), q, [hit for hit, _ in kept])
+        scores = await similarities(engine_embedder(self.engine), q, [hit for hit, _ in kept])
         out = [
             view.as_dict(score=score)
             for (_, view), score in zip(kept, scores, strict=True)

@@ -15,15 +15,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tinymemory.api import Hit, MemoryEngine
-from tinymemory.engines.core import StorageEngine
-from tinymemory.engines.versions import embedding_text
+from tinymemory.api import Hit
+from tinymemory.engines import embedded_text
 from tinymemory.retrieval.embedders.base import Embedder
-
-
-def embedder_of(engine: MemoryEngine) -> Embedder | None:
-    """The embedder a tinymemory engine stores vectors with; None when it has none or is not ours."""
-    return engine.embedder if isinstance(engine, StorageEngine) else None
 
 
 def _cosines(embedder: Embedder, query: str, texts: Sequence[str]) -> list[float]:
@@ -39,5 +33,5 @@ async def similarities(embedder: Embedder | None, query: str, hits: Sequence[Hit
     may block), else tinymemory's own score."""
     if embedder is None or not hits:
         return [hit.score for hit in hits]
-    texts = [embedding_text(hit.item.meta.title, hit.item.text) for hit in hits]
+    texts = [embedded_text(hit.item) for hit in hits]
     return await asyncio.to_thread(_cosines, embedder, query, texts)

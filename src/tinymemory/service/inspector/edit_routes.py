@@ -17,15 +17,8 @@ from tinymemory.policy import MEMORY_REMEMBER, PolicyTools
 from tinymemory.service import deps
 from tinymemory.service.errors import status_of
 from tinymemory.service.inspector import history, pages
-from tinymemory.service.inspector.edit_pages import (
-    NOT_YOURS,
-    Choices,
-    Draft,
-    cannot_correct,
-    correct_memory,
-    correction_refusal,
-    new_memory,
-)
+from tinymemory.service.inspector.edit_pages import Choices, Draft, cannot_correct, correct_memory, new_memory
+from tinymemory.service.inspector.edit_rule import NOT_YOURS, correction_refusal
 from tinymemory.service.inspector.markup import item_url
 from tinymemory.service.inspector.routes import csrf_key, guarded, not_found, page, redirect
 from tinymemory.service.inspector.session import Session, form, same_origin

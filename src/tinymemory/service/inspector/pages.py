@@ -9,6 +9,7 @@ from typing import Any
 from tinymemory.api import MemoryItem, format_rfc3339
 from tinymemory.policy import Tier, Tiers
 from tinymemory.service.auth import Caller
+from tinymemory.service.inspector.edit_rule import edit_link
 from tinymemory.service.inspector.history import Versions
 from tinymemory.service.inspector.markup import EMPTY, Html, fill, item_url, join, url
 
@@ -236,8 +237,6 @@ data-confirm="Forget this memory and all its versions? It will no longer be reca
     else:
         action = Html('<p class="meta">Shared memory: not yours to forget.</p>')
     # here, not at the top: the edit pages build on this module's layout
-    from tinymemory.service.inspector.edit_pages import edit_link
-
     action = join((edit_link(tiers, it), action))
     body = fill(
         """<article class="item">
