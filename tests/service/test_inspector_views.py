@@ -131,18 +131,24 @@ def test_agent_view_shows_only_the_users_own_per_agent_memories(service: Running
     desk = remember(service, scoped, "Agnes's ticket number is 4411", type="fact")["id"]
     trip = remember(service, other_agent, "Agnes flies to Oslo in May", type="fact")["id"]
     theirs = remember(service, stranger, "Agnes2's ticket number is 5522", type="fact")["id"]
+    general = remember(service, plain, "Agnes lives in Bergen", type="fact")["id"]
     with browser(service, scoped) as client:
         own_agent = client.get("/agents")
-        export = client.get("/export", params={"agent": "travel"})
+        export = client.get("/export", params={"view": "agents", "agent": "travel"})
     with browser(service, plain) as client:
         every = client.get("/agents")
         one = client.get("/agents", params={"agent": "travel"})
+        link = re.search(r'href="(/export\?[^"]+)"', every.text)
+        assert link is not None
+        exported = client.get(link.group(1).replace("&amp;", "&"))
     with browser(service, stranger) as client:
         strange = client.get("/agents")
     assert own_agent.status_code == 200
     assert desk in own_agent.text and trip not in own_agent.text, "an agent token sees its own agent only"
     assert [json.loads(x)["id"] for x in export.text.splitlines()] == [desk]
     assert desk in every.text and trip in every.text and theirs not in every.text
+    assert general not in every.text, "the user tier is not a per-agent memory"
+    assert {json.loads(x)["id"] for x in exported.text.splitlines()} == {desk, trip}
     assert "agent helpdesk" in every.text and "agent travel" in every.text
     assert trip in one.text and desk not in one.text
     assert theirs in strange.text and desk not in strange.text and trip not in strange.text

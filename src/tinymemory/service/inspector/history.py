@@ -191,17 +191,29 @@ def agent_of(item: MemoryItem) -> str | None:
 
 
 async def listed(
-    engine: MemoryEngine, reach: Reach, filters: Filters, cursor: str | None, limit: int = PAGE_SIZE
+    engine: MemoryEngine,
+    reach: Reach,
+    filters: Filters,
+    cursor: str | None,
+    limit: int = PAGE_SIZE,
+    *,
+    per_agent: bool = False,
 ) -> ListResult:
-    """One page of the memory `reach` covers under `filters`, newest first."""
-    return await engine.list(ListRequest(filter=filters.meta_filter(reach), limit=limit, cursor=cursor))
+    """One page of the memory `reach` covers under `filters`, newest first; `per_agent` keeps only
+    the per-agent memories (a user's subtree also holds the user's own node)."""
+    got = await engine.list(ListRequest(filter=filters.meta_filter(reach), limit=limit, cursor=cursor))
+    if not per_agent:
+        return got
+    return ListResult(tuple(i for i in got.items if agent_of(i) is not None), got.next_cursor)
 
 
-async def every(engine: MemoryEngine, reach: Reach, filters: Filters) -> AsyncIterator[MemoryItem]:
+async def every(
+    engine: MemoryEngine, reach: Reach, filters: Filters, *, per_agent: bool = False
+) -> AsyncIterator[MemoryItem]:
     """Every memory `reach` covers under `filters`, a page at a time (an export never holds them all)."""
     cursor: str | None = None
     while True:
-        page = await listed(engine, reach, filters, cursor, EXPORT_PAGE)
+        page = await listed(engine, reach, filters, cursor, EXPORT_PAGE, per_agent=per_agent)
         for item in page.items:
             yield item
         if page.next_cursor is None:

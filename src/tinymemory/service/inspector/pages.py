@@ -300,7 +300,7 @@ def agents(
         if name is not None:
             groups.setdefault(name, []).append(it)
     scoped = tiers.user_for_agent is not None
-    keep = {"agent": agent}
+    keep = {"view": "agents", "agent": agent}
     pick = fill(
         """<form method="get" action="/agents" class="agent-pick">
 <label for="f-agent">Agent</label><input id="f-agent" name="agent" value="$agent" maxlength="200">

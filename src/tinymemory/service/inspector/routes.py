@@ -139,9 +139,14 @@ async def home(request: Request) -> Response:
     return await guarded(request, run, anonymous=page(pages.signin()))
 
 
+def per_agent(request: Request) -> bool:
+    """Whether a list or an export is the per-agent view (`/agents`, or `view=agents` on an export)."""
+    return request.url.path == "/agents" or request.query_params.get("view") == "agents"
+
+
 def visible_reach(request: Request, tiers: Tiers) -> Reach:
-    """What a list or an export covers: `/agents` the per-agent memory, else the chosen tier."""
-    if request.url.path == "/agents" or request.query_params.get("agent") is not None:
+    """What a list or an export covers: the per-agent memory, else the chosen tier."""
+    if per_agent(request):
         reach = history.agents_reach(tiers, history.agent_param(request.query_params))
         if reach is None:
             raise InvalidRequest("inspector: this token has no per-agent memory")
@@ -156,7 +161,7 @@ async def agents(request: Request) -> Response:
         filters = history.filters_of(request.query_params)
         reach = visible_reach(request, tiers)
         cursor = request.query_params.get("cursor") or None
-        listed = await history.listed(deps.service(request).engine, reach, filters, cursor)
+        listed = await history.listed(deps.service(request).engine, reach, filters, cursor, per_agent=True)
         csrf = csrf_key(request).token_for(session)
         agent = history.agent_param(request.query_params)
         return page(
@@ -175,10 +180,11 @@ async def export(request: Request) -> Response:
         tiers = session.caller.identity().tiers
         filters = history.filters_of(request.query_params)
         reach = visible_reach(request, tiers)
+        agents = per_agent(request)
         engine = deps.service(request).engine
 
         async def lines() -> AsyncIterator[bytes]:
-            async for item in history.every(engine, reach, filters):
+            async for item in history.every(engine, reach, filters, per_agent=agents):
                 yield (json.dumps(history.exported(item, tiers), ensure_ascii=False) + "\n").encode()
 
         headers = {**SECURITY_HEADERS, "Content-Disposition": 'attachment; filename="memories.jsonl"'}
