@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from tinymemory.service.auth import Caller
 from tinymemory.service.inspector.markup import EMPTY, Html, fill, join
-from tinymemory.service.inspector.pages import layout, nav
+from tinymemory.service.inspector.pages import layout, moment_of, nav
 from tinymemory.service.models import GateAgent, GateDecision, GateGroup, GatePublished, GateStatus
 
 DECISIONS = {
@@ -36,7 +36,11 @@ def _plural(n: int, word: str) -> str:
 
 
 def _held(group: GateGroup) -> Html:
-    expiry = "expired: rejected at the next run" if group.expired else f"expires {group.expires_at}"
+    expiry = (
+        Html("expired: rejected at the next run")
+        if group.expired
+        else fill("expires $at", at=moment_of(group.expires_at))
+    )
     return fill(
         """<li><p class="gate-text">$text</p>
 <meter min="0" max="$needed" value="$count" class="gate-meter">$count of $needed</meter>
@@ -46,7 +50,7 @@ def _held(group: GateGroup) -> Html:
         needed=group.needed,
         count=group.distinct_subjects,
         shares=_plural(len(group.candidates), "share"),
-        first=group.first_shared_at,
+        first=moment_of(group.first_shared_at),
         expiry=expiry,
     )
 
@@ -65,7 +69,7 @@ def _decision(decision: GateDecision) -> Html:
     return fill(
         """<tr><td>$at</td><td class="decision-$kind">$label</td><td><code>$candidate</code></td>
 <td><code>$fact</code></td></tr>""",
-        at=decision.at or "",
+        at=moment_of(decision.at),
         kind=decision.decision,
         label=DECISIONS.get(decision.decision, decision.decision),
         candidate=decision.candidate,

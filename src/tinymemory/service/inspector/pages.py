@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from tinymemory.api import MemoryItem, format_rfc3339
+from tinymemory.api import MemoryItem, format_rfc3339, utcnow
 from tinymemory.policy import Tier, Tiers
 from tinymemory.service.auth import Caller
+from tinymemory.service.errors import Forbidden
 from tinymemory.service.inspector.edit_rule import edit_link
-from tinymemory.service.inspector.history import Versions
+from tinymemory.service.inspector.history import Filters, Versions, agent_of
 from tinymemory.service.inspector.markup import EMPTY, Html, fill, item_url, join, url
 
 STATIC = "/inspector/static/"
@@ -28,6 +29,7 @@ LAYOUT = """<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>$title · tinymemory inspector</title>
+<link rel="icon" href="${static}favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${static}inspector.css">
 <script src="${static}inspector.js" defer></script>
 </head>
@@ -46,6 +48,9 @@ SEARCH_BOX = """
 <input id="q" name="q" type="search" value="$q" placeholder="Search memories (press /)" maxlength="10000">
 <button type="submit">Search</button>
 </form>"""
+LINKS = """
+<nav class="links" aria-label="Pages"><a href="/new">New memory</a> <a href="/dashboard">Dashboard</a>
+<a href="/agents">By agent</a>$gate</nav>"""
 SIGN_OUT = """
 <span class="who">$who</span>
 <form method="post" action="/signout"><button type="submit" class="link">Sign out</button></form>"""
@@ -58,11 +63,58 @@ def layout(title: str, body: Html, nav: Html = EMPTY) -> Html:
 def nav(caller: Caller, q: str = "", *, search: bool = True) -> Html:
     """The bar of a signed-in page: the search box (for a user) and who is signed in."""
     box = fill(SEARCH_BOX, q=q) if search else EMPTY
-    return join((box, fill(SIGN_OUT, who=caller.label())))
+    links = fill(LINKS, gate=Html(' <a href="/gate">Share gate</a>') if may_gate(caller) else EMPTY)
+    return join((box, links if caller.is_user else EMPTY, fill(SIGN_OUT, who=caller.label())))
+
+
+def may_gate(caller: Caller) -> bool:
+    """Whether the caller may administer the share gate: the gate routes' own check."""
+    try:
+        caller.need_institutional("gate")
+    except Forbidden:
+        return False
+    return True
 
 
 def when(value: datetime | None) -> str:
-    return "" if value is None else format_rfc3339(value)
+    """The exact time as RFC 3339 text, to the second (for form fields and titles)."""
+    return "" if value is None else format_rfc3339(value.astimezone(UTC).replace(microsecond=0))
+
+
+def friendly(value: datetime, now: datetime | None = None) -> str:
+    """A short human phrase for `value`: "today 14:05", "yesterday", "3 days ago", else "12 Mar 2025"."""
+    now = (now or utcnow()).astimezone(UTC)
+    value = value.astimezone(UTC)
+    days = (now.date() - value.date()).days
+    if days == 0:
+        return f"today {value:%H:%M}"
+    if days == 1:
+        return "yesterday"
+    if 1 < days < 7:
+        return f"{days} days ago"
+    return f"{value.day} {value:%b %Y}"
+
+
+def moment(value: datetime | None) -> Html:
+    """A time as pages show it: the friendly phrase in `<time>`, the exact time in its title."""
+    if value is None:
+        return EMPTY
+    exact = when(value)
+    return fill('<time datetime="$iso" title="$iso">$text</time>', iso=exact, text=friendly(value))
+
+
+def moment_of(text: str | None) -> Html:
+    """`moment` of a time the API answered as RFC 3339 text; text that does not parse is shown as is."""
+    if not text:
+        return EMPTY
+    try:
+        return moment(datetime.fromisoformat(text))
+    except ValueError:
+        return fill("$t", t=text)
+
+
+def span(start: datetime, end: datetime | None) -> Html:
+    return fill("$a → $b", a=moment(start), b=moment(end) if end is not None else "now")
 
 
 def snippet(text: str) -> str:
@@ -103,16 +155,105 @@ has none to browse. Sign out and sign in with a user's token to inspect their me
     return layout("No user", body, nav(caller, search=False))
 
 
-def _item_row(item: MemoryItem, tiers: Tiers) -> Html:
+def _item_row(item: MemoryItem, tiers: Tiers, n: int, pickable: bool) -> Html:
     tier = tiers.tier_of(item.namespace)
+    label = item.meta.title or snippet(item.text) or item.id
+    pick = (
+        fill(
+            '<input type="checkbox" id="pick-$n" name="id" value="$id" form="bulk">'
+            '<label for="pick-$n" class="hidden">Select $label</label> ',
+            n=n,
+            id=item.id,
+            label=label,
+        )
+        if pickable
+        else EMPTY
+    )
+    agent = agent_of(item)
     return fill(
-        """<li><a href="$href">$label</a>
-<span class="meta">$type · $tier · $observed</span></li>""",
+        """<li>$pick<a href="$href">$label</a>
+<span class="meta">$type · $tier$agent · $observed</span></li>""",
+        pick=pick,
         href=item_url(item.id),
-        label=item.meta.title or snippet(item.text) or item.id,
+        label=label,
         type=item.meta.learning_kind or item.kind.value,
-        tier=tier.value if tier is not None else "",
-        observed=when(item.meta.observed_at),
+        tier=tier.value if tier is not None else "user_for_agent",
+        agent=f" · agent {agent}" if agent is not None else "",
+        observed=moment(item.meta.observed_at),
+    )
+
+
+FILTER_FORM = """<form method="get" action="$action" class="filters">
+<fieldset><legend>Filter</legend>
+$hidden
+<label for="f-type">Type</label><input id="f-type" name="type" value="$type" maxlength="200"
+ placeholder="fact, preference, conversation…">
+<label for="f-source">Source</label><input id="f-source" name="source" value="$source" maxlength="200"
+ placeholder="agent, user, import…">
+<label for="f-tag">Tag</label><input id="f-tag" name="tag" value="$tag" maxlength="200">
+<label for="f-from">From</label><input id="f-from" name="from" type="date" value="$from">
+<label for="f-to">To</label><input id="f-to" name="to" type="date" value="$to">
+<button type="submit">Apply</button> <a href="$clear">Clear</a>
+</fieldset></form>"""
+
+
+def _filter_form(action: str, keep: Mapping[str, str | None], filters: Filters) -> Html:
+    hidden = join(
+        fill('<input type="hidden" name="$k" value="$v">', k=k, v=v) for k, v in keep.items() if v is not None
+    )
+    q = filters.query()
+    return fill(
+        FILTER_FORM,
+        action=action,
+        hidden=hidden,
+        clear=url(action, **keep),
+        **{k: v or "" for k, v in q.items()},
+    )
+
+
+def _listing(
+    path: str,
+    keep: Mapping[str, str | None],
+    filters: Filters,
+    items: Sequence[MemoryItem],
+    next_cursor: str | None,
+    tiers: Tiers,
+    csrf: str,
+    pickable: bool,
+) -> Html:
+    """The filters, the listed rows (with checkboxes where the caller may forget), paging that keeps
+    the filters, the export link, and the bulk-forget form."""
+    query = {**keep, **filters.query()}
+    rows = join(_item_row(item, tiers, n, pickable) for n, item in enumerate(items))
+    rows = rows or Html('<li class="empty">Nothing here yet.</li>')
+    more = (
+        fill(
+            '<p><a rel="next" href="$href">Older items →</a></p>', href=url(path, **query, cursor=next_cursor)
+        )
+        if next_cursor
+        else EMPTY
+    )
+    bulk = (
+        fill(
+            """<form method="post" action="/forget" id="bulk" class="bulk"
+data-confirm="Forget the selected memories and all their versions? They will no longer be recalled.">
+<input type="hidden" name="csrf" value="$csrf">
+<button type="submit" class="danger">Forget selected</button></form>""",
+            csrf=csrf,
+        )
+        if pickable and items
+        else EMPTY
+    )
+    export = fill(
+        '<p><a href="$href" download>Export these (JSON lines)</a></p>', href=url("/export", **query)
+    )
+    return fill(
+        '$form<ul class="items">$rows</ul>$more$bulk$export',
+        form=_filter_form(path, keep, filters),
+        rows=rows,
+        more=more,
+        bulk=bulk,
+        export=export,
     )
 
 
@@ -121,9 +262,11 @@ def home(
     tiers: Tiers,
     counts: Mapping[Tier, int],
     chosen: Tier,
+    filters: Filters,
     items: Sequence[MemoryItem],
     next_cursor: str | None,
     notice: str | None,
+    csrf: str,
 ) -> Html:
     tabs = join(
         fill(
@@ -137,26 +280,79 @@ def home(
         )
         for tier in tiers.present()
     )
-    rows = join(_item_row(item, tiers) for item in items) or Html('<li class="empty">Nothing here yet.</li>')
-    more = (
-        fill(
-            '<p><a rel="next" href="$href">Older items →</a></p>',
-            href=url("/", tier=chosen.value, cursor=next_cursor),
-        )
-        if next_cursor
-        else EMPTY
+    listing = _listing(
+        "/", {"tier": chosen.value}, filters, items, next_cursor, tiers, csrf, chosen in tiers.own()
     )
     flash = fill('<p class="notice" role="status">$n</p>', n=notice) if notice else EMPTY
     body = fill(
         """$flash<nav class="tiers" aria-label="Tiers"><ul>$tabs</ul></nav>
-<section><h1>Newest in $tier</h1><ul class="items">$rows</ul>$more</section>""",
+<section><h1>Newest in $tier</h1>$listing</section>""",
         flash=flash,
         tabs=tabs,
         tier=chosen.value,
-        rows=rows,
-        more=more,
+        listing=listing,
     )
     return layout("Memory", body, nav(caller))
+
+
+def agents(
+    caller: Caller,
+    tiers: Tiers,
+    agent: str | None,
+    filters: Filters,
+    items: Sequence[MemoryItem],
+    next_cursor: str | None,
+    csrf: str,
+) -> Html:
+    """The user's per-agent memories, grouped by agent; one agent when a token or `agent` names it."""
+    groups: dict[str, list[MemoryItem]] = {}
+    for it in items:
+        name = agent_of(it)
+        if name is not None:
+            groups.setdefault(name, []).append(it)
+    scoped = tiers.user_for_agent is not None
+    keep = {"view": "agents", "agent": agent}
+    pick = fill(
+        """<form method="get" action="/agents" class="agent-pick">
+<label for="f-agent">Agent</label><input id="f-agent" name="agent" value="$agent" maxlength="200">
+<button type="submit">Show</button> <a href="/agents">All agents</a></form>""",
+        agent=agent or "",
+    )
+    names = join(
+        fill(
+            '<li><a href="$href">$name</a> <span class="count">$n</span></li>',
+            href=url("/agents", agent=a),
+            name=a,
+            n=len(g),
+        )
+        for a, g in sorted(groups.items())
+    )
+    listing = _listing("/agents", keep, filters, items, next_cursor, tiers, csrf, scoped)
+    title = f"With agent {caller.agent}" if scoped else (f"With agent {agent}" if agent else "By agent")
+    body = fill(
+        """<section><h1>$title</h1>$pick
+<nav class="agents" aria-label="Agents on this page"><ul>$names</ul></nav>$listing</section>""",
+        title=title,
+        pick=EMPTY if scoped else pick,
+        names=names,
+        listing=listing,
+    )
+    return layout("By agent", body, nav(caller))
+
+
+def forgot(caller: Caller, forgotten: Sequence[str], refused: Sequence[tuple[str, str]]) -> Html:
+    """What a bulk forget did: the ids forgotten and, for each refused id, why."""
+    done = join(fill("<li><code>$id</code></li>", id=i) for i in forgotten)
+    bad = join(fill("<li><code>$id</code>: $why</li>", id=i, why=w) for i, w in refused)
+    body = fill(
+        """<section><h1>Forget selected</h1>
+<p class="notice" role="status">Forgotten: $n.</p><ul>$done</ul>
+$refused<p><a href="/">Back to your memory</a></p></section>""",
+        n=len(forgotten),
+        done=done,
+        refused=fill('<h2>Not forgotten</h2><ul class="error">$bad</ul>', bad=bad) if refused else EMPTY,
+    )
+    return layout("Forget selected", body, nav(caller))
 
 
 def search(caller: Caller, q: str, found: Sequence[Mapping[str, Any]]) -> Html:
@@ -215,8 +411,8 @@ def item(
         ("confidence", "" if it.confidence is None else f"{it.confidence:.2f}"),
         ("about", f"{m.about.kind}: {m.about.key}" if m.about is not None else ""),
         ("title", m.title or ""),
-        ("observed at", when(m.observed_at)),
-        ("valid", f"{when(it.valid_from)} → {when(it.valid_to) or 'now'}"),
+        ("observed at", moment(m.observed_at)),
+        ("valid", span(it.valid_from, it.valid_to)),
     ]
     dl = join(fill("<dt>$k</dt><dd>$v</dd>", k=k, v=v) for k, v in facts if v != "")
     status = EMPTY
@@ -236,7 +432,6 @@ data-confirm="Forget this memory and all its versions? It will no longer be reca
         )
     else:
         action = Html('<p class="meta">Shared memory: not yours to forget.</p>')
-    # here, not at the top: the edit pages build on this module's layout
     action = join((edit_link(tiers, it), action))
     body = fill(
         """<article class="item">
@@ -321,18 +516,18 @@ def _history(found: Versions, as_of: datetime | None) -> Html:
                 cls=" ".join(m.split()[0] for m in marks),
                 href=item_url(v.id),
                 label=snippet(v.text) or v.id,
-                valid=f"{when(v.valid_from)} → {when(v.valid_to) or 'now'}",
+                valid=span(v.valid_from, v.valid_to),
                 marks=f" · {', '.join(marks)}" if marks else "",
             )
         )
     if as_of is None:
         asked = EMPTY
     elif active is None:
-        asked = fill('<p class="notice">No version was active at $t.</p>', t=when(as_of))
+        asked = fill('<p class="notice">No version was active at $t.</p>', t=moment(as_of))
     else:
         asked = fill(
             '<p class="notice">At $t the active version was <a href="$href">this one</a>.</p>',
-            t=when(as_of),
+            t=moment(as_of),
             href=item_url(active.id),
         )
     return fill(

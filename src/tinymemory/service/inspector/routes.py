@@ -7,13 +7,14 @@ sees and changes exactly what the caller's agents could. Errors are pages, never
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
 
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 
-from tinymemory.api import InvalidRequest, TinyMemoryError, Unavailable, parse_rfc3339
+from tinymemory.api import InvalidRequest, Reach, TinyMemoryError, Unavailable, parse_rfc3339
 from tinymemory.policy import MEMORY_FORGET, MEMORY_RECALL, Tier, Tiers
 from tinymemory.service import deps
 from tinymemory.service.errors import Unauthorized, status_of
@@ -25,6 +26,7 @@ from tinymemory.service.inspector.session import (
     Session,
     clear_session,
     form,
+    form_lists,
     same_origin,
     set_session,
     signed_in,
@@ -32,6 +34,7 @@ from tinymemory.service.inspector.session import (
 
 router = APIRouter(include_in_schema=False)
 SEARCH_LIMIT = 20
+MAX_BULK = 100  # ids one bulk forget may name
 NOTICES = {"forgotten": "Forgotten: the memory and all its versions are gone from recall."}
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
@@ -71,6 +74,11 @@ def problem(session: Session, exc: TinyMemoryError) -> HTMLResponse:
     status = status_of(exc)
     title = {400: "Bad request", 403: "Not allowed", 413: "Too large"}.get(status, "Cannot do that")
     return page(pages.problem(title, exc.message, pages.nav(session.caller)), status)
+
+
+def stale_form(session: Session) -> HTMLResponse:
+    title, message = "Not allowed", "This form is out of date or came from another site; reload and retry."
+    return page(pages.problem(title, message, pages.nav(session.caller)), 403)
 
 
 def not_found(session: Session) -> HTMLResponse:
@@ -115,13 +123,107 @@ async def home(request: Request) -> Response:
         state = deps.service(request)
         tiers = session.caller.identity().tiers
         tier = chosen_tier(request, tiers)
-        listed = await history.newest(state.engine, tiers, tier, request.query_params.get("cursor") or None)
+        filters = history.filters_of(request.query_params)
+        reach = tiers.reach_of((tier,))
+        listed = await history.listed(
+            state.engine, reach, filters, request.query_params.get("cursor") or None
+        )
         counts = await history.counts(state.engine, tiers)
         notice = NOTICES.get(request.query_params.get("notice", ""))
-        body = pages.home(session.caller, tiers, counts, tier, listed.items, listed.next_cursor, notice)
+        csrf = csrf_key(request).token_for(session)
+        body = pages.home(
+            session.caller, tiers, counts, tier, filters, listed.items, listed.next_cursor, notice, csrf
+        )
         return page(body)
 
     return await guarded(request, run, anonymous=page(pages.signin()))
+
+
+def per_agent(request: Request) -> bool:
+    """Whether a list or an export is the per-agent view (`/agents`, or `view=agents` on an export)."""
+    return request.url.path == "/agents" or request.query_params.get("view") == "agents"
+
+
+def visible_reach(request: Request, tiers: Tiers) -> Reach:
+    """What a list or an export covers: the per-agent memory, else the chosen tier."""
+    if per_agent(request):
+        reach = history.agents_reach(tiers, history.agent_param(request.query_params))
+        if reach is None:
+            raise InvalidRequest("inspector: this token has no per-agent memory")
+        return reach
+    return tiers.reach_of((chosen_tier(request, tiers),))
+
+
+@router.get("/agents")
+async def agents(request: Request) -> Response:
+    async def run(request: Request, session: Session) -> Response:
+        tiers = session.caller.identity().tiers
+        filters = history.filters_of(request.query_params)
+        reach = visible_reach(request, tiers)
+        cursor = request.query_params.get("cursor") or None
+        listed = await history.listed(deps.service(request).engine, reach, filters, cursor, per_agent=True)
+        csrf = csrf_key(request).token_for(session)
+        agent = history.agent_param(request.query_params)
+        return page(
+            pages.agents(session.caller, tiers, agent, filters, listed.items, listed.next_cursor, csrf)
+        )
+
+    return await guarded(request, run)
+
+
+@router.get("/export")
+async def export(request: Request) -> Response:
+    """The memories the list page shows under its filters, one JSON object a line, read a page at a
+    time so a large tier never becomes one string."""
+
+    async def run(request: Request, session: Session) -> Response:
+        tiers = session.caller.identity().tiers
+        filters = history.filters_of(request.query_params)
+        reach = visible_reach(request, tiers)
+        agents = per_agent(request)
+        engine = deps.service(request).engine
+
+        async def lines() -> AsyncIterator[bytes]:
+            async for item in history.every(engine, reach, filters, per_agent=agents):
+                yield (json.dumps(history.exported(item, tiers), ensure_ascii=False) + "\n").encode()
+
+        headers = {**SECURITY_HEADERS, "Content-Disposition": 'attachment; filename="memories.jsonl"'}
+        return StreamingResponse(lines(), media_type="application/x-ndjson", headers=headers)
+
+    return await guarded(request, run)
+
+
+@router.post("/forget")
+async def forget_many(request: Request) -> Response:
+    """Forget each selected id through memory__forget as the caller; the page lists what was refused."""
+
+    async def run(request: Request, session: Session) -> Response:
+        fields = await form_lists(request, "forget", MAX_BULK + 1)
+        csrf = next(iter(fields.get("csrf", [])), None)
+        if not same_origin(request) or not csrf_key(request).verify(session, csrf):
+            return stale_form(session)
+        ids = list(dict.fromkeys(fields.get("id", [])))
+        if not ids:
+            raise InvalidRequest("inspector: `id` must name at least one memory to forget")
+        tools = await deps.service(request).policy_tools(session.caller)
+        forgotten: list[str] = []
+        refused: list[tuple[str, str]] = []
+        for memory_id in ids:
+            try:
+                result = await tools.call(MEMORY_FORGET, {"memory_id": memory_id})
+            except InvalidRequest:
+                refused.append((memory_id, pages.NOT_FOUND_MESSAGE))
+                continue
+            status = result.get("status")
+            if status == "forgotten":
+                forgotten.append(memory_id)
+            elif status == "not_allowed":
+                refused.append((memory_id, str(result.get("message", "not yours to forget"))))
+            else:
+                refused.append((memory_id, pages.NOT_FOUND_MESSAGE))
+        return page(pages.forgot(session.caller, forgotten, refused))
+
+    return await guarded(request, run)
 
 
 @router.get("/search")
@@ -167,11 +269,7 @@ async def forget(request: Request, memory_id: str) -> Response:
     async def run(request: Request, session: Session) -> Response:
         fields = await form(request, "forget")
         if not same_origin(request) or not csrf_key(request).verify(session, fields.get("csrf")):
-            title, message = (
-                "Not allowed",
-                "This form is out of date or came from another site; reload and retry.",
-            )
-            return page(pages.problem(title, message, pages.nav(session.caller)), 403)
+            return stale_form(session)
         tools = await deps.service(request).policy_tools(session.caller)
         try:
             result = await tools.call(MEMORY_FORGET, {"memory_id": memory_id})

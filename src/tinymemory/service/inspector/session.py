@@ -96,6 +96,12 @@ def same_origin(request: Request) -> bool:
 async def form(request: Request, op: str) -> dict[str, str]:
     """The posted form's fields (the first value of each; none for an empty body); any other body is
     an error naming `op`."""
+    fields = await form_lists(request, op, MAX_FORM_FIELDS)
+    return {name: values[0] for name, values in fields.items()}
+
+
+async def form_lists(request: Request, op: str, max_fields: int) -> dict[str, list[str]]:
+    """Every value of each posted field (a bulk form repeats `id`), at most `max_fields` in all."""
     raw = await request.body()
     if not raw:
         return {}
@@ -104,8 +110,8 @@ async def form(request: Request, op: str) -> dict[str, str]:
         raise InvalidRequest(f"{op}: the body must be a form ({FORM_TYPE})")
     try:
         fields = parse_qs(
-            raw.decode("ascii"), keep_blank_values=True, errors="strict", max_num_fields=MAX_FORM_FIELDS
+            raw.decode("ascii"), keep_blank_values=True, errors="strict", max_num_fields=max_fields
         )
     except ValueError:  # not ASCII, a bad percent-escape's UTF-8, or too many fields
         raise InvalidRequest(f"{op}: the form is not valid URL-encoded UTF-8 with a few fields") from None
-    return {name: values[0] for name, values in fields.items()}
+    return fields
