@@ -16,15 +16,14 @@ from tinymemory.api import InvalidRequest, MemoryItem
 from tinymemory.policy import MEMORY_REMEMBER, PolicyTools
 from tinymemory.service import deps
 from tinymemory.service.errors import status_of
-from tinymemory.service.inspector import history, pages
+from tinymemory.service.inspector import history
 from tinymemory.service.inspector.edit_pages import Choices, Draft, cannot_correct, correct_memory, new_memory
 from tinymemory.service.inspector.edit_rule import NOT_YOURS, correction_refusal
 from tinymemory.service.inspector.markup import item_url
-from tinymemory.service.inspector.routes import csrf_key, guarded, not_found, page, redirect
-from tinymemory.service.inspector.session import Session, form, same_origin
+from tinymemory.service.inspector.routes import csrf_key, guarded, not_found, page, redirect, refused_post
+from tinymemory.service.inspector.session import Session, form
 
 router = APIRouter(include_in_schema=False)
-STALE_FORM = "This form is out of date or came from another site; reload and retry."
 
 
 def choices_of(tools: PolicyTools) -> Choices:
@@ -38,9 +37,7 @@ def choices_of(tools: PolicyTools) -> Choices:
 
 def refused(request: Request, session: Session, fields: dict[str, str]) -> Response | None:
     """A 403 page unless the post came from this site with the session's CSRF token."""
-    if same_origin(request) and csrf_key(request).verify(session, fields.get("csrf")):
-        return None
-    return page(pages.problem("Not allowed", STALE_FORM, pages.nav(session.caller)), 403)
+    return refused_post(request, session, fields.get("csrf"))
 
 
 def arguments(draft: Draft, item: MemoryItem | None = None) -> dict[str, Any]:

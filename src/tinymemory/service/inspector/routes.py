@@ -76,9 +76,15 @@ def problem(session: Session, exc: TinyMemoryError) -> HTMLResponse:
     return page(pages.problem(title, exc.message, pages.nav(session.caller)), status)
 
 
-def stale_form(session: Session) -> HTMLResponse:
-    title, message = "Not allowed", "This form is out of date or came from another site; reload and retry."
-    return page(pages.problem(title, message, pages.nav(session.caller)), 403)
+STALE_FORM = "This form is out of date or came from another site; reload and retry."
+
+
+def refused_post(request: Request, session: Session, csrf: str | None) -> HTMLResponse | None:
+    """The 403 page unless the post came from this site with the session's CSRF token: the one check
+    every form that changes something goes through."""
+    if same_origin(request) and csrf_key(request).verify(session, csrf):
+        return None
+    return page(pages.problem("Not allowed", STALE_FORM, pages.nav(session.caller)), 403)
 
 
 def not_found(session: Session) -> HTMLResponse:
@@ -199,9 +205,9 @@ async def forget_many(request: Request) -> Response:
 
     async def run(request: Request, session: Session) -> Response:
         fields = await form_lists(request, "forget", MAX_BULK + 1)
-        csrf = next(iter(fields.get("csrf", [])), None)
-        if not same_origin(request) or not csrf_key(request).verify(session, csrf):
-            return stale_form(session)
+        stale = refused_post(request, session, next(iter(fields.get("csrf", [])), None))
+        if stale is not None:
+            return stale
         ids = list(dict.fromkeys(fields.get("id", [])))
         if not ids:
             raise InvalidRequest("inspector: `id` must name at least one memory to forget")
@@ -268,8 +274,9 @@ async def item(request: Request, memory_id: str) -> Response:
 async def forget(request: Request, memory_id: str) -> Response:
     async def run(request: Request, session: Session) -> Response:
         fields = await form(request, "forget")
-        if not same_origin(request) or not csrf_key(request).verify(session, fields.get("csrf")):
-            return stale_form(session)
+        stale = refused_post(request, session, fields.get("csrf"))
+        if stale is not None:
+            return stale
         tools = await deps.service(request).policy_tools(session.caller)
         try:
             result = await tools.call(MEMORY_FORGET, {"memory_id": memory_id})
