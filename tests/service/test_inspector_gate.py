@@ -142,8 +142,7 @@ def test_the_gate_page_in_a_browser(gated: RunningService, chromium: Any, artifa
         page.screenshot(path=str(shot), full_page=True)
         print(f"inspector screenshot: {shot}")
         assert shot.stat().st_size > 0
-        # The browser asks for /favicon.ico by itself; the layout links none (not this page's part).
-        errors = [c for c in console if c.startswith(("error", "pageerror")) and "/favicon.ico" not in c]
+        errors = [c for c in console if c.startswith(("error", "pageerror"))]
         assert errors == [], errors
     finally:
         context.close()
