@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -66,3 +67,33 @@ def remember(service: RunningService, token: str, content: str) -> dict[str, Any
     assert got.status_code == 200, got.text
     out: dict[str, Any] = got.json()
     return out
+
+
+@contextmanager
+def watched_page(
+    chromium: Any, **context_options: Any
+) -> Iterator[tuple[Any, list[str], list[str], list[str]]]:
+    """A page in a fresh browser context, with what it did: every URL it requested, its console lines
+    (page errors included) and the URLs that answered 400 or more. The context closes on the way out."""
+    context = chromium.new_context(**context_options)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    requested: list[str] = []
+    console: list[str] = []
+    failed: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.on("response", lambda r: failed.append(r.url) if r.status >= 400 else None)
+    page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
+    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+    try:
+        yield page, requested, console, failed
+    finally:
+        context.close()
+
+
+def sign_in(page: Any, service: RunningService, token: str, who: str) -> None:
+    """Sign in through the inspector's own form and wait for the bar to name `who`."""
+    page.goto(service.url + "/")
+    page.fill("#token", token)
+    page.click("button[type=submit]")
+    page.wait_for_selector(f"text={who}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .browser import TIMEOUT_MS, artifacts, chromium, remember
+from .browser import artifacts, chromium, remember, sign_in, watched_page
 from .conftest import RunningService
 
 __all__ = ["artifacts", "chromium"]  # fixtures used by name
@@ -23,21 +23,11 @@ def test_sign_in_search_history_forget(service: RunningService, chromium: Any, a
     second = remember(service, token, "Greta now prefers the aisle seat on long flights")
     assert second["status"] == "updated" and second["supersedes"] == [first["id"]]
 
-    context = chromium.new_context()
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    requested: list[str] = []
-    console: list[str] = []
     dialogs: list[str] = []
-    page.on("request", lambda r: requested.append(r.url))
-    page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
-    try:
-        page.goto(service.url + "/")
-        page.fill("#token", token)
-        page.click("button[type=submit]")
-        page.wait_for_selector("text=greta@acme")
+    with watched_page(chromium) as (page, requested, console, _failed):
+        sign_in(page, service, token, "greta@acme")
         assert page.locator(".tiers a[aria-current=page]").inner_text().startswith("user")
-        cookies = {c["name"]: c for c in context.cookies()}
+        cookies = {c["name"]: c for c in page.context.cookies()}
         assert cookies["tinymemory_inspector"]["httpOnly"] is True
         assert cookies["tinymemory_inspector"]["sameSite"] == "Strict"
         assert page.evaluate("document.cookie") == "", "the token is out of the script's reach"
@@ -80,8 +70,6 @@ def test_sign_in_search_history_forget(service: RunningService, chromium: Any, a
         assert page.locator("ul.items li.empty").inner_text() == "No memory matches."
         page.goto(service.url + f"/items/{first['id']}")
         assert page.locator("h1").inner_text() == "Not found"
-    finally:
-        context.close()
 
     assert all(url.startswith(service.url) for url in requested), "the page fetches nothing from elsewhere"
     assert not [m for m in console if "Content Security Policy" in m], console

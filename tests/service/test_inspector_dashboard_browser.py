@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .browser import TIMEOUT_MS, artifacts, chromium, remember
+from .browser import artifacts, chromium, remember, sign_in, watched_page
 from .conftest import RunningService
 from .test_inspector_dashboard import rel, store_direct
 
@@ -29,21 +29,13 @@ def test_dashboard_and_graph_pages(service: RunningService, chromium: Any, artif
             ("Olga likes green tea", rel("Olga", "likes", "green tea")),
         ],
     )
-    context = chromium.new_context(viewport={"width": 1000, "height": 800})
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    requested: list[str] = []
-    console: list[str] = []
-    failed: list[str] = []
-    page.on("request", lambda r: requested.append(r.url))
-    page.on("response", lambda r: failed.append(r.url) if r.status >= 400 else None)
-    page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
-    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
-    try:
-        page.goto(service.url + "/")
-        page.fill("#token", token)
-        page.click("button[type=submit]")
-        page.wait_for_selector("text=olga@acme")
+    with watched_page(chromium, viewport={"width": 1000, "height": 800}) as (
+        page,
+        requested,
+        console,
+        failed,
+    ):
+        sign_in(page, service, token, "olga@acme")
 
         page.goto(service.url + "/dashboard")
         assert page.locator("h1").inner_text() == "Dashboard"
@@ -68,8 +60,6 @@ def test_dashboard_and_graph_pages(service: RunningService, chromium: Any, artif
         page.keyboard.press("Enter")
         page.wait_for_url(f"**/items/{b}")
         assert page.locator("h1").inner_text() == "Eve leads Atlas"
-    finally:
-        context.close()
 
     assert all(url.startswith(service.url) for url in requested), "the pages fetch nothing from elsewhere"
     assert failed == []  # no load failed, the favicon's included

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .browser import TIMEOUT_MS, artifacts, chromium
+from .browser import artifacts, chromium, sign_in, watched_page
 from .conftest import RunningService
 
 __all__ = ["artifacts", "chromium"]  # fixtures used by name
@@ -18,18 +18,8 @@ ITEM = re.compile(r"/items/m_[0-9a-z]+$")
 
 def test_add_then_correct_shows_two_versions(service: RunningService, chromium: Any, artifacts: Path) -> None:
     token = service.token("acme", "vera")
-    context = chromium.new_context()
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    requested: list[str] = []
-    console: list[str] = []
-    page.on("request", lambda r: requested.append(r.url))
-    page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
-    try:
-        page.goto(service.url + "/")
-        page.fill("#token", token)
-        page.click("button[type=submit]")
-        page.wait_for_selector("text=vera@acme")
+    with watched_page(chromium) as (page, requested, console, _failed):
+        sign_in(page, service, token, "vera@acme")
 
         page.goto(service.url + "/new")
         assert page.evaluate("document.activeElement.id") == "content", "the text is focused first"
@@ -81,8 +71,6 @@ def test_add_then_correct_shows_two_versions(service: RunningService, chromium: 
         page.screenshot(path=str(item_shot), full_page=True)
         print(f"inspector screenshots: {shot} {item_shot}")
         assert shot.stat().st_size > 0 and item_shot.stat().st_size > 0
-    finally:
-        context.close()
 
     assert all(url.startswith(service.url) for url in requested), "the page fetches nothing from elsewhere"
     assert not [m for m in console if "Content Security Policy" in m], console

@@ -15,7 +15,7 @@ import pytest
 
 from tinymemory.service.inspector.gate_pages import window_text
 
-from .browser import TIMEOUT_MS, artifacts, chromium
+from .browser import artifacts, chromium, sign_in, watched_page
 from .conftest import RunningService, start_service
 from .test_inspector_pages import browser
 
@@ -122,17 +122,13 @@ def test_another_workspaces_admin_sees_none_of_it(gated: RunningService) -> None
 
 
 def test_the_gate_page_in_a_browser(gated: RunningService, chromium: Any, artifacts: Path) -> None:
-    context = chromium.new_context(viewport={"width": 1100, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    console: list[str] = []
-    page.on("console", lambda m: console.append(f"{m.type}: {m.text} at {m.location.get('url')}"))
-    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
-    try:
-        page.goto(gated.url + "/")
-        page.fill("#token", gated.token("acme", "root", admin=True))
-        page.click("button[type=submit]")
-        page.wait_for_selector("text=root@acme")
+    with watched_page(chromium, viewport={"width": 1100, "height": 900}) as (
+        page,
+        _requested,
+        console,
+        _failed,
+    ):
+        sign_in(page, gated, gated.token("acme", "root", admin=True), "root@acme")
         page.goto(gated.url + "/gate")
         assert page.locator("h1").inner_text() == "The share gate"
         assert page.locator(".gate-held meter").count() == 1
@@ -144,8 +140,6 @@ def test_the_gate_page_in_a_browser(gated: RunningService, chromium: Any, artifa
         assert shot.stat().st_size > 0
         errors = [c for c in console if c.startswith(("error", "pageerror"))]
         assert errors == [], errors
-    finally:
-        context.close()
 
 
 def test_a_workspace_without_the_gate_says_so(service: RunningService) -> None:

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .browser import TIMEOUT_MS, artifacts, chromium
+from .browser import artifacts, chromium, sign_in, watched_page
 from .conftest import RunningService
 from .test_inspector_pages import remember
 
@@ -22,17 +22,9 @@ def test_filter_bulk_forget_and_export(service: RunningService, chromium: Any, a
         for n, w in enumerate(("post office", "bakery", "library"))
     ]
     remember(service, token, "Vera prefers green tea", type="preference")
-    context = chromium.new_context(accept_downloads=True)
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
     dialogs: list[str] = []
-    console: list[str] = []
-    page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
-    try:
-        page.goto(service.url + "/")
-        page.fill("#token", token)
-        page.click("button[type=submit]")
-        page.wait_for_selector("text=vera@acme")
+    with watched_page(chromium, accept_downloads=True) as (page, _requested, console, _failed):
+        sign_in(page, service, token, "vera@acme")
         page.get_by_label("Type").fill("fact")
         page.get_by_role("button", name="Apply").click()
         page.wait_for_url("**type=fact*")
@@ -61,6 +53,4 @@ def test_filter_bulk_forget_and_export(service: RunningService, chromium: Any, a
         info.value.save_as(str(saved))
         lines = [json.loads(x) for x in saved.read_text().splitlines()]
         assert [x["id"] for x in lines] == [facts[2]]
-    finally:
-        context.close()
     assert not [m for m in console if "Content Security Policy" in m], console

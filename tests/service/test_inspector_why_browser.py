@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .browser import TIMEOUT_MS, artifacts, chromium
+from .browser import artifacts, chromium, sign_in, watched_page
 from .conftest import RunningService, start_service
 from .test_inspector_pages import remember
 
@@ -34,16 +34,8 @@ def test_search_shows_why_and_cuts_nonsense(service: RunningService, chromium: A
     token = service.token("acme", "hana")
     for text in MEMORIES:
         remember(service, token, text)
-    context = chromium.new_context()
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    console: list[str] = []
-    page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
-    try:
-        page.goto(service.url + "/")
-        page.fill("#token", token)
-        page.click("button[type=submit]")
-        page.wait_for_selector("text=hana@acme")
+    with watched_page(chromium) as (page, _requested, console, _failed):
+        sign_in(page, service, token, "hana@acme")
 
         page.fill("#q", "zzqx blorft")
         page.press("#q", "Enter")
@@ -68,5 +60,3 @@ def test_search_shows_why_and_cuts_nonsense(service: RunningService, chromium: A
         assert why.locator("table.features tr").count() > 5
         page.screenshot(path=str(artifacts / "inspector-why.png"), full_page=True)
         assert not [m for m in console if "Content Security Policy" in m], console
-    finally:
-        context.close()
