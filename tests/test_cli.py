@@ -54,6 +54,12 @@ def test_store_fetch_recall_list_get_explore_forget_purge(db: Path) -> None:
     hits = run("fetch", "flat whites", "--namespace", WRITER, db=db)["hits"]
     assert [h["item"]["id"] for h in hits] == [first["id"]]
     assert hits[0]["item"]["meta"]["namespace"] == WRITER  # the host-side view shows the namespace
+    assert "why" not in hits[0]
+    explained = run("fetch", "flat whites", "--namespace", WRITER, "--explain", db=db)["hits"]
+    assert [h["item"]["id"] for h in explained] == [first["id"]]
+    why = explained[0]["why"]
+    assert why["rank"] == 1 and why["score"] == explained[0]["score"] and why["lexical_rank"] == 1
+    assert isinstance(why["features"], dict) and "cosine" in why["features"]
 
     answer = run("recall", "what does Dana drink?", "--namespace", WRITER, db=db)
     assert "flat whites" in answer["answer"]

@@ -10,6 +10,7 @@ from typing import Any
 
 from tinymemory.api.items import ItemMeta
 from tinymemory.api.namespace import Namespace, Reach
+from tinymemory.api.requests import Why
 from tinymemory.api.timeutil import format_rfc3339
 
 
@@ -26,6 +27,8 @@ def to_jsonable(value: Any) -> Any:
         return value.value
     if isinstance(value, Namespace | Reach):
         return str(value)
+    if isinstance(value, Why):  # its own JSON view: the reranker's features as a name -> value object
+        return value.as_json()
     if is_dataclass(value) and not isinstance(value, type):
         out: dict[str, Any] = {}
         for f in fields(value):

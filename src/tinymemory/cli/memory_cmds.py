@@ -163,6 +163,12 @@ def _fetch_args(p: argparse.ArgumentParser) -> None:
         choices=[m.value for m in FetchMode],
         help="how to rank (default: hybrid with an embedder, lexical with --no-embedder)",
     )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="give each hit `why`: the signals behind its score (keyword and meaning scores and ranks, "
+        "the reranker's inputs and output, time match, final rank)",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +202,12 @@ _COMMANDS = (
         description="Search memories by a query and print the hits, best first, with their scores. " + READS,
         run=_on_memory(
             lambda mem, a: mem.fetch(
-                a.query, mode=a.mode, limit=a.limit, cursor=a.cursor, **_filter_fields(a)
+                a.query,
+                mode=a.mode,
+                limit=a.limit,
+                cursor=a.cursor,
+                explain=a.explain,
+                **_filter_fields(a),
             )
         ),
         arguments=_fetch_args,
