@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from tinymemory.api import (
-    ExploreRequest,
-    Facet,
     GetRequest,
     InvalidRequest,
     ItemKind,
@@ -24,6 +22,7 @@ from tinymemory.api import (
 from tinymemory.api.validate import MAX_ID_CHARS
 from tinymemory.policy import Tier, Tiers
 from tinymemory.policy.session import MAX_VERSIONS
+from tinymemory.service.inspector import stats
 
 PAGE_SIZE = 20
 
@@ -79,13 +78,8 @@ async def versions(engine: MemoryEngine, tiers: Tiers, memory_id: str) -> Versio
 
 async def counts(engine: MemoryEngine, tiers: Tiers) -> dict[Tier, int]:
     """How many active items each of the caller's tiers holds."""
-    out: dict[Tier, int] = {}
-    for tier in tiers.present():
-        explored = await engine.explore(
-            ExploreRequest(Facet.KIND, MetaFilter(reach=tiers.reach_of((tier,))), limit=1)
-        )
-        out[tier] = explored.total
-    return out
+    present = tiers.present()
+    return {tier: await stats.count(engine, MetaFilter(reach=tiers.reach_of((tier,)))) for tier in present}
 
 
 FILTER_FIELDS = ("type", "source", "tag", "from", "to")
