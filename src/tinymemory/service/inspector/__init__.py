@@ -6,11 +6,9 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from tinymemory.service.inspector import (
-    bulk_routes,
     dashboard_routes,
     edit_routes,
     gate_routes,
-    why_routes,
 )
 from tinymemory.service.inspector.routes import router
 from tinymemory.service.inspector.session import CsrfKey
@@ -26,6 +24,6 @@ def mount_inspector(app: FastAPI, state: ServiceState, csrf_key: bytes | None = 
     del state  # the routes find it through deps.service, as the API routes do
     app.state.inspector_csrf = CsrfKey(csrf_key)
     app.include_router(router)
-    for extra in (edit_routes, dashboard_routes, gate_routes, why_routes, bulk_routes):
+    for extra in (edit_routes, dashboard_routes, gate_routes):
         app.include_router(extra.router)
     app.include_router(static_router())

@@ -1,7 +1,0 @@
-"""The inspector's why pages (being built; see docs/inspector.md)."""
-
-from __future__ import annotations
-
-from fastapi import APIRouter
-
-router = APIRouter(include_in_schema=False)
