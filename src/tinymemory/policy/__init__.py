@@ -5,6 +5,8 @@ memory__forget) whose tiers, enums, previews and descriptions follow a `MemoryPo
 `tinymemory.tools`, this package imports no tool runtime (see `tinymemory.adapters`) and no engine.
 """
 
+from tinymemory.policy.consent import consent_status, grant_consent, withdraw_consent
+from tinymemory.policy.erasure import ErasureReport, erase, forget_me
 from tinymemory.policy.guidance import fallback_guidance, render_guidance, with_fallback
 from tinymemory.policy.identity import PERSONAL_TIERS, Identity, Tier, Tiers
 from tinymemory.policy.policy import BUILTIN_TYPES, DEFAULT_TYPE, MemoryPolicy
@@ -18,8 +20,10 @@ from tinymemory.policy.registry import (
     POLICY_TOOL_NAMES,
     POLICY_TOOLS,
 )
+from tinymemory.policy.retention import RetentionJob, RetentionReport
 from tinymemory.policy.session import MediaProbe, PolicyCatalog, PolicyContext, PolicySession, PolicyTool
 from tinymemory.policy.tools import PolicyTools, Registration, log_refused
+from tinymemory.policy.user_export import export_user
 
 __all__ = [
     "BUILTIN_TYPES",
@@ -33,6 +37,7 @@ __all__ = [
     "POLICY_READ_TOOLS",
     "POLICY_TOOLS",
     "POLICY_TOOL_NAMES",
+    "ErasureReport",
     "Identity",
     "MediaProbe",
     "MemoryPolicy",
@@ -42,10 +47,18 @@ __all__ = [
     "PolicyTool",
     "PolicyTools",
     "Registration",
+    "RetentionJob",
+    "RetentionReport",
     "Tier",
     "Tiers",
+    "consent_status",
+    "erase",
+    "export_user",
     "fallback_guidance",
+    "forget_me",
+    "grant_consent",
     "log_refused",
     "render_guidance",
     "with_fallback",
+    "withdraw_consent",
 ]

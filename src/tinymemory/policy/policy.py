@@ -18,7 +18,9 @@ from typing import Annotated, Any
 
 import yaml
 from pydantic import (
+    AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -45,9 +47,14 @@ BUILTIN_TYPES: tuple[str, ...] = (DEFAULT_TYPE, *LEARNING_KINDS)
 MAX_INLINE_THRESHOLD = 1_048_576
 MAX_NOTES_CHARS = 8_000
 DEFAULT_WINDOW = timedelta(days=7)
-_DURATION_RE = re.compile(r"(?:[0-9]+(?:\.[0-9]+)?(?:d|h|m|s))+")
-_DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)(d|h|m|s)")
-_UNIT_SECONDS = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
+_DURATION_RE = re.compile(r"(?:[0-9]+(?:\.[0-9]+)?(?:w|d|h|m|s))+")
+_DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)(w|d|h|m|s)")
+_UNIT_SECONDS = {"w": 7 * 86400.0, "d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
+_UNIT_RE = re.compile(r"(?:[0-9]+(?:\.[0-9]+)?[a-zA-Z]+)+")
+MAX_DURATION_DAYS = 3650
+# A consent category, `kind:name` as in memory:health: the same words a memory's `category` holds.
+CATEGORY_PATTERN = r"^[a-z][a-z0-9_]{0,63}:[a-z0-9][a-z0-9_.-]{0,127}$"
+_CATEGORY_RE = re.compile(CATEGORY_PATTERN)
 _RESOURCE_KEYS = frozenset({"apiVersion", "kind", "metadata", "spec"})
 
 Name = Annotated[StrictStr, Field(pattern=NAME_PATTERN)]
@@ -139,14 +146,94 @@ class GateSpec(_Model):
     @field_validator("window", mode="before")
     @classmethod
     def _window(cls, value: object) -> object:
-        if isinstance(value, timedelta):
-            return value
-        if not isinstance(value, str) or not _DURATION_RE.fullmatch(value):
-            raise ValueError("must be a duration such as 168h, 7d or 1h30m")
-        seconds = sum(float(n) * _UNIT_SECONDS[u] for n, u in _DURATION_PART.findall(value))
-        if not 0 < seconds <= 3650 * 86400:
-            raise ValueError("must be longer than zero and at most 3650d")
-        return timedelta(seconds=seconds)
+        return duration(value, "168h, 7d or 1h30m")
+
+
+def duration(value: object, examples: str) -> object:
+    """A policy duration (`30d`, `12h`, `2w`, `1h30m`) as a timedelta: longer than zero, at most ten
+    years. Anything else is refused with `examples` of what is meant."""
+    if isinstance(value, timedelta):
+        return value
+    if not isinstance(value, str) or not _DURATION_RE.fullmatch(value):
+        if isinstance(value, str) and value.startswith("-"):
+            raise ValueError(f"must not be negative (got `{echo(value)}`)")
+        if isinstance(value, str) and _UNIT_RE.fullmatch(value):
+            raise ValueError(f"`{echo(value)}` has an unknown unit (use w, d, h, m or s, as in {examples})")
+        raise ValueError(f"must be a duration such as {examples}")
+    seconds = sum(float(n) * _UNIT_SECONDS[u] for n, u in _DURATION_PART.findall(value))
+    if not 0 < seconds <= MAX_DURATION_DAYS * 86400:
+        raise ValueError(f"must be longer than zero and at most {MAX_DURATION_DAYS}d")
+    return timedelta(seconds=seconds)
+
+
+def _categories(value: object) -> object:
+    """Category keys must be `kind:name` (memory:health); anything else is named."""
+    if isinstance(value, Mapping):
+        for key in value:
+            _category(key if isinstance(key, str) else repr(key))
+    return value
+
+
+RETENTION_EXAMPLES = "30d, 12h or 2w"
+Keep = Annotated[timedelta, BeforeValidator(lambda v: duration(v, RETENTION_EXAMPLES))]
+
+
+def _category(value: str) -> str:
+    if not _CATEGORY_RE.fullmatch(value):
+        raise ValueError(f"`{echo(value)}` is not a category (kind:name, for example memory:health)")
+    return value
+
+
+Category = Annotated[StrictStr, AfterValidator(_category)]
+
+
+class TierRetention(_Model):
+    """How long memories of one tier are kept: its own default and per-category limits."""
+
+    default: Keep | None = None
+    categories: dict[str, Keep] = Field(default_factory=dict)
+
+    @field_validator("categories", mode="before")
+    @classmethod
+    def _keys(cls, value: object) -> object:
+        return _categories(value)
+
+    def __hash__(self) -> int:  # a dict field: hashed by its items (a policy is a dict key)
+        return hash((self.default, tuple(sorted(self.categories.items()))))
+
+
+class RetentionSpec(_Model):
+    """The longest a memory is kept, by category and by default, optionally per tier. The most specific
+    rule wins: the tier's rule for the category, the category's, the tier's default, the default.
+    Without any rule a memory is kept until it is forgotten."""
+
+    default: Keep | None = None
+    categories: dict[str, Keep] = Field(default_factory=dict)
+    tiers: dict[Tier, TierRetention] = Field(default_factory=dict)
+
+    @field_validator("categories", mode="before")
+    @classmethod
+    def _keys(cls, value: object) -> object:
+        return _categories(value)
+
+    @field_validator("tiers", mode="before")
+    @classmethod
+    def _tier_keys(cls, value: object) -> object:
+        if isinstance(value, Mapping):
+            for key in value:
+                if not isinstance(key, str) or key not in Tier.values():
+                    raise ValueError(f"`{echo(key)}` is not a tier (one of: {', '.join(Tier.values())})")
+        return value
+
+    def __hash__(self) -> int:  # dict fields: hashed by their items (a policy is a dict key)
+        tiers = tuple((t.value, hash(r)) for t, r in sorted(self.tiers.items()))
+        return hash((self.default, tuple(sorted(self.categories.items())), tiers))
+
+
+class ConsentSpec(_Model):
+    """The categories a user must consent to before a memory of one is kept."""
+
+    required: tuple[Category, ...] = ()
 
 
 class ToolGuidanceSpec(_Model):
@@ -159,6 +246,8 @@ class PolicySpec(_Model):
     dedup: DedupSpec = DedupSpec()
     recall: RecallSpec = RecallSpec()
     gate: GateSpec = GateSpec()
+    retention: RetentionSpec = RetentionSpec()
+    consent: ConsentSpec = ConsentSpec()
     tool_guidance: ToolGuidanceSpec = ToolGuidanceSpec()
 
     @model_validator(mode="after")
@@ -316,6 +405,41 @@ class MemoryPolicy:
         return self._spec.gate
 
     @property
+    def retention(self) -> RetentionSpec:
+        """How long memories are kept, by category and tier (see `retention_for`)."""
+        return self._spec.retention
+
+    def retention_for(self, tier: Tier, category: str | None) -> timedelta | None:
+        """The longest a memory of `category` in `tier` is kept, by the most specific rule, or None
+        (kept until forgotten). Categories compare case-blind, as the consent check does."""
+        spec = self._spec.retention
+        cat = normal_category(category)
+        by_tier = spec.tiers.get(tier)
+        if cat is not None and by_tier is not None and cat in by_tier.categories:
+            return by_tier.categories[cat]
+        if cat is not None and cat in spec.categories:
+            return spec.categories[cat]
+        if by_tier is not None and by_tier.default is not None:
+            return by_tier.default
+        return spec.default
+
+    @property
+    def has_retention(self) -> bool:
+        """Whether any retention rule is set (else the retention job has nothing to do here)."""
+        spec = self._spec.retention
+        return spec.default is not None or bool(spec.categories) or bool(spec.tiers)
+
+    @property
+    def consent_required(self) -> tuple[str, ...]:
+        """The categories a memory may be kept in only with the user's consent."""
+        return self._spec.consent.required
+
+    def needs_consent(self, category: str | None) -> bool:
+        """Whether a memory of `category` needs the user's consent (compared case-blind)."""
+        cat = normal_category(category)
+        return cat is not None and cat in self._spec.consent.required
+
+    @property
     def notes(self) -> str | None:
         """The workspace's notes for the model about its memory tools, or None when there are none."""
         notes = self._spec.tool_guidance.notes
@@ -329,6 +453,19 @@ class MemoryPolicy:
 
     def __repr__(self) -> str:
         return f"MemoryPolicy(name={self._name!r})"
+
+
+def is_category(text: str) -> bool:
+    """Whether `text` is a category as policies name them (`kind:name`, lower-case)."""
+    return _CATEGORY_RE.fullmatch(text) is not None
+
+
+def normal_category(category: str | None) -> str | None:
+    """A memory's category as the rules compare it: trimmed and lower-case (None for none)."""
+    if category is None:
+        return None
+    cat = category.strip().lower()
+    return cat or None
 
 
 # --- errors -----------------------------------------------------------------------------------------

@@ -21,8 +21,10 @@ from tinymemory.api import (
 from tinymemory.api.validate import MAX_TEXT_CHARS, fail
 from tinymemory.policy.answers import TierName
 from tinymemory.policy.arguments import Declared, word
+from tinymemory.policy.consent import has_consent
 from tinymemory.policy.gate.queue import queue_items
 from tinymemory.policy.gate.screen import PERSONAL, TOO_LONG, screen
+from tinymemory.policy.policy import normal_category
 from tinymemory.policy.session import PolicyContext, PolicySession
 from tinymemory.tools.answers import Answer
 from tinymemory.tools.declaration import Tool
@@ -80,7 +82,14 @@ def describe(context: PolicyContext) -> str:
     required = context.policy.require_about_for
     if required:
         text += f" about_kind and about_key are required for these types: {', '.join(required)}."
-    return text + " " + SHARE_RULE
+    text += " " + SHARE_RULE
+    consent = context.policy.consent_required
+    if consent:
+        text += (
+            " These categories need the user's consent before a memory of one is kept: "
+            f"{', '.join(consent)}; without it such a memory is refused and nothing is stored."
+        )
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +199,16 @@ async def remember(session: PolicySession, a: RememberArgs, raw: Obj) -> dict[st
         raise InvalidRequest(
             f"{tool}: `about_kind` and `about_key` are required for memories of type `{kind}`"
         )
+    category = values[a.category]
+    if policy.needs_consent(category) and not await has_consent(
+        session.engine, session.identity, category or ""
+    ):
+        raise fail(
+            tool,
+            a.category.name,
+            f"`{normal_category(category)}` needs the user's consent, which they have not given; "
+            "nothing was stored (the user can grant it, then remember again)",
+        )
     confidence = values[a.confidence]
     item = NewItem(
         ItemKind.LEARNING,
@@ -202,7 +221,7 @@ async def remember(session: PolicySession, a: RememberArgs, raw: Obj) -> dict[st
             title=values[a.title],
             summary=values[a.summary],
             purpose=values[a.purpose],
-            category=values[a.category],
+            category=category,
             about=About(about_kind.strip(), (about_key or "").strip()) if about_kind is not None else None,
             observed_at=utcnow(),
         ),

@@ -120,6 +120,9 @@ class Decision:
     decision: str
     fact: str | None
     subject: str
+    # The sharer's own copy the candidate cited: what links a user's memory to the published fact it
+    # backs, so erasing the memory takes its evidence away (None in records written before the link).
+    source: str | None = None
 
     def item(self, workspace: str, agent: str) -> NewItem:
         body = {
@@ -128,6 +131,8 @@ class Decision:
             "fact": self.fact,
             "subject": self.subject,
         }
+        if self.source is not None:
+            body["source"] = self.source
         return NewItem(
             ItemKind.DOCUMENT,
             json.dumps(body, sort_keys=True),
@@ -143,9 +148,23 @@ class Decision:
     def of(cls, item: MemoryItem) -> Decision | None:
         try:
             body = json.loads(item.text)
-            return cls(str(body["candidate"]), str(body["decision"]), body.get("fact"), str(body["subject"]))
+            source = body.get("source")
+            return cls(
+                str(body["candidate"]),
+                str(body["decision"]),
+                body.get("fact"),
+                str(body["subject"]),
+                str(source) if source is not None else None,
+            )
         except (ValueError, KeyError, TypeError):
             return None
+
+
+async def backers(engine: MemoryEngine, workspace: str, agent: str, key: str) -> set[str]:
+    """The sharers counted for a published fact (from the gate's decision records): what a merge
+    counts, and what an erasure weighs against `gate.minDistinctSubjects`."""
+    records = await read_all(engine, decision_node(workspace, agent), MetaFilter(tags_any=(FACT_TAG + key,)))
+    return {d.subject for d in map(Decision.of, records) if d and d.decision in (PUBLISHED, MERGED)}
 
 
 class GateJob:
@@ -190,9 +209,9 @@ class GateJob:
         live: list[Candidate] = []
         for c in todo:
             if c.source_id not in alive:
-                decisions.append(Decision(c.id, WITHDRAWN, None, c.subject))
+                decisions.append(Decision(c.id, WITHDRAWN, None, c.subject, c.source_id))
             elif now - c.shared_at > gate.window:
-                decisions.append(Decision(c.id, REJECTED, None, c.subject))
+                decisions.append(Decision(c.id, REJECTED, None, c.subject, c.source_id))
             else:
                 live.append(c)
         shared = await read_all(self.engine, agent_tier(workspace, agent), MetaFilter(sources=(GATE_SOURCE,)))
@@ -268,7 +287,7 @@ class GateJob:
         the same text), scrubbed of every sharer of the agent."""
         first = members[0]
         if not publishable(text, sharers):
-            return [Decision(m.id, PERSONAL, None, m.subject) for m in members]
+            return [Decision(m.id, PERSONAL, None, m.subject, m.source_id) for m in members]
         existing = next((s for s in shared if self.matcher.same(s.text, text)), None)
         if existing is not None:
             key = existing.meta.about.key if existing.meta.about else fact_key(existing.text)
@@ -278,7 +297,7 @@ class GateJob:
             )
             report.merged += len(members)
             report.shared_ids.append(stored.id)
-            return [Decision(m.id, MERGED, key, m.subject) for m in members]
+            return [Decision(m.id, MERGED, key, m.subject, m.source_id) for m in members]
         subjects = {m.subject for m in members}
         if len(subjects) < needed:
             report.held += len(members)
@@ -288,7 +307,7 @@ class GateJob:
         shared.append((await self.engine.get(GetRequest(ids=(stored.id,)))).items[0])
         report.published += 1
         report.shared_ids.append(stored.id)
-        return [Decision(m.id, PUBLISHED, key, m.subject) for m in members]
+        return [Decision(m.id, PUBLISHED, key, m.subject, m.source_id) for m in members]
 
     def _shared_item(
         self, workspace: str, agent: str, text: str, key: str, sharers: int, first: Candidate
@@ -309,11 +328,7 @@ class GateJob:
         )
 
     async def _subjects(self, workspace: str, agent: str, key: str) -> set[str]:
-        """The sharers already counted for a published fact (from the gate's decision records)."""
-        records = await read_all(
-            self.engine, decision_node(workspace, agent), MetaFilter(tags_any=(FACT_TAG + key,))
-        )
-        return {d.subject for d in map(Decision.of, records) if d and d.decision in (PUBLISHED, MERGED)}
+        return await backers(self.engine, workspace, agent, key)
 
     async def _decided(self, workspace: str, agent: str, ids: list[str]) -> set[str]:
         node = decision_node(workspace, agent)

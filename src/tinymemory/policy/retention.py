@@ -1,0 +1,159 @@
+"""The retention job: forget and purge every memory kept past the time its workspace's policy allows.
+
+A memory's deadline is its `observed_at` (for memory__remember, when it was remembered) plus the
+policy's retention for its tier and category (`MemoryPolicy.retention_for`: the most specific rule
+wins). The job reads the four tiers of every workspace (`workspace:W`, `.../agent:A`, `.../user:U`,
+`.../user:U/agent:A`; the gate's, consent and erasure nodes are not tiers and are left alone). A user's
+expired memories go through the erasure cascade (`erasure.erase`: what was derived from them, their
+shares at the gate, their evidence in published facts); a shared or institutional memory is forgotten
+with its earlier versions and purged from its tier. A dry run only counts, per tier and category.
+
+Idempotent: what it erased is gone, so a second run (or two at once) finds nothing more to do.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from tinymemory.api import (
+    ForgetRequest,
+    MemoryEngine,
+    MemoryItem,
+    MetaFilter,
+    Namespace,
+    PurgeRequest,
+    Reach,
+    utcnow,
+)
+from tinymemory.api.paging import listed
+from tinymemory.policy.erasure import ErasureReport, erase
+from tinymemory.policy.identity import Identity, Tier
+from tinymemory.policy.policy import MemoryPolicy, normal_category
+from tinymemory.policy.session import earlier_versions
+
+NO_CATEGORY = "(none)"
+
+
+def tier_of(ns: Namespace) -> tuple[Tier, Identity] | None:
+    """The tier a namespace is, with the identity that owns it, or None for any other node."""
+    parts = [(s.kind, s.name) for s in ns.segments]
+    if not parts or parts[0][0] != "workspace":
+        return None
+    ws = parts[0][1]
+    kinds = tuple(k for k, _ in parts[1:])
+    names = [n for _, n in parts[1:]]
+    if kinds == ():
+        return Tier.INSTITUTIONAL, Identity(ws)
+    if kinds == ("agent",):
+        return Tier.AGENT, Identity(ws, None, names[0])
+    if kinds == ("user",):
+        return Tier.USER, Identity(ws, names[0], verified=True)
+    if kinds == ("user", "agent"):
+        return Tier.USER_FOR_AGENT, Identity(ws, names[0], names[1], verified=True)
+    return None
+
+
+def deadline(policy: MemoryPolicy, tier: Tier, item: MemoryItem) -> datetime | None:
+    """When `item` must be gone, or None when no rule limits it."""
+    keep = policy.retention_for(tier, item.meta.category)
+    if keep is None:
+        return None
+    return (item.meta.observed_at or item.valid_from) + keep
+
+
+@dataclass
+class RetentionReport:
+    """Expired memories per tier and category (`tier/category`), and what erasing them did."""
+
+    dry_run: bool = False
+    expired: dict[str, int] = field(default_factory=dict)
+    erased: ErasureReport = field(default_factory=ErasureReport)
+
+    def to_dict(self) -> dict[str, object]:
+        """The report as plain JSON, for a route, the CLI or a log line."""
+        return {
+            "dry_run": self.dry_run,
+            "expired": dict(sorted(self.expired.items())),
+            "erased": self.erased.to_dict(),
+        }
+
+
+class RetentionJob:
+    """Runs retention over an engine. `policy_of(workspace)` gives each workspace's effective policy."""
+
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        policy_of: Callable[[str], MemoryPolicy],
+        *,
+        now: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.engine = engine
+        self.policy_of = policy_of
+        self.now = now
+
+    async def expired(self, workspace: str | None = None) -> list[tuple[Tier, Identity, MemoryItem]]:
+        """Every active memory of a tier past its deadline (in `workspace`, or in every workspace)."""
+        now = self.now()
+        reach = Reach.subtree(Namespace.of(("workspace", workspace))) if workspace else None
+        out: list[tuple[Tier, Identity, MemoryItem]] = []
+        policies: dict[str, MemoryPolicy] = {}
+        shortest: dict[str, timedelta | None] = {}
+        async for item in listed(self.engine, MetaFilter(reach=reach)):
+            place = tier_of(item.namespace)
+            if place is None:
+                continue
+            tier, owner = place
+            ws = owner.workspace
+            if ws not in policies:
+                policies[ws] = self.policy_of(ws)
+                shortest[ws] = _shortest(policies[ws])
+            if shortest[ws] is None:
+                continue
+            due = deadline(policies[ws], tier, item)
+            if due is not None and due <= now:
+                out.append((tier, owner, item))
+        return out
+
+    async def run(self, workspace: str | None = None, *, dry_run: bool = False) -> RetentionReport:
+        """Erase every expired memory (in `workspace`, or everywhere); `dry_run` only counts them."""
+        report = RetentionReport(dry_run=dry_run)
+        found = await self.expired(workspace)
+        counts = Counter(f"{t.value}/{normal_category(i.meta.category) or NO_CATEGORY}" for t, _, i in found)
+        report.expired = dict(counts)
+        if dry_run:
+            return report
+        users: dict[tuple[str, str], list[MemoryItem]] = defaultdict(list)
+        shared: dict[Namespace, list[MemoryItem]] = defaultdict(list)
+        for _tier, owner, item in found:
+            if owner.user is not None:
+                users[(owner.workspace, owner.user)].append(item)
+            else:
+                shared[item.namespace].append(item)
+        for (ws, user), items in sorted(users.items()):
+            report.erased.add(
+                await erase(self.engine, Identity(ws, user, verified=True), items, self.policy_of(ws))
+            )
+        for node, items in sorted(shared.items(), key=lambda kv: str(kv[0])):
+            reach = Reach.exact(node)
+            ids = sorted({v.id for i in items for v in (i, *await earlier_versions(self.engine, i, reach))})
+            for start in range(0, len(ids), 100):
+                result = await self.engine.forget(
+                    ForgetRequest(ids=tuple(ids[start : start + 100]), reach=reach)
+                )
+                report.erased.memories += len(result.forgotten)
+            report.erased.purged += (await self.engine.purge(PurgeRequest(reach=reach))).purged
+        return report
+
+
+def _shortest(policy: MemoryPolicy) -> timedelta | None:
+    """The shortest retention a policy sets anywhere (None: it sets none, and nothing expires)."""
+    spec = policy.retention
+    values = [spec.default, *spec.categories.values()]
+    for by_tier in spec.tiers.values():
+        values += [by_tier.default, *by_tier.categories.values()]
+    present = [v for v in values if v is not None]
+    return min(present) if present else None
