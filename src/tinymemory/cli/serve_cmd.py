@@ -87,6 +87,14 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "how often the shared-write gate runs in the background, in seconds; 0 never (default: 60)",
         "60",
     )
+    add_env_option(
+        parser,
+        "--retention-seconds",
+        "TINYMEMORY_RETENTION_SECONDS",
+        "how often the retention job forgets and purges expired memories, in seconds; 0 never "
+        "(default: 3600)",
+        "3600",
+    )
     add_env_switch(
         parser,
         "--dev",
@@ -115,6 +123,12 @@ def settings_of(args: argparse.Namespace) -> Any:
         raise InvalidRequest(
             f"serve: `--gate-seconds` must be a number, got {str(args.gate_seconds)[:40]!r}"
         ) from None
+    try:
+        retention_seconds = float(args.retention_seconds)
+    except ValueError:
+        raise InvalidRequest(
+            f"serve: `--retention-seconds` must be a number, got {str(args.retention_seconds)[:40]!r}"
+        ) from None
     return ServiceSettings(
         db=args.db or str(default_db_path()),
         policy=Path(args.policy) if args.policy else None,
@@ -130,6 +144,7 @@ def settings_of(args: argparse.Namespace) -> Any:
         embedder=None if args.no_embedder else "default",
         max_body_bytes=integer("max-body-bytes", args.max_body_bytes),
         gate_seconds=gate_seconds,
+        retention_seconds=retention_seconds,
     )
 
 

@@ -32,7 +32,20 @@ from tinymemory.service.inspector import mount_inspector
 from tinymemory.service.metrics import ServiceMetrics
 from tinymemory.service.policies import PolicyBook
 from tinymemory.service.registry import AgentRegistry
-from tinymemory.service.routes import agents, context, gate, guidance, health, ingest, memory, tools
+from tinymemory.service.retention_loop import retention_loop
+from tinymemory.service.routes import (
+    agents,
+    consent,
+    context,
+    export,
+    forget_me,
+    gate,
+    guidance,
+    health,
+    ingest,
+    memory,
+    tools,
+)
 from tinymemory.service.settings import ServiceSettings
 from tinymemory.service.state import ServiceState
 
@@ -143,9 +156,12 @@ def create_app(
         async with AsyncExitStack() as stack:
             for enter in extra_lifespans:
                 await stack.enter_async_context(enter())
+            # One lock for the periodic jobs: the worker holding it runs the gate and retention.
+            lock = fleet.gate_lock() if fleet is not None else None
             if settings.gate_seconds > 0:
-                lock = fleet.gate_lock() if fleet is not None else None
                 await stack.enter_async_context(gate_loop(state, settings.gate_seconds, metrics, lock))
+            if settings.retention_seconds > 0:
+                await stack.enter_async_context(retention_loop(state, settings.retention_seconds, lock))
             settle_heap()
             state.ready = True
             try:
@@ -167,7 +183,19 @@ def create_app(
     app.state.metrics = metrics
     app.state.lifespans = extra_lifespans
     install_error_handlers(app)
-    for module in (health, guidance, memory, tools, context, ingest, agents, gate):
+    for module in (
+        health,
+        guidance,
+        consent,
+        export,
+        forget_me,
+        memory,
+        tools,
+        context,
+        ingest,
+        agents,
+        gate,
+    ):
         app.include_router(module.router)
     mount_surfaces(app, state, fleet.csrf_key if fleet is not None else None)
     worker = str(os.getpid()) if fleet is not None else None

@@ -20,6 +20,7 @@ DEFAULT_PORT = 8765
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 DEFAULT_GRACE_SECONDS = 10.0
 DEFAULT_GATE_SECONDS = 60.0
+DEFAULT_RETENTION_SECONDS = 3600.0
 
 SECRET_ENV = "TINYMEMORY_JWT_SECRET"
 SECRET_FILE_ENV = "TINYMEMORY_JWT_SECRET_FILE"
@@ -45,6 +46,7 @@ class ServiceSettings:
     embedder: str | None = "default"
     grace_seconds: float = DEFAULT_GRACE_SECONDS
     gate_seconds: float = DEFAULT_GATE_SECONDS  # how often the shared-write gate runs; 0: never
+    retention_seconds: float = DEFAULT_RETENTION_SECONDS  # how often the retention job runs; 0: never
 
     def __post_init__(self) -> None:
         if not isinstance(self.port, int) or not 0 <= self.port <= 65535:
@@ -57,6 +59,12 @@ class ServiceSettings:
             or self.gate_seconds < 0
         ):
             raise InvalidRequest("serve: `gate_seconds` must be a number of seconds, 0 or more")
+        if (
+            not isinstance(self.retention_seconds, int | float)
+            or not math.isfinite(self.retention_seconds)
+            or self.retention_seconds < 0
+        ):
+            raise InvalidRequest("serve: `retention_seconds` must be a number of seconds, 0 or more")
         if self.jwt_secret is not None and len(self.jwt_secret.encode()) < 32:
             raise InvalidRequest("serve: the HS256 secret must be at least 32 bytes")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from tinymemory.service.inspector import (
+    consent_routes,
     dashboard_routes,
     edit_routes,
     gate_routes,
@@ -24,6 +25,6 @@ def mount_inspector(app: FastAPI, state: ServiceState, csrf_key: bytes | None = 
     del state  # the routes find it through deps.service, as the API routes do
     app.state.inspector_csrf = CsrfKey(csrf_key)
     app.include_router(router)
-    for extra in (edit_routes, dashboard_routes, gate_routes):
+    for extra in (edit_routes, dashboard_routes, gate_routes, consent_routes):
         app.include_router(extra.router)
     app.include_router(static_router())

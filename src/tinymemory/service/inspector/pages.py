@@ -50,7 +50,7 @@ SEARCH_BOX = """
 </form>"""
 LINKS = """
 <nav class="links" aria-label="Pages"><a href="/new">New memory</a> <a href="/dashboard">Dashboard</a>
-<a href="/agents">By agent</a>$gate</nav>"""
+<a href="/agents">By agent</a> <a href="/consent">Privacy</a>$gate</nav>"""
 SIGN_OUT = """
 <span class="who">$who</span>
 <form method="post" action="/signout"><button type="submit" class="link">Sign out</button></form>"""
@@ -399,7 +399,10 @@ def item(
     found: Versions,
     as_of: datetime | None,
     forgettable: bool,
+    privacy: Sequence[tuple[str, object]] = (),
 ) -> Html:
+    """A memory's page. `privacy`: its category, retention deadline and consent rows
+    (`consent_pages.privacy_facts`)."""
     it = found.item
     m = it.meta
     tier = tiers.tier_of(it.namespace)
@@ -408,6 +411,7 @@ def item(
         ("kind", it.kind.value),
         ("tier", tier.value if tier is not None else ""),
         ("type", m.learning_kind or ""),
+        *privacy,
         ("confidence", "" if it.confidence is None else f"{it.confidence:.2f}"),
         ("about", f"{m.about.kind}: {m.about.key}" if m.about is not None else ""),
         ("title", m.title or ""),

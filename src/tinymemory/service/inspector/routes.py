@@ -18,7 +18,7 @@ from tinymemory.api import InvalidRequest, Reach, TinyMemoryError, Unavailable, 
 from tinymemory.policy import MEMORY_FORGET, MEMORY_RECALL, Tier, Tiers
 from tinymemory.service import deps
 from tinymemory.service.errors import Unauthorized, status_of
-from tinymemory.service.inspector import history, pages
+from tinymemory.service.inspector import consent_pages, history, pages
 from tinymemory.service.inspector.markup import Html
 from tinymemory.service.inspector.session import (
     MAX_COOKIE_TOKEN_CHARS,
@@ -265,7 +265,15 @@ async def item(request: Request, memory_id: str) -> Response:
         own = tiers.own_reach
         forgettable = own is not None and found.item.namespace in own
         csrf = csrf_key(request).token_for(session)
-        return page(pages.item(session.caller, csrf, tiers, found, as_of, forgettable))
+        state, identity = deps.service(request), session.caller.identity()
+        privacy = await consent_pages.privacy_facts(
+            state.engine,
+            state.policies.effective(identity.workspace),
+            identity,
+            found.item,
+            tiers.tier_of(found.item.namespace),
+        )
+        return page(pages.item(session.caller, csrf, tiers, found, as_of, forgettable, privacy))
 
     return await guarded(request, run)
 

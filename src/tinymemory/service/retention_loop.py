@@ -1,0 +1,49 @@
+"""The retention job in the background: every `retention_seconds`, in exactly one worker.
+
+It shares the gate's lock (service/fleet.py): the worker holding it runs the periodic jobs, the others
+skip their ticks, and when the holder dies the next tick of another worker takes the lock. A failed run
+is logged and retried on the next tick; the job is idempotent (policy/retention.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from tinymemory.policy import RetentionJob
+from tinymemory.service.fleet import GateLock
+from tinymemory.service.state import ServiceState
+
+log = logging.getLogger("tinymemory.service")
+
+
+@asynccontextmanager
+async def retention_loop(
+    state: ServiceState, seconds: float, lock: GateLock | None = None
+) -> AsyncIterator[None]:
+    """Run retention every `seconds` until shutdown (only while this process holds `lock`, if given)."""
+
+    async def loop() -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            if lock is not None and not lock.held():
+                continue
+            try:
+                report = await RetentionJob(state.engine, state.policies.effective).run()
+            except Exception:
+                log.exception("the retention job failed; it will run again in %s s", seconds)
+            else:
+                if report.expired:
+                    log.info("retention: %s", report.to_dict())
+
+    task = asyncio.create_task(loop())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        if lock is not None:
+            lock.release()

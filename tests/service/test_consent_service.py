@@ -1,0 +1,186 @@
+"""Consent, the export and "forget me" through the HTTP service: a verified user grants and withdraws
+consent by category, downloads everything held about them as JSON lines, and erases it all; no read of
+the API or the inspector finds the text afterwards, its bytes are gone from the store, and no request
+reaches another user's data."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from test_retention_consent import stored_anywhere
+
+from .conftest import RunningService, start_service
+from .test_inspector_pages import FORM, browser, csrf_of
+
+POLICY = """\
+retention: {default: 365d, categories: {memory:health: 30d}}
+consent: {required: [memory:health]}
+"""
+SECRET = "zebrapulse31 the user's resting heart rate is 52"
+
+
+STORES: dict[str, Path] = {}  # the service's store by its url: the path start_service names it by
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningService]:
+    tmp = tmp_path_factory.mktemp("consent")
+    (tmp / "policy.yaml").write_text(POLICY)
+    service = start_service(tmp, policy=tmp / "policy.yaml")
+    STORES[service.url] = tmp / "service.db"
+    yield service
+    service.stop()
+
+
+def post(service: RunningService, token: str, path: str, body: dict[str, Any]) -> Any:
+    with service.client(token) as http:
+        return http.post(path, json=body)
+
+
+def export_lines(service: RunningService, token: str) -> list[dict[str, Any]]:
+    with service.client(token) as http:
+        got = http.get("/api/v1/memory/export")
+    assert got.status_code == 200, got.text
+    assert got.headers["content-type"].startswith("application/x-ndjson")
+    return [json.loads(line) for line in got.text.splitlines()]
+
+
+def found_anywhere(service: RunningService, token: str, memory_id: str, word: str) -> list[str]:
+    """Every read of the API and the inspector that still finds `word` or `memory_id`."""
+    found = []
+    with service.client(token) as http:
+        for path, body in (
+            ("/api/v1/memory/recall", {"query": word}),
+            ("/api/v1/memory/list", {}),
+            ("/api/v1/memory/open", {"memory_id": memory_id}),
+            ("/api/v1/memory/fetch", {"query": word}),
+            ("/api/v1/memory/get", {"ids": [memory_id]}),
+        ):
+            got = http.post(path, json=body)
+            assert got.status_code == 200, (path, got.text)
+            if word in got.text:
+                found.append(path)
+    with browser(service, token) as page:
+        for path in ("/", f"/items/{memory_id}", f"/search?q={word}"):
+            # the search page echoes the query in its box and its heading
+            shown = page.get(path).text.replace(f'value="{word}"', "").replace(f"“{word}”", "")
+            if word in shown:
+                found.append(f"inspector {path}")
+    return found
+
+
+def test_consent_gates_remember_and_withdrawal_erases(running: RunningService) -> None:
+    dana = running.token("acme", "dana", "helper")
+    refused = post(running, dana, "/api/v1/memory/remember", {"content": SECRET, "category": "memory:health"})
+    assert refused.status_code == 400
+    assert refused.json()["error"]["message"].startswith("memory__remember: `category`")
+    with running.client(dana) as http:
+        guidance = http.get("/api/v1/memory/tool-guidance").json()
+        assert http.get("/api/v1/memory/consent").json() == {
+            "categories": [{"category": "memory:health", "state": "none", "at": None}]
+        }
+    remember = next(t for t in guidance["tools"] if t["name"] == "memory__remember")
+    assert "memory:health" in remember["description"]
+
+    granted = post(running, dana, "/api/v1/memory/consent/grant", {"category": "memory:health"})
+    assert granted.status_code == 200 and granted.json()["state"] == "granted"
+    kept = post(running, dana, "/api/v1/memory/remember", {"content": SECRET, "category": "memory:health"})
+    assert kept.status_code == 200, kept.text
+    memory_id = kept.json()["id"]
+    assert found_anywhere(running, dana, memory_id, "zebrapulse31") != []
+    with browser(running, dana) as page:
+        shown = page.get(f"/items/{memory_id}").text
+    assert "memory:health" in shown and "granted" in shown
+
+    withdrawn = post(running, dana, "/api/v1/memory/consent/withdraw", {"category": "memory:health"})
+    assert withdrawn.status_code == 200 and withdrawn.json()["erased"]["memories"] == 1
+    assert found_anywhere(running, dana, memory_id, "zebrapulse31") == []
+    assert not stored_anywhere(STORES[running.url], "zebrapulse31")
+
+
+def test_consent_bodies_are_checked(running: RunningService) -> None:
+    dana = running.token("acme", "dana", "helper")
+    for body, field in (
+        ({"category": "health"}, "category"),
+        ({"category": "memory:work"}, "category"),
+        ({"category": "memory:health", "user": "eve"}, "user"),
+        ({}, "category"),
+    ):
+        got = post(running, dana, "/api/v1/memory/consent/grant", body)
+        assert got.status_code == 400, body
+        assert (
+            got.json()["error"]["message"].startswith("consent grant:")
+            and field in got.json()["error"]["message"]
+        )
+    assert post(running, "", "/api/v1/memory/consent/grant", {"category": "memory:health"}).status_code == 401
+    key = running.token("acme", None)
+    assert (
+        post(running, key, "/api/v1/memory/consent/grant", {"category": "memory:health"}).status_code == 403
+    )
+
+
+def test_an_export_is_the_callers_own_and_forget_me_erases_it(running: RunningService) -> None:
+    erin = running.token("acme", "erin", "helper")
+    frank = running.token("acme", "frank", "helper")
+    mine = post(
+        running, erin, "/api/v1/memory/remember", {"content": "zebraerin5 erin's dog is called Rex"}
+    ).json()["id"]
+    post(running, frank, "/api/v1/memory/remember", {"content": "zebrafrank6 frank rides a blue bicycle"})
+    lines = export_lines(running, erin)
+    assert lines[0]["record"] == "subject" and lines[0]["user"] == "erin"
+    assert any(r["record"] == "memory" and r["id"] == mine for r in lines)
+    assert "zebrafrank6" not in json.dumps(lines)
+    with running.client(erin) as http:
+        assert http.get("/api/v1/memory/export", params={"user": "frank"}).status_code == 400
+        assert http.get("/api/v1/memory/export").text.count("zebrafrank6") == 0
+    with running.client() as http:
+        assert http.get("/api/v1/memory/export").status_code == 401
+    with running.client(running.token("acme", None)) as http:
+        assert http.get("/api/v1/memory/export").status_code == 403
+
+    assert post(running, erin, "/api/v1/memory/forget-me", {"confirm": False}).status_code == 400
+    assert post(running, erin, "/api/v1/memory/forget-me", {}).status_code == 400
+    done = post(running, erin, "/api/v1/memory/forget-me", {"confirm": True})
+    assert done.status_code == 200 and done.json()["memories"] == 1
+    assert found_anywhere(running, erin, mine, "zebraerin5") == []
+    assert not stored_anywhere(STORES[running.url], "zebraerin5")
+    assert [r["record"] for r in export_lines(running, erin)] == ["subject"]
+    assert any("zebrafrank6" in json.dumps(r) for r in export_lines(running, frank))
+
+
+def test_the_inspector_privacy_page_grants_withdraws_and_exports(running: RunningService) -> None:
+    gina = running.token("acme", "gina", "helper")
+    with browser(running, gina) as page:
+        shown = page.get("/consent")
+        assert shown.status_code == 200 and "memory:health" in shown.text and "Give consent" in shown.text
+        assert "style=" not in shown.text and "<script>" not in shown.text
+        assert "default-src 'self'" in shown.headers["content-security-policy"]
+        csrf = csrf_of(shown.text)
+        refused = page.post("/consent/grant", data={"category": "memory:health"}, headers=FORM)
+        assert refused.status_code == 403
+        assert (
+            post(
+                running, gina, "/api/v1/memory/remember", {"content": SECRET, "category": "memory:health"}
+            ).status_code
+            == 400
+        )
+        done = page.post("/consent/grant", data={"csrf": csrf, "category": "memory:health"}, headers=FORM)
+        assert done.status_code == 303 and done.headers["location"] == "/consent?notice=granted"
+        kept = post(
+            running, gina, "/api/v1/memory/remember", {"content": SECRET, "category": "memory:health"}
+        )
+        memory_id = kept.json()["id"]
+        after = page.get("/consent")
+        assert "Withdraw consent" in after.text
+        exported = page.get("/consent/export")
+        assert exported.status_code == 200 and memory_id in exported.text
+        csrf = csrf_of(after.text)
+        gone = page.post("/consent/withdraw", data={"csrf": csrf, "category": "memory:health"}, headers=FORM)
+        assert gone.status_code == 303
+        assert memory_id not in page.get("/consent/export").text
+    assert found_anywhere(running, gina, memory_id, "zebrapulse31") == []
