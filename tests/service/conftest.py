@@ -75,7 +75,9 @@ def free_socket() -> socket.socket:
     return sock
 
 
-def start_service(tmp: Path, *, policy: Path | None = None, embedder: str | None = None) -> RunningService:
+def start_service(
+    tmp: Path, *, policy: Path | None = None, embedder: str | None = None, **settings: Any
+) -> RunningService:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     public_pem = (
         key.public_key()
@@ -85,7 +87,7 @@ def start_service(tmp: Path, *, policy: Path | None = None, embedder: str | None
     token_file = tmp / "tokens.yaml"
     if not token_file.exists() and not token_file.is_symlink():
         token_file.write_text("tokens: []\n")  # the service refuses to start without its file
-    settings = ServiceSettings(
+    service_settings = ServiceSettings(
         db=store_target(tmp / "service.db"),
         policy=policy,
         jwt_secret=SECRET,
@@ -93,8 +95,9 @@ def start_service(tmp: Path, *, policy: Path | None = None, embedder: str | None
         token_file=token_file,
         embedder=embedder,
         max_body_bytes=256 * 1024,
+        **settings,
     )
-    app = create_app(settings)
+    app = create_app(service_settings)
     sock = free_socket()
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
@@ -105,7 +108,7 @@ def start_service(tmp: Path, *, policy: Path | None = None, embedder: str | None
             raise RuntimeError("the service did not start")
         time.sleep(0.02)
     port = sock.getsockname()[1]
-    return RunningService(f"http://127.0.0.1:{port}", settings, key, server, thread, app)
+    return RunningService(f"http://127.0.0.1:{port}", service_settings, key, server, thread, app)
 
 
 @pytest.fixture(scope="module")

@@ -5,14 +5,20 @@ reaches another user's data."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import Iterator
+from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from engines import make_engine
 from test_retention_consent import stored_anywhere
+from tinymemory.api import ItemKind, ItemMeta, Namespace, NewItem, utcnow
 
 from .conftest import RunningService, start_service
 from .test_inspector_pages import FORM, browser, csrf_of
@@ -184,3 +190,32 @@ def test_the_inspector_privacy_page_grants_withdraws_and_exports(running: Runnin
         assert gone.status_code == 303
         assert memory_id not in page.get("/consent/export").text
     assert found_anywhere(running, gina, memory_id, "zebrapulse31") == []
+
+
+def test_the_service_runs_retention_in_the_background(tmp_path: Path) -> None:
+    (tmp_path / "policy.yaml").write_text(POLICY)
+    store = tmp_path / "service.db"
+
+    async def seed() -> str:
+        async with make_engine(store) as engine:
+            meta = replace(
+                ItemMeta(Namespace.parse("workspace:acme/user:hana")),
+                learning_kind="general",
+                category="memory:health",
+                observed_at=utcnow() - timedelta(days=31),
+            )
+            return (await engine.store(NewItem(ItemKind.LEARNING, SECRET, meta, 0.8))).id
+
+    memory_id = asyncio.run(seed())
+    service = start_service(tmp_path, policy=tmp_path / "policy.yaml", retention_seconds=0.1, gate_seconds=0)
+    try:
+        hana = service.token("acme", "hana")
+        deadline = time.monotonic() + 30
+        status = "opened"
+        while status != "not_found" and time.monotonic() < deadline:
+            status = post(service, hana, "/api/v1/memory/open", {"memory_id": memory_id}).json()["status"]
+            time.sleep(0.05)
+        assert status == "not_found"
+        assert not stored_anywhere(store, "zebrapulse31")
+    finally:
+        service.stop()
