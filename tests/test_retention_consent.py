@@ -324,3 +324,37 @@ async def test_an_export_holds_the_users_data_and_never_anothers(world: World) -
     assert [r["state"] for r in lines if r["record"] == "consent"] == ["granted"]
     with pytest.raises(InvalidRequest, match="verified"):
         [r async for r in export_user(world.engine, Identity(WS, "dana"))]
+
+
+async def test_a_corrected_memory_keeps_no_version_past_its_time(world: World) -> None:
+    """The version a correction replaced expires by its own time, though its successor is recent."""
+    from dataclasses import replace as with_meta
+
+    from tinymemory.api import About, ItemKind, ItemMeta, NewItem
+
+    place = Namespace.parse("workspace:acme/user:dana")
+    old = ItemMeta(
+        place,
+        learning_kind="general",
+        about=About("doctor", "name"),
+        observed_at=utcnow() - timedelta(days=400),
+    )
+    first = await world.engine.store(NewItem(ItemKind.LEARNING, "zebraold1 the doctor is Dr Old", old, 0.8))
+    new = with_meta(old, observed_at=utcnow())
+    second = await world.engine.store(NewItem(ItemKind.LEARNING, "zebranew2 the doctor is Dr New", new, 0.8))
+    assert second.superseded == (first.id,)
+    report = await RetentionJob(world.engine, lambda _ws: world.policy).run()
+    assert report.expired == {"user/(none)": 1}
+    assert not stored_anywhere(world.path, "zebraold1")
+    assert (await world.tools("dana").call("memory__open", {"memory_id": second.id}))["status"] == "opened"
+
+
+async def test_a_job_over_policies_without_retention_reads_nothing(world: World) -> None:
+    await world.remember("dana", "zebraidle3 nothing limits me")
+    later = utcnow() + timedelta(days=4000)
+    idle = RetentionJob(
+        world.engine, lambda _ws: MemoryPolicy.default(), now=lambda: later, policies=[MemoryPolicy.default()]
+    )
+    assert (await idle.run()).expired == {}
+    busy = RetentionJob(world.engine, lambda _ws: world.policy, now=lambda: later, policies=[world.policy])
+    assert (await busy.run(dry_run=True)).expired == {"user_for_agent/(none)": 1}

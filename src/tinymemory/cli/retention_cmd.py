@@ -56,6 +56,7 @@ def _rules(book: Any, workspace: str) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from tinymemory.policy import Identity, RetentionJob
     from tinymemory.service.policies import PolicyBook
+    from tinymemory.service.retention_loop import book_policies
 
     if args.workspace is not None:
         Identity(args.workspace)  # the name follows the namespace grammar
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     async def go() -> Any:
         engine = open_store(args)
         try:
-            job = RetentionJob(engine, book.effective)
+            job = RetentionJob(engine, book.effective, policies=book_policies(book))
             if args.action == "status":
                 report = await job.run(args.workspace, dry_run=True)
                 return {

@@ -14,7 +14,7 @@ Idempotent: what it erased is gone, so a second run (or two at once) finds nothi
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -90,20 +90,38 @@ class RetentionJob:
         policy_of: Callable[[str], MemoryPolicy],
         *,
         now: Callable[[], datetime] = utcnow,
+        policies: Iterable[MemoryPolicy] | None = None,
     ) -> None:
+        """`policies`, when the host knows every policy `policy_of` can answer (a service's book): the
+        job then reads only memories older than the shortest retention among them, and nothing at all
+        when none sets one, instead of every memory of the store."""
         self.engine = engine
         self.policy_of = policy_of
         self.now = now
+        self.horizon: timedelta | None = None
+        self.idle = False
+        if policies is not None:
+            limits = [t for t in map(_shortest, policies) if t is not None]
+            self.horizon = min(limits) if limits else None
+            self.idle = not limits
 
     async def expired(self, workspace: str | None = None) -> list[tuple[Tier, Identity, MemoryItem]]:
-        """Every active memory of a tier past its deadline (in `workspace`, or in every workspace)."""
+        """Every memory of a tier past its deadline (in `workspace`, or in every workspace): the current
+        version, or the newest of its earlier versions that is (the erasure takes the older ones)."""
         now = self.now()
-        reach = Reach.subtree(Namespace.of(("workspace", workspace))) if workspace else None
         out: list[tuple[Tier, Identity, MemoryItem]] = []
+        horizon = _shortest(self.policy_of(workspace)) if workspace else self.horizon
+        if self.idle or (workspace is not None and horizon is None):
+            return out  # no rule limits anything here
+        reach = Reach.subtree(Namespace.of(("workspace", workspace))) if workspace else None
+        before = now - horizon if horizon is not None else None
         policies: dict[str, MemoryPolicy] = {}
         shortest: dict[str, timedelta | None] = {}
-        async for item in listed(self.engine, MetaFilter(reach=reach)):
-            place = tier_of(item.namespace)
+        async for current in listed(self.engine, MetaFilter(reach=reach)):
+            recent = before is not None and (current.meta.observed_at or current.valid_from) >= before
+            if recent and current.supersedes is None:
+                continue  # younger than any rule allows, and never corrected
+            place = tier_of(current.namespace)
             if place is None:
                 continue
             tier, owner = place
@@ -113,10 +131,22 @@ class RetentionJob:
                 shortest[ws] = _shortest(policies[ws])
             if shortest[ws] is None:
                 continue
-            due = deadline(policies[ws], tier, item)
-            if due is not None and due <= now:
-                out.append((tier, owner, item))
+            # An expired memory goes with its earlier versions (the cascade takes them); a version a
+            # correction replaced expires by its own time, not its successor's.
+            if _due(policies[ws], tier, current, now):
+                out.append((tier, owner, current))
+                continue
+            for earlier in await self._replaced(current):
+                if _due(policies[ws], tier, earlier, now):
+                    out.append((tier, owner, earlier))
+                    break
         return out
+
+    async def _replaced(self, item: MemoryItem) -> list[MemoryItem]:
+        """The earlier versions of `item` (none for a memory never corrected)."""
+        if item.supersedes is None:
+            return []
+        return await earlier_versions(self.engine, item, Reach.exact(item.namespace))
 
     async def run(self, workspace: str | None = None, *, dry_run: bool = False) -> RetentionReport:
         """Erase every expired memory (in `workspace`, or everywhere); `dry_run` only counts them."""
@@ -147,6 +177,11 @@ class RetentionJob:
                 report.erased.memories += len(result.forgotten)
             report.erased.purged += (await self.engine.purge(PurgeRequest(reach=reach))).purged
         return report
+
+
+def _due(policy: MemoryPolicy, tier: Tier, item: MemoryItem, now: datetime) -> bool:
+    due = deadline(policy, tier, item)
+    return due is not None and due <= now
 
 
 def _shortest(policy: MemoryPolicy) -> timedelta | None:

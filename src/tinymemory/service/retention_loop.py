@@ -12,11 +12,19 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from tinymemory.policy import RetentionJob
+from tinymemory.policy import MemoryPolicy, RetentionJob
 from tinymemory.service.fleet import GateLock
+from tinymemory.service.policies import PolicyBook
 from tinymemory.service.state import ServiceState
 
 log = logging.getLogger("tinymemory.service")
+
+
+def book_policies(book: PolicyBook) -> list[MemoryPolicy]:
+    """Every policy a book can answer: each workspace's, and the one any other workspace runs (an
+    empty name is never a workspace, so it reads the fallback). With them the retention job reads
+    nothing when no policy limits retention."""
+    return [*(book.effective(w) for w in book.workspaces), book.effective("")]
 
 
 @asynccontextmanager
@@ -31,7 +39,8 @@ async def retention_loop(
             if lock is not None and not lock.held():
                 continue
             try:
-                report = await RetentionJob(state.engine, state.policies.effective).run()
+                book = state.policies
+                report = await RetentionJob(state.engine, book.effective, policies=book_policies(book)).run()
             except Exception:
                 log.exception("the retention job failed; it will run again in %s s", seconds)
             else:
