@@ -71,6 +71,10 @@ def found_anywhere(service: RunningService, token: str, memory_id: str, word: st
             assert got.status_code == 200, (path, got.text)
             if word in got.text:
                 found.append(path)
+        context = http.get("/api/v1/memory/context")
+        assert context.status_code == 200, context.text
+        if word in context.text:
+            found.append("context.md")
     with browser(service, token) as page:
         for path in ("/", f"/items/{memory_id}", f"/search?q={word}"):
             # the search page echoes the query in its box and its heading
