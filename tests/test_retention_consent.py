@@ -358,3 +358,28 @@ async def test_a_job_over_policies_without_retention_reads_nothing(world: World)
     assert (await idle.run()).expired == {}
     busy = RetentionJob(world.engine, lambda _ws: world.policy, now=lambda: later, policies=[world.policy])
     assert (await busy.run(dry_run=True)).expired == {"user_for_agent/(none)": 1}
+
+
+async def test_forget_me_takes_the_consent_record_and_every_tier(world: World) -> None:
+    dana = world.who("dana")
+    await grant_consent(world.engine, dana, world.policy, "memory:health")
+    health = (await world.remember("dana", HEALTH, category="memory:health"))["id"]
+    plain = (await world.tools("dana", None).call("memory__remember", {"content": "zebraplain8 a note"}))[
+        "id"
+    ]
+    other_agent = await PolicyTools.for_identity(
+        world.engine, world.who("dana", "scribe"), world.policy
+    ).call("memory__remember", {"content": "zebrascribe9 kept with another agent"})
+    eve = (await world.remember("eve", "zebraeve10 eve stays"))["id"]
+    report = await forget_me(world.engine, dana, world.policy)
+    assert report.memories == 3
+    for word, memory_id in (
+        ("zebrahealth42", health),
+        ("zebraplain8", plain),
+        ("zebrascribe9", other_agent["id"]),
+    ):
+        assert await world.sightings("dana", word, [memory_id]) == []
+        assert not stored_anywhere(world.path, word)
+    assert (await consent_status(world.engine, dana, world.policy))["categories"][0]["state"] == "none"
+    assert [r["record"] async for r in export_user(world.engine, dana)] == ["subject"]
+    assert (await world.tools("eve").call("memory__open", {"memory_id": eve}))["status"] == "opened"
