@@ -78,7 +78,9 @@ def consent(caller: Caller, status: dict[str, Any], csrf: str, notice: str | Non
     )
     table = (
         fill(
-            """<table class="consent"><thead><tr><th>Category</th><th>Your choice</th><th>Since</th>
+            """<p>Memories of these categories are kept only while you consent. Withdrawing forgets every
+memory of the category you own, for good.</p>
+<table class="consent"><thead><tr><th>Category</th><th>Your choice</th><th>Since</th>
 <th></th></tr></thead><tbody>$rows</tbody></table>""",
             rows=rows,
         )
@@ -91,8 +93,6 @@ def consent(caller: Caller, status: dict[str, Any], csrf: str, notice: str | Non
 <h1>Privacy</h1>
 $notice
 <section><h2>Consent</h2>
-<p>Memories of these categories are kept only while you consent. Withdrawing forgets every memory of
-the category you own, for good.</p>
 $table</section>
 <section><h2>Your data</h2>
 <p><a href="/consent/export" download>Download everything held about you</a> (JSON lines).</p>
