@@ -78,7 +78,11 @@ def test_retention_run_and_status(tmp_path: Path, capsys: pytest.CaptureFixture[
         capsys, "retention", "status", "--workspace", "acme", "--db", target, "--policy", str(policy)
     )
     assert code == 0 and status["expired"] == dry["expired"]
-    assert status["rules"]["categories"] == {"memory:health": "P30D"}
+    assert status["rules"] == {
+        "default": "14d",
+        "categories": {"memory:health": "30d"},
+        "tiers": {"agent": {"default": "12h", "categories": {}}},
+    }
 
     code, done = cli(capsys, "retention", "run", "--db", target, "--policy", str(policy))
     assert code == 0 and done["erased"]["memories"] == 3

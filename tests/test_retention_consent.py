@@ -383,3 +383,17 @@ async def test_forget_me_takes_the_consent_record_and_every_tier(world: World) -
     assert (await consent_status(world.engine, dana, world.policy))["categories"][0]["state"] == "none"
     assert [r["record"] async for r in export_user(world.engine, dana)] == ["subject"]
     assert (await world.tools("eve").call("memory__open", {"memory_id": eve}))["status"] == "opened"
+
+
+async def test_withdrawal_takes_a_share_still_waiting_at_the_gate(world: World) -> None:
+    world.policy = MemoryPolicy.from_dict({**SPEC, "consent": {"required": ["memory:ops"]}})
+    alice = world.who("alice")
+    await grant_consent(world.engine, alice, world.policy, "memory:ops")
+    out = await world.remember("alice", FACT, share=True, category="memory:ops")
+    assert out["share"] == "queued"
+    status = await gate_status(world.engine, WS, world.policy, gate_matcher())
+    assert "Berlin" in json.dumps(status)
+    erased = (await withdraw_consent(world.engine, alice, world.policy, "memory:ops"))["erased"]
+    assert erased["candidates"] == 1
+    assert await world.sightings("alice", "Berlin", [out["id"]]) == []
+    assert not stored_anywhere(world.path, "Berlin office")

@@ -47,10 +47,20 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         p.set_defaults(func=run, action=action)
 
 
-def _rules(book: Any, workspace: str) -> dict[str, Any]:
-    """The workspace's retention rules as the policy file wrote them (durations in seconds)."""
-    rules: dict[str, Any] = book.effective(workspace).retention.model_dump(mode="json", by_alias=True)
-    return rules
+def _rules(book: Any, workspace: str) -> Any:
+    """The workspace's retention rules, durations in the policy's own syntax (`30d`, `12h`)."""
+    from datetime import timedelta
+
+    from tinymemory.policy.policy import duration_text
+
+    def shown(value: Any) -> Any:
+        if isinstance(value, timedelta):
+            return duration_text(value)
+        if isinstance(value, dict):
+            return {str(k): shown(v) for k, v in value.items()}
+        return value
+
+    return shown(book.effective(workspace).retention.model_dump(by_alias=True))
 
 
 def run(args: argparse.Namespace) -> int:

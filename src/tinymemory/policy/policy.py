@@ -166,6 +166,17 @@ def duration(value: object, examples: str) -> object:
     return timedelta(seconds=seconds)
 
 
+def duration_text(value: timedelta) -> str:
+    """A duration in the policy's own syntax (`30d`, `1d12h`, `90s`): what `duration` reads back."""
+    seconds = round(value.total_seconds())
+    parts = []
+    for unit in ("d", "h", "m", "s"):
+        count, seconds = divmod(seconds, int(_UNIT_SECONDS[unit]))
+        if count:
+            parts.append(f"{count}{unit}")
+    return "".join(parts) or "0s"
+
+
 def _categories(value: object) -> object:
     """Category keys must be `kind:name` (memory:health); anything else is named."""
     if isinstance(value, Mapping):

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from tinymemory.api import About, MemoryItem, MetaFilter, Reach, utcnow
+from tinymemory.api import About, InvalidRequest, MemoryEngine, MemoryItem, MetaFilter, Reach, utcnow
 from tinymemory.api.paging import list_all
 from tinymemory.api.timeutil import format_rfc3339
 from tinymemory.policy.consent import history
@@ -68,11 +68,9 @@ def memory_record(item: MemoryItem) -> dict[str, Any]:
     }
 
 
-async def export_user(engine: Any, identity: Identity) -> AsyncIterator[dict[str, Any]]:
+async def export_user(engine: MemoryEngine, identity: Identity) -> AsyncIterator[dict[str, Any]]:
     """Every record held about `identity`'s user, one at a time (see the module)."""
     if not identity.is_verified_user:
-        from tinymemory.api import InvalidRequest
-
         raise InvalidRequest("export: only a verified user can export their memory")
     yield {
         "record": "subject",
