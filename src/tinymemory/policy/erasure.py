@@ -37,7 +37,7 @@ from tinymemory.api import (
     Source,
     utcnow,
 )
-from tinymemory.api.paging import list_all
+from tinymemory.api.paging import list_all, newest
 from tinymemory.api.timeutil import format_rfc3339
 from tinymemory.policy.gate.job import (
     MERGED,
@@ -205,6 +205,13 @@ async def _take_evidence(
     subject = subject_of(identity)
     needed = policy.gate.min_distinct_subjects
     for _ws, agent in await queued_pairs(engine, identity.workspace):
+        # The job puts every sharer on the roster before it decides anything of theirs: a user not on
+        # it has no decision to look for, and the decision log is not read.
+        roster = MetaFilter(
+            reach=Reach.exact(sharer_node(identity.workspace, agent)), about=About(SHARER_ABOUT, subject)
+        )
+        if await newest(engine, roster) is None:
+            continue
         node = decision_node(identity.workspace, agent)
         records = await read_all(engine, node)
         theirs: list[MemoryItem] = []
