@@ -313,9 +313,16 @@ async def test_an_export_holds_the_users_data_and_never_anothers(world: World) -
     await world.tools("dana", None).call("memory__remember", {"content": "dana keeps a cat"})
     await world.remember("eve", "zebraeve99 eve's own secret")
     await world.remember("danal", "zebradanal danal is another user")
+    globex = Identity("globex", "dana", AGENT, verified=True)  # the same user name, another workspace
+    await PolicyTools.for_identity(world.engine, globex, world.policy).call(
+        "memory__remember", {"content": "zebraglobex dana at globex"}
+    )
     lines = [r async for r in export_user(world.engine, dana)]
     text = json.dumps(lines)
-    assert "zebraeve99" not in text and "zebradanal" not in text
+    assert "zebraeve99" not in text and "zebradanal" not in text and "zebraglobex" not in text
+    # one user's consent is theirs alone
+    with pytest.raises(InvalidRequest, match="consent"):
+        await world.remember("eve", HEALTH, category="memory:health")
     contents = [r["content"] for r in lines if r["record"] == "memory"]
     assert HEALTH in contents and "the user prefers tea" in contents and "the user prefers coffee" in contents
     assert "dana keeps a cat" in contents
