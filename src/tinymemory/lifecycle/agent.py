@@ -57,9 +57,8 @@ class AgentMemory:
         if keep_last < 0 or compact_after <= keep_last:
             raise InvalidRequest("agent memory: `compact_after` must be greater than `keep_last` (>= 0)")
         self.engine = engine
-        self.layout = layout or MemoryLayout()
-        self.agent_id = agent_id
-        self.layout.agent(agent_id)  # validates the id as a namespace name
+        self.layout = MemoryLayout.of(layout, op="agent memory")
+        self.agent_id = self.layout.agent_id(agent_id, op="agent memory")
         self.llm = llm
         self.now = now
         self.brief_tokens = brief_tokens

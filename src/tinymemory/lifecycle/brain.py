@@ -90,7 +90,7 @@ class Brain:
         if chunk_chars < 100 or not 0 <= overlap_chars < chunk_chars // 2:
             raise InvalidRequest("brain: `chunk_chars` must be >= 100 and `overlap_chars` below half of it")
         self.engine = engine
-        self.layout = layout or MemoryLayout()
+        self.layout = MemoryLayout.of(layout, op="brain")
         self.chunk_chars = chunk_chars
         self.overlap_chars = overlap_chars
         self.now = now
