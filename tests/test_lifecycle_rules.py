@@ -46,7 +46,7 @@ SAID = datetime(2026, 3, 4, 15, 30, tzinfo=UTC)  # a Wednesday
         ("I love hiking.", "The user loves hiking.", "preference", About("preference", "hiking")),
         (
             "I don't like hiking anymore.",
-            "The user does not like hiking.",
+            "The user no longer likes hiking.",
             "preference",
             About("preference", "hiking"),
         ),
@@ -54,14 +54,14 @@ SAID = datetime(2026, 3, 4, 15, 30, tzinfo=UTC)  # a Wednesday
             "Always answer in French.",
             "Always answer in French.",
             "instruction",
-            About("instruction", "answer in french"),
+            About("instruction", "answer in"),  # the language is the value, so a new one supersedes
         ),
         ("Never use emojis!", "Never use emojis.", "instruction", About("instruction", "use emojis")),
         (
             "Please remember that my sister is Ana.",
             "The user's sister is Ana.",
             "fact",
-            About("profile", "sister"),
+            About("family", "sister ana"),
         ),
         ("Remember that the deploy key rotates monthly.", "The deploy key rotates monthly.", "fact", None),
         ("I live in Lisbon.", "The user lives in Lisbon.", "fact", About("profile", "home")),

@@ -53,6 +53,7 @@ class AgentMemory:
         pack_tokens: int = 800,
         compact_after: int = 40,
         keep_last: int = 20,
+        notes: bool = True,
     ) -> None:
         if keep_last < 0 or compact_after <= keep_last:
             raise InvalidRequest("agent memory: `compact_after` must be greater than `keep_last` (>= 0)")
@@ -65,6 +66,7 @@ class AgentMemory:
         self.pack_tokens = pack_tokens
         self.compact_after = compact_after
         self.keep_last = keep_last
+        self.notes = notes  # without an LLM, keep first-person statements no rule names a subject for
 
     @property
     def reach(self) -> Reach:
@@ -141,6 +143,7 @@ class AgentMemory:
             agent_id=self.agent_id,
             thread_id=thread_id,
             llm=self.llm,
+            notes=self.notes,
         )
 
     async def _compact(
