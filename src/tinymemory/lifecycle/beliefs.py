@@ -120,7 +120,7 @@ def _same_value(a: Candidate, b: Candidate) -> bool:
 async def _rule_candidates(turns: list[Turn], notes: bool) -> list[Candidate]:
     out: list[Candidate] = []
     for turn in turns:
-        for found in rules.extract(turn.text, turn.said_at):
+        for found in rules.extract(turn.text, turn.said_at, notes=notes):
             out.append(
                 Candidate(
                     found.text,

@@ -33,7 +33,9 @@ _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _LEAD = re.compile(
     r"^(?:(?:oh|ok|okay|so|well|also|and|but|hey|hi|hello|actually|correction|update|by the way|btw|"
     r"fyi|just so you know|please|pls|no|yes|yeah|yep|sorry|quick update|news|guess what|i mean|"
-    r"in fact|anyway|anyways|oops|wait|heads up|just|plus|then)\b[,:;!.-]?\s*)+",
+    r"in fact|anyway|anyways|oops|wait|heads up|just|plus|then|now|i meant|what i meant is)\b[,:;!.-]?\s*|"
+    r"^(?![^:]*\b(?:i|we|my|our|have|has|had|is|are|was|were)\b)[\w' ]{1,24}:\s+)+",
+    # a short lead ending in a colon ("big news: ..."), not a clause introducing a list
     re.I,
 )
 _TRAIL = re.compile(
@@ -56,7 +58,7 @@ _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december|"
     "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 )
-_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'll|we|we're|my|our|me)\b", re.I)
+_SUBJECT_PERSON = re.compile(r"\b(i|i'm|i've|i'll|we|we're|my|our)\b", re.I)
 _DAY = timedelta(days=1)
 
 _NAME_WORD = r"[A-Z][\w'-]*"
@@ -814,7 +816,7 @@ _PREFER = re.compile(
     re.I,
 )
 _SWITCHED = re.compile(
-    r"^i(?:'ve| have)?\s+(?:(?:just|recently|finally)\s+)?(?:switched|changed|moved|gone over)\s+"
+    r"^i(?:'ve| have)?\s+(?:(?:just|recently|finally)\s+)?(?:switched|changed|gone over)\s+"
     r"(?:from\s+(.+?)\s+)?to\s+(.+)$",
     re.I,
 )
@@ -952,6 +954,14 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
 
 
 def _value(text: str) -> str:
+    """An object as a value: without what a following clause adds ("X, they give me nightmares") and
+    without a leading amount ("a lot of green tea" is green tea)."""
+    text = re.split(
+        r",\s*(?=(?:they|it|he|she|this|that|which|but|so|because|as|since)\b)", text, maxsplit=1
+    )[0]
+    text = re.sub(
+        r"^(?:a lot of|lots of|loads of|plenty of|a bit of|a little|some|mostly)\s+", "", text, flags=re.I
+    )
     return _TRAIL.sub("", text).strip().rstrip(",.; ")
 
 
@@ -1139,7 +1149,8 @@ def _attribute(s: str, said_at: datetime) -> list[RuleLearning]:
 
 def _event(s: str, said_at: datetime) -> list[RuleLearning]:
     dated = _dated(s, said_at)
-    if dated is not None and _FIRST_PERSON.search(s) and not re.match(r"^(?:you|your)\b", s, re.I):
+    # the user (or the user's household) must be a subject: "recommend me something" is a request
+    if dated is not None and _SUBJECT_PERSON.search(s) and not re.match(r"^(?:you|your)\b", s, re.I):
         start, end = dated
         return [
             RuleLearning(
@@ -1288,13 +1299,14 @@ def _key(text: str) -> str:
 
 
 def _preference_key(choice: str, other: str | None) -> str:
-    low = choice.lower()
+    # the thing itself, without what follows it ("tea in the afternoons" is about tea)
+    low = re.split(r"\s+(?:in|on|at|for|with|when|while|during|after|before|every)\s+", choice.lower())[0]
     for category, members in _CATEGORIES.items():
         if low in members or (other and other.lower() in members):
             return category
     if other:
         return " vs ".join(sorted([_key(choice), _key(other)]))
-    m = re.search(r"\bfor\s+(.+)$", low)
+    m = re.search(r"\bfor\s+(.+)$", choice.lower())
     return _key(m.group(1)) if m else _key(choice)
 
 
