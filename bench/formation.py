@@ -83,7 +83,7 @@ class LocomoResult:
     on_observation: int = 0  # learnings citing an observation's turn
 
 
-async def locomo_one(sample: dict[str, Any], llm: LLM | None) -> LocomoResult:
+async def locomo_one(sample: dict[str, Any], llm: LLM | None, notes: bool = True) -> LocomoResult:
     conv = sample["conversation"]
     result = LocomoResult(str(sample["sample_id"]))
     obs: dict[str, list[str]] = defaultdict(list)
@@ -98,7 +98,9 @@ async def locomo_one(sample: dict[str, Any], llm: LLM | None) -> LocomoResult:
             for speaker in speakers:
                 agent = "".join(c for c in speaker.lower() if c.isalnum()) or "speaker"
                 clock = Clock(datetime(2000, 1, 1, tzinfo=UTC))
-                mem = AgentMemory(engine, agent, layout=LAYOUT, llm=llm, now=clock, compact_after=10_000)
+                mem = AgentMemory(
+                    engine, agent, layout=LAYOUT, llm=llm, now=clock, compact_after=10_000, notes=notes
+                )
                 turn_dia: dict[str, str] = {}
                 n = 1
                 while f"session_{n}" in conv:
@@ -128,9 +130,16 @@ async def locomo_one(sample: dict[str, Any], llm: LLM | None) -> LocomoResult:
     return result
 
 
-async def locomo(path: Path, llm: LLM | None) -> list[LocomoResult]:
+async def locomo(path: Path, llm: LLM | None, notes: bool = True) -> list[LocomoResult]:
     data = json.loads(path.read_text())
-    return [await locomo_one(sample, llm) for sample in data[:4]]
+    return [await locomo_one(sample, llm, notes) for sample in data[:4]]
+
+
+def _split(picks: list[LocomoResult]) -> tuple[str, str]:
+    """(recall, precision) over some conversations."""
+    o, h = sum(r.observations for r in picks), sum(r.observed for r in picks)
+    n, p = sum(r.learnings for r in picks), sum(r.on_observation for r in picks)
+    return _ratio(h, o), _ratio(p, n)
 
 
 # -- the labelled set -----------------------------------------------------------------------------------
@@ -168,14 +177,16 @@ def _value_matches(value: str, item: MemoryItem) -> bool:
     return value.lower() in item.text.lower()
 
 
-async def labelled(threads: Sequence[dict[str, Any]], llm: LLM | None) -> LabelledResult:
+async def labelled(threads: Sequence[dict[str, Any]], llm: LLM | None, notes: bool = True) -> LabelledResult:
     result = LabelledResult()
     with tempfile.TemporaryDirectory() as tmp:
         async with SqliteEngine(f"{tmp}/m.db", embedder=None) as engine:
             for n, thread in enumerate(threads):
                 agent = f"t{n}"
                 clock = Clock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
-                mem = AgentMemory(engine, agent, layout=LAYOUT, llm=llm, now=clock, compact_after=10_000)
+                mem = AgentMemory(
+                    engine, agent, layout=LAYOUT, llm=llm, now=clock, compact_after=10_000, notes=notes
+                )
                 for m, turn in enumerate(thread["turns"]):
                     log = await mem.post_turn(f"s{m // 4}", turn["text"], "Okay.")
                     await log.job
@@ -235,8 +246,10 @@ def render(
     loco: list[LocomoResult],
     tune: LabelledResult,
     held: LabelledResult,
-    n_threads: tuple[int, int, int],
+    n_threads: tuple[int, int],
     model: str | None,
+    without_notes: tuple[LabelledResult, LabelledResult] | None = None,
+    loco_without_notes: list[LocomoResult] | None = None,
 ) -> str:
     path = f"the LLM path ({model})" if model else "the rules (no LLM)"
     lines = [
@@ -257,11 +270,11 @@ def render(
         ids = ", ".join(r.sample_id for r in picks)
         rows.append([split, ids, str(o), _ratio(h, o), str(n), _ratio(p, n)])
     lines.append(table(["split", "conversations", "observations", "recall", "learnings", "precision"], rows))
-    total = n_threads
+    total, n_turns = n_threads
     pairs = sum(s.expected for r in (tune, held) for s in r.per_class.values())
     lines += [
         "",
-        f"**Labelled set** (`bench/data/formation_labelled.json`: {total} threads, "
+        f"**Labelled set** (`bench/data/formation_labelled.json`: {total} threads, {n_turns} user turns, "
         f"{pairs} expected (subject, value) pairs; the misses of even threads guided a few general "
         "fixes, odd threads are held out). "
         "Precision counts every learning a class's turns produced; a `none` turn's every learning is wrong.",
@@ -275,7 +288,7 @@ def render(
             s = res.per_class.get(cls, ClassScore())
             row += [
                 _ratio(s.correct, s.produced) if cls != "none" else f"{s.produced} wrong",
-                _ratio(s.found, s.expected),
+                f"{_ratio(s.found, s.expected)} of {s.expected}",
             ]
         rows.append(row)
     lines.append(
@@ -287,6 +300,28 @@ def render(
         f"({_ratio(tune.current, tune.updated)}), held out {held.current}/{held.updated} "
         f"({_ratio(held.current, held.updated)}); target 0.95.",
     ]
+    if without_notes is not None:
+        wrong = [r.per_class.get("none", ClassScore()).produced for r in without_notes]
+        lines += [
+            "",
+            "Most learnings on `none` turns are notes (first-person statements without a subject, such as "
+            f'"I had a long day" or a plan); with `AgentMemory(notes=False)` the `none` turns yield '
+            f"{wrong[0]} (tune) and {wrong[1]} (held out).",
+        ]
+    if loco_without_notes:
+        (r1, p1), (r2, p2) = _split(loco_without_notes[:2]), _split(loco_without_notes[2:4])
+        lines += [
+            "",
+            f"LoCoMo without notes (the subject classes alone): recall {r1} / precision {p1} on conv 0-1, "
+            f"{r2} / {p2} on conv 2-3.",
+        ]
+    if model is None:
+        lines += [
+            "",
+            "These are counts, not timings, so the shared machine's noise does not touch them. No LLM "
+            "figures were measured here: no OpenAI-compatible endpoint was available. `--llm` runs the "
+            "same bench through one (its plumbing is tested against a scripted local server).",
+        ]
     return "\n".join(lines)
 
 
@@ -311,10 +346,15 @@ async def main(argv: Sequence[str] | None = None) -> int:
         threads = json.loads(args.labelled.read_text())["threads"]
         tune = await labelled(threads[0::2], llm)
         held = await labelled(threads[1::2], llm)
+        bare = None
+        loco_bare = None if llm or args.skip_locomo else await locomo(args.locomo, None, False)
+        if llm is None:
+            bare = (await labelled(threads[0::2], None, False), await labelled(threads[1::2], None, False))
     finally:
         if llm is not None:
             await llm.aclose()
-    md = render(loco, tune, held, len(threads), model)
+    n_turns = sum(len(t["turns"]) for t in threads)
+    md = render(loco, tune, held, (len(threads), n_turns), model, bare, loco_bare)
     print(md)
     if args.misses:
         for line in [*tune.misses, "--- held out ---", *held.misses]:

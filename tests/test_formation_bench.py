@@ -147,7 +147,7 @@ async def test_the_rules_path_scores_classes_updates_and_observations(
     out = capsys.readouterr().out
     assert "Measured with the rules (no LLM)" in out
     # the tune half is the first thread (the move): both homes found, Madrid is the active one
-    assert "| update | 1.00 | 1.00 |" in out
+    assert "| update | 1.00 | 1.00 of 2 |" in out
     assert "tune 1/1 (1.00)" in out
     # LoCoMo: Ana's dog (D1:1) and Rui's home (D1:4) are cited, Rui's liking dogs is not: 2 of 3
     row = next(line for line in out.splitlines() if line.startswith("| tune (conv 0-1)"))
@@ -163,7 +163,7 @@ async def test_the_llm_path_runs_the_same_bench_through_the_model(
     assert "Measured with the LLM path (scripted)" in out
     assert model.requests and all(r.system.startswith("Extract durable") for r in model.requests)
     assert "tune 1/1 (1.00)" in out, "the model's Madrid supersedes its Lisbon"
-    assert "| health | n/a | n/a | 1.00 | 1.00 |" in out
+    assert "| health | n/a | n/a of 0 | 1.00 | 1.00 of 1 |" in out
     row = next(line for line in out.splitlines() if line.startswith("| tune (conv 0-1)"))
     assert row.split("|")[3:5] == [" 3 ", " 0.67 "], row
 
