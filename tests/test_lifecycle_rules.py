@@ -154,3 +154,30 @@ def test_never_raises_and_yields_well_formed_learnings(text: str) -> None:
         assert found.text.strip() and found.kind in {"fact", "preference", "instruction", "event"}
         assert 0 < found.confidence <= 1
         assert found.about is None or (found.about.kind.strip() and found.about.key.strip())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm fine, just a bit sleepy today.",
+        "I had such a rough week at work.",
+        "I'm really tired right now honestly.",
+        "We had a lovely evening, thanks again.",
+    ],
+)
+def test_how_the_user_feels_right_now_is_small_talk_not_a_note(text: str) -> None:
+    assert extract(text, SAID, notes=True) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "note"),
+    [
+        ("I ran a charity race for mental health last month.", "The user ran a charity race"),
+        ("My kids are so excited about the summer break.", "The user's kids are so excited"),
+        ("I am carving out some time each day for reading.", "The user is carving out some time"),
+    ],
+)
+def test_a_first_person_statement_is_kept_as_a_note(text: str, note: str) -> None:
+    (found,) = extract(text, SAID, notes=True)
+    assert found.about is None and found.text.startswith(note)
+    assert extract(text, SAID) == [] or extract(text, SAID)[0].kind == "event"

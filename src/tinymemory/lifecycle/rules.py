@@ -1148,6 +1148,8 @@ def _attribute(s: str, said_at: datetime) -> list[RuleLearning]:
 
 
 def _event(s: str, said_at: datetime) -> list[RuleLearning]:
+    if _MOOD.match(s):
+        return []  # "I'm so tired today" dates a mood, not an event
     dated = _dated(s, said_at)
     # the user (or the user's household) must be a subject: "recommend me something" is a request
     if dated is not None and _SUBJECT_PERSON.search(s) and not re.match(r"^(?:you|your)\b", s, re.I):
@@ -1184,6 +1186,17 @@ _PLEASANTRY = re.compile(
     r"can't believe|cannot believe)\b",
     re.I,
 )
+# How the user is or what kind of day they had: small talk about the moment, not a fact to keep.
+_MOOD = re.compile(
+    r"^(?:i|we)\s+(?:am|are|was|were|feel|felt|have been|had)\s+(?:(?:so|such|really|very|pretty|quite|"
+    r"a bit|a little|kind of|kinda|just|super|totally|fine|good|okay|ok|well|alright|great|"
+    r"not bad|tired|sleepy|exhausted|bored|busy|hungry|sick|stressed|cold|hot|sore|knackered|"
+    r"swamped|relaxed|happy|sad|excited|nervous|a|an|the)[,\s]+)*"
+    r"(?:fine|good|okay|ok|well|alright|great|tired|sleepy|exhausted|bored|busy|hungry|sick|stressed|"
+    r"knackered|sore|cold|hot|(?:long|rough|busy|good|great|lovely|nice|bad|hard|tough|lazy|quiet|fun)\s+"
+    r"(?:day|week|night|morning|evening|weekend|shift|time))\b",
+    re.I,
+)
 _SELF_VERB = re.compile(r"\b(?:i|we|my|our|me)\b", re.I)
 
 
@@ -1192,7 +1205,7 @@ def _note(s: str) -> list[RuleLearning]:
     words = s.split()
     if len(words) < 5 or len(s) > 300 or _QUESTION_START.match(s) or _HYPOTHETICAL.search(s):
         return []
-    if not _NOTE_SUBJECT.match(s) or _PLEASANTRY.match(s):
+    if not _NOTE_SUBJECT.match(s) or _PLEASANTRY.match(s) or _MOOD.match(s):
         return []
     if re.search(r"\b(?:you|your|you're|you've|yours)\b", s, re.I):
         return []
