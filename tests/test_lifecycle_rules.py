@@ -148,9 +148,9 @@ def test_third_person() -> None:
     assert third_person("I am sure my cat likes me") == "the user is sure the user's cat likes the user"
 
 
-@given(st.text(max_size=300))
-def test_never_raises_and_yields_well_formed_learnings(text: str) -> None:
-    for found in extract(text, SAID):
+@given(st.text(max_size=300), st.booleans())
+def test_never_raises_and_yields_well_formed_learnings(text: str, notes: bool) -> None:
+    for found in extract(text, SAID, notes=notes):
         assert found.text.strip() and found.kind in {"fact", "preference", "instruction", "event"}
         assert 0 < found.confidence <= 1
         assert found.about is None or (found.about.kind.strip() and found.about.key.strip())

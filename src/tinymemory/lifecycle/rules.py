@@ -487,7 +487,6 @@ _PETS = (
     "dog|puppy|pup|cat|kitten|rabbit|bunny|hamster|parrot|budgie|bird|fish|goldfish|turtle|tortoise|"
     "horse|pony|guinea pig|snake|lizard|ferret|gecko|chinchilla|rat|mouse|hedgehog|cockatiel|pig|goat"
 )
-_NAME_OF = rf"(?:(?:is\s+)?(?:named|called)\s+|'s name is\s+|\s+name is\s+|is\s+|,\s*|\s+)({_NAME_RUN})\b"
 _MY_KIN = re.compile(
     rf"^(?i:my|our)\s+(?i:(?:little|big|older|younger|baby|eldest|oldest|youngest|twin|new|late)\s+)?"
     rf"(?i:({_KIN}))(?i:'s name is\s+|\s+is\s+(?:called\s+|named\s+)?|,\s*|"
@@ -1197,7 +1196,6 @@ _MOOD = re.compile(
     r"(?:day|week|night|morning|evening|weekend|shift|time))\b",
     re.I,
 )
-_SELF_VERB = re.compile(r"\b(?:i|we|my|our|me)\b", re.I)
 
 
 def _note(s: str) -> list[RuleLearning]:
