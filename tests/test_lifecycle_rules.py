@@ -148,6 +148,21 @@ def test_third_person() -> None:
     assert third_person("I am sure my cat likes me") == "the user is sure the user's cat likes the user"
 
 
+@pytest.mark.parametrize(
+    ("first", "third"),
+    [
+        ("I need a break", "the user needs a break"),
+        ("I moved twice", "the user moved twice"),
+        ("I agreed to it", "the user agreed to it"),
+        ("I really enjoy chess and I watch it", "the user really enjoys chess and the user watches it"),
+        ("I fly often", "the user flies often"),
+        ("I don't swim", "the user does not swim"),
+    ],
+)
+def test_the_verb_agrees_with_the_user(first: str, third: str) -> None:
+    assert third_person(first) == third
+
+
 @given(st.text(max_size=300), st.booleans())
 def test_never_raises_and_yields_well_formed_learnings(text: str, notes: bool) -> None:
     for found in extract(text, SAID, notes=notes):

@@ -32,9 +32,11 @@ from tinymemory.retrieval import dates
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _LEAD = re.compile(
     r"^(?:(?:oh|ok|okay|so|well|also|and|but|hey|hi|hello|actually|correction|update|by the way|btw|"
-    r"fyi|just so you know|please|pls|no|yes|yeah|yep|sorry|quick update|news|guess what|i mean|"
+    r"fyi|just so you know|please|pls|no(?=[,!.:;])|yes|yeah|yep|sorry|quick update|news|guess what|"
+    r"i mean|"
     r"in fact|anyway|anyways|oops|wait|heads up|just|plus|then|now|i meant|what i meant is)\b[,:;!.-]?\s*|"
-    r"^(?![^:]*\b(?:i|we|my|our|have|has|had|is|are|was|were)\b)[\w' ]{1,24}:\s+)+",
+    r"^(?![^:]*\b(?:i|we|my|our|have|has|had|is|are|was|were)\b)[\w' ]{1,24}:\s+|"
+    r"^(?:[a-z']+\s+){0,2}[a-z']+,\s+(?=(?:i|we|my|our|correction|actually)\b))+",
     # a short lead ending in a colon ("big news: ..."), not a clause introducing a list
     re.I,
 )
@@ -51,7 +53,9 @@ _VALUE_END = re.compile(
     r"a couple of|two|three|several|some)\s+(?:week|month|year|day|summer|spring|winter|autumn|fall|"
     r"weeks|months|years|days)|\s\w+\s+ago\b|\s(?:recently|yesterday|today|tonight|lately|"
     r"because|since|when|after|before|so that|which|where|and i|but i|and we|but we|with my|with our|"
-    r"for work|for good|for a while|for now|full[- ]time|part[- ]time|at the moment)\b)",
+    r"for work|for good|for a while|for now|full[- ]time|part[- ]time|at the moment|according to|"
+    r"over the (?:summer|winter|spring|autumn|weekend|holidays|past|last)|at the (?:start|end) of|"
+    r"earlier this|later this)\b)",
     re.I,
 )
 _MONTHS = (
@@ -175,6 +179,14 @@ def _clean(raw: str) -> str:
     for pattern, full in _CONTRACTIONS:
         s = re.sub(pattern, full, s, flags=re.I)
     s = _LEAD.sub("", s).strip().strip(",;:- ")
+    # an adverb between the subject and its verb changes no fact: "we also have", "I'm also allergic"
+    s = re.sub(
+        r"^((?:i|we)(?:\s+(?:am|are|have|was|were))?)\s+(?:also|just|recently|finally|currently|still|even|"
+        r"actually|now|officially|already|both|too)\s+(?=\w)",
+        r"\1 ",
+        s,
+        flags=re.I,
+    )
     return s
 
 
@@ -958,6 +970,12 @@ def _value(text: str) -> str:
     text = re.split(
         r",\s*(?=(?:they|it|he|she|this|that|which|but|so|because|as|since)\b)", text, maxsplit=1
     )[0]
+    # a comment after a comma ("Emacs, don't judge", "coffee, doctor's orders") is not part of the value
+    text = re.split(
+        r",\s*(?=[^,]*(?:\b(?:i|me|my|we|our|you|don't|doesn't|isn't|says|said|apparently|lol|haha)\b|'s\b))",
+        text,
+        maxsplit=1,
+    )[0]
     text = re.sub(
         r"^(?:a lot of|lots of|loads of|plenty of|a bit of|a little|some|mostly)\s+", "", text, flags=re.I
     )
@@ -1235,13 +1253,21 @@ _IRREGULAR_PAST = frozenset(
 )
 
 
+def _past(word: str) -> bool:
+    """A verb form ending in -ed is past ("moved"), except the base forms ending in -eed ("need",
+    "feed", "succeed": "agreed" and "freed" are agree and free in the past) and short words ("shed")."""
+    if word.endswith("eed"):
+        return word in {"agreed", "freed", "decreed", "guaranteed", "refereed", "disagreed"}
+    return word.endswith("ed") and len(word) > 4
+
+
 def conjugate(verb: str) -> str:
     """A base-form verb for a third-person singular subject: live -> lives, have -> has, go -> goes."""
     low = verb.lower()
     special = {"be": "is", "am": "is", "have": "has", "do": "does", "go": "goes", "'m": "is", "'ve": "has"}
     if low in special:
         return special[low]
-    if low in _MODALS or low in _IRREGULAR_PAST or low.endswith("ed") or low.endswith("'d"):
+    if low in _MODALS or low in _IRREGULAR_PAST or _past(low) or low.endswith("'d"):
         return verb
     if re.search(r"(?:s|sh|ch|x|z|o)$", low):
         return verb + "es"
@@ -1265,7 +1291,7 @@ def third_person(text: str) -> str:
             return f"the user {adverbs}will not"
         if low in {"didn't", "wasn't", "haven't", "hasn't"}:
             return f"the user {adverbs}" + {"didn't": "did not", "wasn't": "was not"}.get(low, "has not")
-        if low in {"was", "had"} or low.endswith("ed") or low in _IRREGULAR_PAST or low in _MODALS:
+        if low in {"was", "had"} or _past(low) or low in _IRREGULAR_PAST or low in _MODALS:
             return f"the user {adverbs}{verb}"
         if not re.fullmatch(r"[a-z]+", low) or low in {"the", "a", "an", "and", "or", "to", "in", "at"}:
             return f"the user {adverbs}{verb}"
