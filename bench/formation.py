@@ -14,7 +14,7 @@ OpenAI-compatible endpoint from TINYMEMORY_LLM_BASE_URL / _MODEL / _API_KEY):
    the share of updated subjects whose active learning holds the latest value. Even-numbered threads
    were read while writing the rules (tune), odd-numbered ones were not (held out); both are reported.
 
-    python bench/formation.py [--llm] [--write] [--locomo PATH]
+    python bench/formation.py [--llm] [--no-write] [--misses] [--locomo PATH] [--labelled PATH]
 """
 
 from __future__ import annotations
@@ -255,7 +255,7 @@ def render(
 ) -> str:
     path = f"the LLM path ({model})" if model else "the rules (no LLM)"
     lines = [
-        f"Measured with {path}. `python bench/formation.py --write`; {machine_line()}.",
+        f"Measured with {path}. `python bench/formation.py`; {machine_line()}.",
         "",
         "**LoCoMo observations** (dev split; each speaker's turns as the user's, one belief build per "
         "session; "
@@ -337,7 +337,7 @@ def render(
 async def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--llm", action="store_true", help="run the LLM path (TINYMEMORY_LLM_* settings)")
-    ap.add_argument("--write", action="store_true", help="write the figures to docs/benchmarks.md")
+    ap.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md")
     ap.add_argument("--locomo", type=Path, default=DEFAULT_FILE)
     ap.add_argument("--labelled", type=Path, default=LABELLED)
     ap.add_argument("--misses", action="store_true", help="print what the labelled set missed")
@@ -379,7 +379,7 @@ async def main(argv: Sequence[str] | None = None) -> int:
             *last.misses,
         ]:
             print(line)
-    if args.write:
+    if not args.no_write:
         write_section("formation" if not model else "formation-llm", md)
     return 0
 

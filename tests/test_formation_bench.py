@@ -143,7 +143,7 @@ async def test_the_rules_path_scores_classes_updates_and_observations(
     files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     labelled, locomo = files
-    assert await bench.main(["--labelled", str(labelled), "--locomo", str(locomo)]) == 0
+    assert await bench.main(["--no-write", "--labelled", str(labelled), "--locomo", str(locomo)]) == 0
     out = capsys.readouterr().out
     assert "Measured with the rules (no LLM)" in out
     # the tune half is the first thread (the move): both homes found, Madrid is the active one
@@ -158,7 +158,9 @@ async def test_the_llm_path_runs_the_same_bench_through_the_model(
     files: tuple[Path, Path], model: LocalChatServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     labelled, locomo = files
-    assert await bench.main(["--llm", "--labelled", str(labelled), "--locomo", str(locomo)]) == 0
+    assert (
+        await bench.main(["--no-write", "--llm", "--labelled", str(labelled), "--locomo", str(locomo)]) == 0
+    )
     out = capsys.readouterr().out
     assert "Measured with the LLM path (scripted)" in out
     assert model.requests and all(r.system.startswith("Extract durable") for r in model.requests)
@@ -174,5 +176,7 @@ async def test_llm_flag_without_a_configured_model_says_so(
     monkeypatch.delenv("TINYMEMORY_LLM_BASE_URL", raising=False)
     monkeypatch.delenv("TINYMEMORY_LLM_MODEL", raising=False)
     labelled, locomo = files
-    assert await bench.main(["--llm", "--labelled", str(labelled), "--locomo", str(locomo)]) == 2
+    assert (
+        await bench.main(["--no-write", "--llm", "--labelled", str(labelled), "--locomo", str(locomo)]) == 2
+    )
     assert "no LLM configured" in capsys.readouterr().err
