@@ -36,11 +36,11 @@ def test_a_bad_layout_root_is_refused_naming_the_argument(root: Any) -> None:
 
 
 async def test_agent_memory_takes_a_layout_as_a_string(engine: SqliteEngine) -> None:
-    mem = AgentMemory(engine, "writer", layout="team:acme")  # type: ignore[arg-type]
+    mem = AgentMemory(engine, "writer", layout="team:acme")
     assert mem.layout == MemoryLayout.at("team:acme")
-    mem2 = AgentMemory(engine, "writer", layout=Namespace.parse("team:acme"))  # type: ignore[arg-type]
+    mem2 = AgentMemory(engine, "writer", layout=Namespace.parse("team:acme"))
     assert mem2.layout == mem.layout
-    brain = Brain(engine, "team:acme")  # type: ignore[arg-type]
+    brain = Brain(engine, "team:acme")
     assert brain.layout == mem.layout
 
 

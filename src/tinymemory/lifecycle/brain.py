@@ -25,6 +25,7 @@ from tinymemory.api import (
     MemoryEngine,
     MemoryItem,
     MetaFilter,
+    Namespace,
     NewItem,
     Ref,
     Relation,
@@ -79,7 +80,7 @@ class Brain:
     def __init__(
         self,
         engine: MemoryEngine,
-        layout: MemoryLayout | None = None,
+        layout: MemoryLayout | Namespace | str | None = None,
         *,
         chunk_chars: int = 1_200,
         overlap_chars: int = 150,
