@@ -19,6 +19,7 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("disk.py", []),
     ("concurrency.py", []),
     ("context_compile.py", []),
+    ("formation.py", []),
     ("peers.py", []),
     ("privacy.py", []),
     ("gate_match.py", []),

@@ -213,3 +213,64 @@ async def test_deterministic_for_the_same_store_and_clock(engine: SqliteEngine) 
     first = await compile(engine, ContextSpec(now=clock, budget_tokens=700))
     second = await compile(engine, ContextSpec(now=clock, budget_tokens=700))
     assert first.markdown == second.markdown != ""
+
+
+async def _sections(engine: MemoryEngine) -> dict[str, list[str]]:
+    """Each brief's lines as texts, from a draft (no budget cut) of agent a's context."""
+    await populate(engine)
+    await engine.store(
+        NewItem(
+            ItemKind.SUMMARY,
+            "Summary of turns 0-9 of thread s1: user: current project tasks: the parser rewrite, due Friday",
+            ItemMeta(namespace=LAYOUT.conversations("a"), source=Source("compaction", "a"), thread_id="s1"),
+        )
+    )
+    pack = await draft(engine, ContextSpec(now=clock, reach=LAYOUT.context_reach("a")))
+    return {s.title: [i.text for i in s.items] for s in pack.sections}
+
+
+async def test_about_the_user_holds_facts_about_the_user(engine: SqliteEngine) -> None:
+    lines = (await _sections(engine))["About the user"]
+    assert "The user's name is Ada Lovelace." in lines
+    assert not any("prefers" in t or "Always" in t or "decided" in t for t in lines)
+
+
+async def test_active_work_holds_work_in_progress_not_preferences_or_instructions(
+    engine: SqliteEngine,
+) -> None:
+    lines = (await _sections(engine))["Active work"]
+    assert any("parser rewrite" in t for t in lines), lines
+    assert not any("prefers tea" in t or "British English" in t for t in lines), lines
+
+
+async def test_with_an_embedder_preferences_still_land_in_their_own_brief(tmp_path: Path) -> None:
+    from test_sqlite_support import HashEmbedder
+    from tinymemory.lifecycle import AgentMemory
+
+    eng = make_engine(tmp_path / "e.db", embedder=HashEmbedder())
+    try:
+        mem = AgentMemory(eng, "a", layout=LAYOUT, now=clock)
+        for text in ("My name is Ada.", "I prefer tea.", "Please always answer in British English."):
+            await (await mem.post_turn("s", text, "Okay.")).job
+        pack = await draft(eng, ContextSpec(now=clock, reach=LAYOUT.context_reach("a")))
+        by_title = {s.title: [i.text for i in s.items] for s in pack.sections}
+        assert sorted(by_title["Preferences and standing instructions"]) == [
+            "Always answer in British English.",
+            "The user prefers tea.",
+        ]
+        assert by_title["Active work"] == []
+        assert by_title["About the user"] == ["The user's name is Ada."]
+    finally:
+        await eng.close()
+
+
+async def test_preferences_and_standing_instructions_hold_both(engine: SqliteEngine) -> None:
+    lines = (await _sections(engine))["Preferences and standing instructions"]
+    assert "The user prefers tea over coffee." in lines
+    assert "Always answer the user in British English." in lines
+
+
+async def test_recent_events_hold_events_and_decisions(engine: SqliteEngine) -> None:
+    lines = (await _sections(engine))["Recent important events"]
+    assert any("review meeting" in t for t in lines)
+    assert not any("prefers" in t or "name is" in t for t in lines)

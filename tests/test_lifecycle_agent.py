@@ -170,5 +170,5 @@ async def test_bad_settings_are_refused(engine: SqliteEngine) -> None:
 
     with pytest.raises(InvalidRequest, match="compact_after"):
         AgentMemory(engine, "a", compact_after=3, keep_last=5)
-    with pytest.raises(InvalidRequest, match="bad segment"):
+    with pytest.raises(InvalidRequest, match="agent memory: `agent_id`"):
         AgentMemory(engine, "not valid", layout=LAYOUT)

@@ -46,7 +46,7 @@ SAID = datetime(2026, 3, 4, 15, 30, tzinfo=UTC)  # a Wednesday
         ("I love hiking.", "The user loves hiking.", "preference", About("preference", "hiking")),
         (
             "I don't like hiking anymore.",
-            "The user does not like hiking.",
+            "The user no longer likes hiking.",
             "preference",
             About("preference", "hiking"),
         ),
@@ -54,14 +54,14 @@ SAID = datetime(2026, 3, 4, 15, 30, tzinfo=UTC)  # a Wednesday
             "Always answer in French.",
             "Always answer in French.",
             "instruction",
-            About("instruction", "answer in french"),
+            About("instruction", "answer in"),  # the language is the value, so a new one supersedes
         ),
         ("Never use emojis!", "Never use emojis.", "instruction", About("instruction", "use emojis")),
         (
             "Please remember that my sister is Ana.",
             "The user's sister is Ana.",
             "fact",
-            About("profile", "sister"),
+            About("family", "sister ana"),
         ),
         ("Remember that the deploy key rotates monthly.", "The deploy key rotates monthly.", "fact", None),
         ("I live in Lisbon.", "The user lives in Lisbon.", "fact", About("profile", "home")),
@@ -148,9 +148,51 @@ def test_third_person() -> None:
     assert third_person("I am sure my cat likes me") == "the user is sure the user's cat likes the user"
 
 
-@given(st.text(max_size=300))
-def test_never_raises_and_yields_well_formed_learnings(text: str) -> None:
-    for found in extract(text, SAID):
+@pytest.mark.parametrize(
+    ("first", "third"),
+    [
+        ("I need a break", "the user needs a break"),
+        ("I moved twice", "the user moved twice"),
+        ("I agreed to it", "the user agreed to it"),
+        ("I really enjoy chess and I watch it", "the user really enjoys chess and the user watches it"),
+        ("I fly often", "the user flies often"),
+        ("I don't swim", "the user does not swim"),
+    ],
+)
+def test_the_verb_agrees_with_the_user(first: str, third: str) -> None:
+    assert third_person(first) == third
+
+
+@given(st.text(max_size=300), st.booleans())
+def test_never_raises_and_yields_well_formed_learnings(text: str, notes: bool) -> None:
+    for found in extract(text, SAID, notes=notes):
         assert found.text.strip() and found.kind in {"fact", "preference", "instruction", "event"}
         assert 0 < found.confidence <= 1
         assert found.about is None or (found.about.kind.strip() and found.about.key.strip())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm fine, just a bit sleepy today.",
+        "I had such a rough week at work.",
+        "I'm really tired right now honestly.",
+        "We had a lovely evening, thanks again.",
+    ],
+)
+def test_how_the_user_feels_right_now_is_small_talk_not_a_note(text: str) -> None:
+    assert extract(text, SAID, notes=True) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "note"),
+    [
+        ("I ran a charity race for mental health last month.", "The user ran a charity race"),
+        ("My kids are so excited about the summer break.", "The user's kids are so excited"),
+        ("I am carving out some time each day for reading.", "The user is carving out some time"),
+    ],
+)
+def test_a_first_person_statement_is_kept_as_a_note(text: str, note: str) -> None:
+    (found,) = extract(text, SAID, notes=True)
+    assert found.about is None and found.text.startswith(note)
+    assert extract(text, SAID) == [] or extract(text, SAID)[0].kind == "event"

@@ -5,7 +5,8 @@ with its id), then the stored learnings newest and most confident first. Briefs 
 not recall: context.md lists memories, so a synthesised answer (an LLM call per brief, when one is
 configured) would cost time and determinism and add nothing.
 
-Each memory appears once (its first section wins). Over budget, learnings go
+Each memory appears once: a learning in the brief named for its kind when that brief found it, else in
+the first section that found it. Over budget, learnings go
 first, then the last brief's lines, then the brief before it. Deterministic for one store and clock.
 """
 
@@ -33,6 +34,7 @@ from tinymemory.context.tokens import one_line
 log = logging.getLogger(__name__)
 
 DEFAULT_BUDGET_TOKENS = 1_500
+_BROAD_READ = 4  # a brief not named for a learning kind reads this many times its limit, then skips
 _MIN_TIME = datetime.min.replace(tzinfo=UTC)
 
 
@@ -103,13 +105,17 @@ async def draft(engine: MemoryEngine, spec: ContextSpec | None = None) -> Contex
     seen: set[str] = set()
     sections: list[PackSection] = []
     skipped: list[str] = []
+    # A learning whose kind some brief is named for (its filter's learning_kinds) belongs there: a
+    # broader brief (active work reads every learning and summary) skips it, and reads more to fill up.
+    claimed = {kind for brief in spec.briefs for kind in brief.filter.learning_kinds}
     for brief in spec.briefs:
+        named = bool(brief.filter.learning_kinds)
         try:
             result = await engine.fetch(
                 FetchRequest(
                     query=brief.question,
                     filter=replace(brief.filter, reach=spec.reach),
-                    limit=brief.limit,
+                    limit=brief.limit if named else brief.limit * _BROAD_READ,
                 )
             )
         except Exception:
@@ -118,10 +124,12 @@ async def draft(engine: MemoryEngine, spec: ContextSpec | None = None) -> Contex
             continue
         lines = []
         for hit in result.hits:
-            if hit.item.id in seen:
+            if hit.item.id in seen or (not named and hit.item.meta.learning_kind in claimed):
                 continue
             seen.add(hit.item.id)
             lines.append(_line(hit.item, hit.score, spec.line_chars))
+            if len(lines) == brief.limit:
+                break
         sections.append(PackSection(brief.title, tuple(lines)))
     learnings = await _learnings(engine, spec)
     sections.append(

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from tinymemory.api import InvalidRequest, ItemKind, MemoryEngine, MetaFilter, Reach, utcnow
+from tinymemory.api import InvalidRequest, ItemKind, MemoryEngine, MetaFilter, Namespace, Reach, utcnow
 from tinymemory.context import ContextPack, ContextSpec, Scope, compile, recall
 from tinymemory.lifecycle.beliefs import build_beliefs
 from tinymemory.lifecycle.compaction import compact_thread, folded_ids
@@ -39,33 +39,38 @@ class AgentMemory:
     """The memory loop of one agent: `session_start` (its context.md), `pre_turn` (a recall pack for the
     user's message), `post_turn` (log the turns and hand back the belief build) and `compact` (fold old
     turns into a summary). Writes go to the agent's own part of the layout and reads never leave `reach`,
-    so a sibling agent's memory stays out."""
+    so a sibling agent's memory stays out.
+
+    `layout` may be a MemoryLayout, a Namespace or a root string (`"team:acme"`); `agent_id` a name or
+    its `agent:<name>` segment. Without an LLM, `notes` also keeps the user's first-person statements
+    that no rule gives a subject to (see docs/architecture/lifecycle.md, "Memory formation")."""
 
     def __init__(
         self,
         engine: MemoryEngine,
         agent_id: str,
         *,
-        layout: MemoryLayout | None = None,
+        layout: MemoryLayout | Namespace | str | None = None,
         llm: LLM | None = None,
         now: Callable[[], datetime] = utcnow,
         brief_tokens: int = 1_500,
         pack_tokens: int = 800,
         compact_after: int = 40,
         keep_last: int = 20,
+        notes: bool = True,
     ) -> None:
         if keep_last < 0 or compact_after <= keep_last:
             raise InvalidRequest("agent memory: `compact_after` must be greater than `keep_last` (>= 0)")
         self.engine = engine
-        self.layout = layout or MemoryLayout()
-        self.agent_id = agent_id
-        self.layout.agent(agent_id)  # validates the id as a namespace name
+        self.layout = MemoryLayout.of(layout, op="agent memory")
+        self.agent_id = self.layout.agent_id(agent_id, op="agent memory")
         self.llm = llm
         self.now = now
         self.brief_tokens = brief_tokens
         self.pack_tokens = pack_tokens
         self.compact_after = compact_after
         self.keep_last = keep_last
+        self.notes = notes  # without an LLM, keep first-person statements no rule names a subject for
 
     @property
     def reach(self) -> Reach:
@@ -142,6 +147,7 @@ class AgentMemory:
             agent_id=self.agent_id,
             thread_id=thread_id,
             llm=self.llm,
+            notes=self.notes,
         )
 
     async def _compact(

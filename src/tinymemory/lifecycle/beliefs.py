@@ -69,10 +69,13 @@ async def build_beliefs(
     agent_id: str,
     thread_id: str,
     llm: LLM | None = None,
+    notes: bool = True,
 ) -> JobReport:
+    """Learn from the thread's user turns (see the module docstring). `notes` keeps, without an LLM, the
+    user's first-person statements no rule names a subject for."""
     turns = await read_turns(engine, turns_ns, thread_id)
     user_turns = [t for t in turns if t.role == "user"]
-    candidates = await (_llm_candidates(llm, user_turns) if llm else _rule_candidates(user_turns))
+    candidates = await (_llm_candidates(llm, user_turns) if llm else _rule_candidates(user_turns, notes))
     said_at = {t.id: t.said_at for t in user_turns}
     to_store: list[NewItem] = []
     unchanged = 0
@@ -114,10 +117,10 @@ def _same_value(a: Candidate, b: Candidate) -> bool:
     return normalise_text(a.text).lower() == normalise_text(b.text).lower()
 
 
-async def _rule_candidates(turns: list[Turn]) -> list[Candidate]:
+async def _rule_candidates(turns: list[Turn], notes: bool) -> list[Candidate]:
     out: list[Candidate] = []
     for turn in turns:
-        for found in rules.extract(turn.text, turn.said_at):
+        for found in rules.extract(turn.text, turn.said_at, notes=notes):
             out.append(
                 Candidate(
                     found.text,

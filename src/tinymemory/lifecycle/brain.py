@@ -25,6 +25,7 @@ from tinymemory.api import (
     MemoryEngine,
     MemoryItem,
     MetaFilter,
+    Namespace,
     NewItem,
     Ref,
     Relation,
@@ -79,7 +80,7 @@ class Brain:
     def __init__(
         self,
         engine: MemoryEngine,
-        layout: MemoryLayout | None = None,
+        layout: MemoryLayout | Namespace | str | None = None,
         *,
         chunk_chars: int = 1_200,
         overlap_chars: int = 150,
@@ -90,7 +91,7 @@ class Brain:
         if chunk_chars < 100 or not 0 <= overlap_chars < chunk_chars // 2:
             raise InvalidRequest("brain: `chunk_chars` must be >= 100 and `overlap_chars` below half of it")
         self.engine = engine
-        self.layout = layout or MemoryLayout()
+        self.layout = MemoryLayout.of(layout, op="brain")
         self.chunk_chars = chunk_chars
         self.overlap_chars = overlap_chars
         self.now = now

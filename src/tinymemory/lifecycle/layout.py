@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tinymemory.api import Namespace, Reach
+from tinymemory.api import InvalidRequest, Namespace, Reach
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,10 +25,56 @@ class MemoryLayout:
 
     root: Namespace = field(default_factory=Namespace.root)
 
+    def __post_init__(self) -> None:
+        # A string root is what the rest of the API takes, so it is read here too (the empty string is
+        # the root); anything else is refused before a wrong tree can be written.
+        if isinstance(self.root, Namespace):
+            return
+        if not isinstance(self.root, str):
+            raise InvalidRequest(
+                "memory layout: `root` must be a Namespace or a string like `team:acme`,"
+                f" not {type(self.root).__name__}"
+            )
+        object.__setattr__(self, "root", Namespace.parse(self.root, field="memory layout: `root`"))
+
     @classmethod
     def at(cls, root: str) -> MemoryLayout:
         """The layout rooted at the namespace `root` names (e.g. `workspace:acme`)."""
         return cls(Namespace.parse(root, field="layout.root"))
+
+    @classmethod
+    def of(cls, value: object, *, op: str) -> MemoryLayout:
+        """A constructor's `layout` argument as a layout: None (the root), a MemoryLayout, a Namespace
+        or a string naming the root; anything else is refused as InvalidRequest naming `op`'s `layout`."""
+        if value is None:
+            return cls()
+        if isinstance(value, MemoryLayout):
+            return value
+        if isinstance(value, (Namespace, str)):
+            try:
+                return cls(value if isinstance(value, Namespace) else Namespace.parse(value, field="x"))
+            except InvalidRequest:
+                pass
+        raise InvalidRequest(f"{op}: `layout` must be a MemoryLayout, a Namespace or a root like `team:acme`")
+
+    def agent_id(self, value: object, *, op: str) -> str:
+        """An agent id as given to a constructor: a name (`writer`) or its own segment (`agent:writer`).
+
+        A path or another kind's segment is ambiguous (which part is the root?) and refused, as is a
+        name the namespace grammar does not allow, with InvalidRequest naming `op`'s `agent_id`.
+        """
+        if isinstance(value, str):
+            name = value[len("agent:") :] if value.startswith("agent:") else value
+            if ":" not in name and "/" not in name:
+                try:
+                    self.agent(name)
+                    return name
+                except InvalidRequest:
+                    pass
+        raise InvalidRequest(
+            f"{op}: `agent_id` must be a name like `writer` (letters, digits and ._@+=~-),"
+            f" not {_shown(value)}"
+        )
 
     @property
     def brain_root(self) -> Namespace:
@@ -80,3 +126,9 @@ class MemoryLayout:
     def beliefs_reach(self, agent_id: str) -> Reach:
         """The learnings that shape one agent's brief: its own and the shared ones."""
         return Reach.union(Reach.exact(self.learnings(agent_id)), Reach.exact(self.shared_learnings))
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, str):
+        return f"`{value[:40]}`"
+    return type(value).__name__
