@@ -64,9 +64,10 @@ class Light(NamedTuple):
     """The few columns ranking needs beyond a score (prior, time spans, the reranker's), times in
     microseconds since the epoch (UTC). The detailed columns (text onwards) are loaded only when a
     reranker reads them: `source` is the source's id, or its kind when it has none; `before`/`after`
-    are the row keys of the active turns just before and after this one in its thread and namespace.
-    A named tuple: a fetch makes one per candidate, and a tuple is several times cheaper to make than a
-    frozen dataclass."""
+    are the row keys of the active turns just before and after this one in its thread and namespace;
+    `extra` is the row's extra column (tags, host metadata pairs), None when empty: where a host may
+    have put the speaker (speakers.py). A named tuple: a fetch makes one per candidate, and a tuple is
+    several times cheaper to make than a frozen dataclass."""
 
     confidence: float | None
     observed_at: int
@@ -78,6 +79,7 @@ class Light(NamedTuple):
     thread: str | None = None
     before: int | None = None
     after: int | None = None
+    extra: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,7 +329,7 @@ def features_of(
     for rowid, lt in light.items():
         text = lt.text or ""
         thread = (lt.ns or "", lt.thread) if lt.thread is not None else None
-        candidates[rowid] = Candidate(text, lt.source, thread, lt.before, lt.after)
+        candidates[rowid] = Candidate(text, lt.source, thread, lt.before, lt.after, lt.extra)
         terms_of[rowid] = term_set(analyzer, text)
     return feature_columns(
         lex,
