@@ -88,11 +88,11 @@ def speaker_column(query: str, pooled: Sequence[Candidate]) -> list[float] | Non
     """The speaker feature of each pooled candidate: 1 when the query names any name its speaker goes
     by; None when it names none of them (the column stays 0)."""
     words = query_words(query)
-    of = [c.speakers() for c in pooled]
-    hit = {n for names in of for n in names if is_named(n, words)}
+    of = [speakers(c.text, c.source, c.extra, c.thread is not None) for c in pooled]
+    hit = {n for n in frozenset().union(*of) if is_named(n, words)}
     if not hit:
         return None
-    return [1.0 if names & hit else 0.0 for names in of]
+    return [0.0 if names.isdisjoint(hit) else 1.0 for names in of]
 
 
 def ranks(scored: Sequence[tuple[int, float]]) -> dict[int, int]:

@@ -75,6 +75,7 @@ def from_extra(extra: str | None, turn: bool) -> frozenset[str]:
     return frozenset(v for v in out if v.strip())
 
 
+@lru_cache(maxsize=8192)
 def speakers(text: str, source: str | None, extra: str | None = None, turn: bool = False) -> frozenset[str]:
     """Every name a memory's speaker goes by: its source's name, the speaker its metadata or tags give
     and its text's leading label."""
