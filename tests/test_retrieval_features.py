@@ -354,3 +354,54 @@ async def test_the_speaker_decides_alike_wherever_the_host_puts_it(tmp_path: Pat
                     assert dict(hit.why.features)["speaker"] == (1.0 if said else 0.0), (placement, question)
                 firsts[placement].append(res.hits[0].item.text.removeprefix(f"{speaker}: "))
     assert all(v == firsts["source"] for v in firsts.values()), firsts
+
+
+def test_a_window_narrows_the_filter_to_the_named_days_and_keeps_open_sides() -> None:
+    from tinymemory.api import MetaFilter, TimeHint
+    from tinymemory.retrieval.temporal import FAR_FUTURE
+
+    april, may = datetime(2022, 4, 1, tzinfo=UTC), datetime(2022, 5, 1, tzinfo=UTC)
+    narrowed = pipeline.window_filter(MetaFilter(thread_id="s1"), TimeHint(april, may))
+    assert (narrowed.observed_after, narrowed.observed_before, narrowed.thread_id) == (april, may, "s1")
+    # the fetch's own bounds still hold; an open end leaves its side as the filter has it
+    own = MetaFilter(observed_after=datetime(2022, 4, 10, tzinfo=UTC))
+    assert pipeline.window_filter(own, TimeHint(april, FAR_FUTURE)) == own
+    assert pipeline.merged([(1, 0.9), (2, 0.5)], [(3, 0.7), (2, 0.5)]) == [(1, 0.9), (3, 0.7), (2, 0.5)]
+
+
+async def test_a_question_naming_a_month_finds_memory_of_that_month_worded_otherwise(tmp_path: Path) -> None:
+    """Seventy short notes match the question's one content word as well as the long note of April 2022
+    and score above it (bm25 favours short rows). A fetch of ten pools fifty rows per ranker, and every
+    page of it comes from that pool: only the window's second read (the question's days) brings the
+    note into it."""
+    april = datetime(2022, 4, 20, 12, tzinfo=UTC)
+    long_note = (
+        "Dyed my hair a bright shade of purple last week and I look like a completely different person"
+    )
+    target = NewItem(ItemKind.LEARNING, long_note, ItemMeta(observed_at=april))
+    noise = [
+        NewItem(
+            ItemKind.LEARNING,
+            f"I look fine, note {i}",
+            ItemMeta(observed_at=datetime(2023, 1 + i % 12, 1 + i % 28, tzinfo=UTC)),
+        )
+        for i in range(70)
+    ]
+    found = {}
+    for label, cfg in (("on", DEFAULT_CONFIG), ("off", DEFAULT_CONFIG.without("window"))):
+        async with SqliteEngine(tmp_path / f"{label}.db", embedder=None, retrieval=cfg) as engine:
+            stored = await engine.store_many([*noise, target])
+            seen: list[str] = []
+            cursor = None
+            while True:
+                req = FetchRequest(
+                    "How did my look change in April 2022?", mode=FetchMode.LEXICAL, cursor=cursor
+                )
+                res = await engine.fetch(req)
+                seen += [h.item.id for h in res.hits]
+                if res.next_cursor is None:
+                    break
+                cursor = res.next_cursor
+            assert len(seen) == len(set(seen))
+            found[label] = (stored[-1].id in seen, len(seen))
+    assert found == {"on": (True, 51), "off": (False, 50)}

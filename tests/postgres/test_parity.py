@@ -69,6 +69,7 @@ QUERIES = [
     "wiki password",
     "holiday",
     "when does Eli deploy",
+    "what did we release this week",
 ]
 REACHES = [
     None,
