@@ -6,6 +6,8 @@ reach's statistics and the derived time hint. The shipped read is then replayed 
 to the default pool of 60, the same `pipeline.rank`), and each lever is a change to what `rank` is
 handed or to how its output is merged, replayed the same way:
 
+- `window` (shipped, on by default): a question naming days also reads each ranker inside those days
+  (memory observed then), its best 60 merged into the pool; the row without it is the read before;
 - `session read` (hierarchical): score each session (thread) from the default read's ranked pool, then
   add every turn of the best sessions to the candidate lists with the scores the engine's two rankers
   give them (what an engine hook would hand over), and rank again;
@@ -38,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from locomo import CATEGORIES, CHECK, DEFAULT_FILE, TUNE, CachedEmbedder, EvidenceStats, load, store_all
 from report import machine_line, table, write_section
 from tinymemory.api import FetchMode, FetchRequest, MetaFilter, Reach
+from tinymemory.api.timeutil import from_us
 from tinymemory.engines.sqlite import SqliteEngine
 from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.config import DEFAULT_CONFIG
@@ -131,8 +134,25 @@ def ranked(c: Captured, lex: pipeline.Ranked, sem: pipeline.Ranked) -> pipeline.
     return pipeline.rank(FetchMode.HYBRID, lex, sem, light, **c.kw)
 
 
+def pooled(c: Captured, window: bool = True) -> tuple[pipeline.Ranked, pipeline.Ranked]:
+    """The lists the engine hands `rank` for a fetch of the top 20: each ranker's best 60, and with the
+    window stage (a question naming days) each ranker's best 60 observed inside those days merged in."""
+    lex, sem = c.lex[:POOL], c.sem[:POOL]
+    hint = c.kw.get("derived")
+    if not window or hint is None or c.kw.get("hint") is not None or not c.kw["cfg"].temporal.window:
+        return lex, sem
+    inside = {k for k, lt in c.light.items() if hint.start <= from_us(lt.observed_at) < hint.end}
+    lex = pipeline.merged(lex, [kv for kv in c.lex if kv[0] in inside][:POOL])
+    sem = pipeline.merged(sem, [kv for kv in c.sem if kv[0] in inside][:POOL])
+    return lex, sem
+
+
 def default_read(c: Captured) -> pipeline.Ranked:
-    return ranked(c, c.lex[:POOL], c.sem[:POOL])
+    return ranked(c, *pooled(c))
+
+
+def without_window(c: Captured) -> pipeline.Ranked:
+    return ranked(c, *pooled(c, window=False))
 
 
 def session_lists(
@@ -149,8 +169,9 @@ def session_lists(
     agg: Callable[[list[float]], float] = max if score == "max" else sum
     best = sorted(per, key=lambda t: -agg(per[t]))[:sessions]
     add = {k for k, lt in c.light.items() if lt.thread in best}
-    lex_keys = {k for k, _ in c.lex[:POOL]} | add
-    sem_keys = {k for k, _ in c.sem[:POOL]} | add
+    base_lex, base_sem = pooled(c)
+    lex_keys = {k for k, _ in base_lex} | add
+    sem_keys = {k for k, _ in base_sem} | add
     lex = [kv for kv in c.lex if kv[0] in lex_keys]
     sem = [kv for kv in c.sem if kv[0] in sem_keys]
     return lex, sem
@@ -240,7 +261,8 @@ COLUMNS = [
 def levers(questions: list[Question]) -> list[tuple[str, list[pipeline.Ranked], float]]:
     """Each variant's orders and its ranking CPU time per question (ms)."""
     variants: list[tuple[str, Callable[[Question], pipeline.Ranked]]] = [
-        ("default (shipped read)", lambda q: default_read(q.full)),
+        ("default (shipped read, window stage on)", lambda q: default_read(q.full)),
+        ("without the window stage (the read before this round)", lambda q: without_window(q.full)),
     ]
     for n in (1, 2, 3):
         for score in ("sum", "max"):
@@ -262,16 +284,16 @@ def levers(questions: list[Question]) -> list[tuple[str, list[pipeline.Ranked], 
         )
     )
     out = []
-    for n in (2, 3):
-        t = time.process_time()
-        orders = refitted_session_read(questions, n)
-        ms = (time.process_time() - t) * 1000 / len(questions)
-        out.append((f"session read: {n} by sum of the top 10, weights refitted (0-1)", orders, ms))
     for label, fn in variants:
         t = time.process_time()
         orders = [fn(q) for q in questions]
         ms = (time.process_time() - t) * 1000 / len(questions)
         out.append((label, orders, ms))
+    for n in (2, 3):
+        t = time.process_time()
+        orders = refitted_session_read(questions, n)
+        ms = (time.process_time() - t) * 1000 / len(questions)
+        out.append((f"session read: {n} by sum of the top 10, weights refitted (0-1)", orders, ms))
     return out
 
 
