@@ -11,6 +11,7 @@ handed or to how its output is merged, replayed the same way:
 - `session read` (hierarchical): score each session (thread) from the default read's ranked pool, then
   add every turn of the best sessions to the candidate lists with the scores the engine's two rankers
   give them (what an engine hook would hand over), and rank again;
+- `neighbour read`: the turns just before and after the default read's best rows added to the pool;
 - `decomposition`: a question naming two people ("Caroline and Melanie", "X or Y") or two clauses joined
   by "and" is also asked as one sub-question each (no LLM: text rules, `split_question`); each
   sub-question's pooled read is ranked and the orders are merged by best relevance.
@@ -209,6 +210,25 @@ def refitted_session_read(questions: list[Question], sessions: int) -> list[pipe
     return out
 
 
+def neighbour_read(c: Captured, top: int, hops: int) -> pipeline.Ranked:
+    """The default read, then the turns up to `hops` away from its `top` best (before and after, in
+    their thread) added to both lists with the rankers' own scores, ranked again."""
+    first = default_read(c)
+    lex, sem = pooled(c)
+    add: set[int] = set()
+    frontier = [k for k, _ in first[:top]]
+    for _ in range(hops):
+        step = []
+        for k in frontier:
+            lt = c.light[k]
+            step += [m for m in (lt.before, lt.after) if m is not None and m in c.light]
+        add.update(step)
+        frontier = step
+    lex_keys = {k for k, _ in lex} | add
+    sem_keys = {k for k, _ in sem} | add
+    return ranked(c, [kv for kv in c.lex if kv[0] in lex_keys], [kv for kv in c.sem if kv[0] in sem_keys])
+
+
 def decomposed(q: Question, base: Callable[[Captured], pipeline.Ranked], how: str) -> pipeline.Ranked:
     """The question's read merged with its sub-questions' reads: by best relevance (`max`), or by
     taking turns from each order (`interleave`)."""
@@ -273,6 +293,13 @@ def levers(questions: list[Question]) -> list[tuple[str, list[pipeline.Ranked], 
                 )
             )
     variants.append(("session read: 2 by sum of the top 20", lambda q: session_read(q.full, 2, "sum", 20)))
+    for top, hops in ((10, 1), (10, 2), (20, 1)):
+        variants.append(
+            (
+                f"neighbour read: turns {hops} away from the top {top} added",
+                lambda q, top=top, hops=hops: neighbour_read(q.full, top, hops),
+            )
+        )
     for how in ("max", "interleave"):
         variants.append(
             (f"decomposition, merged by {how}", lambda q, how=how: decomposed(q, default_read, how))
