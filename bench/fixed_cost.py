@@ -57,7 +57,7 @@ LIMIT = 10
 MODES = ("lexical", "semantic", "hybrid")
 STAGES = ("query analysis", "embedding", "SQL", "rerank", "result building")
 # the SQL stage's parts, shown under it
-SQL_PARTS = ("SQL: snapshot, statistics", "SQL: lexical", "SQL: semantic", "SQL: light columns")
+SQL_PARTS = ("SQL: snapshot, statistics", "SQL: lexical", "SQL: semantic", "SQL: time window, light columns")
 
 T = TypeVar("T")
 
@@ -127,12 +127,25 @@ def staged(
                 ranked = search.recent(conn, flt, snapshot, plan.want)
             return ranked
 
-        def light_columns() -> tuple[dict[int, pipeline.Light], Any]:
+        def light_columns() -> tuple[dict[int, pipeline.Light], Any, pipeline.Ranked, pipeline.Ranked]:
             anchor = search.latest_observed(conn, flt, snapshot) if ranking.wants_anchor else None
+            window = ranking.window(flt, anchor)  # as the engine: the named days, read again
+            lexed, semmed = lex, sem
+            if window is not None:
+                if mode is not FetchMode.SEMANTIC:
+                    more = search.lexical(
+                        conn, analyzer, question, window, snapshot, plan.want,
+                        plan.postings_budget(), cfg.context.weight, stats,
+                    )  # fmt: skip
+                    lexed = pipeline.merged(lex, more)
+                if qvec is not None:
+                    found = search.semantic(conn, matrix, qvec, window, snapshot, plan.want).ranked
+                    semmed = pipeline.merged(sem, found)
             detail = ranking.light_detail(anchor)
             if detail is None:
-                return {}, anchor
-            return search.light_rows(conn, candidate_rowids(lex, sem), detail, snapshot), anchor
+                return {}, anchor, lexed, semmed
+            light = search.light_rows(conn, candidate_rowids(lexed, semmed), detail, snapshot)
+            return light, anchor, lexed, semmed
 
         def statistics() -> pipeline.ScopeStats:
             if mode is FetchMode.SEMANTIC and not ranking.wants_stats:  # as the engine: none weighs terms
@@ -150,7 +163,7 @@ def staged(
             sem = timed(
                 t, SQL_PARTS[2], lambda: search.semantic(conn, matrix, qvec, flt, snapshot, plan.want).ranked
             )
-        light, anchor = timed(t, SQL_PARTS[3], light_columns)
+        light, anchor, lex, sem = timed(t, SQL_PARTS[3], light_columns)
         t["SQL"] = sum(t.get(part, 0.0) for part in SQL_PARTS)
         page, more = timed(t, "rerank", lambda: ranking.page(lex, sem, light, stats, anchor))
         decoded = engine.storage._decoded  # the engine's own decoded rows, as its fetches use them

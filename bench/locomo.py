@@ -5,6 +5,7 @@ when present), observed at its session's date-time, each conversation in its own
 question of categories 1-4, fetch the top k and score |evidence ∩ top-k| / |evidence|.
 
     python bench/locomo.py [FILE] [--modes lexical,semantic,hybrid] [--ablation] [--answers] [--no-write]
+                           [--speaker-as source|tag|label|all]
 
 The last line printed is `recall@10=<value>` for the engine's default mode.
 """
@@ -90,7 +91,22 @@ def clean_evidence(raw: list[str], known: set[str], stats: EvidenceStats) -> lis
     return out
 
 
-def load(path: Path, stats: EvidenceStats) -> list[Conversation]:
+SPEAKER_PLACEMENTS = ("source", "tag", "label")
+
+
+def turn_meta(speaker: str, placement: str) -> tuple[Source, tuple[str, ...]]:
+    """Where a turn's speaker goes besides the text's own `Speaker:` label: the source (`source`), a
+    tag beside `source="user"` (`tag`), or nowhere (`label`: the label alone says who spoke)."""
+    if placement == "source":
+        return Source("user", speaker), ()
+    if placement == "tag":
+        return Source("user"), (speaker,)
+    if placement == "label":
+        return Source("user"), ()
+    raise ValueError(f"--speaker-as: `{placement}` is not one of {', '.join(SPEAKER_PLACEMENTS)}")
+
+
+def load(path: Path, stats: EvidenceStats, speaker_as: str = "source") -> list[Conversation]:
     data: list[dict[str, Any]] = json.loads(path.read_text())
     convs = []
     for sample in data:
@@ -106,6 +122,7 @@ def load(path: Path, stats: EvidenceStats) -> list[Conversation]:
                 text = f"{turn['speaker']}: {turn['text']}"
                 if turn.get("blip_caption"):
                     text += f" [shares a photo of {turn['blip_caption']}]"
+                source, tags = turn_meta(turn["speaker"], speaker_as)
                 items.append(
                     NewItem(
                         kind=ItemKind.CONVERSATION,
@@ -113,7 +130,8 @@ def load(path: Path, stats: EvidenceStats) -> list[Conversation]:
                         identity=turn["dia_id"],
                         meta=ItemMeta(
                             namespace=ns,
-                            source=Source("user", turn["speaker"]),
+                            source=source,
+                            tags=tags,
                             thread_id=f"session_{n}",
                             observed_at=when,
                         ),
@@ -401,12 +419,61 @@ async def ablation_runs(
     return rows
 
 
+async def speaker_runs(path: Path, embedder: Any, mode: FetchMode | None, tmp: str) -> str:
+    """The default mode's recall with the speaker stored in each placement (`--speaker-as all`): the
+    reranker reads the speaker from the source, a tag or the text's label alike (retrieval/speakers.py),
+    so the rows should agree."""
+    from tinymemory.engines.sqlite import SqliteEngine
+
+    rows = []
+    for placement in SPEAKER_PLACEMENTS:
+        stats = EvidenceStats()
+        convs = load(path, stats, placement)
+        async with SqliteEngine(str(Path(tmp) / f"speaker-{placement}.db"), embedder=embedder) as engine:
+            chosen = mode or engine.descriptor.default_mode()
+            assert chosen is not None
+            result = await evaluate(engine, convs, [chosen])
+        r = result["modes"][chosen.value]
+        rec = r["recall"]
+        rows.append(
+            [placement, chosen.value]
+            + [f"{rec[k][0]:.3f}" for k in KS]
+            + [f"{rec[10].get(c, float('nan')):.3f}" for c in CATEGORIES]
+            + [f"{split_recall(r['per_conv'], TUNE):.3f}", f"{split_recall(r['per_conv'], CHECK):.3f}"]
+        )
+    headers = ["speaker stored as", "mode", "R@5", "R@10", "R@20"]
+    headers += [f"R@10 {n}" for n in CATEGORIES.values()] + ["R@10 tune (0-1)", "R@10 check (2-3)"]
+    return "\n".join(
+        [
+            "### Where the speaker is stored (`bench/locomo.py --speaker-as all`)",
+            "",
+            "The same turns and questions stored three ways: the speaker as the turn's `source` (the "
+            "protocol's default), as a tag beside `source=\"user\"`, or only as the text's leading "
+            "`Speaker:` label (every turn's text keeps that label in all three). The reranker's speaker "
+            "feature reads all of them (`retrieval/speakers.py`). Recall is deterministic.",
+            "",
+            table(headers, rows),
+        ]
+    )
+
+
 async def main_async(args: argparse.Namespace) -> int:
     from tinymemory.engines.sqlite import SqliteEngine
 
     path = Path(args.file)
+    if args.speaker_as == "all":
+        from tinymemory.retrieval.embedders import default_embedder
+
+        with tempfile.TemporaryDirectory(prefix="tinymemory-locomo-") as tmp:
+            embedder = None if args.lexical_only else CachedEmbedder(default_embedder())
+            mode = FetchMode(args.modes.split(",")[0]) if args.modes else None
+            md = await speaker_runs(path, embedder, mode, tmp)
+        print(md)
+        if not args.no_write:
+            write_section("locomo-speaker", md)
+        return 0
     stats = EvidenceStats()
-    convs = load(path, stats)
+    convs = load(path, stats, args.speaker_as)
     machine = machine_line()
     ablation: list[tuple[str, dict[str, Any]]] | None = None
     with tempfile.TemporaryDirectory(prefix="tinymemory-locomo-") as tmp:
@@ -465,6 +532,13 @@ def main() -> int:
     parser.add_argument("--lexical-only", action="store_true", help="run without the embedder")
     parser.add_argument(
         "--ablation", action="store_true", help="also switch each retrieval stage off in turn"
+    )
+    parser.add_argument(
+        "--speaker-as",
+        choices=(*SPEAKER_PLACEMENTS, "all"),
+        default="source",
+        help="where each turn's speaker is stored besides its text's label (default: source); `all` "
+        "runs the default mode with each placement and writes the `locomo-speaker` section",
     )
     parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     parser.add_argument(

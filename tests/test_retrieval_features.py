@@ -14,6 +14,7 @@ from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.config import DEFAULT_CONFIG
 from tinymemory.retrieval.features import FEATURES, Candidate, feature_rows, is_question, named_sources, ranks
 from tinymemory.retrieval.pipeline import Light, ScopeStats
+from tinymemory.retrieval.speakers import named
 from tinymemory.retrieval.text import default_analyzer
 
 DAY = datetime(2024, 5, 8, 12, tzinfo=UTC)
@@ -195,7 +196,6 @@ def reference_rows(
     cosines = dict(sem)
     floor = min(cosines.values()) if cosines else 0.0
     fused = {k: 0.5 * lex_n.get(k, 0.0) + 0.5 * sem_n.get(k, 0.0) for k in keys}
-    named = named_sources(query, {c.source for c in cands.values() if c.source})
     rows = []
     for k in keys:
         c = cands.get(k, Candidate(""))
@@ -214,7 +214,7 @@ def reference_rows(
                 1.0 / (1.0 + sem_rank[k] / 10.0) if k in sem_rank else 0.0,
                 cosines.get(k, floor),
                 dict(lex).get(k, 0.0),
-                1.0 if c.source in named else 0.0,
+                1.0 if named(query, c.speakers()) else 0.0,
                 coverage(terms, tset, weights) if terms else 0.0,
                 max(near) if near else 0.0,
                 max(mates) if mates else 0.0,
@@ -240,8 +240,12 @@ def random_pool(
     for k in keys:
         thread = ("n", rng.choice(["t1", "t2"])) if rng.random() < 0.6 else None
         near = [rng.choice(keys) if rng.random() < 0.7 else None for _ in range(2)]
-        text = " ".join(rng.choice(words) for _ in range(rng.randint(0, 6)))
-        cands[k] = Candidate(text, rng.choice(["Ana", "user:Bob", None]), thread, near[0], near[1])
+        text = rng.choice(["", "", "Ana: ", "Bob: "]) + " ".join(
+            rng.choice(words) for _ in range(rng.randint(0, 6))
+        )
+        extra = rng.choice([None, None, '{"tags":["Ana"]}', '{"extra":[["speaker","Bob"]]}'])
+        source = rng.choice(["Ana", "user:Bob", "user", None])
+        cands[k] = Candidate(text, source, thread, near[0], near[1], extra)
     return lex, sem, cands
 
 
@@ -276,3 +280,128 @@ def test_coverages_equal_coverage_text_by_text() -> None:
         weights = {t: rng.choice([0.0, rng.random() * 3]) for t in terms if rng.random() < 0.8}
         texts = [frozenset(rng.sample(vocab, rng.randint(0, 5))) for _ in range(rng.randint(0, 20))]
         assert coverages(terms, weights, texts) == [coverage(terms, t, weights) for t in texts]
+
+
+def test_who_said_it_is_read_from_source_tags_metadata_and_the_texts_label() -> None:
+    from tinymemory.retrieval.speakers import label_of, speakers
+
+    assert label_of("Ana: I painted a sunrise") == "Ana"
+    assert label_of("Mary Ann Lee: hi there") == "Mary Ann Lee"
+    assert label_of("assistant: sure") == "assistant"
+    for text in ("see https://example.org", "at 10:30 we met", "I said: no", "a note:\nplain"):
+        assert label_of(text) is None, text
+    assert speakers("I painted", "Ana") == {"Ana"}
+    assert speakers("I painted", "user:Ana") == {"Ana"}
+    assert speakers("I painted", "user", '{"tags":["speaker:Ana","travel"]}') == {"user", "Ana"}
+    # a plain tag that reads as a name is a participant on a turn of a thread, not on a note
+    assert speakers("I painted", "user", '{"tags":["Ana","travel"]}', turn=True) == {"user", "Ana"}
+    assert speakers("I painted", "user", '{"tags":["Ana","travel"]}', turn=False) == {"user"}
+    assert speakers("I painted", None, '{"extra":[["mem0.actor_id","Ana"],["turn","3"]]}') == {"Ana"}
+    assert speakers("Ana: I painted", "user") == {"user", "Ana"}
+
+
+def test_a_given_name_names_a_speaker_of_several_words() -> None:
+    assert named_sources("What did Mary paint?", {"Mary Ann", "Ann"}) == {"Mary Ann"}
+
+
+PLACEMENTS = ("source", "tag", "metadata", "label")
+
+
+def placed(speaker: str, words: str, placement: str, thread: str) -> NewItem:
+    """One turn with its speaker where a host might put it: the source, a tag, a metadata pair, or
+    only the text's leading label (the text holds no name otherwise)."""
+    source = Source("user", speaker) if placement == "source" else Source("user")
+    tags = (speaker,) if placement == "tag" else ()
+    extra = (("speaker", speaker),) if placement == "metadata" else ()
+    text = f"{speaker}: {words}" if placement == "label" else words
+    meta = ItemMeta(source=source, tags=tags, extra=extra, thread_id=thread, observed_at=DAY)
+    return NewItem(ItemKind.CONVERSATION, text, meta=meta)
+
+
+CHAT = [
+    ("Ana", "I finally finished the painting of the lake at sunrise", "s1"),
+    ("Bob", "I finished a painting too, the lake at sunset with the old mill", "s1"),
+    ("Ana", "my sister visits in June, we will hike the ridge", "s2"),
+    ("Bob", "my brother visits in June, we will go sailing on the lake", "s2"),
+    ("Ana", "the pottery class on Tuesdays is my favourite evening", "s3"),
+    ("Bob", "the pottery studio near the station has a kiln", "s3"),
+]
+CHAT_QUESTIONS = {
+    "What did Bob finish painting?": "Bob",
+    "Who visits Ana in June?": "Ana",
+    "What does Ana like about the pottery class?": "Ana",
+    "What did Ana paint?": "Ana",
+    "What will Bob do with his brother?": "Bob",
+}
+
+
+async def test_the_speaker_decides_alike_wherever_the_host_puts_it(tmp_path: Path) -> None:
+    """The same small conversation stored four ways: the speaker as the source, as a tag, as a metadata
+    pair, or only as the text's label. Every question naming a speaker gets that speaker's turn first,
+    and the speaker feature is the same for every hit, in every placement."""
+    firsts: dict[str, list[str]] = {}
+    for placement in PLACEMENTS:
+        async with SqliteEngine(tmp_path / f"{placement}.db", embedder=None) as engine:
+            stored = await engine.store_many([placed(s, w, placement, t) for s, w, t in CHAT])
+            who = {r.id: s for r, (s, _, _) in zip(stored, CHAT, strict=True)}
+            firsts[placement] = []
+            for question, speaker in CHAT_QUESTIONS.items():
+                res = await engine.fetch(FetchRequest(question, mode=FetchMode.LEXICAL, explain=True))
+                assert who[res.hits[0].item.id] == speaker, (placement, question)
+                for hit in res.hits:
+                    assert hit.why is not None and hit.why.features is not None
+                    said = who[hit.item.id] == speaker
+                    assert dict(hit.why.features)["speaker"] == (1.0 if said else 0.0), (placement, question)
+                firsts[placement].append(res.hits[0].item.text.removeprefix(f"{speaker}: "))
+    assert all(v == firsts["source"] for v in firsts.values()), firsts
+
+
+def test_a_window_narrows_the_filter_to_the_named_days_and_keeps_open_sides() -> None:
+    from tinymemory.api import MetaFilter, TimeHint
+    from tinymemory.retrieval.temporal import FAR_FUTURE
+
+    april, may = datetime(2022, 4, 1, tzinfo=UTC), datetime(2022, 5, 1, tzinfo=UTC)
+    narrowed = pipeline.window_filter(MetaFilter(thread_id="s1"), TimeHint(april, may))
+    assert (narrowed.observed_after, narrowed.observed_before, narrowed.thread_id) == (april, may, "s1")
+    # the fetch's own bounds still hold; an open end leaves its side as the filter has it
+    own = MetaFilter(observed_after=datetime(2022, 4, 10, tzinfo=UTC))
+    assert pipeline.window_filter(own, TimeHint(april, FAR_FUTURE)) == own
+    assert pipeline.merged([(1, 0.9), (2, 0.5)], [(3, 0.7), (2, 0.5)]) == [(1, 0.9), (3, 0.7), (2, 0.5)]
+
+
+async def test_a_question_naming_a_month_finds_memory_of_that_month_worded_otherwise(tmp_path: Path) -> None:
+    """Seventy short notes match the question's one content word as well as the long note of April 2022
+    and score above it (bm25 favours short rows). A fetch of ten pools fifty rows per ranker, and every
+    page of it comes from that pool: only the window's second read (the question's days) brings the
+    note into it."""
+    april = datetime(2022, 4, 20, 12, tzinfo=UTC)
+    long_note = (
+        "Dyed my hair a bright shade of purple last week and I look like a completely different person"
+    )
+    target = NewItem(ItemKind.LEARNING, long_note, ItemMeta(observed_at=april))
+    noise = [
+        NewItem(
+            ItemKind.LEARNING,
+            f"I look fine, note {i}",
+            ItemMeta(observed_at=datetime(2023, 1 + i % 12, 1 + i % 28, tzinfo=UTC)),
+        )
+        for i in range(70)
+    ]
+    found = {}
+    for label, cfg in (("on", DEFAULT_CONFIG), ("off", DEFAULT_CONFIG.without("window"))):
+        async with SqliteEngine(tmp_path / f"{label}.db", embedder=None, retrieval=cfg) as engine:
+            stored = await engine.store_many([*noise, target])
+            seen: list[str] = []
+            cursor = None
+            while True:
+                req = FetchRequest(
+                    "How did my look change in April 2022?", mode=FetchMode.LEXICAL, cursor=cursor
+                )
+                res = await engine.fetch(req)
+                seen += [h.item.id for h in res.hits]
+                if res.next_cursor is None:
+                    break
+                cursor = res.next_cursor
+            assert len(seen) == len(set(seen))
+            found[label] = (stored[-1].id in seen, len(seen))
+    assert found == {"on": (True, 51), "off": (False, 50)}

@@ -19,10 +19,12 @@ def test_each_stage_switches_off_alone() -> None:
         off = base.without(stage)
         fields = ("analyzer", "context", "fusion", "temporal", "rerank", "priors")
         changed = [f for f in fields if getattr(off, f) != getattr(base, f)]
-        # speaker and neighbours are switches of the reranker's features
-        assert changed == ["rerank" if stage in ("speaker", "neighbours") else stage], stage
+        # speaker and neighbours are switches of the reranker's features, window one of the time stage
+        group = {"speaker": "rerank", "neighbours": "rerank", "window": "temporal"}
+        assert changed == [group.get(stage, stage)], stage
     off = base.all_off()
     assert off.fusion.method == "rrf" and not off.context.enabled and not off.temporal.query_hints
+    assert not off.temporal.window and base.temporal.window
     with pytest.raises(ValueError, match="stage"):
         base.without("magic")
 

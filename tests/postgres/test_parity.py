@@ -42,10 +42,35 @@ def corpus() -> list[NewItem]:
         note(t, "team:acme/agent:writer", ItemKind.CONVERSATION, thread_id="t1", tags=("chat",))
         for t in turns
     ]
+    # the speaker as a tag and as a metadata pair (speakers.py reads both off the row's extra column)
+    items += [
+        note(
+            "I would rather deploy on monday",
+            "team:acme/agent:writer",
+            ItemKind.CONVERSATION,
+            thread_id="t2",
+            tags=("Dana",),
+        ),
+        note(
+            "monday deploys suit me too",
+            "team:acme/agent:writer",
+            ItemKind.CONVERSATION,
+            thread_id="t2",
+            extra=(("speaker", "Eli"),),
+        ),
+    ]
     return items
 
 
-QUERIES = ["deploy", "release notes", "friday release deploy", "wiki password", "holiday"]
+QUERIES = [
+    "deploy",
+    "release notes",
+    "friday release deploy",
+    "wiki password",
+    "holiday",
+    "when does Eli deploy",
+    "what did we release this week",
+]
 REACHES = [
     None,
     Reach.of(Namespace.parse("team:acme/agent:writer")),

@@ -97,8 +97,9 @@ class Ranking(Protocol):
     """The core's ranking of one fetch, handed the candidates once (pure CPU: call it anywhere).
 
     Storage asks it which extra inputs it needs: the reach's newest observation time (`wants_anchor`),
-    then, given that time, whether the candidates' light columns are needed (`light_detail`: None for
-    no, else whether the detailed ones are), and finally calls `page` for the ranked page and whether
+    then, given that time, whether each ranker reads a time window again (`window`), whether the
+    candidates' light columns are needed (`light_detail`: None for no, else whether the detailed ones
+    are), and finally calls `page` for the ranked page and whether
     more follow. `wants_stats` says whether `page` reads the `ScopeStats` (a storage that computes them
     only for it may hand empty ones otherwise; its lexical ranker reads them anyway).
     """
@@ -115,6 +116,11 @@ class Ranking(Protocol):
         ...
 
     def light_detail(self, anchor: datetime | None) -> bool | None: ...
+
+    def window(self, flt: MetaFilter, anchor: datetime | None) -> MetaFilter | None:
+        """Given the anchor: a narrower filter (the days the query names) that each ranker reads again,
+        its rows merged into its list with `pipeline.merged`; None for no second read."""
+        ...
 
     def page(
         self,

@@ -64,12 +64,16 @@ class TemporalConfig:
     """Time expressions: resolved into an event range at store time, and into a TimeHint at query time.
 
     A derived hint multiplies the score of matching memory by `1 + boost` (an explicit hint from the
-    request keeps its stronger partition). Nothing is ever dropped.
+    request keeps its stronger partition). Nothing is ever dropped. With `window`, each ranker also
+    lists its best rows observed inside the derived hint's days, added to its pool.
     """
 
     extract_events: bool = True
     query_hints: bool = True
     boost: float = 0.25
+    # a question naming a time also draws candidates from the days it names (observed then), so memory
+    # worded unlike the question but said in that window reaches the pool (`window` stage)
+    window: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +101,17 @@ class PriorConfig:
     confidence_strength: float = 0.05
 
 
-STAGES = ("analyzer", "context", "fusion", "temporal", "rerank", "speaker", "neighbours", "priors")
+STAGES = (
+    "analyzer",
+    "context",
+    "fusion",
+    "temporal",
+    "window",
+    "rerank",
+    "speaker",
+    "neighbours",
+    "priors",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +149,11 @@ class RetrievalConfig:
         if stage == "fusion":
             return replace(self, fusion=replace(self.fusion, method="rrf"))
         if stage == "temporal":
-            return replace(self, temporal=replace(self.temporal, extract_events=False, query_hints=False))
+            return replace(
+                self, temporal=replace(self.temporal, extract_events=False, query_hints=False, window=False)
+            )
+        if stage == "window":
+            return replace(self, temporal=replace(self.temporal, window=False))
         if stage == "rerank":
             return replace(self, rerank=replace(self.rerank, model=False, coverage=False))
         if stage == "speaker":

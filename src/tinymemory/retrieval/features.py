@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tinymemory.retrieval.rerank import coverages
+from tinymemory.retrieval.speakers import is_named, query_words, speaker_name, speakers
 
 FEATURES = (
     "lex_norm",  # lexical score, min-max normalised over the lexical pool (0 when absent)
@@ -25,7 +26,7 @@ FEATURES = (
     "sem_rank",  # the same in the semantic list
     "cosine",  # the cosine itself; absent rows get the pool's lowest (an upper bound)
     "lex_raw",  # the lexical score itself (bm25 mapped into [0, 1))
-    "speaker",  # 1 when the query names the memory's source (a participant's name), else 0
+    "speaker",  # 1 when the query names who said the memory (speakers.py: source, tag, metadata, label)
     "coverage",  # the idf-weighted share of query terms the text holds
     "neighbour",  # best fused score of the turn just before or after it in its thread, if pooled
     "thread_best",  # best fused score of any other pooled memory of the same thread
@@ -52,7 +53,6 @@ TIE = 1e-6
     _LENGTH,
 ) = range(len(FEATURES))
 _TRAILING_NOTE = re.compile(r"\s*\[[^\[\]]*\]\s*$")
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 class Candidate(NamedTuple):
@@ -63,6 +63,11 @@ class Candidate(NamedTuple):
     thread: tuple[str, str] | None = None  # (namespace, thread id)
     before: int | None = None  # the previous active turn of its thread (row key), if any
     after: int | None = None  # the next one
+    extra: str | None = None  # the row's `extra` column (tags, host metadata pairs) when it has any
+
+    def speakers(self) -> frozenset[str]:
+        """Every name this memory's speaker goes by (speakers.speakers)."""
+        return speakers(self.text, self.source, self.extra, self.thread is not None)
 
 
 @lru_cache(maxsize=8192)
@@ -72,16 +77,22 @@ def is_question(text: str) -> bool:
     return _TRAILING_NOTE.sub("", text).rstrip().endswith("?")
 
 
-def speaker_name(source: str) -> str:
-    """The name a source goes by: its id, or for a `kind:name` source the part after the last colon."""
-    return source.rsplit(":", 1)[-1]
-
-
 def named_sources(query: str, sources: set[str]) -> set[str]:
     """The sources the query names as a whole word, case-insensitively ("What did Ana say?" names `Ana`
     and `user:Ana`)."""
-    words = {w.casefold() for w in _WORD.findall(query)}
-    return {s for s in sources if s and speaker_name(s).casefold() in words}
+    words = query_words(query)
+    return {s for s in sources if s and is_named(speaker_name(s), words)}
+
+
+def speaker_column(query: str, pooled: Sequence[Candidate]) -> list[float] | None:
+    """The speaker feature of each pooled candidate: 1 when the query names any name its speaker goes
+    by; None when it names none of them (the column stays 0)."""
+    words = query_words(query)
+    of = [speakers(c.text, c.source, c.extra, c.thread is not None) for c in pooled]
+    hit = {n for n in frozenset().union(*of) if is_named(n, words)}
+    if not hit:
+        return None
+    return [0.0 if names.isdisjoint(hit) else 1.0 for names in of]
 
 
 def ranks(scored: Sequence[tuple[int, float]]) -> dict[int, int]:
@@ -174,9 +185,9 @@ def feature_columns(
     no_terms: frozenset[str] = frozenset()
     pooled = [candidates.get(k, absent) for k in keys]
     terms = [terms_of.get(k, no_terms) for k in keys]
-    named = named_sources(query, {c.source for c in candidates.values() if c.source})
-    if named:
-        out[:, _SPEAKER] = [1.0 if c.source in named else 0.0 for c in pooled]
+    speaker = speaker_column(query, pooled)
+    if speaker is not None:
+        out[:, _SPEAKER] = speaker
     if query_terms:
         out[:, _COVERAGE] = coverages(query_terms, term_weights, terms)
     out[:, _QUESTION] = [1.0 if is_question(c.text) else 0.0 for c in pooled]

@@ -11,14 +11,14 @@ engine's row ids should grow with write order.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from tinymemory.api.filters import FetchMode, TimeHint
+from tinymemory.api.filters import FetchMode, MetaFilter, TimeHint
 from tinymemory.api.requests import Why
 from tinymemory.api.timeutil import from_us, utcnow
 from tinymemory.retrieval.bm25 import bm25
@@ -30,6 +30,8 @@ from tinymemory.retrieval.query import QueryAnalysis, analysed, names_time
 from tinymemory.retrieval.rerank import idf, rerank_by_coverage
 from tinymemory.retrieval.rerank_model import linear, model_for, relevances
 from tinymemory.retrieval.temporal import (
+    FAR_FUTURE,
+    FAR_PAST,
     boost_by_hint,
     hint_from_query,
     partition_by_hint,
@@ -64,9 +66,10 @@ class Light(NamedTuple):
     """The few columns ranking needs beyond a score (prior, time spans, the reranker's), times in
     microseconds since the epoch (UTC). The detailed columns (text onwards) are loaded only when a
     reranker reads them: `source` is the source's id, or its kind when it has none; `before`/`after`
-    are the row keys of the active turns just before and after this one in its thread and namespace.
-    A named tuple: a fetch makes one per candidate, and a tuple is several times cheaper to make than a
-    frozen dataclass."""
+    are the row keys of the active turns just before and after this one in its thread and namespace;
+    `extra` is the row's extra column (tags, host metadata pairs), None when empty: where a host may
+    have put the speaker (speakers.py). A named tuple: a fetch makes one per candidate, and a tuple is
+    several times cheaper to make than a frozen dataclass."""
 
     confidence: float | None
     observed_at: int
@@ -78,6 +81,7 @@ class Light(NamedTuple):
     thread: str | None = None
     before: int | None = None
     after: int | None = None
+    extra: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +199,27 @@ def derived_hint(
     if not cfg.temporal.query_hints or cfg.temporal.boost <= 0 or not names_time(query):
         return None
     return hint_from_query(query.text if isinstance(query, QueryAnalysis) else query, anchor or utcnow())
+
+
+def window_filter(flt: MetaFilter, hint: TimeHint) -> MetaFilter:
+    """`flt` narrowed to memory observed inside the hint's days (the `window` stage's extra reads): a
+    narrower read of the same reach, so it sees nothing the fetch could not."""
+    after, before = flt.observed_after, flt.observed_before
+    if hint.start > FAR_PAST:  # an open side ("before May") leaves that bound as the filter has it
+        after = hint.start if after is None else max(after, hint.start)
+    if hint.end < FAR_FUTURE:
+        before = hint.end if before is None else min(before, hint.end)
+    return replace(flt, observed_after=after, observed_before=before)
+
+
+def merged(ranked: Ranked, more: Ranked) -> Ranked:
+    """One ranker's list with the rows of its windowed read added, still best first (a row in both has
+    the same score in both; ties keep the first list's rows first)."""
+    seen = {r for r, _ in ranked}
+    extra = [kv for kv in more if kv[0] not in seen]
+    if not extra:
+        return ranked
+    return sorted([*ranked, *extra], key=lambda kv: -kv[1])
 
 
 def in_hint(lt: Light, hint: TimeHint) -> bool:
@@ -327,7 +352,7 @@ def features_of(
     for rowid, lt in light.items():
         text = lt.text or ""
         thread = (lt.ns or "", lt.thread) if lt.thread is not None else None
-        candidates[rowid] = Candidate(text, lt.source, thread, lt.before, lt.after)
+        candidates[rowid] = Candidate(text, lt.source, thread, lt.before, lt.after, lt.extra)
         terms_of[rowid] = term_set(analyzer, text)
     return feature_columns(
         lex,
@@ -438,6 +463,14 @@ class FetchRanking:
         if anchor not in self._derived:
             self._derived[anchor] = hint_from_query(self.query, anchor or utcnow())
         return self._derived[anchor]
+
+    def window(self, flt: MetaFilter, anchor: datetime | None) -> MetaFilter | None:
+        """The filter of the `window` stage's extra reads (each ranker again, inside the days the query
+        names), or None: the stage is off, the fetch has an explicit hint, or the query names no days."""
+        if not self.cfg.temporal.window or self.hint is not None:
+            return None
+        derived = self.derived(anchor)
+        return None if derived is None else window_filter(flt, derived)
 
     def light_detail(self, anchor: datetime | None) -> bool | None:
         if not needs_light(self.mode, self.hint, self.derived(anchor), self.cfg):

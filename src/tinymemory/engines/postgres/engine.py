@@ -285,6 +285,20 @@ class PostgresStorage(Storage):
                 sem = outcome.ranked
             # what ranking reads beyond the scores, loaded only when it asks
             anchor = await search.latest_observed(conn, flt, snapshot) if ranking.wants_anchor else None
+            window = ranking.window(flt, anchor)
+            if window is not None:  # the days the query names, read again by each ranker
+                if mode is not FetchMode.SEMANTIC:
+                    windowed = await search.lexical(
+                        conn, self.analyzer, query.text, window, snapshot, query.want, stats,
+                        query.postings_budget, query.context_weight,
+                    )  # fmt: skip
+                    lex = pipeline.merged(lex, windowed)
+                if embedding is not None:
+                    assert self._search_space is not None
+                    found = await semantic.semantic(
+                        conn, self._search_space, await embedding, window, snapshot, query.want
+                    )
+                    sem = pipeline.merged(sem, found.ranked)
             detail = ranking.light_detail(anchor)
             light: dict[int, pipeline.Light] = {}
             if detail is not None:

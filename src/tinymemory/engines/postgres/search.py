@@ -143,7 +143,8 @@ async def light_rows(conn: Conn, rowids: list[int], detailed: bool, snapshot: in
     cur = await conn.execute(
         "SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to,"
         " concat_ws(E'\\n', i.title, i.text, i.summary), coalesce(i.source_id, i.source_kind), i.ns,"
-        f" i.thread_id, {_BEFORE}, {_AFTER} FROM items i WHERE i.rowid = ANY(%s::bigint[])",
+        f" i.thread_id, {_BEFORE}, {_AFTER}, nullif(i.extra, '{{}}') FROM items i"
+        " WHERE i.rowid = ANY(%s::bigint[])",
         (snapshot, rowids),
     )
     return {int(r[0]): Light(r[1], int(r[2]), *r[3:]) for r in await cur.fetchall()}

@@ -458,6 +458,18 @@ class SqliteStorage(Storage):
             sem = outcome.ranked
         # one transaction: every row ranked above is still visible, so nothing is checked again
         anchor = search.latest_observed(conn, flt, snapshot) if ranking.wants_anchor else None
+        window = ranking.window(flt, anchor)
+        if window is not None:  # the days the query names, read again by each ranker
+            if mode is not FetchMode.SEMANTIC:
+                windowed = search.lexical(
+                    conn, self.analyzer, query.text, window, snapshot, query.want,
+                    query.postings_budget, query.context_weight, stats,
+                )  # fmt: skip
+                lexical = pipeline.merged(lexical, windowed)
+            if embedding is not None:
+                assert self._matrix is not None
+                found = search.semantic(conn, self._matrix, qvec, window, snapshot, query.want)
+                sem = pipeline.merged(sem, found.ranked)
         detail = ranking.light_detail(anchor)
         light: dict[int, pipeline.Light] = {}
         if detail is not None:

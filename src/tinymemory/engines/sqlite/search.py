@@ -450,21 +450,22 @@ def light_rows(
     conn: sqlite3.Connection, rowids: list[int], detailed: bool = False, snapshot: int | None = None
 ) -> dict[int, Light]:
     """The light columns of candidate rows (fusion priors, time spans); `detailed` adds what the
-    rerankers read: the indexed text, source, thread and the thread's neighbouring turns up to
-    `snapshot`."""
+    rerankers read: the indexed text, source, thread, the thread's neighbouring turns up to
+    `snapshot` and the extra column (where a host may keep the speaker)."""
     cur = conn.cursor()
     cur.row_factory = None  # plain tuples, made into Light in C (a fetch makes one per candidate)
     if not detailed:
         rows = cur.execute(
             "SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to,"
-            " NULL, NULL, NULL, NULL, NULL, NULL"  # the detailed columns, not read
+            " NULL, NULL, NULL, NULL, NULL, NULL, NULL"  # the detailed columns, not read
             " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
             (json.dumps(rowids),),
         )
     else:
         rows = cur.execute(
             f"SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to, {_TEXT},"
-            f" coalesce(i.source_id, i.source_kind), i.ns, i.thread_id, {_NEIGHBOURS}"
+            f" coalesce(i.source_id, i.source_kind), i.ns, i.thread_id, {_NEIGHBOURS},"
+            " nullif(i.extra, '{}')"
             " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
             (snapshot if snapshot is not None else max_rowid(conn), json.dumps(rowids)),
         )

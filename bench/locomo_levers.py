@@ -1,0 +1,406 @@
+"""Levers for LoCoMo recall measured on what the engine hands the pipeline, before any is built in.
+
+Each question is fetched once through the SQLite engine with a pool large enough to hold every turn of
+its conversation; a spy on `pipeline.rank` keeps the two full candidate lists, the light columns, the
+reach's statistics and the derived time hint. The shipped read is then replayed exactly (both lists cut
+to the default pool of 60, the same `pipeline.rank`), and each lever is a change to what `rank` is
+handed or to how its output is merged, replayed the same way:
+
+- `window` (shipped, on by default): a question naming days also reads each ranker inside those days
+  (memory observed then), its best 60 merged into the pool; the row without it is the read before;
+- `session read` (hierarchical): score each session (thread) from the default read's ranked pool, then
+  add every turn of the best sessions to the candidate lists with the scores the engine's two rankers
+  give them (what an engine hook would hand over), and rank again;
+- `neighbour read`: the turns just before and after the default read's best rows added to the pool;
+- `decomposition`: a question naming two people ("Caroline and Melanie", "X or Y") or two clauses joined
+  by "and" is also asked as one sub-question each (no LLM: text rules, `split_question`); each
+  sub-question's pooled read is ranked and the orders are merged by best relevance.
+
+Conversations 0-1 choose, 2-3 check; both are reported. Recall is deterministic.
+
+    python bench/locomo_levers.py [FILE] [--no-write]
+
+Writes the `locomo-levers` section of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from locomo import CATEGORIES, CHECK, DEFAULT_FILE, TUNE, CachedEmbedder, EvidenceStats, load, store_all
+from report import machine_line, table, write_section
+from tinymemory.api import FetchMode, FetchRequest, MetaFilter, Reach
+from tinymemory.api.timeutil import from_us
+from tinymemory.engines.sqlite import SqliteEngine
+from tinymemory.retrieval import pipeline
+from tinymemory.retrieval.config import DEFAULT_CONFIG
+from tinymemory.retrieval.embedders.default import default_embedder
+
+POOL = pipeline.pool_size(20)  # what bench/locomo.py's fetch of the top 20 pools
+FULL = 1000  # a limit whose pool holds every turn of one conversation
+KS = (5, 10, 20)
+
+
+@dataclass
+class Captured:
+    """What the engine handed `pipeline.rank` for one query, with full lists."""
+
+    lex: pipeline.Ranked
+    sem: pipeline.Ranked
+    light: dict[int, pipeline.Light]
+    kw: dict[str, Any]
+
+
+@dataclass
+class Question:
+    conv: int
+    cat: int
+    evidence: set[int]  # row keys
+    full: Captured
+    subs: list[Captured]
+
+
+_NAMES_AND = re.compile(r"\b([A-Z][a-z]+) (and|or) ([A-Z][a-z]+)\b")
+_CLAUSE_AND = re.compile(
+    r",? and (?=(?:what|when|where|who|how|which|why|did|does|do|is|was|has|have)\b)", re.I
+)
+
+
+def split_question(question: str) -> list[str]:
+    """Sub-questions of an "and"/"or" question, without an LLM: two names joined by and/or become one
+    question per name ("What do Caroline and Melanie both like?" -> "What do Caroline both like?",
+    ...), two clauses joined by "and" plus a question word or auxiliary become two questions. Empty
+    when the question is not of that shape."""
+    m = _NAMES_AND.search(question)
+    if m:
+        return [question[: m.start()] + name + question[m.end() :] for name in (m.group(1), m.group(3))]
+    parts = [p.strip() for p in _CLAUSE_AND.split(question) if p.strip()]
+    return parts if len(parts) > 1 else []
+
+
+async def capture(path: Path) -> tuple[list[Question], Any]:
+    convs = load(path, EvidenceStats())
+    seen: list[Captured] = []
+    original: Callable[..., pipeline.Ranked] = pipeline.rank
+
+    def spy(mode: FetchMode, lex: pipeline.Ranked, sem: pipeline.Ranked, light: Any, **kw: Any) -> Any:
+        seen.append(Captured(list(lex), list(sem), dict(light), dict(kw)))
+        return original(mode, lex, sem, light, **kw)
+
+    pipeline.rank = spy  # type: ignore[assignment]
+    out: list[Question] = []
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            engine = SqliteEngine(Path(tmp) / "levers.db", embedder=CachedEmbedder(default_embedder()))
+            id_to_dia, _, _ = await store_all(engine, convs)
+            import sqlite3
+
+            with sqlite3.connect(Path(tmp) / "levers.db") as conn:
+                rows = conn.execute("SELECT rowid, id, ns FROM items").fetchall()
+            rowid_of = {(str(ns), id_to_dia[i]): int(r) for r, i, ns in rows if i in id_to_dia}
+
+            async def ask(q: str, flt: MetaFilter) -> Captured:
+                seen.clear()
+                await engine.fetch(FetchRequest(query=q, mode=FetchMode.HYBRID, filter=flt, limit=FULL))
+                return seen[-1]
+
+            for ci, conv in enumerate(convs):
+                ns = conv.items[0].meta.namespace
+                flt = MetaFilter(reach=Reach.exact(ns))
+                for question, cat, evidence in conv.questions:
+                    full = await ask(question, flt)
+                    subs = [await ask(s, flt) for s in split_question(question)]
+                    rel = {rowid_of[(str(ns), d)] for d in evidence if (str(ns), d) in rowid_of}
+                    out.append(Question(ci, cat, rel, full, subs))
+            await engine.close()
+    finally:
+        pipeline.rank = original  # type: ignore[assignment]
+    return out, None
+
+
+def ranked(c: Captured, lex: pipeline.Ranked, sem: pipeline.Ranked) -> pipeline.Ranked:
+    keys = {k for k, _ in lex} | {k for k, _ in sem}
+    light = {k: v for k, v in c.light.items() if k in keys}
+    return pipeline.rank(FetchMode.HYBRID, lex, sem, light, **c.kw)
+
+
+def pooled(c: Captured, window: bool = True) -> tuple[pipeline.Ranked, pipeline.Ranked]:
+    """The lists the engine hands `rank` for a fetch of the top 20: each ranker's best 60, and with the
+    window stage (a question naming days) each ranker's best 60 observed inside those days merged in."""
+    lex, sem = c.lex[:POOL], c.sem[:POOL]
+    hint = c.kw.get("derived")
+    if not window or hint is None or c.kw.get("hint") is not None or not c.kw["cfg"].temporal.window:
+        return lex, sem
+    inside = {k for k, lt in c.light.items() if hint.start <= from_us(lt.observed_at) < hint.end}
+    lex = pipeline.merged(lex, [kv for kv in c.lex if kv[0] in inside][:POOL])
+    sem = pipeline.merged(sem, [kv for kv in c.sem if kv[0] in inside][:POOL])
+    return lex, sem
+
+
+def default_read(c: Captured) -> pipeline.Ranked:
+    return ranked(c, *pooled(c))
+
+
+def without_window(c: Captured) -> pipeline.Ranked:
+    return ranked(c, *pooled(c, window=False))
+
+
+def session_lists(
+    c: Captured, sessions: int, score: str, top: int
+) -> tuple[pipeline.Ranked, pipeline.Ranked]:
+    """Both lists of the default read with every turn of the `sessions` best sessions added (with the
+    rankers' own scores for them)."""
+    first = default_read(c)
+    per: dict[str, list[float]] = defaultdict(list)
+    for key, s in first[:top]:
+        thread = c.light[key].thread
+        if thread is not None:
+            per[thread].append(s)
+    agg: Callable[[list[float]], float] = max if score == "max" else sum
+    best = sorted(per, key=lambda t: -agg(per[t]))[:sessions]
+    add = {k for k, lt in c.light.items() if lt.thread in best}
+    base_lex, base_sem = pooled(c)
+    lex_keys = {k for k, _ in base_lex} | add
+    sem_keys = {k for k, _ in base_sem} | add
+    lex = [kv for kv in c.lex if kv[0] in lex_keys]
+    sem = [kv for kv in c.sem if kv[0] in sem_keys]
+    return lex, sem
+
+
+def session_read(c: Captured, sessions: int, score: str, top: int) -> pipeline.Ranked:
+    """The session read ranked by the shipped model."""
+    return ranked(c, *session_lists(c, sessions, score, top))
+
+
+def refitted_session_read(questions: list[Question], sessions: int) -> list[pipeline.Ranked]:
+    """The session read with the reranker's weights refitted to its larger pools (bench/fit_reranker.py's
+    fit, on conversations 0-1 only), scored by that model (no prior or time boost: a recall proxy)."""
+    import numpy as np
+
+    from fit_reranker import MODE_FEATURES, fit
+    from tinymemory.retrieval.features import FEATURES
+    from tinymemory.retrieval.text import default_analyzer
+
+    analyzer = default_analyzer()
+    columns = [FEATURES.index(n) for n in MODE_FEATURES["hybrid"]]
+    samples = []
+    for q in questions:
+        lex, sem = session_lists(q.full, sessions, "sum", 10)
+        keys, rows = pipeline.features_of(
+            lex, sem, q.full.light, q.full.kw["stats"], q.full.kw["query"], analyzer
+        )
+        samples.append((q.conv, keys, np.asarray(rows), q.evidence))
+    bias, w = fit([s for s in samples if s[0] in TUNE], columns)
+    out = []
+    for _, keys, f, _ in samples:
+        scores = f[:, columns] @ w + bias
+        order = np.argsort(-scores, kind="stable")
+        out.append([(keys[i], float(scores[i])) for i in order])
+    return out
+
+
+def neighbour_read(c: Captured, top: int, hops: int) -> pipeline.Ranked:
+    """The default read, then the turns up to `hops` away from its `top` best (before and after, in
+    their thread) added to both lists with the rankers' own scores, ranked again."""
+    first = default_read(c)
+    lex, sem = pooled(c)
+    add: set[int] = set()
+    frontier = [k for k, _ in first[:top]]
+    for _ in range(hops):
+        step = []
+        for k in frontier:
+            lt = c.light[k]
+            step += [m for m in (lt.before, lt.after) if m is not None and m in c.light]
+        add.update(step)
+        frontier = step
+    lex_keys = {k for k, _ in lex} | add
+    sem_keys = {k for k, _ in sem} | add
+    return ranked(c, [kv for kv in c.lex if kv[0] in lex_keys], [kv for kv in c.sem if kv[0] in sem_keys])
+
+
+def decomposed(q: Question, base: Callable[[Captured], pipeline.Ranked], how: str) -> pipeline.Ranked:
+    """The question's read merged with its sub-questions' reads: by best relevance (`max`), or by
+    taking turns from each order (`interleave`)."""
+    orders = [base(q.full)] + [base(s) for s in q.subs]
+    if len(orders) == 1:
+        return orders[0]
+    if how == "max":
+        best: dict[int, float] = {}
+        for order in orders:
+            for k, s in order:
+                best[k] = max(best.get(k, 0.0), s)
+        return sorted(best.items(), key=lambda kv: -kv[1])
+    out: dict[int, float] = {}
+    for i in range(max(len(o) for o in orders)):
+        for o in orders:
+            if i < len(o) and o[i][0] not in out:
+                out[o[i][0]] = -float(len(out))
+    return list(out.items())
+
+
+def recall(questions: list[Question], orders: list[pipeline.Ranked]) -> dict[str, float]:
+    cells: dict[str, list[float]] = defaultdict(list)
+    for q, order in zip(questions, orders, strict=True):
+        if not q.evidence:
+            continue
+        for k in KS:
+            got = len({key for key, _ in order[:k]} & q.evidence) / len(q.evidence)
+            cells[f"R@{k}"].append(got)
+            cells[f"R@{k} {CATEGORIES[q.cat]}"].append(got)
+            split = "tune" if q.conv in TUNE else "check" if q.conv in CHECK else "other"
+            cells[f"R@{k} {split}"].append(got)
+            if q.cat == 2:
+                cells[f"R@{k} temporal {split}"].append(got)
+    return {name: sum(v) / len(v) for name, v in cells.items()}
+
+
+COLUMNS = [
+    "R@5",
+    "R@10",
+    "R@20",
+    "R@20 multi-hop",
+    "R@10 open-domain",
+    "R@10 temporal tune",
+    "R@10 temporal check",
+    "R@10 tune",
+    "R@10 check",
+]
+
+
+def levers(questions: list[Question]) -> list[tuple[str, list[pipeline.Ranked], float]]:
+    """Each variant's orders and its ranking CPU time per question (ms)."""
+    variants: list[tuple[str, Callable[[Question], pipeline.Ranked]]] = [
+        ("default (shipped read, window stage on)", lambda q: default_read(q.full)),
+        ("without the window stage (the read before this round)", lambda q: without_window(q.full)),
+    ]
+    for n in (1, 2, 3):
+        for score in ("sum", "max"):
+            variants.append(
+                (
+                    f"session read: {n} best session(s) by {score} of the top 10",
+                    lambda q, n=n, score=score: session_read(q.full, n, score, 10),
+                )
+            )
+    variants.append(("session read: 2 by sum of the top 20", lambda q: session_read(q.full, 2, "sum", 20)))
+    for top, hops in ((10, 1), (10, 2), (20, 1)):
+        variants.append(
+            (
+                f"neighbour read: turns {hops} away from the top {top} added",
+                lambda q, top=top, hops=hops: neighbour_read(q.full, top, hops),
+            )
+        )
+    for how in ("max", "interleave"):
+        variants.append(
+            (f"decomposition, merged by {how}", lambda q, how=how: decomposed(q, default_read, how))
+        )
+    variants.append(
+        (
+            "session read (2, sum) + decomposition (max)",
+            lambda q: decomposed(q, lambda c: session_read(c, 2, "sum", 10), "max"),
+        )
+    )
+    out = []
+    for label, fn in variants:
+        t = time.process_time()
+        orders = [fn(q) for q in questions]
+        ms = (time.process_time() - t) * 1000 / len(questions)
+        out.append((label, orders, ms))
+    for n in (2, 3):
+        t = time.process_time()
+        orders = refitted_session_read(questions, n)
+        ms = (time.process_time() - t) * 1000 / len(questions)
+        out.append((f"session read: {n} by sum of the top 10, weights refitted (0-1)", orders, ms))
+    return out
+
+
+def outside_pool(questions: list[Question]) -> str:
+    """Where the evidence of multi-hop and open-domain questions sits against the default read."""
+    rows = []
+    for cat in (1, 3):
+        top10 = pool = session = total = 0
+        for q in questions:
+            if q.cat != cat:
+                continue
+            order = default_read(q.full)
+            pooled = {k for k, _ in order}
+            threads = {q.full.light[k].thread for k, _ in order[:10]}
+            for e in q.evidence:
+                total += 1
+                if e in {k for k, _ in order[:10]}:
+                    top10 += 1
+                elif e in pooled:
+                    pool += 1
+                elif q.full.light.get(e) is not None and q.full.light[e].thread in threads:
+                    session += 1
+        rest = total - top10 - pool - session
+        rows.append(
+            [CATEGORIES[cat]] + [f"{x / total:.2f}" for x in (top10, pool, session, rest)] + [str(total)]
+        )
+    headers = [
+        "category",
+        "in the top 10",
+        "rest of the pool",
+        "outside it, in a top-10 session",
+        "elsewhere",
+    ]
+    return table([*headers, "evidence turns"], rows)
+
+
+def render(questions: list[Question], results: list[tuple[str, list[pipeline.Ranked], float]]) -> str:
+    rows = []
+    for label, orders, ms in results:
+        r = recall(questions, orders)
+        rows.append([label] + [f"{r.get(c, float('nan')):.3f}" for c in COLUMNS] + [f"{ms:.2f}"])
+    decomposable = sum(1 for q in questions if q.subs)
+    return "\n".join(
+        [
+            "## LoCoMo levers (`bench/locomo_levers.py`)",
+            "",
+            f"Data: `locomo_dev.json`, {len(questions)} questions; hybrid, the default embedder. Each "
+            "question's full candidate lists are captured once from the SQLite engine, then each variant "
+            "replays `pipeline.rank` on what it would be handed (the default read reproduces "
+            "`bench/locomo.py`'s hybrid figures). The session read adds the best sessions' turns with the "
+            "two rankers' own scores for them, which an engine would have to supply (not built: see "
+            f"docs/architecture/retrieval.md). {decomposable} questions split into sub-questions. "
+            "`ms` is the ranking CPU time per question in this process (no SQL, no embedding of "
+            f"sub-questions); machine: {machine_line()}, shared, so it is noisy. Recall is deterministic.",
+            "",
+            table(["variant", *COLUMNS, "rank ms"], rows),
+            "",
+            "Where the evidence of the default read sits (share of evidence turns):",
+            "",
+            outside_pool(questions),
+        ]
+    )
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    questions, _ = await capture(Path(args.file))
+    assert DEFAULT_CONFIG.rerank.model
+    md = render(questions, levers(questions))
+    print(md)
+    if not args.no_write:
+        write_section("locomo-levers", md)
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("file", nargs="?", default=str(DEFAULT_FILE), help="LoCoMo-format JSON")
+    parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
+    return asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
