@@ -149,8 +149,9 @@ def _lexical_fts(
         return [(int(rowid), unit_score(-rank)) for rowid, rank in rows if rank < 0]
     k = 2 * n + 32
     while True:
-        # FTS5's best k, each marked with whether the filter reads it, in one statement: a second one
-        # checking the k rows cost a fifth of the read (100,000 items: 6.0 against 4.9 ms p50)
+        # FTS5's best k, each marked with whether the filter reads it, in one statement rather than a
+        # second one listing the k rows (100,000 items, 300 questions in alternating order: 3% less
+        # CPU, the same rows); bm25 over every matching row is the rest of the read
         params = [match, snapshot, k]
         where = filter_sql(flt, params)
         rows = conn.execute(
