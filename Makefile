@@ -41,7 +41,7 @@ demo: $(STAMP)
 # server from the pgserver wheel; see tests/engines.py). The engine suites already cover both.
 PG_SUITES := tests/test_tools_*.py tests/test_policy_*.py tests/test_context_*.py tests/test_lifecycle_*.py \
 	tests/test_gate_flow.py tests/test_gate_concurrency.py tests/test_privacy_properties.py tests/service \
-	tests/test_integration_lang*.py tests/test_compat_mem0.py tests/test_attack_*.py
+	tests/test_integration_lang*.py tests/test_compat_mem0.py tests/test_attack_*.py tests/test_retention_*.py
 
 # PYTEST_ARGS adds flags to both runs (.ci/run passes --durations to list the slowest tests).
 PYTEST_ARGS ?=
