@@ -20,7 +20,7 @@ from fastapi.responses import JSONResponse
 from tinymemory.api import FetchMode
 from tinymemory.policy import POLICY_TOOLS, MemoryPolicy, PolicyContext
 from tinymemory.service import deps
-from tinymemory.service.models import answer
+from tinymemory.service.models import Answer, answer
 from tinymemory.tools import MEMORY_TOOLS, Tool, ToolSpec
 
 router = APIRouter(prefix="/api/v1/memory", tags=["memory"], dependencies=[Depends(deps.bearer)])
@@ -34,7 +34,7 @@ def _policy_route(name: str) -> Handler:
     async def handler(request: Request) -> JSONResponse:
         state, caller = deps.service(request), deps.memory_caller(request, name)
         tools = await state.policy_tools(caller)
-        return JSONResponse(await tools.call(name, await deps.json_body(request, name)))
+        return Answer(await tools.call(name, await deps.json_body(request, name)))
 
     return handler
 
@@ -42,7 +42,7 @@ def _policy_route(name: str) -> Handler:
 def _core_route(name: str) -> Handler:
     async def handler(request: Request) -> JSONResponse:
         state, caller = deps.service(request), deps.memory_caller(request, name)
-        return JSONResponse(await state.core_tools(caller).call(name, await deps.json_body(request, name)))
+        return Answer(await state.core_tools(caller).call(name, await deps.json_body(request, name)))
 
     return handler
 
