@@ -7,15 +7,17 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from starlette.responses import JSONResponse
 
-from tinymemory.api import MetaFilter
-from tinymemory.engines import cursors
+from tinymemory.api import FetchRequest, ItemKind, ItemMeta, MetaFilter, Namespace, NewItem
+from tinymemory.engines import cursors, open_engine
 from tinymemory.engines.cursors import fingerprint
-from tinymemory.policy import Identity, MemoryPolicy, PolicyContext
+from tinymemory.policy import Identity, MemoryPolicy, PolicyContext, render
 from tinymemory.policy import arguments as arguments_module
 from tinymemory.policy.catalog.memory__recall import RECALLED_KINDS, RecallArgs
 from tinymemory.service.models import Answer
@@ -100,3 +102,40 @@ def test_an_answer_refuses_what_jsonresponse_refuses() -> None:
             JSONResponse(bad)
         with pytest.raises(ValueError):
             Answer(bad)
+
+
+async def test_each_rendered_memory_carries_its_own_tier(tmp_path: Path) -> None:
+    """Rows of several tiers, some sharing a namespace object and some holding an equal copy: each
+    row's metadata is what it is rendered alone."""
+    async with open_engine(str(tmp_path / "t.db"), embedder=None) as engine:
+        for namespace, text in (
+            ("workspace:acme", "The orchid cluster hosts staging."),
+            ("workspace:acme/agent:helper", "The orchid cluster restarts nightly."),
+            ("workspace:acme/user:dana/agent:helper", "Dana owns the orchid cluster."),
+            ("workspace:acme/user:dana", "Dana moved the orchid cluster."),
+            ("workspace:acme/user:dana", "Dana renamed the orchid cluster."),
+        ):
+            item = NewItem(
+                ItemKind.LEARNING, text, ItemMeta(Namespace.parse(namespace), learning_kind="fact")
+            )
+            await engine.store(item)
+        tiers = Identity("acme", "dana", "helper", verified=True).tiers
+        found = await engine.fetch(
+            FetchRequest(query="orchid cluster", filter=MetaFilter(reach=tiers.read_reach))
+        )
+        rows = [render.Row(h.item, h.score) for h in found.hits]
+        copy = replace(
+            rows[0].item,
+            meta=replace(rows[0].item.meta, namespace=Namespace.parse("workspace:acme/user:dana")),
+        )
+        rows.append(render.Row(copy, 0.1))
+        metas = render.metadatas(rows, tiers)
+        assert metas == [render.metadata(r, tiers) for r in rows]
+        assert sorted(m["tier"] for m in metas[:-1]) == [
+            "agent",
+            "institutional",
+            "user",
+            "user",
+            "user_for_agent",
+        ]
+        assert metas[-1]["tier"] == "user"
