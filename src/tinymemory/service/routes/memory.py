@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from tinymemory.api import FetchMode
@@ -23,7 +23,10 @@ from tinymemory.service import deps
 from tinymemory.service.models import Answer, answer
 from tinymemory.tools import MEMORY_TOOLS, Tool, ToolSpec
 
-router = APIRouter(prefix="/api/v1/memory", tags=["memory"], dependencies=[Depends(deps.bearer)])
+# The bearer scheme is declared on each operation (`BEARER`) rather than as the router's dependency: a
+# dependency runs on every request, and this one only documents the header (`deps.caller` reads it).
+router = APIRouter(prefix="/api/v1/memory", tags=["memory"])
+BEARER: dict[str, Any] = {"security": [{deps.bearer.scheme_name: []}]}
 
 STATUSES = (400, 401, 403, 413)
 
@@ -61,7 +64,7 @@ def _add(tool: Tool[Any, Any, Any], spec: ToolSpec | None, handler: Handler) -> 
         description=spec.description,
         response_model=None,
         responses=answer(tool.result, tool.answers, *STATUSES),
-        openapi_extra=deps.json_request_body(spec.parameters, required=False),
+        openapi_extra={**deps.json_request_body(spec.parameters, required=False), **BEARER},
     )
 
 
