@@ -220,16 +220,20 @@ def test_a_callers_tools_follow_their_agents_registration_as_it_changes(service:
 async def test_what_start_up_built_is_left_out_of_later_collections(tmp_path: Path) -> None:
     import gc
 
-    from tinymemory.service.app import create_app
+    from tinymemory.service.app import YOUNG_COLLECTION_THRESHOLD, create_app
 
     gc.unfreeze()
+    before = gc.get_threshold()
+    gc.set_threshold(700, *before[1:])
     app = create_app(ServiceSettings(db=str(tmp_path / "m.db"), jwt_secret=SECRET, gate_seconds=0))
     try:
         async with app.router.lifespan_context(app):
             assert gc.get_freeze_count() > 0
             assert gc.is_tracked(app) and app.state.service.ready
+            assert gc.get_threshold() == (YOUNG_COLLECTION_THRESHOLD, *before[1:])
     finally:
         gc.unfreeze()
+        gc.set_threshold(*before)
 
 
 def test_minted_request_ids_are_random_and_never_repeat() -> None:
