@@ -108,6 +108,8 @@ def test_the_document_names_every_route(service: RunningService) -> None:
     for path, operations in doc["paths"].items():
         for method, operation in operations.items():
             assert "422" not in operation["responses"], f"{method} {path}: the service never answers 422"
+            if path.startswith("/api/v1/memory/"):  # each memory operation documents the bearer header
+                assert operation["security"] == [{"HTTPBearer": []}], f"{method} {path}"
 
 
 @pytest.mark.parametrize("who", ["user", "api-key"])

@@ -18,11 +18,11 @@ from tinymemory.engines import open_engine
 from tinymemory.policy import Identity, PolicyTools
 from tinymemory.service import auth as auth_module
 from tinymemory.service.auth import MAX_VERIFIED, Authenticator, CallerKind
-from tinymemory.service.errors import Unauthorized
+from tinymemory.service.errors import Forbidden, Unauthorized
 from tinymemory.service.policies import PolicyBook
 from tinymemory.service.registry import AgentRegistry
 from tinymemory.service.settings import ServiceSettings
-from tinymemory.service.state import ServiceState
+from tinymemory.service.state import MAX_BOUND_TOOLS, ServiceState
 from tinymemory.service.tokens import issue_jwt, issue_opaque
 
 from .conftest import SECRET, RunningService
@@ -146,6 +146,44 @@ async def test_tools_are_rebound_to_each_callers_own_tiers(tmp_path: Path) -> No
         assert mine.specs() == theirs.specs()
 
 
+def test_a_caller_makes_its_identity_once(tmp_path: Path) -> None:
+    auth = authenticator(tmp_path)
+    token = issue_jwt(SECRET, "acme", "alice", "helper")
+    alice = auth.caller(bearer(token))
+    made = alice.identity()
+    assert alice.identity() is made and alice.need_user("memory") is made
+    assert made == Identity("acme", "alice", "helper", verified=True)
+    gateway = alice.identity(agent=False)
+    assert gateway.agent is None and alice.identity() is made
+    fresh = authenticator(tmp_path).caller(bearer(token))  # nothing made yet: still the same caller
+    assert fresh == alice and hash(fresh) == hash(alice)
+    assert "_identity" not in repr(alice)
+    key = auth.caller(bearer(issue_jwt(SECRET, "acme", None)))
+    with pytest.raises(Forbidden):
+        key.need_user("memory")
+
+
+async def test_a_callers_rebound_tools_are_kept_for_that_caller_alone(tmp_path: Path) -> None:
+    settings = ServiceSettings(db=str(tmp_path / "k.db"), jwt_secret=SECRET, embedder=None)
+    auth = Authenticator(settings)
+    async with open_engine(settings.db, embedder=None) as engine:
+        state = ServiceState(settings, engine, auth, PolicyBook.load(None), AgentRegistry(engine))
+        alice = auth.caller(bearer(issue_jwt(SECRET, "acme", "alice", "helper")))
+        bob = auth.caller(bearer(issue_jwt(SECRET, "acme", "bob", "helper")))
+        mine = await state.policy_tools(alice)
+        assert await state.policy_tools(alice) is mine
+        theirs = await state.policy_tools(bob)
+        assert theirs is not mine and theirs.identity == bob.identity()
+        gateway = await state.policy_tools(alice, gateway=True)
+        assert gateway is not mine and gateway.identity == alice.identity(agent=False)
+        assert await state.policy_tools(alice) is mine
+        for i in range(MAX_BOUND_TOOLS + 5):
+            other = auth.caller(bearer(issue_jwt(SECRET, "acme", f"u{i}", "helper")))
+            assert (await state.policy_tools(other)).identity.user == f"u{i}"
+        assert len(state._bound) <= MAX_BOUND_TOOLS
+        assert (await state.policy_tools(alice)).identity == alice.identity()
+
+
 async def test_rebound_refuses_an_identity_offered_other_tools(tmp_path: Path) -> None:
     async with open_engine(str(tmp_path / "r.db"), embedder=None) as engine:
         tools = PolicyTools.for_identity(engine, Identity("acme", "alice", "helper", verified=True))
@@ -182,16 +220,20 @@ def test_a_callers_tools_follow_their_agents_registration_as_it_changes(service:
 async def test_what_start_up_built_is_left_out_of_later_collections(tmp_path: Path) -> None:
     import gc
 
-    from tinymemory.service.app import create_app
+    from tinymemory.service.app import YOUNG_COLLECTION_THRESHOLD, create_app
 
     gc.unfreeze()
+    before = gc.get_threshold()
+    gc.set_threshold(700, *before[1:])
     app = create_app(ServiceSettings(db=str(tmp_path / "m.db"), jwt_secret=SECRET, gate_seconds=0))
     try:
         async with app.router.lifespan_context(app):
             assert gc.get_freeze_count() > 0
             assert gc.is_tracked(app) and app.state.service.ready
+            assert gc.get_threshold() == (YOUNG_COLLECTION_THRESHOLD, *before[1:])
     finally:
         gc.unfreeze()
+        gc.set_threshold(*before)
 
 
 def test_minted_request_ids_are_random_and_never_repeat() -> None:

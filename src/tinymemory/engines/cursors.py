@@ -26,6 +26,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from tinymemory.api.errors import InvalidRequest
+from tinymemory.api.filters import MetaFilter
 from tinymemory.api.requests import MAX_LIMIT
 
 KEY_NAME = "cursor_key"
@@ -54,9 +55,31 @@ MAX_US = _us(datetime.max.replace(tzinfo=UTC))
 _ITEM_ID = re.compile(r"m_[0-9a-f]{24}")
 
 
+# The repr of each filter a fingerprint has read, by the filter (a frozen value): a service's callers
+# send the same few filters again and again, and a filter's repr (every reach term, kind and bound)
+# costs far more than the digest, while the query beside it changes with every call. Filters that are
+# equal select the same rows, so they share one repr (the first one read) and one fingerprint.
+_FILTER_REPRS: dict[MetaFilter, str] = {}
+MAX_FILTER_REPRS = 1024
+
+
+def _repr(part: object) -> str:
+    if type(part) is not MetaFilter:
+        return repr(part)
+    known = _FILTER_REPRS.get(part)
+    if known is None:
+        known = repr(part)
+        if len(_FILTER_REPRS) >= MAX_FILTER_REPRS:
+            _FILTER_REPRS.clear()
+        _FILTER_REPRS[part] = known
+    return known
+
+
 def fingerprint(*parts: object) -> str:
-    """A short digest of the request fields a cursor must not outlive (query, mode, filter, hint)."""
-    return hashlib.sha256(repr(parts).encode("utf-8", "backslashreplace")).hexdigest()[:16]
+    """A short digest of the request fields a cursor must not outlive (query, mode, filter, hint): the
+    digest of `repr(parts)`, which is written out here part by part so a filter's repr is made once."""
+    text = "(" + ", ".join(_repr(p) for p in parts) + ("," if len(parts) == 1 else "") + ")"
+    return hashlib.sha256(text.encode("utf-8", "backslashreplace")).hexdigest()[:16]
 
 
 def _bad(op: str) -> InvalidRequest:

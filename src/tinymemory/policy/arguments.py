@@ -19,6 +19,10 @@ from tinymemory.policy.policy import NAME_RE
 from tinymemory.tools.fields import Field, Shape, Text, Token, TokenList
 
 NAME_HINT = "lowercase letters, digits and _, starting with a letter"
+# Each declaration's shape, made on its first call and kept with the declaration it belongs to (so its
+# id names it while the entry lives), before the memo starts over.
+_SHAPES: dict[int, tuple[Declared, Shape]] = {}
+MAX_SHAPES = 4096
 
 
 class Declared:
@@ -28,10 +32,18 @@ class Declared:
     __slots__ = ()
 
     def shape(self) -> Shape:
-        """The fields as a closed shape: the reader of a call and the JSON Schema the model sees."""
+        """The fields as a closed shape: the reader of a call and the JSON Schema the model sees. A
+        declaration never changes, so its shape is made once (every call of the tool reads with it)."""
+        known = _SHAPES.get(id(self))
+        if known is not None and known[0] is self:
+            return known[1]
         declared = (getattr(self, f.name) for f in fields(self))  # type: ignore[arg-type]
         found: list[Field[Any]] = [f for f in declared if f is not None]
-        return Shape(tuple(found))
+        shape = Shape(tuple(found))
+        if len(_SHAPES) >= MAX_SHAPES:
+            _SHAPES.clear()
+        _SHAPES[id(self)] = (self, shape)
+        return shape
 
     def schema(self) -> dict[str, Any]:
         return self.shape().schema()

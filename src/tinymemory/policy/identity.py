@@ -12,7 +12,7 @@ Everything here is computed from the identity the host verified, never from what
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from tinymemory.api import InvalidRequest, Namespace, Reach
@@ -98,6 +98,8 @@ class Tiers:
     agent: Namespace | None
     user: Namespace | None
     user_for_agent: Namespace | None
+    # `read_reach`, made on first use: every recall and list of a conversation reads it
+    _read_reach: Reach | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def of(cls, identity: Identity) -> Tiers:
@@ -155,7 +157,11 @@ class Tiers:
     @property
     def read_reach(self) -> Reach:
         """What every read sees: the user's own tiers, the agent's shared tier, the institutional tier."""
-        return self.reach_of(self.present())
+        known = self._read_reach
+        if known is None:
+            known = self.reach_of(self.present())
+            object.__setattr__(self, "_read_reach", known)
+        return known
 
     @property
     def own_reach(self) -> Reach | None:

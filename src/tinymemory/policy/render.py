@@ -57,9 +57,10 @@ def tier_name(tiers: Tiers, ns: Namespace) -> str:
     return tier.value if tier is not None else "other"  # never expected: reads are confined to the tiers
 
 
-def metadata(row: Row, tiers: Tiers) -> dict[str, Any]:
+def metadata(row: Row, tiers: Tiers, tier: str | None = None) -> dict[str, Any]:
+    """The metadata of `row`; `tier` when the caller already knows the row's tier name."""
     m = row.item.meta
-    out: dict[str, Any] = {"tier": tier_name(tiers, m.namespace)}
+    out: dict[str, Any] = {"tier": tier if tier is not None else tier_name(tiers, m.namespace)}
     if row.score is not None:
         out["score"] = rounded(row.score)
     if row.hop is not None:
@@ -77,6 +78,20 @@ def metadata(row: Row, tiers: Tiers) -> dict[str, Any]:
         out["about_key"] = m.about.key
     if m.observed_at is not None:
         out["observed_at"] = format_rfc3339(m.observed_at)
+    return out
+
+
+def metadatas(rows: Sequence[Row], tiers: Tiers) -> list[dict[str, Any]]:
+    """The metadata of each row, each namespace's tier found once: the rows of one read share a few
+    namespaces (the engine hands out one object per namespace), and finding a tier compares paths."""
+    names: dict[int, tuple[Namespace, str]] = {}  # by the namespace object, kept alive beside its name
+    out: list[dict[str, Any]] = []
+    for r in rows:
+        ns = r.item.meta.namespace
+        known = names.get(id(ns))
+        if known is None or known[0] is not ns:
+            known = names[id(ns)] = (ns, tier_name(tiers, ns))
+        out.append(metadata(r, tiers, known[1]))
     return out
 
 
@@ -118,7 +133,7 @@ def memories(
 def _with_previews(
     rows: Sequence[Row], tiers: Tiers, threshold: int, bounds: ResultBounds, shell: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    metas = [metadata(r, tiers) for r in rows]
+    metas = metadatas(rows, tiers)
     # measure the result with every memory in its largest form without text: an empty preview
     shell["memories"] = [_entry(r, m, "", _preview_marks("")) for r, m in zip(rows, metas, strict=True)]
     room = bounds.result_bytes - json_size(shell)
@@ -154,7 +169,7 @@ def _shared(
     def marks(size: int) -> dict[str, Any]:
         return {"truncated": True, "bytes": size}
 
-    metas = [metadata(r, tiers) for r in rows]
+    metas = metadatas(rows, tiers)
     shell["memories"] = [
         _entry(r, m, "", marks(utf8_size(r.item.text))) for r, m in zip(rows, metas, strict=True)
     ]

@@ -16,7 +16,7 @@ a header the caller chooses.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
@@ -59,6 +59,9 @@ class Caller:
     user: str | None = None
     agent: str | None = None
     admin: bool = False
+    # The policy identity, made on first use and kept: a remembered JWT proves this same Caller on every
+    # request, and making an Identity checks each of its names against the namespace grammar again.
+    _identity: Identity | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def anonymous(cls) -> Caller:
@@ -70,9 +73,15 @@ class Caller:
 
     def identity(self, *, agent: bool = True) -> Identity:
         """The policy identity; `agent=False` drops the token's agent (the MCP gateway serves none)."""
+        known = self._identity
+        if agent and known is not None:
+            return known
         if self.workspace is None:
             raise Unauthorized("this route needs a bearer token")
-        return Identity(self.workspace, self.user, self.agent if agent else None, verified=self.is_user)
+        made = Identity(self.workspace, self.user, self.agent if agent else None, verified=self.is_user)
+        if agent:
+            object.__setattr__(self, "_identity", made)
+        return made
 
     def need_workspace(self, op: str) -> str:
         if self.workspace is None:

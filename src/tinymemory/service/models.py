@@ -8,14 +8,26 @@ drift apart: those models forbid undeclared keys, and a test checks answers agai
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from tinymemory.service.errors import ERROR_KINDS
 from tinymemory.service.registry import MAX_NOTES_CHARS
 
 ErrorKind = Literal[ERROR_KINDS]  # type: ignore[valid-type]
+
+# JSONResponse's own options, in one encoder made once (json.dumps with options builds one per call)
+_ANSWER_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":"))
+
+
+class Answer(JSONResponse):
+    """A tool's answer: the same bytes as JSONResponse, without a new encoder for every answer."""
+
+    def render(self, content: Any) -> bytes:
+        return _ANSWER_JSON.encode(content).encode("utf-8")
 
 
 class ErrorDetail(BaseModel):

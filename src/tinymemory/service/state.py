@@ -23,6 +23,8 @@ if TYPE_CHECKING:  # the gate loads its embedder on first use
 # declarations and the guidance follow), before the memo starts over.
 MAX_TOOL_TEMPLATES = 256
 ToolsKey = tuple[bool, int, str | None, Registration]
+# Tool sets rebound to one caller, kept for that caller's next call, before the memo starts over.
+MAX_BOUND_TOOLS = 4096
 
 
 @dataclass(slots=True)
@@ -35,6 +37,7 @@ class ServiceState:
     ready: bool = False
     _matcher: FactMatcher | None = field(default=None, repr=False)
     _templates: dict[ToolsKey, PolicyTools] = field(default_factory=dict, repr=False)
+    _bound: dict[tuple[ToolsKey, Caller], PolicyTools] = field(default_factory=dict, repr=False)
 
     async def agent_of(self, caller: Caller) -> AgentRecord | None:
         """The registry record of the agent the caller's token names (None: none named, or unregistered,
@@ -57,7 +60,8 @@ class ServiceState:
         What the tools are declared and described by (the workspace's policy, the agent's notes and
         registration) is read on every call; the tools are built once for each such combination and
         rebound to each caller's own identity, so a caller's tools always act for that caller's tiers,
-        under the policy and notes in force now."""
+        under the policy and notes in force now. A rebound set is kept for the same caller under the
+        same key (a set never changes), so a caller's next call skips rebinding."""
         identity = caller.need_user("memory")
         if gateway:
             identity = caller.identity(agent=False)
@@ -67,6 +71,9 @@ class ServiceState:
         registration = agent.registration() if agent is not None else Registration()
         # A policy of the book lives as long as the service, so its id names it.
         key: ToolsKey = (gateway, id(policy), notes, registration)
+        bound = self._bound.get((key, caller))
+        if bound is not None:
+            return bound
         template = self._templates.get(key)
         if template is None:
             template = PolicyTools.for_identity(
@@ -75,7 +82,11 @@ class ServiceState:
             if len(self._templates) >= MAX_TOOL_TEMPLATES:
                 self._templates.clear()
             self._templates[key] = template
-        return template.rebound(identity)
+        bound = template.rebound(identity)
+        if len(self._bound) >= MAX_BOUND_TOOLS:
+            self._bound.clear()
+        self._bound[(key, caller)] = bound
+        return bound
 
     def core_tools(self, caller: Caller) -> MemoryTools:
         """Seed 000's seven tools for a verified user: writes land in the user's tier, reads see every

@@ -54,9 +54,14 @@ class Preview:
     full_bytes: int  # the whole text's UTF-8 size
 
 
+# one encoder for every measure (json.dumps with options builds a new one per call; a recall measures
+# its result and each of its bodies)
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def json_size(value: Any) -> int:
     """Bytes of `value` as compact JSON, the form tool results are sent in."""
-    raw = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    raw = _COMPACT.encode(value)
     return len(raw.encode("utf-8", "surrogatepass"))
 
 

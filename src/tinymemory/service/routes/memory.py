@@ -14,16 +14,18 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from tinymemory.api import FetchMode
 from tinymemory.policy import POLICY_TOOLS, MemoryPolicy, PolicyContext
 from tinymemory.service import deps
-from tinymemory.service.models import answer
+from tinymemory.service.models import Answer, answer
 from tinymemory.tools import MEMORY_TOOLS, Tool, ToolSpec
 
-router = APIRouter(prefix="/api/v1/memory", tags=["memory"], dependencies=[Depends(deps.bearer)])
+# The bearer scheme is declared on each operation (deps.BEARER_DOC) rather than as the router's
+# dependency, which would run on every request of the service's busiest routes for nothing.
+router = APIRouter(prefix="/api/v1/memory", tags=["memory"])
 
 STATUSES = (400, 401, 403, 413)
 
@@ -34,7 +36,7 @@ def _policy_route(name: str) -> Handler:
     async def handler(request: Request) -> JSONResponse:
         state, caller = deps.service(request), deps.memory_caller(request, name)
         tools = await state.policy_tools(caller)
-        return JSONResponse(await tools.call(name, await deps.json_body(request, name)))
+        return Answer(await tools.call(name, await deps.json_body(request, name)))
 
     return handler
 
@@ -42,7 +44,7 @@ def _policy_route(name: str) -> Handler:
 def _core_route(name: str) -> Handler:
     async def handler(request: Request) -> JSONResponse:
         state, caller = deps.service(request), deps.memory_caller(request, name)
-        return JSONResponse(await state.core_tools(caller).call(name, await deps.json_body(request, name)))
+        return Answer(await state.core_tools(caller).call(name, await deps.json_body(request, name)))
 
     return handler
 
@@ -61,7 +63,7 @@ def _add(tool: Tool[Any, Any, Any], spec: ToolSpec | None, handler: Handler) -> 
         description=spec.description,
         response_model=None,
         responses=answer(tool.result, tool.answers, *STATUSES),
-        openapi_extra=deps.json_request_body(spec.parameters, required=False),
+        openapi_extra={**deps.json_request_body(spec.parameters, required=False), **deps.BEARER_DOC},
     )
 
 
