@@ -475,3 +475,16 @@ async def test_every_version_a_correction_closed_expires_by_its_own_time(world: 
     assert (await job.run()).expired == {"user/(none)": 2}
     assert not stored_anywhere(world.path, "zebrafirst4") and not stored_anywhere(world.path, "zebrasecond5")
     assert (await world.tools("dana").call("memory__open", {"memory_id": newest.id}))["status"] == "opened"
+
+
+async def test_forget_me_needs_a_verified_user(world: World) -> None:
+    """Forget me erases for good: a library error naming the operation, and nothing erased, for an
+    identity that names no user or one not verified."""
+    kept = (await world.remember("dana", "zebrakept6 still here"))["id"]
+    for who in (Identity(WS, "dana"), Identity(WS, None, AGENT), Identity(WS)):
+        with pytest.raises(InvalidRequest) as err:
+            await forget_me(world.engine, who, world.policy)
+        assert err.value.message.startswith("forget me:") and "verified user" in err.value.message
+    assert (await world.tools("dana").call("memory__open", {"memory_id": kept}))["status"] == "opened"
+    log = await world.engine.list(ListRequest(filter=MetaFilter(reach=Reach.exact(erasure_log(WS)))))
+    assert log.items == ()
