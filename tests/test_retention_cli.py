@@ -101,3 +101,39 @@ def test_retention_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 2 and "--workspace" in error["message"]
     code, error = cli(capsys, "retention", "run", "--db", str(tmp_path / "no" / "x.db"))
     assert code == 2 and error["message"].startswith("retention run: no store at")
+
+
+@pytest.mark.parametrize(
+    ("argv", "starts", "field"),
+    [
+        (["run", "--workspace", "bad/name"], "retention run:", "`--workspace`"),
+        (["run", "--workspace", ""], "retention run:", "`--workspace`"),
+        (["status", "--workspace", "workspace:acme"], "retention status:", "`--workspace`"),
+        (["run", "--policy", "{missing}"], "retention run:", "`--policy`"),
+        (
+            ["status", "--workspace", "acme", "--policy", "{bad}"],
+            "retention status:",
+            "`spec.retention.default`",
+        ),
+        (["run", "--dry-run=yes"], "retention run:", "--dry-run"),
+        (["run", "--bogus"], "retention run:", "--bogus"),
+        (["frobnicate"], "retention:", "ACTION"),
+        ([], "retention:", "ACTION"),
+    ],
+)
+def test_bad_retention_arguments_are_json_errors_that_change_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], starts: str, field: str
+) -> None:
+    db = tmp_path / "m.db"
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(POLICY)
+    (tmp_path / "bad.yaml").write_text("spec: {retention: {default: -3d}}\n")
+    due = put(db, "workspace:acme/user:dana", "old health note", timedelta(days=31), "memory:health")
+    args = [a.format(missing=tmp_path / "nope.yaml", bad=tmp_path / "bad.yaml") for a in argv]
+    if args and args[0] in ("run", "status"):
+        args += ["--db", store_target(db)] + ([] if "--policy" in args else ["--policy", str(policy)])
+    code, error = cli(capsys, "retention", *args)
+    assert code == 2 and error["error"] == "invalid_request", error
+    assert error["message"].startswith(starts) and field in error["message"], error["message"]
+    assert "Traceback" not in error["message"]
+    assert alive(db, [due]) == {due}  # nothing was erased

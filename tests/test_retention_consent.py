@@ -404,3 +404,87 @@ async def test_withdrawal_takes_a_share_still_waiting_at_the_gate(world: World) 
     assert erased["candidates"] == 1
     assert await world.sightings("alice", "Berlin", [out["id"]]) == []
     assert not stored_anywhere(world.path, "Berlin office")
+
+
+async def _aged(world: World, text: str, days: float, **meta: Any) -> str:
+    """A memory of dana's user tier observed `days` ago (as an import of older data writes it)."""
+    from dataclasses import replace as with_meta
+
+    from tinymemory.api import ItemKind, ItemMeta, NewItem
+
+    base = ItemMeta(Namespace.parse("workspace:acme/user:dana"), learning_kind="general")
+    stored = with_meta(base, observed_at=utcnow() - timedelta(days=days), **meta)
+    return (await world.engine.store(NewItem(ItemKind.LEARNING, text, stored, 0.8))).id
+
+
+@pytest.mark.parametrize("scoped", [False, True])
+async def test_retention_reads_only_what_can_be_due(world: World, scoped: bool) -> None:
+    """The job asks the engine only for memories older than the shortest rule and for versions a
+    correction replaced since then: the many fresh memories are never read."""
+    from tinymemory.api import About
+
+    for n in range(40):
+        await _aged(world, f"fresh note {n}", 0)
+    await _aged(world, "zebradue1 past the default", 400)
+    await _aged(world, "old enough to look at, kept", 100)  # older than 30d (health), younger than 365d
+    doctor = About("doctor", "name")
+    await _aged(world, "zebraold2 the doctor is Dr Old", 400, about=doctor)
+    await _aged(world, "the doctor is Dr New", 0, about=doctor)  # a fresh correction of an old memory
+    job = RetentionJob(world.engine, lambda _ws: world.policy, policies=[world.policy])
+    report = await job.run(WS if scoped else None, dry_run=True)
+    assert report.expired == {"user/(none)": 2}
+    # the two old memories (current, then again as what was active at the horizon) and the version the
+    # fresh correction replaced: none of the 41 fresh ones
+    assert job.examined == 5
+    assert (await job.run(WS if scoped else None)).erased.memories == 2
+    assert not stored_anywhere(world.path, "zebradue1") and not stored_anywhere(world.path, "zebraold2")
+
+
+async def test_a_job_without_its_policies_finds_the_same(world: World) -> None:
+    """Given no `policies`, the job reads every current memory (it cannot know the shortest rule before
+    it has seen the workspaces) and finds exactly what the narrow job finds."""
+    from tinymemory.api import About
+
+    doctor = About("doctor", "name")
+    await _aged(world, "zebraold3 the doctor is Dr Old", 400, about=doctor)
+    await _aged(world, "the doctor is Dr New", 0, about=doctor)
+    await _aged(world, "fresh", 0)
+    wide = RetentionJob(world.engine, lambda _ws: world.policy)
+    narrow = RetentionJob(world.engine, lambda _ws: world.policy, policies=[world.policy])
+    assert (await wide.run(dry_run=True)).expired == (await narrow.run(dry_run=True)).expired
+    assert (await wide.run(dry_run=True)).expired == {"user/(none)": 1}
+
+
+async def test_every_version_a_correction_closed_expires_by_its_own_time(world: World) -> None:
+    """A new version of an about key closes every active version of it, though it names only one as
+    the version it supersedes: each closed version past its time goes too."""
+    from dataclasses import replace as with_meta
+
+    from tinymemory.api import About, ItemKind, ItemMeta, NewItem
+
+    doctor = About("doctor", "name")
+    place = Namespace.parse("workspace:acme/user:dana")
+    old = ItemMeta(place, learning_kind="general", about=doctor, observed_at=utcnow() - timedelta(days=400))
+    for text in ("zebrafirst4 Dr First", "zebrasecond5 Dr Second"):
+        await world.engine.store(NewItem(ItemKind.LEARNING, text, old, 0.8, supersede=False))
+    newest = await world.engine.store(
+        NewItem(ItemKind.LEARNING, "the doctor is Dr Third", with_meta(old, observed_at=utcnow()), 0.8)
+    )
+    assert len(newest.superseded) == 2
+    job = RetentionJob(world.engine, lambda _ws: world.policy, policies=[world.policy])
+    assert (await job.run()).expired == {"user/(none)": 2}
+    assert not stored_anywhere(world.path, "zebrafirst4") and not stored_anywhere(world.path, "zebrasecond5")
+    assert (await world.tools("dana").call("memory__open", {"memory_id": newest.id}))["status"] == "opened"
+
+
+async def test_forget_me_needs_a_verified_user(world: World) -> None:
+    """Forget me erases for good: a library error naming the operation, and nothing erased, for an
+    identity that names no user or one not verified."""
+    kept = (await world.remember("dana", "zebrakept6 still here"))["id"]
+    for who in (Identity(WS, "dana"), Identity(WS, None, AGENT), Identity(WS)):
+        with pytest.raises(InvalidRequest) as err:
+            await forget_me(world.engine, who, world.policy)
+        assert err.value.message.startswith("forget me:") and "verified user" in err.value.message
+    assert (await world.tools("dana").call("memory__open", {"memory_id": kept}))["status"] == "opened"
+    log = await world.engine.list(ListRequest(filter=MetaFilter(reach=Reach.exact(erasure_log(WS)))))
+    assert log.items == ()

@@ -223,3 +223,115 @@ def test_the_service_runs_retention_in_the_background(tmp_path: Path) -> None:
         assert not stored_anywhere(store, "zebrapulse31")
     finally:
         service.stop()
+
+
+def raw_post(service: RunningService, token: str, path: str, content: bytes) -> Any:
+    with service.client(token) as http:
+        return http.post(path, content=content, headers={"Content-Type": "application/json"})
+
+
+def refused(got: Any, status: int, op: str, field: str) -> None:
+    """A clear error of the library's kind: the status, the operation and the field named, no trace."""
+    assert got.status_code == status, got.text
+    message = got.json()["error"]["message"]
+    assert message.startswith(f"{op}:") and field in message, message
+    assert "Traceback" not in got.text
+
+
+@pytest.mark.parametrize(
+    ("path", "op"),
+    [
+        ("/api/v1/memory/consent/grant", "consent grant"),
+        ("/api/v1/memory/consent/withdraw", "consent withdraw"),
+    ],
+)
+def test_malformed_consent_requests_are_refused_and_write_nothing(
+    running: RunningService, path: str, op: str
+) -> None:
+    ivy = running.token("acme", "ivy", "helper")
+    for body, field in (
+        ({"category": 5}, "category"),
+        ({"category": None}, "category"),
+        ({"category": ["memory:health"]}, "category"),
+        ({"category": {"kind": "memory"}}, "category"),
+        ({"category": "memory:"}, "category"),
+        ({"category": ":health"}, "category"),
+        ({"category": "memory health"}, "category"),
+        ({"category": "memory:" + "h" * 400}, "category"),
+        ({"category": "memory:health", "user": "eve"}, "user"),
+    ):
+        refused(post(running, ivy, path, body), 400, op, field)
+    for content, field in ((b"[]", "body"), (b'"memory:health"', "body"), (b"{", "body"), (b"", "body")):
+        refused(raw_post(running, ivy, path, content), 400, op, field)
+    with running.client(ivy) as http:
+        got = http.post(path, params={"user": "eve"}, json={"category": "memory:health"})
+    refused(got, 400, op, "user")
+    huge = json.dumps({"category": "memory:health", "pad": "x" * 2_000_000}).encode()
+    big = raw_post(running, ivy, path, huge)
+    assert big.status_code == 413 and big.json()["error"]["kind"] == "too_large", big.text
+    agent_key = running.token("acme", None, "helper")  # an agent's key names no user
+    assert post(running, agent_key, path, {"category": "memory:health"}).status_code == 403
+    with running.client(ivy) as http:
+        assert http.get("/api/v1/memory/consent").json()["categories"][0]["state"] == "none"
+    assert [r["record"] for r in export_lines(running, ivy)] == ["subject"]
+
+
+def test_consent_status_takes_no_parameter(running: RunningService) -> None:
+    ivy = running.token("acme", "ivy", "helper")
+    with running.client(ivy) as http:
+        got = http.get("/api/v1/memory/consent", params={"user": "eve"})
+    refused(got, 400, "consent status", "user")
+    with running.client(running.token("acme", None, "helper")) as http:
+        assert http.get("/api/v1/memory/consent").status_code == 403
+
+
+def test_malformed_forget_me_requests_are_refused_and_erase_nothing(running: RunningService) -> None:
+    jude = running.token("acme", "jude", "helper")
+    kept = post(running, jude, "/api/v1/memory/remember", {"content": "zebrajude7 jude plays the oboe"})
+    memory_id = kept.json()["id"]
+    path, op = "/api/v1/memory/forget-me", "forget-me"
+    for body, field in (
+        ({"confirm": "true"}, "confirm"),
+        ({"confirm": 1}, "confirm"),
+        ({"confirm": None}, "confirm"),
+        ({"confirm": [True]}, "confirm"),
+        ({"confirm": True, "user": "eve"}, "user"),
+        ({"confirm": False}, "confirm"),
+        ({}, "confirm"),
+    ):
+        refused(post(running, jude, path, body), 400, op, field)
+    for content in (b"[true]", b"true", b"{", b""):
+        refused(raw_post(running, jude, path, content), 400, op, "body")
+    with running.client(jude) as http:
+        refused(http.post(path, params={"user": "eve"}, json={"confirm": True}), 400, op, "user")
+    huge = json.dumps({"confirm": True, "pad": "x" * 2_000_000}).encode()
+    assert raw_post(running, jude, path, huge).status_code == 413
+    agent_key = running.token("acme", None, "helper")
+    assert post(running, agent_key, path, {"confirm": True}).status_code == 403
+    with running.client(jude) as http:
+        assert http.post("/api/v1/memory/open", json={"memory_id": memory_id}).json()["status"] == "opened"
+
+
+def test_an_export_refuses_what_names_no_user(running: RunningService) -> None:
+    with running.client(running.token("acme", None, "helper")) as http:
+        got = http.get("/api/v1/memory/export")
+    assert got.status_code == 403 and "Traceback" not in got.text
+    with running.client(running.token("acme", "kim", "helper")) as http:
+        for params in ({"user": "eve"}, {"workspace": "globex"}, {"format": "json"}):
+            refused(http.get("/api/v1/memory/export", params=params), 400, "export", next(iter(params)))
+
+
+def test_the_privacy_pages_forms_refuse_bad_input(running: RunningService) -> None:
+    lena = running.token("acme", "lena", "helper")
+    with browser(running, lena) as page:
+        csrf = csrf_of(page.get("/consent").text)
+        for data in (
+            {"csrf": csrf},
+            {"csrf": csrf, "category": "health"},
+            {"csrf": csrf, "category": "memory:work"},
+        ):
+            got = page.post("/consent/grant", data=data, headers=FORM)
+            assert got.status_code == 400 and "category" in got.text and "Traceback" not in got.text, got.text
+        got = page.post("/consent/forget-me", data={"csrf": csrf, "confirm": "yes"}, headers=FORM)
+        assert got.status_code == 400 and "confirm" in got.text
+        assert "Give consent" in page.get("/consent").text  # nothing was recorded

@@ -64,14 +64,22 @@ def _rules(book: Any, workspace: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tinymemory.api import InvalidRequest
     from tinymemory.policy import Identity, RetentionJob
     from tinymemory.service.policies import PolicyBook
     from tinymemory.service.retention_loop import book_policies
 
+    op = f"retention {args.action}"
     if args.workspace is not None:
-        Identity(args.workspace)  # the name follows the namespace grammar
-    book = PolicyBook.load(Path(args.policy) if args.policy else None)
-    require_store(f"retention {args.action}", args)  # a store that does not exist holds nothing to expire
+        try:
+            Identity(args.workspace)  # the name follows the namespace grammar
+        except InvalidRequest as exc:  # said of the flag the user typed, by this command
+            raise InvalidRequest(f"{op}: `--workspace` " + exc.message.split("`workspace` ", 1)[-1]) from None
+    try:
+        book = PolicyBook.load(Path(args.policy) if args.policy else None)
+    except InvalidRequest as exc:  # the book speaks as `serve`, its first reader
+        raise InvalidRequest(f"{op}: {exc.message.removeprefix('serve: ')}") from None
+    require_store(op, args)  # a store that does not exist holds nothing to expire
 
     async def go() -> Any:
         engine = open_store(args)

@@ -91,7 +91,7 @@ class ErasureReport:
 def user_node(identity: Identity) -> Namespace:
     """The root of every tier the user has: `workspace:W/user:U` and each `.../agent:A` under it."""
     if identity.user is None:
-        raise ValueError("erasure needs an identity that names a user")
+        raise InvalidRequest("erasure: this identity names no user")
     return Namespace.of(("workspace", identity.workspace), ("user", identity.user))
 
 
@@ -149,6 +149,8 @@ async def forget_me(engine: MemoryEngine, identity: Identity, policy: MemoryPoli
     shares, their place on the gate's rosters, their evidence in published facts (a fact stays only
     while enough other sharers back it) and their consent record. Leaves one record that it happened,
     without content: the user's digest, the time and the counts."""
+    if not identity.is_verified_user:  # what cannot be undone is done only for the user themself
+        raise InvalidRequest("forget me: only a verified user can have everything they own forgotten")
     report = await erase(engine, identity, await owned(engine, identity), policy)
     subject = subject_of(identity)
     # Whatever the cascade could not link to a memory: every decision counting the user, any

@@ -2,8 +2,10 @@
 
 A memory's deadline is its `observed_at` (for memory__remember, when it was remembered) plus the
 policy's retention for its tier and category (`MemoryPolicy.retention_for`: the most specific rule
-wins). The job reads the four tiers of every workspace (`workspace:W`, `.../agent:A`, `.../user:U`,
-`.../user:U/agent:A`; the gate's, consent and erasure nodes are not tiers and are left alone). A user's
+wins). The job looks at the four tiers of every workspace (`workspace:W`, `.../agent:A`, `.../user:U`,
+`.../user:U/agent:A`; the gate's, consent and erasure nodes are not tiers and are left alone), and asks
+the engine only for what can be due: memories older than the shortest rule, and the versions a
+correction replaced since then (`expired`). A user's
 expired memories go through the erasure cascade (`erasure.erase`: what was derived from them, their
 shares at the gate, their evidence in published facts); a shared or institutional memory is forgotten
 with its earlier versions and purged from its tier. A dry run only counts, per tier and category.
@@ -100,6 +102,7 @@ class RetentionJob:
         self.now = now
         self.horizon: timedelta | None = None
         self.idle = False
+        self.examined = 0  # memories the last `expired` read from the engine
         if policies is not None:
             limits = [t for t in map(_shortest, policies) if t is not None]
             self.horizon = min(limits) if limits else None
@@ -107,46 +110,40 @@ class RetentionJob:
 
     async def expired(self, workspace: str | None = None) -> list[tuple[Tier, Identity, MemoryItem]]:
         """Every memory of a tier past its deadline (in `workspace`, or in every workspace): the current
-        version, or the newest of its earlier versions that is (the erasure takes the older ones)."""
+        version, or the newest of its earlier versions that is (the erasure takes the older ones).
+
+        With a known horizon (the shortest rule of the policies in play) the engine is asked for two
+        narrow sets only: the current memories observed at or before `now - horizon`, and the versions
+        a correction replaced since then (those active at that instant: `MetaFilter.as_of`). A fresh
+        memory is in neither. `examined` counts the memories the engine handed back."""
         now = self.now()
-        out: list[tuple[Tier, Identity, MemoryItem]] = []
+        self.examined = 0
         horizon = _shortest(self.policy_of(workspace)) if workspace else self.horizon
         if self.idle or (workspace is not None and horizon is None):
-            return out  # no rule limits anything here
+            return []  # no rule limits anything here
         reach = Reach.subtree(Namespace.of(("workspace", workspace))) if workspace else None
-        before = now - horizon if horizon is not None else None
-        policies: dict[str, MemoryPolicy] = {}
-        shortest: dict[str, timedelta | None] = {}
-        async for current in listed(self.engine, MetaFilter(reach=reach)):
-            recent = before is not None and (current.meta.observed_at or current.valid_from) >= before
-            if recent and current.supersedes is None:
-                continue  # younger than any rule allows, and never corrected
-            place = tier_of(current.namespace)
-            if place is None:
-                continue
-            tier, owner = place
-            ws = owner.workspace
-            if ws not in policies:
-                policies[ws] = self.policy_of(ws)
-                shortest[ws] = _shortest(policies[ws])
-            if shortest[ws] is None:
-                continue
-            # An expired memory goes with its earlier versions (the cascade takes them); a version a
-            # correction replaced expires by its own time, not its successor's.
-            if _due(policies[ws], tier, current, now):
-                out.append((tier, owner, current))
-                continue
-            for earlier in await self._replaced(current):
-                if _due(policies[ws], tier, earlier, now):
-                    out.append((tier, owner, earlier))
-                    break
-        return out
-
-    async def _replaced(self, item: MemoryItem) -> list[MemoryItem]:
-        """The earlier versions of `item` (none for a memory never corrected)."""
-        if item.supersedes is None:
-            return []
-        return await earlier_versions(self.engine, item, Reach.exact(item.namespace))
+        scan = _Scan(self, now)
+        # 1. Current versions that can be due. A memory stored without `observed_at` was stamped with
+        # the store's clock, so every row has one and the filter dates each as `deadline` does.
+        latest = now - horizon if horizon is not None else None
+        flt = MetaFilter(reach=reach, observed_before=_just_after(latest) if latest else None)
+        async for current in listed(self.engine, flt):
+            self.examined += 1
+            await scan.chain(current)
+        if latest is None:  # a job told nothing of its policies has now seen every workspace
+            limits = [t for t in scan.shortest.values() if t is not None]
+            latest = now - min(limits) if limits else None
+        if latest is None:
+            return scan.out
+        # 2. Versions a correction replaced after `latest`: their successors are younger than any rule
+        # (so step 1 did not read them), they themselves may be past their own time.
+        replaced = MetaFilter(reach=reach, as_of=latest, observed_before=_just_after(latest))
+        async for version in listed(self.engine, replaced):
+            self.examined += 1
+            if version.is_active or version.id in scan.seen:
+                continue  # step 1 looked at it, or walked past it
+            await scan.chain(version)
+        return scan.out
 
     async def run(self, workspace: str | None = None, *, dry_run: bool = False) -> RetentionReport:
         """Erase every expired memory (in `workspace`, or everywhere); `dry_run` only counts them."""
@@ -177,6 +174,47 @@ class RetentionJob:
                 report.erased.memories += len(result.forgotten)
             report.erased.purged += (await self.engine.purge(PurgeRequest(reach=reach))).purged
         return report
+
+
+class _Scan:
+    """One `expired` pass: each workspace's policy read once, what is due, what was looked at."""
+
+    def __init__(self, job: RetentionJob, now: datetime) -> None:
+        self.job, self.now = job, now
+        self.policies: dict[str, MemoryPolicy] = {}
+        self.shortest: dict[str, timedelta | None] = {}
+        self.out: list[tuple[Tier, Identity, MemoryItem]] = []
+        self.seen: set[str] = set()
+
+    async def chain(self, head: MemoryItem) -> None:
+        """`head` if it is due, else the newest due version of those it replaced (a version a
+        correction replaced expires by its own time, not its successor's; the cascade takes the older
+        ones with it)."""
+        place = tier_of(head.namespace)
+        if place is None:
+            return
+        tier, owner = place
+        ws = owner.workspace
+        if ws not in self.policies:
+            self.policies[ws] = self.job.policy_of(ws)
+            self.shortest[ws] = _shortest(self.policies[ws])
+        if self.shortest[ws] is None:
+            return
+        versions = [head]
+        if head.supersedes is not None:
+            earlier = await earlier_versions(self.job.engine, head, Reach.exact(head.namespace))
+            self.job.examined += len(earlier)
+            versions += earlier
+        for version in versions:
+            self.seen.add(version.id)
+            if _due(self.policies[ws], tier, version, self.now):
+                self.out.append((tier, owner, version))
+                return
+
+
+def _just_after(moment: datetime) -> datetime:
+    """The exclusive bound that includes `moment` itself (times are kept to the microsecond)."""
+    return moment + timedelta(microseconds=1)
 
 
 def _due(policy: MemoryPolicy, tier: Tier, item: MemoryItem, now: datetime) -> bool:

@@ -170,7 +170,9 @@ def create_app(
             if settings.gate_seconds > 0:
                 await stack.enter_async_context(gate_loop(state, settings.gate_seconds, metrics, lock))
             if settings.retention_seconds > 0:
-                await stack.enter_async_context(retention_loop(state, settings.retention_seconds, lock))
+                await stack.enter_async_context(
+                    retention_loop(state, settings.retention_seconds, lock, metrics.registry)
+                )
             settle_heap()
             state.ready = True
             try:

@@ -2,7 +2,9 @@
 
 It shares the gate's lock (service/fleet.py): the worker holding it runs the periodic jobs, the others
 skip their ticks, and when the holder dies the next tick of another worker takes the lock. A failed run
-is logged and retried on the next tick; the job is idempotent (policy/retention.py)."""
+is logged and retried on the next tick; the job is idempotent (policy/retention.py). Each run this process
+makes counts in `tinymemory_retention_runs_total` on the service's metrics (the workers' counts together
+show that each tick ran once)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+
+from prometheus_client import CollectorRegistry, Counter
 
 from tinymemory.policy import MemoryPolicy, RetentionJob
 from tinymemory.service.fleet import GateLock
@@ -29,15 +33,30 @@ def book_policies(book: PolicyBook) -> list[MemoryPolicy]:
 
 @asynccontextmanager
 async def retention_loop(
-    state: ServiceState, seconds: float, lock: GateLock | None = None
+    state: ServiceState,
+    seconds: float,
+    lock: GateLock | None = None,
+    registry: CollectorRegistry | None = None,
 ) -> AsyncIterator[None]:
-    """Run retention every `seconds` until shutdown (only while this process holds `lock`, if given)."""
+    """Run retention every `seconds` until shutdown (only while this process holds `lock`, if given),
+    counting each run on `registry` (the service's metrics) when given."""
+    runs = (
+        Counter(
+            "tinymemory_retention_runs",
+            "Background runs of the retention job by this process",
+            registry=registry,
+        )
+        if registry is not None
+        else None
+    )
 
     async def loop() -> None:
         while True:
             await asyncio.sleep(seconds)
             if lock is not None and not lock.held():
                 continue
+            if runs is not None:
+                runs.inc()
             try:
                 book = state.policies
                 report = await RetentionJob(state.engine, book.effective, policies=book_policies(book)).run()

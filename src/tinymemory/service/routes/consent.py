@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from tinymemory.policy import consent_status, grant_consent, withdraw_consent
 from tinymemory.service import deps
 from tinymemory.service.models import Strict, errors
+from tinymemory.service.routes.export import no_parameters
 
 router = APIRouter(prefix="/api/v1/memory", tags=["consent"], dependencies=[Depends(deps.bearer)])
 
@@ -45,17 +46,19 @@ class ConsentChoiceModel(BaseModel):
     name="consent status",
     operation_id="consent_status",
     response_model=ConsentList,
-    responses=errors(401, 403),
+    responses=errors(400, 401, 403),
 )
 async def status(request: Request) -> dict[str, Any]:
     """The categories that need consent here, with the caller's current choice for each."""
     state, caller = deps.service(request), deps.memory_caller(request, "consent status")
+    no_parameters(request, "consent status")
     identity = caller.identity()
     return await consent_status(state.engine, identity, state.policies.effective(identity.workspace))
 
 
 async def _choose(request: Request, op: str, grant: bool) -> dict[str, Any]:
     state, caller = deps.service(request), deps.memory_caller(request, op)
+    no_parameters(request, op)
     body = await deps.model_body(request, ConsentBody, op)
     identity = caller.identity()
     policy = state.policies.effective(identity.workspace)

@@ -21,6 +21,13 @@ router = APIRouter(prefix="/api/v1/memory", tags=["export"], dependencies=[Depen
 MEDIA_TYPE = "application/x-ndjson"
 
 
+def no_parameters(request: Request, op: str) -> None:
+    """Refuse any query parameter: nothing in a request may name whose data a privacy route touches (the
+    token alone says), so `?user=eve` is an error rather than silently the caller's own data."""
+    for name in request.query_params:
+        raise InvalidRequest(f"{op}: `{echo(name, 40)}` is not a parameter of this route (it takes none)")
+
+
 @router.get(
     "/export",
     name="export",
@@ -31,14 +38,13 @@ MEDIA_TYPE = "application/x-ndjson"
             "description": "One JSON object per line, each with a `record` kind.",
             "content": {MEDIA_TYPE: {}},
         },
-        **errors(401, 403),
+        **errors(400, 401, 403),
     },
 )
 async def export(request: Request) -> StreamingResponse:
     """The caller's own data, one record per line, read as it is sent."""
     state, caller = deps.service(request), deps.memory_caller(request, "export")
-    for name in request.query_params:  # nothing may name whose data: the token alone says
-        raise InvalidRequest(f"export: `{echo(name, 40)}` is not a parameter of this route (it takes none)")
+    no_parameters(request, "export")
     identity = caller.identity()
     records = export_user(state.engine, identity)
 

@@ -16,6 +16,7 @@ from tinymemory.policy import Identity
 from tinymemory.policy import forget_me as erase_everything
 from tinymemory.service import deps
 from tinymemory.service.models import Strict, errors
+from tinymemory.service.routes.export import no_parameters
 
 router = APIRouter(prefix="/api/v1/memory", tags=["forget me"], dependencies=[Depends(deps.bearer)])
 OP = "forget-me"
@@ -36,6 +37,7 @@ async def forget_everything(request: Request, identity: Identity) -> dict[str, A
 async def forget_me(request: Request) -> dict[str, Any]:
     """Erase everything the caller owns, for good, and record only that it happened."""
     caller = deps.memory_caller(request, OP)
+    no_parameters(request, OP)
     body = await deps.model_body(request, ForgetMeBody, OP)
     if not body.confirm:
         raise InvalidRequest(f"{OP}: `confirm` must be true to erase everything you own")
