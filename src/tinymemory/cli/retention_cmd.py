@@ -67,7 +67,6 @@ def run(args: argparse.Namespace) -> int:
     from tinymemory.api import InvalidRequest
     from tinymemory.policy import Identity, RetentionJob
     from tinymemory.service.policies import PolicyBook
-    from tinymemory.service.retention_loop import book_policies
 
     op = f"retention {args.action}"
     if args.workspace is not None:
@@ -84,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     async def go() -> Any:
         engine = open_store(args)
         try:
-            job = RetentionJob(engine, book.effective, policies=book_policies(book))
+            job = RetentionJob(engine, book.effective, policies=book.every_policy())
             if args.action == "status":
                 report = await job.run(args.workspace, dry_run=True)
                 return {

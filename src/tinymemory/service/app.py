@@ -7,13 +7,11 @@ body shape.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import gc
 import logging
 import os
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -30,6 +28,7 @@ from tinymemory.service.fleet import Fleet, GateLock
 from tinymemory.service.gateway import mount_gateway
 from tinymemory.service.inspector import mount_inspector
 from tinymemory.service.metrics import ServiceMetrics
+from tinymemory.service.periodic import periodic
 from tinymemory.service.policies import PolicyBook
 from tinymemory.service.registry import AgentRegistry
 from tinymemory.service.retention_loop import retention_loop
@@ -85,38 +84,17 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(request, 500, "internal", message)
 
 
-@asynccontextmanager
-async def gate_loop(
+def gate_loop(
     state: ServiceState, seconds: float, metrics: ServiceMetrics, lock: GateLock | None = None
-) -> AsyncIterator[None]:
-    """The shared-write gate in the background, every `seconds`, until shutdown. A failed run is logged
-    and retried on the next tick: the job is idempotent and resumes where a run stopped. With `lock`
-    (the workers of one service), a tick runs the job only in the worker that holds the lock, so it runs
-    once per tick whatever the number of workers; a worker that finds the lock free takes it."""
+) -> AbstractAsyncContextManager[None]:
+    """The shared-write gate in the background, every `seconds`, once per tick across workers."""
 
-    async def loop() -> None:
-        while True:
-            await asyncio.sleep(seconds)
-            if lock is not None and not lock.held():
-                continue
-            metrics.gate_runs.inc()
-            try:
-                report = await state.gate_job().run()
-            except Exception:
-                log.exception("the shared-write gate failed; it will run again in %s s", seconds)
-            else:
-                if report.published or report.merged or report.rejected or report.withdrawn:
-                    log.info("gate: %s", report.to_dict())
+    async def job() -> None:
+        report = await state.gate_job().run()
+        if report.published or report.merged or report.rejected or report.withdrawn:
+            log.info("gate: %s", report.to_dict())
 
-    task = asyncio.create_task(loop())
-    try:
-        yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-        if lock is not None:
-            lock.release()
+    return periodic("shared-write gate", seconds, job, metrics.gate_runs, lock)
 
 
 def open_engine(settings: ServiceSettings) -> MemoryEngine:
@@ -171,7 +149,7 @@ def create_app(
                 await stack.enter_async_context(gate_loop(state, settings.gate_seconds, metrics, lock))
             if settings.retention_seconds > 0:
                 await stack.enter_async_context(
-                    retention_loop(state, settings.retention_seconds, lock, metrics.registry)
+                    retention_loop(state, settings.retention_seconds, metrics, lock)
                 )
             settle_heap()
             state.ready = True

@@ -81,6 +81,11 @@ class ServiceMetrics:
             "Background runs of the shared-write gate by this process",
             registry=self.registry,
         )
+        self.retention_runs = Counter(
+            "tinymemory_retention_runs",
+            "Background runs of the retention job by this process",
+            registry=self.registry,
+        )
         self.store_size = _StoreSize(db, engine)
         self.registry.register(self.store_size)
 

@@ -56,3 +56,9 @@ class PolicyBook:
     @property
     def workspaces(self) -> tuple[str, ...]:
         return tuple(self._by_workspace)
+
+    def every_policy(self) -> list[MemoryPolicy]:
+        """Every policy the book can answer: each workspace's, and the one any other workspace runs (an
+        empty name is never a workspace, so it reads the fallback). With them the retention job reads
+        nothing when no policy limits retention."""
+        return [*(self.effective(w) for w in self.workspaces), self.effective("")]
