@@ -316,7 +316,7 @@ def render(
             "",
             "Most learnings on `none` turns are notes (first-person statements without a subject, such as "
             f'"I had a long day" or a plan); with `AgentMemory(notes=False)` the `none` turns yield '
-            f"{wrong[0]} (tune) and {wrong[1]} (held out).",
+            f"{wrong[0]} (batch 1 tune) and {wrong[1]} (batch 1 odd).",
         ]
     if loco_without_notes:
         (r1, p1), (r2, p2) = _split(loco_without_notes[:2]), _split(loco_without_notes[2:4])
