@@ -211,3 +211,12 @@ async def test_forgetting_the_update_turn_takes_its_learning(engine: SqliteEngin
     user_turn = next(t for t in turns if t.meta.source and t.meta.source.kind == "user")
     await engine.forget(ForgetRequest(ids=(user_turn.id,), reach=Reach.subtree(LAYOUT.root)))
     assert await learnings(engine) == [], "both learnings of the forgotten turn go with it"
+
+
+async def test_a_name_bound_earlier_in_the_thread_ends_its_subject_without_my(engine: SqliteEngine) -> None:
+    mem = AgentMemory(engine, "a", layout=LAYOUT, now=Clock())
+    await say(mem, "s1", "We have a ferret named Biscuit.", "Biscuit died on Sunday.")
+    assert await on(engine, About("pet", "biscuit")) == ["Biscuit died."]
+    # in another thread the name is bound to nothing, so a bare name keeps nothing
+    await say(mem, "s2", "Pepper died on Sunday.")
+    assert [i for i in await learnings(engine) if "Pepper" in i.text and i.meta.about is not None] == []

@@ -119,8 +119,11 @@ def _same_value(a: Candidate, b: Candidate) -> bool:
 
 async def _rule_candidates(turns: list[Turn], notes: bool) -> list[Candidate]:
     out: list[Candidate] = []
+    known: dict[str, About] = {}  # names the thread bound to a pet or a relative, for "Rex died"
     for turn in turns:
-        for found in rules.extract(turn.text, turn.said_at, notes=notes):
+        for found in rules.extract(turn.text, turn.said_at, notes=notes, known=known):
+            if found.named and found.about is not None:
+                known[found.named.lower()] = found.about
             out.append(
                 Candidate(
                     found.text,

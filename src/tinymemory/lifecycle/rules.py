@@ -23,6 +23,7 @@ else yield nothing. The rules are about English clause structure, never about pa
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -34,7 +35,8 @@ _LEAD = re.compile(
     r"^(?:(?:oh|ok|okay|so|well|also|and|but|hey|hi|hello|actually|correction|update|by the way|btw|"
     r"fyi|just so you know|please|pls|no(?=[,!.:;])|yes|yeah|yep|sorry|quick update|news|guess what|"
     r"i mean|"
-    r"in fact|anyway|anyways|oops|wait|heads up|just|plus|then|now|i meant|what i meant is)\b[,:;!.-]?\s*|"
+    r"in fact|anyway|anyways|oops|wait|heads up|just|plus|then|now|i meant|what i meant is|sadly|"
+    r"unfortunately|luckily|fortunately|thankfully|honestly|long story short)\b[,:;!.-]?\s*|"
     r"^(?![^:]*\b(?:i|we|my|our|have|has|had|is|are|was|were)\b)[\w' ]{1,24}:\s+|"
     r"^(?:[a-z']+\s+){0,2}[a-z']+,\s+(?=(?:i|we|my|our|correction|actually)\b))+",
     # a short lead ending in a colon ("big news: ..."), not a clause introducing a list
@@ -55,7 +57,11 @@ _VALUE_END = re.compile(
     r"because|since|when|after|before|so that|which|where|and i|but i|and we|but we|with my|with our|"
     r"for work|for good|for a while|for now|full[- ]time|part[- ]time|at the moment|according to|"
     r"over the (?:summer|winter|spring|autumn|weekend|holidays|past|last)|at the (?:start|end) of|"
-    r"earlier this|later this)\b)",
+    r"earlier this|later this)\b|\s(?:for|over)\s+(?:the\s+(?:past|last)\s+)?"
+    r"(?:\d+|a|an|one|two|three|four|five|"
+    r"six|seven|eight|nine|ten|twelve|twenty|a few|a couple of|several|many|some|nearly|almost|over|about)"
+    r"\s*(?:\w+\s+)?(?:years?|months?|weeks?|days?|decades?|ages)\b|\s(?:for ages|for years|for decades|"
+    r"for a long time|for a decade|for a year|for a month)\b)",
     re.I,
 )
 _MONTHS = (
@@ -126,11 +132,16 @@ class RuleLearning:
     confidence: float
     event_from: datetime | None = None
     event_to: datetime | None = None
+    named: str | None = None  # the pet's or relative's name this learning binds to its subject
 
 
-def extract(text: str, said_at: datetime, *, notes: bool = False) -> list[RuleLearning]:
+def extract(
+    text: str, said_at: datetime, *, notes: bool = False, known: Mapping[str, About] | None = None
+) -> list[RuleLearning]:
     """Learnings in one user turn, in clause order. With `notes`, a first-person statement no rule
-    recognises is kept as a note without a subject (what the user said about themselves)."""
+    recognises is kept as a note without a subject (what the user said about themselves). `known` maps
+    the (lowercased) names earlier turns bound to a pet or a relative to that subject, so "Rex died"
+    needs no "my"."""
     out: list[RuleLearning] = []
     for raw in _SENTENCES.split(text):
         sentence = raw.strip()
@@ -146,11 +157,26 @@ def extract(text: str, said_at: datetime, *, notes: bool = False) -> list[RuleLe
             out.append(_name(greeting.group(1)))
             continue
         for clause in clauses(_clean(sentence)):
-            found = _clause(clause, said_at)
+            found = _bound_name(clause, known or {}) or _clause(clause, said_at)
             if not found and notes:
                 found = _note(clause)
             out.extend(found)
     return out
+
+
+_NAME_DIED = re.compile(
+    rf"^({_NAME_WORD})\s+(?:has\s+|just\s+|sadly\s+)?"
+    r"(?:died|passed away|passed|was put down|had to be put down)\b"
+)
+
+
+def _bound_name(s: str, known: Mapping[str, About]) -> list[RuleLearning]:
+    """ "Rex died": a bare name the thread already bound to a pet or a relative ends that subject."""
+    m = _NAME_DIED.match(s)
+    about = known.get(m.group(1).lower()) if m else None
+    if m is None or about is None:
+        return []
+    return [RuleLearning(f"{m.group(1)} died.", "fact", about, 0.8, named=m.group(1))]
 
 
 def clauses(sentence: str) -> list[str]:
@@ -187,7 +213,56 @@ def _clean(raw: str) -> str:
         s,
         flags=re.I,
     )
-    return s
+    return _present(_untail(s))
+
+
+_ADDITIVE_TAIL = re.compile(
+    r"(?:,?\s+(?:too|as well|also|either|as well as that)|,\s*(?:sadly|unfortunately|luckily|fortunately|"
+    r"thankfully|honestly|of course|believe it or not|to make (?:things|matters|it) worse|for the record|"
+    r"for what it's worth|as it happens|funnily enough|if that matters|if that helps|lol|haha))+$",
+    re.I,
+)
+
+
+def _untail(s: str) -> str:
+    """ "I'm gluten intolerant as well" -> "I am gluten intolerant": an additive particle or a comment
+    at the end of a clause adds nothing to its fact."""
+    return _ADDITIVE_TAIL.sub("", s).strip()
+
+
+def _present(s: str) -> str:
+    """Perfect tenses that describe a state still true, read as the present the rules know: "I have been
+    living in X" -> "I am living in X"; "I have lived in X for six years" -> "I live in X for six years";
+    "I have been a nurse since 2019" -> "I am a nurse since 2019". A past perfect ("I had been living")
+    or a perfect without a duration ("I have lived in Paris and Rome", experience) stays as it is."""
+    s = re.sub(
+        r"^(i|we)\s+have\s+been\s+(?=\w+ing\b)", lambda m: f"{m.group(1)} {_be(m.group(1))} ", s, flags=re.I
+    )
+    duration = r"(?=.*\s(?:for|since)\s)"
+    s = re.sub(
+        rf"^(i|we)\s+have\s+(lived|worked)\b{duration}",
+        lambda m: f"{m.group(1)} {_BASE[m.group(2).lower()]}",
+        s,
+        flags=re.I,
+    )
+    return re.sub(
+        rf"^(i|we)\s+have\s+been\s+(?!to\b|diagnosed\b|hired\b|promoted\b|allergic\b|with\b){duration}",
+        lambda m: f"{m.group(1)} {_be(m.group(1))} ",
+        s,
+        flags=re.I,
+    )
+
+
+_BASE = {"lived": "live", "worked": "work"}
+
+
+def _be(subject: str) -> str:
+    return "am" if subject.lower() == "i" else "are"
+
+
+def _is_name(value: str) -> bool:
+    """A proper name, with or without a determiner: "Madrid", "the Netherlands", "the BBC"."""
+    return re.sub(r"^the\s+", "", value, flags=re.I)[:1].isupper()
 
 
 # -- the clause rules ------------------------------------------------------------------------------------
@@ -304,10 +379,7 @@ def _home(s: str, said_at: datetime) -> list[RuleLearning]:
         place = _place(m.group(2))
         if not place or place.lower() in {"here", "there", "alone", "together", "nearby", "abroad"}:
             return []
-        if (
-            not m.group(1).lower().startswith(("live in", "am living", "are living"))
-            and not place[:1].isupper()
-        ):
+        if not m.group(1).lower().startswith(("live in", "am living", "are living")) and not _is_name(place):
             return []  # "moved to a bigger flat" names no place
         return [RuleLearning(f"The user lives in {place}.", "fact", About("profile", "home"), 0.85)]
     if m := _ORIGIN.match(s):
@@ -347,7 +419,7 @@ _NOT_OCCUPATION = frozenset(
         "vegetarian|vegan|pescatarian|fan|lover|member|believer|beginner|parent|person|"
         "morning person|night person|introvert|extrovert|christian|mother|father|brother|sister|"
         "daughter|grandmother|grandfather|newcomer|foreigner|outsider|loner|dreamer|fast learner|"
-        "quick learner|night owl|early riser|insider|"
+        "quick learner|night owl|early riser|insider|bit|lot|kind|sort|part|piece|"
     )
     .strip("|")
     .split("|")
@@ -390,8 +462,9 @@ def _role_value(text: str) -> tuple[str, str | None]:
     value = _TRAIL.sub("", text).strip()
     m = re.match(r"^(.+?)\s+(?:at|for|with)\s+(.+)$", value)
     employer = None
-    if m and m.group(2)[:1].isupper():
-        value, employer = m.group(1), _org(m.group(2))
+    if m:
+        # the workplace is not part of the role; a named one is the employer
+        value, employer = m.group(1), (_org(m.group(2)) if _is_name(m.group(2)) else None)
     value = _VALUE_END.split(value, maxsplit=1)[0].strip().rstrip(",.; ")
     value = re.sub(r"^(?:an?|the)\s+", "", value, flags=re.I)
     return value, employer
@@ -404,7 +477,7 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         out = []
         if m.group("verb").lower() in {"left", "have left"} and not m.group("job"):
             return []  # "I left Lisbon" may be a place: only "left my job at ..." is a job
-        if org and (org[:1].isupper() or (m.group("job") and org[:1].isalpha())):
+        if org and (_is_name(org) or (m.group("job") and org[:1].isalpha())):
             out.append(
                 RuleLearning(f"The user no longer works at {org}.", "fact", About("profile", "employer"), 0.8)
             )
@@ -427,7 +500,7 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         if r := re.match(r"^(.+?)\s+as\s+(?:an?\s+)?(.+)$", rest):
             rest, role = r.group(1), _role_value(r.group(2))[0]
         org = _org(rest)
-        if not org or not (org[:1].isupper() or (verb in {"work at", "work for"} and org[:1].isalpha())):
+        if not org or not (_is_name(org) or (verb in {"work at", "work for"} and org[:1].isalpha())):
             return []
         out = [RuleLearning(f"The user works at {org}.", "fact", About("profile", "employer"), 0.85)]
         if role:
@@ -438,9 +511,12 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
     if m := _ROLE.match(s):
         verb = m.group(1).lower()
         value, employer = _role_value(m.group(2))
-        value = re.split(r"\s+(?:of|in|who|that|and|but)\s+", value, maxsplit=1)[0]
-        head = value.split()[-1].lower() if value else ""
-        if value.lower() in _NOT_OCCUPATION or head in _NOT_OCCUPATION or len(value.split()) > 4:
+        # the noun phrase stays whole with its of-phrase ("head of department"); its head is the noun
+        # before "of"
+        value = re.split(r"\s+(?:in|who|that|and|but)\s+", value, maxsplit=1)[0]
+        core = re.split(r"\s+of\s+", value, maxsplit=1)[0]
+        head = core.split()[-1].lower() if core else ""
+        if value.lower() in _NOT_OCCUPATION or head in _NOT_OCCUPATION or len(value.split()) > 5:
             return []
         if verb in {"am", "'m"}:
             if not re.match(r"^(?:an?\s+)", _TRAIL.sub("", m.group(2)).strip(), re.I):
@@ -529,6 +605,11 @@ _MY_PET = re.compile(
     rf"^(?i:my|our)\s+(?i:(?:new|little|old|rescue)\s+)?(?i:({_PETS}))(?i:'s name is\s+|\s+is\s+(?:called\s+|"
     rf"named\s+)?|,\s*|\s+(?:is\s+)?(?:called|named)\s+|\s+)({_NAME_RUN})\b(.*)$"
 )
+# "We rescued a greyhound named Dash": a creature adopted or rescued and named is a pet, whatever its kind
+_ADOPTED_NAMED = re.compile(
+    rf"^(?i:i|we)\s+(?i:(?:just|recently|finally)\s+)?(?i:adopted|rescued|took in)\s+(?i:an?|one)\s+"
+    rf"((?i:[a-z-]+)(?:\s+(?i:[a-z-]+))?)\s+(?i:named|called)\s+({_NAME_RUN})\b"
+)
 _DIED = re.compile(r"\b(?:passed away|died|passed|was put down|had to be put down|is gone)\b", re.I)
 _LOST_PET = re.compile(
     rf"^(?:i|we)\s+(?:(?:just|recently|sadly)\s+)?(?:lost|had to put down|said goodbye to)\s+(?:my|our)\s+"
@@ -568,7 +649,12 @@ _STATE_TEXT = {
 
 def _names_in(text: str) -> list[str]:
     """The names listed at the start of `text`: "Ana and Rui, who ..." -> ["Ana", "Rui"]."""
-    head = re.split(r"\s+(?:who|that|which|whom)\b|[.;]", text, maxsplit=1)[0]
+    head = re.split(
+        r"\s+(?:who|that|which|whom)\b|[.;]|"
+        r",?\s+(?:in|from|at|near|of|on|with|for|by|out in|over in|back in)\s",
+        text,
+        maxsplit=1,
+    )[0]
     names = re.findall(rf"\b({_NAME_RUN})\b", head)
     stop = {"I", "We", "My", "Our", "They", "He", "She", "The"}
     return [n for n in names if n.split()[0] not in stop][:6]
@@ -586,12 +672,12 @@ def _kin_key(rel: str) -> tuple[str, bool]:
 def _kin_learning(rel: str, name: str) -> RuleLearning:
     key, unique = _kin_key(rel)
     about = About("family", key if unique else f"{key} {name.lower()}")
-    return RuleLearning(f"The user's {rel.lower()} is {name}.", "fact", about, 0.85)
+    return RuleLearning(f"The user's {rel.lower()} is {name}.", "fact", about, 0.85, named=name)
 
 
 def _pet_learning(animal: str, name: str) -> RuleLearning:
     return RuleLearning(
-        f"The user has a {animal.lower()} named {name}.", "fact", About("pet", name.lower()), 0.85
+        f"The user has a {animal.lower()} named {name}.", "fact", About("pet", name.lower()), 0.85, named=name
     )
 
 
@@ -613,6 +699,10 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
                 0.8,
             )
         ]
+    if (m := _ADOPTED_NAMED.match(s)) and not (
+        _PEOPLE.search(m.group(1)) or re.search(rf"\b(?:{_KIN}|girl|boy|child|kid)s?\b", m.group(1), re.I)
+    ):
+        return [_pet_learning(m.group(1), m.group(2))]
     if m := _MY_PET.match(s):
         animal, name, rest = m.group(1), m.group(2), m.group(3)
         if _DIED.search(rest):
