@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeAlias, TypeVar
 
 from tinymemory.api.errors import NotFound, Unavailable, Unsupported
 from tinymemory.api.filters import Facet, FetchMode, MetaFilter
@@ -578,6 +578,9 @@ class SqliteEngine(StorageEngine):
     """
 
     storage: SqliteStorage
+    # Every await of this engine is a thread's future (the writer's, a reader's, a worker's), so its
+    # coroutines may run on any event loop: the sync facade runs writes on the caller's own (_loop.py).
+    loop_free: ClassVar[bool] = True
 
     def __init__(
         self,
