@@ -5,15 +5,21 @@ thread and one back, not two round trips through the facade's loop thread)."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from test_sqlite_support import HashEmbedder
 from tinymemory import Memory
+from tinymemory.api.requests import StoreResult
 from tinymemory.engines.sqlite import SqliteEngine
+from tinymemory.engines.versions import Pending
 
 NS = "team:acme/user:u0"
 
@@ -30,6 +36,23 @@ class WhereEmbedder(HashEmbedder):
     def embed(self, texts: list[str]) -> list[list[float]]:
         self.threads.add(threading.current_thread().name)
         return super().embed(texts)
+
+
+class WhereEngine(SqliteEngine):
+    """Remembers the threads its writes ran on: the real writer, watched (each caller's items, inside
+    the open transaction), not replaced."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.writing: set[str] = set()
+        commits = self.storage._commits
+        real = commits._write
+
+        def watched(conn: sqlite3.Connection, pending: Sequence[Pending], now: datetime) -> list[StoreResult]:
+            self.writing.add(threading.current_thread().name)
+            return real(conn, pending, now)
+
+        commits._write = watched
 
 
 def test_threads_storing_at_once_each_read_their_own_writes_and_all_survive(tmp_path: Path) -> None:
@@ -59,13 +82,15 @@ def test_threads_storing_at_once_each_read_their_own_writes_and_all_survive(tmp_
 
 def test_a_sync_store_on_sqlite_runs_on_the_caller_s_thread(tmp_path: Path) -> None:
     embedder = WhereEmbedder()
-    mem = Memory(engine=SqliteEngine(tmp_path / "m.db", embedder=embedder), namespace=NS)
+    engine = WhereEngine(tmp_path / "m.db", embedder=embedder)
+    mem = Memory(engine=engine, namespace=NS)
     try:
         done = threading.Thread(target=lambda: mem.store("the user likes green tea"), name="caller-1")
         done.start()
         done.join()
         mem.store_many(["the user likes black coffee"])
         assert embedder.threads == {"caller-1", threading.current_thread().name}
+        assert engine.writing == {"caller-1", threading.current_thread().name}  # no writer-thread hop
         assert len(mem.list().items) == 2
     finally:
         mem.close()
@@ -74,11 +99,13 @@ def test_a_sync_store_on_sqlite_runs_on_the_caller_s_thread(tmp_path: Path) -> N
 async def test_a_caller_inside_a_running_loop_still_stores(tmp_path: Path) -> None:
     """A notebook's thread runs a loop already: the store goes through the facade's own loop thread."""
     embedder = WhereEmbedder()
-    mem = Memory(engine=SqliteEngine(tmp_path / "m.db", embedder=embedder), namespace=NS)
+    engine = WhereEngine(tmp_path / "m.db", embedder=embedder)
+    mem = Memory(engine=engine, namespace=NS)
     try:
         assert asyncio.get_running_loop() is not None
         got = mem.store("the user likes oolong")
         assert embedder.threads == {"tinymemory-loop"}
+        assert all(t.startswith("tinymemory-sqlite") for t in engine.writing)  # the loop never blocks
         assert mem.get([got.id]).items[0].text == "the user likes oolong"
     finally:
         mem.close()

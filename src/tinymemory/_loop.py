@@ -65,7 +65,8 @@ def _run_here(coro: Coroutine[Any, Any, T]) -> T:
                 loop.run_until_complete(task)
 
 
-def _in_a_loop() -> bool:
+def in_a_loop() -> bool:
+    """Whether the calling thread is running an event loop (then `run(..., here=True)` cannot use it)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -92,7 +93,7 @@ class LoopThread:
 
         `here`: `coro` may run on any loop, so it runs on the calling thread's own private loop unless
         that thread is running a loop already (a notebook's)."""
-        if here and not _in_a_loop():
+        if here and not in_a_loop():
             with self._lock:
                 if not self._open:
                     coro.close()

@@ -30,7 +30,8 @@ import inspect
 from collections.abc import Callable, Coroutine
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
-from tinymemory._loop import LoopThread
+from tinymemory._loop import LoopThread, in_a_loop
+from tinymemory.api.blocking import MAY_BLOCK
 from tinymemory.api.closing import Closing
 
 P = ParamSpec("P")
@@ -64,8 +65,13 @@ def blocking(
     when the object allows it (its `_runs_here`): a write's hand-offs halve."""
 
     def method(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        local = here and self._runs_here
-        return self._loop.run(fn(self._async, *args, **kwargs), here=local)  # type: ignore[no-any-return]
+        if not (here and self._runs_here) or in_a_loop():
+            return self._loop.run(fn(self._async, *args, **kwargs))  # type: ignore[no-any-return]
+        token = MAY_BLOCK.set(True)  # copied into the call's task on this thread's own loop only
+        try:
+            return self._loop.run(fn(self._async, *args, **kwargs), here=True)  # type: ignore[no-any-return]
+        finally:
+            MAY_BLOCK.reset(token)
 
     return _built(fn, method)
 
