@@ -30,7 +30,8 @@ import inspect
 from collections.abc import Callable, Coroutine
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
-from tinymemory._loop import LoopThread
+from tinymemory._loop import LoopThread, in_a_loop
+from tinymemory.api.blocking import MAY_BLOCK
 from tinymemory.api.closing import Closing
 
 P = ParamSpec("P")
@@ -56,12 +57,21 @@ def _built(fn: Callable[..., Any], method: F, returns: str | None = None) -> F:
     return method
 
 
-def blocking(fn: Callable[Concatenate[S, P], Coroutine[Any, Any, R]]) -> Callable[Concatenate[Any, P], R]:
+def blocking(
+    fn: Callable[Concatenate[S, P], Coroutine[Any, Any, R]], *, here: bool = False
+) -> Callable[Concatenate[Any, P], R]:
     """The sync method of coroutine method `fn`: it runs `fn` on the object's loop thread and returns
-    its result (or raises its error) in the calling thread."""
+    its result (or raises its error) in the calling thread. With `here`, on the calling thread itself
+    when the object allows it (its `_runs_here`): a write's hand-offs halve."""
 
     def method(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        return self._loop.run(fn(self._async, *args, **kwargs))  # type: ignore[no-any-return]
+        if not (here and self._runs_here) or in_a_loop():
+            return self._loop.run(fn(self._async, *args, **kwargs))  # type: ignore[no-any-return]
+        token = MAY_BLOCK.set(True)  # copied into the call's task on this thread's own loop only
+        try:
+            return self._loop.run(fn(self._async, *args, **kwargs), here=True)  # type: ignore[no-any-return]
+        finally:
+            MAY_BLOCK.reset(token)
 
     return _built(fn, method)
 
@@ -154,6 +164,7 @@ class SyncFacade(Closing, Generic[A]):
         """Hold `facade` and start the loop thread its coroutines run on."""
         self._async = facade
         self._loop = LoopThread()
+        self._runs_here = False  # whether `blocking(..., here=True)` members may run on the caller's thread
 
     def _closing(self) -> Coroutine[Any, Any, None]:
         """The async object's close, as a coroutine to run last on the loop."""

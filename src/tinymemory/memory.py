@@ -77,6 +77,9 @@ class Memory(SyncFacade[AsyncMemory]):
         super().__init__(
             AsyncMemory(path, namespace=namespace, reach=reach, engine=engine, embedder=embedder)
         )
+        # an engine whose coroutines may run on any loop (every await a thread's future: `loop_free`)
+        # takes writes on the caller's own thread, sparing two hand-offs through the loop thread
+        self._runs_here = getattr(self._async.engine, "loop_free", False) is True
 
     def _closing(self) -> Coroutine[Any, Any, None]:
         return self._async.close()
@@ -89,9 +92,9 @@ class Memory(SyncFacade[AsyncMemory]):
 
     # -- writes ----------------------------------------------------------------------------------
     item = direct(AsyncMemory.item)
-    store = blocking(AsyncMemory.store)
-    store_many = blocking(AsyncMemory.store_many)
-    forget = blocking(AsyncMemory.forget)
+    store = blocking(AsyncMemory.store, here=True)
+    store_many = blocking(AsyncMemory.store_many, here=True)
+    forget = blocking(AsyncMemory.forget, here=True)
     purge = blocking(AsyncMemory.purge)
 
     # -- reads -----------------------------------------------------------------------------------

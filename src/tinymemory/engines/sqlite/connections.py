@@ -81,6 +81,7 @@ class Connections:
         self.durability = durability
         self._writer_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinymemory-sqlite")
         self._writer: sqlite3.Connection | None = None
+        self._write_lock = threading.Lock()  # one user of the writing connection at a time (`write_here`)
         self.readers = 0 if path == ":memory:" else readers
         self._reader_pool = (
             ThreadPoolExecutor(max_workers=self.readers, thread_name_prefix="tinymemory-sqlite-read")
@@ -115,9 +116,22 @@ class Connections:
         if self.closed:
             raise Unavailable(f"{op}: the engine is closed")
         try:
-            return self._writer_pool.submit(_guarded, op, lambda: fn(self._writer_conn()))
+            return self._writer_pool.submit(_guarded, op, lambda: self._with_writer(fn))
         except RuntimeError:  # the pool was shut down meanwhile
             raise Unavailable(f"{op}: the engine is closed") from None
+
+    def _with_writer(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        with self._write_lock:
+            return fn(self._writer_conn())
+
+    def write_here(self, op: str, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `fn` with the writing connection on the calling thread, under the lock every writer-thread
+        job holds (one writer at a time, as on the writer thread); for a caller that may block
+        (api.blocking), sparing the hand-off to the writer thread and back."""
+        with self._write_lock:
+            if self.closed:  # checked under the lock: a close's shut_writer may have run already
+                raise Unavailable(f"{op}: the engine is closed")
+            return _guarded(op, lambda: fn(self._writer_conn()))
 
     async def write(self, op: str, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn` with the writing connection on the writer thread (writes, and anything that may write)."""
@@ -172,9 +186,10 @@ class Connections:
         self.closed = True
 
         def shut_writer() -> None:
-            if self._writer is not None:
-                self._writer.close()
-                self._writer = None
+            with self._write_lock:
+                if self._writer is not None:
+                    self._writer.close()
+                    self._writer = None
 
         # queued after every write submitted before, so those (and their commits) finish first
         await asyncio.wrap_future(self._writer_pool.submit(shut_writer))

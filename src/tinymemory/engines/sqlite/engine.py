@@ -20,8 +20,9 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeAlias, TypeVar
 
+from tinymemory.api.blocking import MAY_BLOCK
 from tinymemory.api.errors import NotFound, Unavailable, Unsupported
 from tinymemory.api.filters import Facet, FetchMode, MetaFilter
 from tinymemory.api.items import MemoryItem, NewItem
@@ -249,7 +250,10 @@ class SqliteStorage(Storage):
         # in one transaction (group_commit.py). Shielded: a cancelled caller never strands the others.
         request = self._commits.enqueue(op, pending, now)
         try:
-            await asyncio.shield(asyncio.wrap_future(self._db.submit_write(op, self._commits.flush)))
+            if MAY_BLOCK.get():  # a sync caller on its own loop: the flush runs here, under the writer's lock
+                self._db.write_here(op, self._commits.flush)
+            else:
+                await asyncio.shield(asyncio.wrap_future(self._db.submit_write(op, self._commits.flush)))
         except asyncio.CancelledError:
             self._commits.withdraw(request, Unavailable(f"{op}: cancelled before it was written"))
             raise
@@ -578,6 +582,10 @@ class SqliteEngine(StorageEngine):
     """
 
     storage: SqliteStorage
+    # Every await of this engine is a thread's future (the writer's, a reader's, a worker's), so its
+    # coroutines may run on any event loop: the sync facade runs writes on the caller's own (_loop.py),
+    # and there (api.blocking.MAY_BLOCK) a store's flush runs on the caller's thread itself.
+    loop_free: ClassVar[bool] = True
 
     def __init__(
         self,
