@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tinymemory.cli import build_parser
+from tinymemory.policy import MemoryPolicy
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -41,7 +42,14 @@ def clean_env(home: Path) -> dict[str, str]:
 def test_the_readme_has_snippets_of_every_kind() -> None:
     # `text` blocks show output or commands that need a running service; they are not run here (the
     # service's own tests drive those routes).
-    assert {kind for kind, _, _ in BLOCKS} == {"python", "sh", "json", "text"}
+    assert {kind for kind, _, _ in BLOCKS} == {"python", "sh", "json", "text", "yaml"}
+
+
+@pytest.mark.parametrize("code", blocks("yaml"))
+def test_yaml_block_is_a_policy_the_service_accepts(code: str) -> None:
+    # the README's yaml blocks are policy files: each must load, and set what it shows
+    policy = MemoryPolicy.from_text(code, source="README")
+    assert policy.spec.model_dump(exclude_defaults=True), code
 
 
 @pytest.mark.parametrize("code", blocks("python"))
