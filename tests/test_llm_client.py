@@ -28,7 +28,7 @@ class FakeServer(LocalChatServer):
     def _respond(self, request: ChatRequest) -> tuple[int, bytes]:
         summarising = "Summarise" in request.system
         if self.mode == "slow":
-            time.sleep(1.0)
+            time.sleep(2.0)
         if self.mode == "500" or (self.mode == "500-on-summary" and summarising):
             return 500, b'{"error": "boom"}'
         if self.mode == "garbage":
@@ -47,7 +47,8 @@ def server() -> Iterator[FakeServer]:
 
 @pytest.fixture
 async def llm(server: FakeServer) -> AsyncIterator[LLM]:
-    client = LLM(LLMConfig(server.url, "tiny-model", api_key="sk-test", timeout=0.3))
+    # long enough for a loaded machine's answer, short against the slow mode's 2 s
+    client = LLM(LLMConfig(server.url, "tiny-model", api_key="sk-test", timeout=1.5))
     yield client
     await client.aclose()
 
@@ -71,7 +72,7 @@ async def test_chat_round_trip(server: FakeServer, llm: LLM) -> None:
 @pytest.mark.parametrize(
     ("mode", "message"),
     [
-        ("slow", "did not answer within 0.3s"),
+        ("slow", "did not answer within 1.5s"),
         ("500", "answered http 500"),
         ("garbage", "not valid json"),
         ("shape", "no `choices[0].message.content`"),
