@@ -66,7 +66,7 @@ async def build(pg: Postgres, n: int, texts: list[str], keep: bool) -> dict[str,
     import psycopg
 
     url, done = kept(pg, n) if keep else (pg.fresh(), False)
-    who = owners(n, ())
+    who = owners(n)
     row: dict[str, Any] = {
         "url": url,
         "users": len(set(who)),
