@@ -1,0 +1,171 @@
+"""The rule-based learning extractor: what belief builds use when no LLM is configured.
+
+It reads the user's own sentences, clause by clause, and recognises first-person statements of a few
+kinds, each with a stable subject (`About`) so that a later statement on the same subject supersedes
+the earlier one:
+
+- profile: name ("call me ..."), home (live in, based in, and the verbs of moving: moved, relocated),
+  origin, employer and role (work at/for/as, joined, "I'm a <occupation>", promoted), relationship
+  status, age and birthday;
+- family members and pets with their names; health (allergies, intolerances, conditions, diet);
+- preferences (prefer, like, love, hate, favourite, fan of, switched to) and standing instructions
+  (always, never, from now on, ... and their withdrawal);
+- dated events (a sentence naming one day, read by retrieval/dates.py against when it was said) and,
+  when asked for, plain first-person statements as notes without a subject.
+
+An update is a statement on a subject already held: a move, a new job, "actually ...". Negations and
+verbs of ending ("no longer", "not ... anymore", "don't ... anymore", quit, left, broke up, passed away)
+yield the same subject with a "no longer" value, so the old value stops being the active one.
+Questions, hypotheticals ("if ...", "would ...", "I wish ...") and statements whose subject is someone
+else yield nothing. The rules are about English clause structure, never about particular sentences.
+
+This module reads a turn clause by clause and dispatches each clause; the rules live beside it, one
+job a module: sentences (cutting and cleaning clauses), english (shared words, value ends, third
+person), profile, people, health, days, preferences, instructions, notes; learning holds the type.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime
+
+from tinymemory.api import About
+from tinymemory.lifecycle.rules.days import _dates
+from tinymemory.lifecycle.rules.english import (
+    _HYPOTHETICAL,
+    _NAME_WORD,
+    _PLAN,
+    _QUESTION_START,
+    _STANDING,
+    _sentence_case,
+    conjugate,
+    third_person,
+)
+from tinymemory.lifecycle.rules.health import _health
+from tinymemory.lifecycle.rules.instructions import _instruction
+from tinymemory.lifecycle.rules.learning import RuleLearning
+from tinymemory.lifecycle.rules.notes import _attribute, _event, _note
+from tinymemory.lifecycle.rules.people import _family
+from tinymemory.lifecycle.rules.preferences import _preferences
+from tinymemory.lifecycle.rules.profile import _GREETING_NAME, _home, _job, _name, _names
+from tinymemory.lifecycle.rules.sentences import _SENTENCES, _clean, clauses
+
+__all__ = ["RuleLearning", "clauses", "conjugate", "extract", "third_person"]
+
+
+def extract(
+    text: str, said_at: datetime, *, notes: bool = False, known: Mapping[str, About] | None = None
+) -> list[RuleLearning]:
+    """Learnings in one user turn, in clause order. With `notes`, a first-person statement no rule
+    recognises is kept as a note without a subject (what the user said about themselves). `known` maps
+    the (lowercased) names earlier turns bound to a pet or a relative to that subject, so "Rex died"
+    needs no "my"."""
+    out: list[RuleLearning] = []
+    for raw in _SENTENCES.split(text):
+        sentence = raw.strip()
+        if not sentence:
+            continue
+        if sentence.endswith("?"):
+            # A question keeps nothing, unless it asks for a standing behaviour ("could you always ...?").
+            asks = re.match(r"^(?:please\s+)?(?:can|could|would|will) you\b", sentence, re.I)
+            if not (asks and _STANDING.search(sentence)):
+                continue
+        greeting = _GREETING_NAME.match(sentence)
+        if greeting:
+            out.append(_name(greeting.group(1)))
+            continue
+        for clause in clauses(_clean(sentence)):
+            found = _bound_name(clause, known or {}) or _clause(clause, said_at)
+            if not found and notes:
+                found = _note(clause)
+            out.extend(found)
+    return out
+
+
+_NAME_DIED = re.compile(
+    rf"^({_NAME_WORD})\s+(?:has\s+|just\s+|sadly\s+)?"
+    r"(?:died|passed away|passed|was put down|had to be put down)\b"
+)
+
+
+def _bound_name(s: str, known: Mapping[str, About]) -> list[RuleLearning]:
+    """ "Rex died": a bare name the thread already bound to a pet or a relative ends that subject."""
+    m = _NAME_DIED.match(s)
+    about = known.get(m.group(1).lower()) if m else None
+    if m is None or about is None:
+        return []
+    return [RuleLearning(f"{m.group(1)} died.", "fact", about, 0.8, named=m.group(1))]
+
+
+# -- the clause rules ------------------------------------------------------------------------------------
+
+_NEGATION = re.compile(
+    r"\b(?:no longer|not anymore|not any more|anymore|any more|not\s+\w+\s+anymore)\b|"
+    r"\b(?:don't|do not|doesn't|am not|'m not|isn't|aren't|haven't|can't)\b.*\b(?:anymore|any more)\b",
+    re.I,
+)
+
+
+def _clause(s: str, said_at: datetime) -> list[RuleLearning]:
+    if not s:
+        return []
+    found = _instruction(s)
+    if found is not None:
+        return [found]
+    if _QUESTION_START.match(s):
+        return []
+    if m := _REMEMBER.match(s):
+        inner = _clean(m.group(1))
+        if not inner:
+            return []
+        nested = [x for c in clauses(inner) for x in _clause(c, said_at)]
+        return nested or [RuleLearning(_sentence_case(third_person(inner)) + ".", "fact", None, 0.85)]
+    if _HYPOTHETICAL.search(s) and not re.search(r"\bi would like you to\b|\bi'd like you to\b", s, re.I):
+        return []
+    if _PLAN.search(s):
+        return _event(s, said_at)
+    if _NEGATION.search(s):
+        return _negated(s, said_at)
+    for rule in _RULES:
+        got = rule(s, said_at)
+        if got:
+            return got
+    return _event(s, said_at)
+
+
+def _negated(s: str, said_at: datetime) -> list[RuleLearning]:
+    """ "I don't live in Lisbon anymore" -> the positive reading's subject, with a "no longer" value."""
+    positive = re.sub(r"\s*\b(?:anymore|any more)\b", "", s, flags=re.I)
+    positive = re.sub(r"\b(?:no longer|not)\s+", "", positive, flags=re.I)
+    positive = re.sub(r"\b(?:don't|do not)\s+", "", positive, flags=re.I)
+    positive = re.sub(r"\b(?:am not|'m not)\b", "am", positive, flags=re.I)
+    positive = re.sub(r"\bisn't\b", "is", positive, flags=re.I)
+    positive = re.sub(r"\baren't\b", "are", positive, flags=re.I)
+    positive = re.sub(r"\bhaven't got\b|\bhaven't\b", "have", positive, flags=re.I)
+    positive = re.sub(r"\bcan't\b", "can", positive, flags=re.I)
+    positive = " ".join(positive.split())
+    out = []
+    for rule in _RULES:
+        got = rule(positive, said_at)
+        if got:
+            out = got
+            break
+    return [RuleLearning(_no_longer(f.text), f.kind, f.about, f.confidence) for f in out]
+
+
+def _no_longer(text: str) -> str:
+    """ "The user lives in X." -> "The user no longer lives in X."; "... is X" -> "... is no longer X"."""
+    if m := re.match(r"^(The user(?:'s [\w ]+?)?) (is|are|has) (.*)$", text):
+        return f"{m.group(1)} {m.group(2)} no longer {m.group(3)}"
+    if m := re.match(r"^The user (\w+) (.*)$", text):
+        return f"The user no longer {m.group(1)} {m.group(2)}"
+    return f"No longer: {text}"
+
+
+_REMEMBER = re.compile(
+    r"^(?:remember|don't forget|do not forget|note|keep in mind)\s+(?:that\s+)?(.+)$", re.I
+)
+
+# In order: the first rule that reads a clause wins.
+_RULES = (_names, _health, _dates, _family, _preferences, _job, _home, _attribute)

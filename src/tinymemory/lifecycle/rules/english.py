@@ -1,0 +1,216 @@
+"""English words, phrases and forms the rules share: where a value ends, names, cue words, third person."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+from tinymemory.retrieval import dates
+
+_LEAD = re.compile(
+    r"^(?:(?:oh|ok|okay|so|well|also|and|but|hey|hi|hello|actually|correction|update|by the way|btw|"
+    r"fyi|just so you know|please|pls|no(?=[,!.:;])|yes|yeah|yep|sorry|quick update|news|guess what|"
+    r"i mean|"
+    r"in fact|anyway|anyways|oops|wait|heads up|just|plus|then|now|i meant|what i meant is|sadly|"
+    r"unfortunately|luckily|fortunately|thankfully|honestly|long story short)\b[,:;!.-]?\s*|"
+    r"^(?![^:]*\b(?:i|we|my|our|have|has|had|is|are|was|were)\b)[\w' ]{1,24}:\s+|"
+    r"^(?:[a-z']+\s+){0,2}[a-z']+,\s+(?=(?:i|we|my|our|correction|actually)\b))+",
+    # a short lead ending in a colon ("big news: ..."), not a clause introducing a list
+    re.I,
+)
+_TRAIL = re.compile(
+    r"\s*(?:,?\s*(?:now|anymore|any more|these days|nowadays|instead|please|thanks|thank you|again|"
+    r"too|as well|already|btw|lol|haha|for now|at the moment|right now|though|actually))+\s*$",
+    re.I,
+)
+# Time and circumstance phrases that end a value: "Madrid in May", "Initech last year".
+_VALUE_END = re.compile(
+    r"\s*(?:,|\s(?:in|on|since|from|during|around|about|back in)\s+(?:the\s+)?(?:\d|early|late|mid|spring|"
+    r"summer|autumn|fall|winter|january|february|march|april|may|june|july|august|september|october|"
+    r"november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b|\s(?:last|this|next|a few|"
+    r"a couple of|two|three|several|some)\s+(?:week|month|year|day|summer|spring|winter|autumn|fall|"
+    r"weeks|months|years|days)|\s\w+\s+ago\b|\s(?:recently|yesterday|today|tonight|lately|"
+    r"because|since|when|after|before|so that|which|where|and i|but i|and we|but we|with my|with our|"
+    r"for work|for good|for a while|for now|full[- ]time|part[- ]time|at the moment|according to|"
+    r"over the (?:summer|winter|spring|autumn|weekend|holidays|past|last)|at the (?:start|end) of|"
+    r"earlier this|later this)\b|\s(?:for|over)\s+(?:the\s+(?:past|last)\s+)?"
+    r"(?:\d+|a|an|one|two|three|four|five|"
+    r"six|seven|eight|nine|ten|twelve|twenty|a few|a couple of|several|many|some|nearly|almost|over|about)"
+    r"\s*(?:\w+\s+)?(?:years?|months?|weeks?|days?|decades?|ages)\b|\s(?:for ages|for years|for decades|"
+    r"for a long time|for a decade|for a year|for a month)\b)",
+    re.I,
+)
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+_SUBJECT_PERSON = re.compile(r"\b(i|i'm|i've|i'll|we|we're|my|our)\b", re.I)
+_DAY = timedelta(days=1)
+
+_NAME_WORD = r"[A-Z][\w'-]*"
+_NAME_RUN = rf"(?-i:{_NAME_WORD}(?:\s+{_NAME_WORD})?)"
+
+_QUESTION_START = re.compile(
+    r"^(?:what|why|how|when|where|who|which|whose|do|does|did|can|could|would|will|should|is|are|am|"
+    r"was|were|have|has|shall|may|might)\b(?!\s+(?:i|we)\s+(?:mention|tell|say)\b)",
+    re.I,
+)
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if|unless|suppose|supposing|imagine|pretend|hypothetically|in theory|would|wouldn't|"
+    r"could|might|wish|wonder|maybe|perhaps|someday|one day)\b",
+    re.I,
+)
+# A plan or an intention is not (yet) a fact about the user: no profile rule reads it.
+_PLAN = re.compile(
+    r"\b(?:thinking of|thinking about|considering|dream of|dreaming of|hope to|hoping to|plan to|"
+    r"planning to|planning on|want to|wanna|going to|gonna|about to|trying to decide|might)\b",
+    re.I,
+)
+
+_STANDING = re.compile(
+    r"\b(?:always|never|from now on|going forward|in (?:the )?future|by default|every time|whenever|"
+    r"each time|any time|from here on|in all (?:your )?(?:answers|replies|responses|messages)|"
+    r"in every (?:answer|reply|response|message)|all the time)\b",
+    re.I,
+)
+
+
+def _is_name(value: str) -> bool:
+    """A proper name, with or without a determiner: "Madrid", "the Netherlands", "the BBC"."""
+    return re.sub(r"^the\s+", "", value, flags=re.I)[:1].isupper()
+
+
+def _article(noun: str) -> str:
+    if re.match(r"^(?:an?|the|my)\s", noun, re.I) or noun[:1].isupper():
+        return noun
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
+
+
+def _value(text: str) -> str:
+    """An object as a value: without what a following clause adds ("X, they give me nightmares") and
+    without a leading amount ("a lot of green tea" is green tea)."""
+    text = re.split(
+        r",\s*(?=(?:they|it|he|she|this|that|which|but|so|because|as|since)\b)", text, maxsplit=1
+    )[0]
+    # a comment after a comma ("Emacs, don't judge", "coffee, doctor's orders") is not part of the value
+    text = re.split(
+        r",\s*(?=[^,]*(?:\b(?:i|me|my|we|our|you|don't|doesn't|isn't|says|said|apparently|lol|haha)\b|'s\b))",
+        text,
+        maxsplit=1,
+    )[0]
+    text = re.sub(
+        r"^(?:a lot of|lots of|loads of|plenty of|a bit of|a little|some|mostly)\s+", "", text, flags=re.I
+    )
+    return _TRAIL.sub("", text).strip().rstrip(",.; ")
+
+
+# -- text ------------------------------------------------------------------------------------------------
+
+_MODALS = {"can", "could", "will", "would", "should", "shall", "may", "might", "must", "cannot"}
+_ADVERBS = (
+    "really|also|just|usually|often|always|never|still|now|actually|sometimes|mostly|absolutely|totally|"
+    "definitely|recently|finally|generally|normally|rarely|seldom|already|even|truly|currently|mainly|"
+    "only|honestly|basically|kind of|kinda|sort of"
+)
+_IRREGULAR_PAST = frozenset(
+    (
+        "went ran was were had got made took saw came left met found felt thought told said bought "
+        "brought began became did ate drank wrote read gave knew sat stood won lost spent sent "
+        "built kept slept taught caught flew drove rode swam sang heard held paid put quit set cut "
+        "hurt let broke chose fell forgot grew hit led meant moved sold shot shut split spoke stole "
+        "struck threw understood woke wore used joined started tried finished visited decided "
+    )
+    .strip(" ")
+    .split(" ")
+)
+
+
+def _past(word: str) -> bool:
+    """A verb form ending in -ed is past ("moved"), except the base forms ending in -eed ("need",
+    "feed", "succeed": "agreed" and "freed" are agree and free in the past) and short words ("shed")."""
+    if word.endswith("eed"):
+        return word in {"agreed", "freed", "decreed", "guaranteed", "refereed", "disagreed"}
+    return word.endswith("ed") and len(word) > 4
+
+
+def conjugate(verb: str) -> str:
+    """A base-form verb for a third-person singular subject: live -> lives, have -> has, go -> goes."""
+    low = verb.lower()
+    special = {"be": "is", "am": "is", "have": "has", "do": "does", "go": "goes", "'m": "is", "'ve": "has"}
+    if low in special:
+        return special[low]
+    if low in _MODALS or low in _IRREGULAR_PAST or _past(low) or low.endswith("'d"):
+        return verb
+    if re.search(r"(?:s|sh|ch|x|z|o)$", low):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", low):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def third_person(text: str) -> str:
+    """First person to third: "my" -> "the user's", "I am" -> "the user is", "I live" -> "the user
+    lives" (the verb agrees), "me" -> "the user", "we" -> "the user and others"."""
+
+    def agree(m: re.Match[str]) -> str:
+        adverbs, verb = m.group(1) or "", m.group(2)
+        low = verb.lower()
+        if low in {"don't", "dont"}:
+            return f"the user {adverbs}does not"
+        if low in {"can't", "cant"}:
+            return f"the user {adverbs}cannot"
+        if low in {"won't"}:
+            return f"the user {adverbs}will not"
+        if low in {"didn't", "wasn't", "haven't", "hasn't"}:
+            return f"the user {adverbs}" + {"didn't": "did not", "wasn't": "was not"}.get(low, "has not")
+        if low in {"was", "had"} or _past(low) or low in _IRREGULAR_PAST or low in _MODALS:
+            return f"the user {adverbs}{verb}"
+        if not re.fullmatch(r"[a-z]+", low) or low in {"the", "a", "an", "and", "or", "to", "in", "at"}:
+            return f"the user {adverbs}{verb}"
+        return f"the user {adverbs}{conjugate(verb)}"
+
+    swaps: list[tuple[str, str]] = [
+        (r"\bI am\b|\bI'm\b|\bIm\b", "the user is"),
+        (r"\bI've\b|\bI have\b", "the user has"),
+        (r"\bI'll\b|\bI will\b", "the user will"),
+        (r"\bI'd\b", "the user would"),
+        (r"\bI was\b", "the user was"),
+        (r"\bwe're\b|\bwe are\b", "the user and others are"),
+        (r"\bwe've\b", "the user and others have"),
+        (r"\bwe\b", "the user and others"),
+        (r"\bour\b", "the user's"),
+        (r"\bours\b", "the user's"),
+        (r"\bus\b", "the user and others"),
+        (r"\bmy\b", "the user's"),
+        (r"\bme\b", "the user"),
+        (r"\bmine\b", "the user's"),
+        (r"\bmyself\b", "the user"),
+    ]
+    out = text
+    for pattern, repl in swaps[:5]:
+        out = re.sub(pattern, repl, out, flags=re.I)
+    out = re.sub(rf"\bI\s+((?:(?:{_ADVERBS})\s+)*)([\w']+)", agree, out, flags=re.I)
+    out = re.sub(r"\bI\b", "the user", out, flags=re.I)
+    for pattern, repl in swaps[5:]:
+        out = re.sub(pattern, repl, out, flags=re.I)
+    return out
+
+
+def _sentence_case(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
+
+
+def _key(text: str) -> str:
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return (
+        " ".join(w for w in words if w not in {"the", "a", "an", "to", "my", "your", "our"})[:80] or "general"
+    )
+
+
+def _dated(s: str, said_at: datetime) -> tuple[datetime, datetime] | None:
+    """The day a sentence is about, as a UTC [start, end) range: the first expression the date reader
+    (retrieval/dates.py) resolves to a single day, against when the sentence was said."""
+    for span in dates.resolve(s, said_at.astimezone(UTC)):
+        if span.end - span.start == _DAY:
+            return span.start, span.end
+    return None

@@ -1,0 +1,117 @@
+"""Health: allergies, intolerances, conditions, diet."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from tinymemory.api import About
+from tinymemory.lifecycle.rules.english import _TRAIL, _VALUE_END, _key
+from tinymemory.lifecycle.rules.learning import RuleLearning
+
+# health -------------------------------------------------------------------------------------------------
+
+_ALLERGY = re.compile(
+    r"^i(?:'m| am| have been| was)?\s+(?:(?:severely|very|really|mildly|slightly|deathly|super|also|so)\s+)*"
+    r"allergic to\s+(.+)$|^i\s+(?:have|'ve got|have got|got)\s+(?:an?\s+)?(?:(?:severe|bad|mild|serious)\s+)?"
+    r"allergy to\s+(.+)$|^i\s+(?:have|'ve got|have got)\s+(?:an?\s+)?(?:(?:severe|bad|mild|serious)\s+)?"
+    r"([\w\s-]+?)\s+allergy$|^my\s+([\w\s-]+?)\s+allergy\b",
+    re.I,
+)
+_INTOLERANT = re.compile(
+    r"^i(?:'m| am)\s+(?:(?:very|really|a bit|slightly)\s+)?([\w-]+)\s+intolerant$|"
+    r"^i(?:'m| am)\s+intolerant to\s+(.+)$|^i\s+(?:have|'ve got)\s+(?:an?\s+)?([\w\s-]+?)\s+intolerance$",
+    re.I,
+)
+_CONDITION = re.compile(
+    r"^i(?:'ve| have)?\s+(?:(?:recently|just|finally)\s+)?(?:was|been|got)\s+diagnosed with\s+(.+)$|"
+    r"^i\s+suffer from\s+(.+)$|^i\s+(?:have|'ve got|live with|deal with|struggle with)\s+"
+    r"((?:type [12] |chronic |mild |severe |bad )?(?:diabetes|asthma|arthritis|migraines|epilepsy|"
+    r"celiac disease|coeliac disease|celiac|coeliac|adhd|autism|anxiety|depression|high blood pressure|"
+    r"hypertension|ibs|crohn's|eczema|psoriasis|a heart condition|a bad back|back pain|insomnia|"
+    r"sleep apnea|tinnitus|lupus|multiple sclerosis|ms|cancer|long covid|a thyroid condition|"
+    r"hypothyroidism|fibromyalgia|ptsd|ocd|dyslexia|glaucoma|gout|anemia|anaemia))\b(.*)$|"
+    r"^i(?:'m| am)\s+(diabetic|asthmatic|epileptic|celiac|coeliac|anemic|anaemic|pregnant|"
+    r"colorblind|colour-blind|color-blind|deaf|hard of hearing|dyslexic|autistic|short-sighted|"
+    r"near-sighted|nearsighted)\b",
+    re.I,
+)
+_DIET = re.compile(
+    r"^i(?:'m| am| went| have gone| 've gone| became| 've become| have become| eat| follow| keep)\s+"
+    r"(?:(?:now|fully|strictly|mostly|also|a)\s+)*(vegan|vegetarian|pescatarian|pescetarian|keto|paleo|"
+    r"plant-based|kosher|halal|gluten-free|dairy-free)\b",
+    re.I,
+)
+_AVOID = re.compile(
+    r"^i\s+(?:(?:also|strictly)\s+)?(?:don't|do not|can't|cannot|never)\s+(?:eat|drink|have|consume|touch)\s+"
+    r"(meat|red meat|pork|beef|fish|seafood|shellfish|dairy|gluten|eggs|alcohol|sugar|caffeine|nuts|"
+    r"peanuts|wheat|soy|chicken|lamb)\b",
+    re.I,
+)
+_OUTGREW = re.compile(
+    r"^i\s+(?:outgrew|grew out of|'ve outgrown|have outgrown)\s+my\s+([\w\s-]+?)\s+allergy", re.I
+)
+
+
+def _items(text: str) -> list[str]:
+    """ "peanuts, shellfish and cats" -> the three, each clipped at its first time phrase."""
+    text = re.split(r",?\s+(?:so|but|which|because|though|since|when)\b", text, maxsplit=1)[0]
+    parts = re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+", _TRAIL.sub("", text))
+    out = []
+    for p in parts:
+        p = _VALUE_END.split(p, maxsplit=1)[0].strip(" .")
+        p = re.sub(r"^(?:all|most|some|any|certain)\s+", "", p, flags=re.I)
+        if p and len(p.split()) <= 4:
+            out.append(p)
+    return out
+
+
+def _health(s: str, said_at: datetime) -> list[RuleLearning]:
+    if m := _OUTGREW.match(s):
+        what = m.group(1).strip()
+        return [
+            RuleLearning(
+                f"The user is no longer allergic to {what}.",
+                "fact",
+                About("health", f"allergy {_key(what)}"),
+                0.8,
+            )
+        ]
+    if m := _ALLERGY.match(s):
+        raw = next(g for g in m.groups() if g)
+        return [
+            RuleLearning(f"The user is allergic to {x}.", "fact", About("health", f"allergy {_key(x)}"), 0.9)
+            for x in _items(raw)
+        ]
+    if m := _INTOLERANT.match(s):
+        what = next(g for g in m.groups() if g).strip()
+        return [
+            RuleLearning(
+                f"The user is intolerant to {what}.",
+                "fact",
+                About("health", f"intolerance {_key(what)}"),
+                0.85,
+            )
+        ]
+    if m := _CONDITION.match(s):
+        if m.group(5):
+            word = m.group(5).lower()
+            text = f"The user is {word}."
+            key = word
+        else:
+            what = _VALUE_END.split(_TRAIL.sub("", m.group(1) or m.group(2) or m.group(3)), maxsplit=1)[
+                0
+            ].strip()
+            text, key = f"The user has {what}.", what.lower()
+        return [RuleLearning(text, "fact", About("health", f"condition {_key(key)}"), 0.85)]
+    if m := _DIET.match(s):
+        diet = m.group(1).lower()
+        return [RuleLearning(f"The user is {diet}.", "fact", About("health", "diet"), 0.85)]
+    if m := _AVOID.match(s):
+        what = m.group(1).lower()
+        return [
+            RuleLearning(
+                f"The user does not eat {what}.", "fact", About("health", f"avoids {_key(what)}"), 0.8
+            )
+        ]
+    return []

@@ -1,0 +1,164 @@
+"""Standing instructions (always, never, from now on, ...) and their withdrawal."""
+
+from __future__ import annotations
+
+import re
+
+from tinymemory.api import About
+from tinymemory.lifecycle.rules.english import _STANDING, _key, _value, third_person
+from tinymemory.lifecycle.rules.learning import RuleLearning
+
+# instructions -------------------------------------------------------------------------------------------
+
+_ADDRESSED = re.compile(
+    r"^(?:(?:please|kindly)\s+)?(?:(?:i(?:'d| would) like you to|i want you to|i need you to|"
+    r"can you|could you|"
+    r"make sure (?:to|that you|you)|remember to|be sure to|you should|you must|you need to|try to)\s+)?",
+    re.I,
+)
+_ALWAYS = re.compile(
+    r"^(?:from now on,?\s+|going forward,?\s+|in (?:the )?future,?\s+|by default,?\s+)?"
+    r"(always|never)\s+(.+)$",
+    re.I,
+)
+_DONT_EVER = re.compile(
+    r"^(?:please\s+)?(?:don't|do not)\s+(?:ever\s+)?(.+?)(?:,?\s+(?:ever|ever again|again))?$", re.I
+)
+_STANDING_LEAD = re.compile(
+    r"^(?:from now on|going forward|in (?:the )?future|by default|from here on(?: out)?|for all future "
+    r"(?:answers|replies|chats))\s*,?\s+(.+)$|^(.+?)\s*,?\s+(?:from now on|going forward|in (?:the )?future|"
+    r"by default|from here on(?: out)?)$",
+    re.I,
+)
+_WHENEVER = re.compile(r"^(?:whenever|every time|each time|any time)\s+(.+?),\s*(?:please\s+)?(.+)$", re.I)
+_WITHDRAW = re.compile(
+    r"^(?:you\s+)?(?:don't|do not|no)\s+(?:need|have)\s+to\s+(.+?)\s+(?:any ?more|from now on)$|"
+    r"^no need to\s+(.+?)\s+any ?more$|^(?:you can|feel free to|it's fine to|it is fine to|it's ok to|"
+    r"it's okay to)\s+(.+?)\s+again$|^(?:please\s+)?(?:stop|quit)\s+(\w+ing\b.*)$|"
+    r"^(?:forget|drop|cancel|ignore)\s+(?:the|my)\s+(?:rule|instruction|request)\s+(?:about|to|of)\s+(.+)$",
+    re.I,
+)
+_YOU_SUBJECT = re.compile(
+    r"^(?:you|your answers|your replies|answers|replies)\s+(?:should|must|need to)\s+(always|never)?\s*(.+)$",
+    re.I,
+)
+
+
+def _instruction(s: str) -> RuleLearning | None:
+    if m := _WITHDRAW.match(s):
+        g = [x for x in m.groups() if x]
+        action = _base_phrase(_value(g[0])) if g else ""
+        if not action:
+            return None
+        key = _instruction_key(action)
+        if m.group(4):  # "stop doing X" is itself a standing "never X"
+            return RuleLearning(
+                f"Never {third_person(action)}.", "instruction", About("instruction", key), 0.85
+            )
+        return RuleLearning(
+            f"No longer a standing instruction: {third_person(action)}.",
+            "instruction",
+            About("instruction", key),
+            0.85,
+        )
+    body = _ADDRESSED.sub("", s, count=1).strip()
+    if m := _YOU_SUBJECT.match(body):
+        if not (m.group(1) or _STANDING.search(s)):
+            return None
+        word = (m.group(1) or "always").lower()
+        rest = _strip_standing(m.group(2))
+        return RuleLearning(
+            f"{word.capitalize()} {third_person(rest)}.",
+            "instruction",
+            About("instruction", _instruction_key(rest)),
+            0.85,
+        )
+    if m := _ALWAYS.match(body):
+        word, rest = m.group(1).lower(), _strip_standing(m.group(2))
+        if not rest:
+            return None
+        return RuleLearning(
+            f"{word.capitalize()} {third_person(rest)}.",
+            "instruction",
+            About("instruction", _instruction_key(rest)),
+            0.9,
+        )
+    if m := _STANDING_LEAD.match(body):
+        rest = _value(m.group(1) or m.group(2))
+        if dont := _DONT_EVER.match(rest):
+            action = _strip_standing(dont.group(1))
+            return RuleLearning(
+                f"Never {third_person(action)}.",
+                "instruction",
+                About("instruction", _instruction_key(action)),
+                0.85,
+            )
+        if re.match(r"^(?:i|we|my|our)\b", rest, re.I):
+            return None  # "from now on I ..." is about the user, not an instruction
+        rest = _ADDRESSED.sub("", rest, count=1).strip()
+        return RuleLearning(
+            f"From now on, {third_person(rest)}.",
+            "instruction",
+            About("instruction", _instruction_key(rest)),
+            0.85,
+        )
+    if m := _WHENEVER.match(body):
+        rest = _value(m.group(2))
+        if re.match(r"^(?:i|we|my|our)\b", rest, re.I):
+            return None
+        cond = _value(m.group(1))
+        return RuleLearning(
+            f"Whenever {third_person(cond)}, {third_person(rest)}.",
+            "instruction",
+            About("instruction", _instruction_key(rest)),
+            0.85,
+        )
+    if body is not s and (dont := _DONT_EVER.match(body)) and re.search(r"\bever\b", s, re.I):
+        action = _strip_standing(dont.group(1))
+        return RuleLearning(
+            f"Never {third_person(action)}.",
+            "instruction",
+            About("instruction", _instruction_key(action)),
+            0.85,
+        )
+    if (dont := _DONT_EVER.match(s)) and re.search(r"\bever\b", s, re.I):
+        action = _strip_standing(dont.group(1))
+        return RuleLearning(
+            f"Never {third_person(action)}.",
+            "instruction",
+            About("instruction", _instruction_key(action)),
+            0.85,
+        )
+    return None
+
+
+def _strip_standing(text: str) -> str:
+    out = _STANDING.sub("", _value(text))
+    return _value(" ".join(out.split()).strip(" ,"))
+
+
+def _instruction_key(action: str) -> str:
+    """The subject of an instruction: its verb phrase, with "in <X>" values folded ("answer in French"
+    and "answer in Spanish" are one subject, so the later one wins)."""
+    action = re.sub(r"^(?:please|to|you|kindly)\s+", "", action.strip(), flags=re.I)
+    m = re.match(r"^(.+?\s(?:in|using))\s+\S+(?:\s+\S+)?$", action, re.I)
+    return _key(m.group(1)) if m else _key(action)
+
+
+def _base_phrase(text: str) -> str:
+    """ "using emojis" -> "use emojis": a leading gerund back to its base form."""
+    m = re.match(r"^(\w+)ing\b(.*)$", text, re.I)
+    if not m:
+        return text
+    stem, rest = m.group(1), m.group(2)
+    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+        stem = stem[:-1]
+    elif (
+        len(stem) >= 2
+        and stem[-1] not in "aeiouwxy"
+        and stem[-2] in "aeiou"
+        and (len(stem) < 3 or stem[-3] not in "aeiou")
+        and not re.search(r"(?:er|en|on|el|it|ol|et)$", stem)
+    ):
+        stem += "e"
+    return stem + rest

@@ -1,0 +1,234 @@
+"""Relationships, family members and pets, with their names."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from tinymemory.api import About
+from tinymemory.lifecycle.rules.english import _NAME_RUN, _TRAIL
+from tinymemory.lifecycle.rules.learning import RuleLearning
+
+# relationships, family, pets ----------------------------------------------------------------------------
+
+_UNIQUE_KIN = {
+    "mom": "mother",
+    "mum": "mother",
+    "mother": "mother",
+    "mommy": "mother",
+    "dad": "father",
+    "father": "father",
+    "daddy": "father",
+    "wife": "wife",
+    "husband": "husband",
+    "spouse": "spouse",
+    "partner": "partner",
+    "girlfriend": "girlfriend",
+    "boyfriend": "boyfriend",
+    "fiance": "fiance",
+    "fiancé": "fiance",
+    "fiancee": "fiancee",
+    "fiancée": "fiancee",
+    "stepmother": "stepmother",
+    "stepfather": "stepfather",
+    "stepmom": "stepmother",
+    "stepdad": "stepfather",
+}
+_KIN = (
+    "sister|brother|son|daughter|child|kid|baby|cousin|aunt|uncle|niece|nephew|grandmother|grandfather|"
+    "grandma|grandpa|granny|grandson|granddaughter|grandchild|twin|stepson|stepdaughter|stepsister|"
+    "stepbrother|sibling|in-law|sister-in-law|brother-in-law|mother-in-law|father-in-law|"
+    + "|".join(sorted(_UNIQUE_KIN, key=len, reverse=True))
+)
+_PETS = (
+    "dog|puppy|pup|cat|kitten|rabbit|bunny|hamster|parrot|budgie|bird|fish|goldfish|turtle|tortoise|"
+    "horse|pony|guinea pig|snake|lizard|ferret|gecko|chinchilla|rat|mouse|hedgehog|cockatiel|pig|goat"
+)
+_MY_KIN = re.compile(
+    rf"^(?i:my|our)\s+(?i:(?:little|big|older|younger|baby|eldest|oldest|youngest|twin|new|late)\s+)?"
+    rf"(?i:({_KIN}))(?i:'s name is\s+|\s+is\s+(?:called\s+|named\s+)?|,\s*|"
+    rf"\s+(?:is\s+)?(?:called|named)\s+|\s+)"
+    rf"({_NAME_RUN})\b(.*)$"
+)
+_NATIONALITY = re.compile(
+    r"(?:ese|ish|ean|ic|ch)$|^(?:American|Italian|Canadian|Indian|Brazilian|Mexican|German|Russian|Korean|"
+    r"African|Asian|European|Australian|Christian|Catholic|Jewish|Muslim|Hindu|Buddhist|Cuban|Chilean|"
+    r"Peruvian|Colombian|Argentinian|Argentine|Nigerian|Kenyan|Ukrainian|Iranian|Egyptian|Moroccan|Thai|"
+    r"Greek|Dutch|French|Swiss|British|English|Irish|Scottish|Welsh|Spanish)$"
+)
+_KIN_IS_MINE = re.compile(
+    rf"^({_NAME_RUN})\s+is\s+(?i:my)\s+(?i:(?:little|big|older|younger)\s+)?(?i:({_KIN}))\b"
+)
+_HAVE_KIN = re.compile(
+    rf"^(?:i|we)\s+(?:have|'ve got|have got|had)\s+(?:an?|one|two|three|four|five|\d+)\s+"
+    rf"(?:(?:little|big|older|younger|baby|twin|grown-up)\s+)?({_KIN})s?\s*(?:,|:|named|called|-)?\s*(.+)$",
+    re.I,
+)
+_PET_OWN = re.compile(
+    rf"^(?:i|we)\s+(?:(?:just|recently|finally)\s+)?(?:have|'ve got|have got|got|adopted|rescued|"
+    rf"brought home|bought)\s+(?:an?|one|two|three|\d+|a new|a little)\s+(?:(?:new|little|baby|"
+    rf"rescue|\w+)\s+)?({_PETS})s?\s*(?:,|:|named|called|-)?\s*(.+)$",
+    re.I,
+)
+_MY_PET = re.compile(
+    rf"^(?i:my|our)\s+(?i:(?:new|little|old|rescue)\s+)?(?i:({_PETS}))(?i:'s name is\s+|\s+is\s+(?:called\s+|"
+    rf"named\s+)?|,\s*|\s+(?:is\s+)?(?:called|named)\s+|\s+)({_NAME_RUN})\b(.*)$"
+)
+# "We rescued a greyhound named Dash": a creature adopted or rescued and named is a pet, whatever its kind
+_ADOPTED_NAMED = re.compile(
+    rf"^(?i:i|we)\s+(?i:(?:just|recently|finally)\s+)?(?i:adopted|rescued|took in)\s+(?i:an?|one)\s+"
+    rf"((?i:[a-z-]+)(?:\s+(?i:[a-z-]+))?)\s+(?i:named|called)\s+({_NAME_RUN})\b"
+)
+_DIED = re.compile(r"\b(?:passed away|died|passed|was put down|had to be put down|is gone)\b", re.I)
+_LOST_PET = re.compile(
+    rf"^(?:i|we)\s+(?:(?:just|recently|sadly)\s+)?(?:lost|had to put down|said goodbye to)\s+(?:my|our)\s+"
+    rf"(?:(?:old|little|beloved|sweet)\s+)?({_PETS}|{_KIN}),?\s+({_NAME_RUN})\b",
+    re.I,
+)
+_RELATIONSHIP = re.compile(
+    r"^(?:i|we)\s+(?:(?:just|recently|finally|officially)\s+)?(?P<state>'m married|am married|are married|"
+    r"'re married|got married|'m engaged|am engaged|got engaged|are engaged|'re engaged|'m single|am single|"
+    r"'m divorced|am divorced|got divorced|'m separated|am separated|'m dating|am dating|'m seeing|"
+    r"am seeing|'m in a relationship|am in a relationship|broke up|split up|separated|"
+    r"'ve broken up|have broken up|'re separated|are separated)(?P<rest>.*)$",
+    re.I,
+)
+_THEY_AND_I = re.compile(
+    rf"^({_NAME_RUN}) and i\s+(got married|got engaged|broke up|split up|separated|got divorced|"
+    r"are dating|are engaged|are married|have broken up|'ve broken up)\b",
+    re.I,
+)
+_STATE_TEXT = {
+    "married": "is married",
+    "got married": "is married",
+    "engaged": "is engaged",
+    "got engaged": "is engaged",
+    "single": "is single",
+    "divorced": "is divorced",
+    "got divorced": "is divorced",
+    "separated": "is separated",
+    "dating": "is dating",
+    "seeing": "is dating",
+    "in a relationship": "is in a relationship",
+    "broke up": "broke up",
+    "split up": "broke up",
+    "broken up": "broke up",
+}
+
+
+def _names_in(text: str) -> list[str]:
+    """The names listed at the start of `text`: "Ana and Rui, who ..." -> ["Ana", "Rui"]."""
+    head = re.split(
+        r"\s+(?:who|that|which|whom)\b|[.;]|"
+        r",?\s+(?:in|from|at|near|of|on|with|for|by|out in|over in|back in)\s",
+        text,
+        maxsplit=1,
+    )[0]
+    names = re.findall(rf"\b({_NAME_RUN})\b", head)
+    stop = {"I", "We", "My", "Our", "They", "He", "She", "The"}
+    return [n for n in names if n.split()[0] not in stop][:6]
+
+
+def _kin_key(rel: str) -> tuple[str, bool]:
+    low = rel.lower()
+    if low in _UNIQUE_KIN:
+        return _UNIQUE_KIN[low], True
+    return {"kid": "child", "grandma": "grandmother", "grandpa": "grandfather", "granny": "grandmother"}.get(
+        low, low
+    ), False
+
+
+def _kin_learning(rel: str, name: str) -> RuleLearning:
+    key, unique = _kin_key(rel)
+    about = About("family", key if unique else f"{key} {name.lower()}")
+    return RuleLearning(f"The user's {rel.lower()} is {name}.", "fact", about, 0.85, named=name)
+
+
+def _pet_learning(animal: str, name: str) -> RuleLearning:
+    return RuleLearning(
+        f"The user has a {animal.lower()} named {name}.", "fact", About("pet", name.lower()), 0.85, named=name
+    )
+
+
+def _family(s: str, said_at: datetime) -> list[RuleLearning]:
+    if m := _LOST_PET.match(s):
+        what, name = m.group(1), m.group(2)
+        if re.fullmatch(_PETS, what, re.I):
+            return [
+                RuleLearning(
+                    f"The user's {what.lower()} {name} died.", "fact", About("pet", name.lower()), 0.8
+                )
+            ]
+        key, unique = _kin_key(what)
+        return [
+            RuleLearning(
+                f"The user's {what.lower()} {name} died.",
+                "fact",
+                About("family", key if unique else f"{key} {name.lower()}"),
+                0.8,
+            )
+        ]
+    if (m := _ADOPTED_NAMED.match(s)) and not (
+        _PEOPLE.search(m.group(1)) or re.search(rf"\b(?:{_KIN}|girl|boy|child|kid)s?\b", m.group(1), re.I)
+    ):
+        return [_pet_learning(m.group(1), m.group(2))]
+    if m := _MY_PET.match(s):
+        animal, name, rest = m.group(1), m.group(2), m.group(3)
+        if _DIED.search(rest):
+            return [
+                RuleLearning(
+                    f"The user's {animal.lower()} {name} died.", "fact", About("pet", name.lower()), 0.8
+                )
+            ]
+        return [_pet_learning(animal, name)]
+    if (m := _PET_OWN.match(s)) or _HAVE_KIN.match(s):
+        # "I have a dog named Rex and two cats, Luna and Milo": each quantified noun with its own names
+        head = re.match(r"^(?:i|we)\s+\S+(?:\s+got)?\s+", s, re.I)
+        lead = head.group(0) if head else "I have "
+        parts = re.split(r",?\s+and\s+(?=(?:an?|one|two|three|four|five|\d+)\s)", s, flags=re.I)
+        out: list[RuleLearning] = []
+        for i, part in enumerate(parts):
+            part = part if i == 0 else lead + part
+            if pet := _PET_OWN.match(part):
+                out += [_pet_learning(pet.group(1), n) for n in _names_in(pet.group(2))]
+            elif kin := _HAVE_KIN.match(part):
+                out += [_kin_learning(kin.group(1), n) for n in _names_in(kin.group(2))]
+        return out
+    if m := _THEY_AND_I.match(s):
+        name, state = m.group(1), m.group(2).lower()
+        said = _STATE_TEXT.get(state.replace("are ", "").replace("have ", "").replace("'ve ", ""), state)
+        prep = "with" if said in {"broke up", "is dating"} else "to"
+        return [
+            RuleLearning(f"The user {said} {prep} {name}.", "fact", About("profile", "relationship"), 0.8)
+        ]
+    if m := _RELATIONSHIP.match(s):
+        state = re.sub(r"^(?:'m|am|are|'re|'ve|have)\s+", "", m.group("state").lower())
+        said = _STATE_TEXT.get(state, state)
+        rest = _TRAIL.sub("", m.group("rest")).strip()
+        who = re.match(rf"^(?:to|with)\s+({_NAME_RUN})\b|^({_NAME_RUN})\b", rest)
+        name = (who.group(1) or who.group(2)) if who else None
+        if name and name.split()[0] in {"I", "We", "My"}:
+            name = None
+        if said == "is dating" and not name:
+            return []  # "I'm seeing the dentist" is an appointment, not a partner
+        prep = "with" if said in {"broke up", "is dating", "is in a relationship"} else "to"
+        text = f"The user {said}" + (f" {prep} {name}." if name else ".")
+        return [RuleLearning(text, "fact", About("profile", "relationship"), 0.8)]
+    if (m := _MY_KIN.match(s)) and not _NATIONALITY.search(m.group(2)):
+        rel, name, rest = m.group(1), m.group(2), m.group(3)
+        if _DIED.search(rest):
+            key, unique = _kin_key(rel)
+            about = About("family", key if unique else f"{key} {name.lower()}")
+            return [RuleLearning(f"The user's {rel.lower()} {name} died.", "fact", about, 0.8)]
+        return [_kin_learning(rel, name)]
+    if m := _KIN_IS_MINE.match(s):
+        return [_kin_learning(m.group(2), m.group(1))]
+    return []
+
+
+_PEOPLE = re.compile(
+    r"\b(?:friend|friends|coworker|co-worker|colleague|colleagues|boss|manager|neighbou?r|roommate|"
+    r"flatmate|classmate|teammate|teacher|doctor|landlord|client|clients|team|company|kids|children|"
+    r"family|parents|mentor|therapist)\b",
+    re.I,
+)

@@ -1,0 +1,170 @@
+"""Preferences: prefer, like, love, hate, favourite, fan of, switched to."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from tinymemory.api import About
+from tinymemory.lifecycle.rules.english import _key, _value, conjugate, third_person
+from tinymemory.lifecycle.rules.learning import RuleLearning
+
+# preferences --------------------------------------------------------------------------------------------
+
+_FAVOURITE = re.compile(r"^my (?:favou?rite|preferred)\s+([\w\s-]{1,40}?)\s+(?:is|are)\s+(.+)$", re.I)
+_FAVOURITE_IS = re.compile(
+    r"^(.{1,40}?)\s+(?:is|are)\s+my\s+(?:absolute\s+)?(?:favou?rite|preferred)\s*([\w\s-]{0,40})$", re.I
+)
+_PREFER = re.compile(
+    r"^i\s+(?:now\s+|really\s+|much\s+|definitely\s+|still\s+|generally\s+|usually\s+)?prefer\s+(.+?)"
+    r"(?:\s+(?:to|over|rather than)\s+(.+?))?$",
+    re.I,
+)
+_SWITCHED = re.compile(
+    r"^i(?:'ve| have)?\s+(?:(?:just|recently|finally)\s+)?(?:switched|changed|gone over)\s+"
+    r"(?:from\s+(.+?)\s+)?to\s+(.+)$",
+    re.I,
+)
+_LIKE = re.compile(
+    r"^i\s+(?:really\s+|do\s+|absolutely\s+|totally\s+|truly\s+|also\s+|still\s+|kind of\s+|kinda\s+|"
+    r"honestly\s+|just\s+)*(like|love|adore|enjoy|dislike|hate|detest|loathe|don't like|do not like|"
+    r"can't stand|cannot stand|don't enjoy|do not enjoy)\s+(.+)$",
+    re.I,
+)
+_FAN = re.compile(
+    r"^i(?:'m| am)\s+(?:(?:a|such a|a huge|a big|a massive|huge|big|really|so|totally|very|not|not really|"
+    r"not much of)\s+)*(fan of|into|obsessed with|crazy about|passionate about|keen on|a fan of)\s+(.+)$",
+    re.I,
+)
+# Bare "I prefer X" needs a subject so a later "I prefer Y" replaces it; a few common ones are known.
+_CATEGORIES = {
+    "drink": {
+        "tea",
+        "coffee",
+        "espresso",
+        "water",
+        "juice",
+        "beer",
+        "wine",
+        "milk",
+        "soda",
+        "cocoa",
+        "latte",
+        "green tea",
+        "black coffee",
+        "herbal tea",
+        "oat milk",
+        "cappuccino",
+        "flat white",
+        "decaf",
+        "matcha",
+        "hot chocolate",
+    },
+    "editor": {
+        "vim",
+        "neovim",
+        "emacs",
+        "vscode",
+        "vs code",
+        "nano",
+        "sublime",
+        "intellij",
+        "pycharm",
+        "zed",
+    },
+    "theme": {"dark mode", "light mode", "dark theme", "light theme"},
+    "indentation": {"tabs", "spaces"},
+    "contact": {"email", "phone", "slack", "text", "sms", "a call", "phone calls", "texts", "whatsapp"},
+}
+_DRINK = re.compile(
+    r"^i\s+(?:usually\s+|mostly\s+|only\s+|mainly\s+|just\s+|always\s+)?drink\s+(.+?)"
+    r"(?:\s+(?:every|each|in the|at|with|most|a lot)\b.*)?$",
+    re.I,
+)
+_REACTION = re.compile(r"^(?:it|that|this|those|these|them|him|her|you|your|the idea|the sound of)\b", re.I)
+
+
+def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
+    if m := _FAVOURITE.match(s):
+        what, value = _key(m.group(1)), _value(m.group(2))
+        return [
+            RuleLearning(
+                f"The user's favourite {what} is {value}.", "preference", About("preference", what), 0.9
+            )
+        ]
+    if m := _FAVOURITE_IS.match(s):
+        value, what = _value(m.group(1)), _key(m.group(2) or m.group(1))
+        if _REACTION.match(value):
+            return []
+        return [
+            RuleLearning(
+                f"The user's favourite {what} is {value}.", "preference", About("preference", what), 0.85
+            )
+        ]
+    if m := _PREFER.match(s):
+        choice = _value(m.group(1))
+        other = _value(m.group(2)) if m.group(2) else None
+        if _REACTION.match(choice) or re.match(r"^(?:you|that you|it when)\b", choice, re.I):
+            return []
+        key = _preference_key(choice, other)
+        text = f"The user prefers {third_person(choice)}" + (
+            f" over {third_person(other)}." if other else "."
+        )
+        return [RuleLearning(text, "preference", About("preference", key), 0.85)]
+    if m := _SWITCHED.match(s):
+        old, new = (_value(m.group(1)) if m.group(1) else None), _value(m.group(2))
+        if not new or _REACTION.match(new):
+            return []
+        key = _preference_key(new, old)
+        if key == _key(new) and old is None:
+            return []  # "I switched to X" says nothing stable unless X has a known category
+        return [
+            RuleLearning(
+                f"The user prefers {third_person(new)}.", "preference", About("preference", key), 0.8
+            )
+        ]
+    if (m := _DRINK.match(s)) and _preference_key(_value(m.group(1)), None) == "drink":
+        obj = _value(m.group(1))
+        return [RuleLearning(f"The user drinks {obj}.", "preference", About("preference", "drink"), 0.75)]
+    if m := _FAN.match(s):
+        negative = bool(re.search(r"\bnot\b", s, re.I))
+        obj = _value(m.group(2))
+        if not obj or _REACTION.match(obj):
+            return []
+        text = f"The user is {'not ' if negative else ''}a fan of {third_person(obj)}."
+        return [RuleLearning(text, "preference", About("preference", _key(obj)), 0.8)]
+    if m := _LIKE.match(s):
+        verb, obj = m.group(1).lower(), _value(m.group(2))
+        if (
+            not obj
+            or _REACTION.match(obj)
+            or obj.lower().startswith(("to hear", "how ", "what ", "the way you"))
+        ):
+            return []
+        phrase = {
+            "don't like": "does not like",
+            "do not like": "does not like",
+            "can't stand": "cannot stand",
+            "cannot stand": "cannot stand",
+            "don't enjoy": "does not enjoy",
+            "do not enjoy": "does not enjoy",
+        }
+        said = phrase.get(verb, conjugate(verb))
+        return [
+            RuleLearning(
+                f"The user {said} {third_person(obj)}.", "preference", About("preference", _key(obj)), 0.8
+            )
+        ]
+    return []
+
+
+def _preference_key(choice: str, other: str | None) -> str:
+    # the thing itself, without what follows it ("tea in the afternoons" is about tea)
+    low = re.split(r"\s+(?:in|on|at|for|with|when|while|during|after|before|every)\s+", choice.lower())[0]
+    for category, members in _CATEGORIES.items():
+        if low in members or (other and other.lower() in members):
+            return category
+    if other:
+        return " vs ".join(sorted([_key(choice), _key(other)]))
+    m = re.search(r"\bfor\s+(.+)$", choice.lower())
+    return _key(m.group(1)) if m else _key(choice)

@@ -1,0 +1,213 @@
+"""The user's profile: name, home and origin, employer and role."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from tinymemory.api import About
+from tinymemory.lifecycle.rules.english import _MONTHS, _NAME_RUN, _TRAIL, _VALUE_END, _article, _is_name
+from tinymemory.lifecycle.rules.learning import RuleLearning
+
+# names --------------------------------------------------------------------------------------------------
+
+_GREETING_NAME = re.compile(rf"^(?i:hi|hello|hey)\b[,!.]?\s+(?i:i'm|i am|this is)\s+({_NAME_RUN})[.!,]?\s*$")
+_NAME = re.compile(
+    rf"^(?:(?i:my name is|my name's|my first name is|call me|you can call me|people call me|everyone "
+    rf"calls me|i go by|i am called|i'm called|i prefer to be called|i'd rather be called|please call me)"
+    rf")\s+({_NAME_RUN})"
+)
+
+
+def _name(name: str) -> RuleLearning:
+    return RuleLearning(f"The user's name is {name}.", "fact", About("profile", "name"), 0.9)
+
+
+def _names(s: str, said_at: datetime) -> list[RuleLearning]:
+    m = _NAME.match(s)
+    return [_name(m.group(1))] if m else []
+
+
+# home, origin -------------------------------------------------------------------------------------------
+
+_HOME = re.compile(
+    r"^(?:i|we|(?:my\s+|our\s+)?[\w'-]+ and i)\s+"
+    r"(?:(?:now|currently|still|also|just|finally|recently|officially)\s+)?"
+    r"(live in|live near|'m living in|am living in|are living in|'re living in|'m based in|am based in|"
+    r"are based in|'re based in|'m based out of|moved to|moved back to|relocated to|have moved to|"
+    r"'ve moved to|have relocated to|'ve relocated to|'ve just moved to|settled in|moved house to|"
+    r"live)\s+(.+)$",
+    re.I,
+)
+_ORIGIN = re.compile(
+    r"^i\s+(?:(?:originally)\s+)?(am from|'m from|am originally from|'m originally from|grew up in|"
+    r"come from|was raised in)\s+(.+)$",
+    re.I,
+)
+_BORN = re.compile(r"^i\s+was born\s+(?:on|in)\s+(.+)$", re.I)
+
+
+def _place(text: str) -> str:
+    value = _VALUE_END.split(_TRAIL.sub("", text), maxsplit=1)[0].strip()
+    value = re.sub(r"^(?:here in|here to|over in)\s+", "", value, flags=re.I)
+    return value.rstrip(",.; ")
+
+
+def _home(s: str, said_at: datetime) -> list[RuleLearning]:
+    if m := _HOME.match(s):
+        place = _place(m.group(2))
+        if not place or place.lower() in {"here", "there", "alone", "together", "nearby", "abroad"}:
+            return []
+        if not m.group(1).lower().startswith(("live in", "am living", "are living")) and not _is_name(place):
+            return []  # "moved to a bigger flat" names no place
+        return [RuleLearning(f"The user lives in {place}.", "fact", About("profile", "home"), 0.85)]
+    if m := _ORIGIN.match(s):
+        place = _place(m.group(2))
+        return (
+            [RuleLearning(f"The user is from {place}.", "fact", About("profile", "origin"), 0.85)]
+            if place
+            else []
+        )
+    if m := _BORN.match(s):
+        what = _TRAIL.sub("", m.group(1)).strip()
+        if re.match(rf"^(?:\d|the\s+\d|(?:{_MONTHS})\b)", what, re.I):
+            value = re.split(r"\s+(?:in|at)\s+(?=[A-Z])", what)[0].strip(", ")
+            return [
+                RuleLearning(f"The user was born on {value}.", "fact", About("profile", "birthday"), 0.85)
+            ]
+        place = _place(what)
+        if place and place[0].isupper():
+            return [RuleLearning(f"The user was born in {place}.", "fact", About("profile", "origin"), 0.8)]
+    return []
+
+
+# work ---------------------------------------------------------------------------------------------------
+
+_OCCUPATION = re.compile(
+    r"(?:er|or|ist|ian|ant|ent|eer|ect|ographer|man|woman|person|nurse|chef|cook|doctor|lawyer|student|"
+    r"surgeon|pilot|barista|clerk|judge|nanny|medic|paramedic|vet|dentist|therapist|analyst|"
+    r"scientist|researcher|intern|apprentice|freelancer|consultant|officer|agent|assistant|"
+    r"lead|head|director|ceo|cto|cfo|founder|co-founder|owner|engineer|developer|designer|"
+    r"artist|writer|editor|teacher|tutor|professor|lecturer|coach|trainer|accountant|architect|"
+    r"mechanic|electrician|plumber|carpenter|farmer|firefighter|soldier|sailor|retiree|"
+    r"pharmacist|physio|physiotherapist|midwife|caregiver|carer|librarian|curator|maid|waitress)$",
+    re.I,
+)
+_NOT_OCCUPATION = frozenset(
+    (
+        "vegetarian|vegan|pescatarian|fan|lover|member|believer|beginner|parent|person|"
+        "morning person|night person|introvert|extrovert|christian|mother|father|brother|sister|"
+        "daughter|grandmother|grandfather|newcomer|foreigner|outsider|loner|dreamer|fast learner|"
+        "quick learner|night owl|early riser|insider|bit|lot|kind|sort|part|piece|"
+    )
+    .strip("|")
+    .split("|")
+)
+_EMPLOYER = re.compile(
+    r"^i\s+(?:(?:now|currently|still|also|just|recently|finally|officially)\s+)?"
+    r"(work at|work for|'m working at|am working at|'m working for|am working for|joined|"
+    r"started at|started working at|started working for|got a job at|got a job with|got hired by|"
+    r"got hired at|was hired by|'ve been hired by|have been hired by|'ve joined|have joined|"
+    r"started a new job at|started a job at|'ve started a new job at|'m employed by|am employed by|"
+    r"'m employed at|have started at|have started a new job at|now work at)\s+(.+)$",
+    re.I,
+)
+_ROLE = re.compile(
+    r"^i\s+(?:(?:now|currently|still|also|just|recently|finally|officially)\s+)?"
+    r"(work as|'m working as|am working as|got a job as|was promoted to|'ve been promoted to|"
+    r"have been promoted to|got promoted to|became|'ve become|have become|started as|retrained as|"
+    r"trained as|qualified as|am|'m)\s+(.+)$",
+    re.I,
+)
+_LEFT_JOB = re.compile(
+    r"^i\s+(?:(?:just|finally|recently|officially)\s+)?(?P<verb>quit|left|resigned from|was laid off from|"
+    r"got laid off from|was fired from|got fired from|retired from|have left|have quit|"
+    r"handed in my notice at|"
+    r"stopped working at|stopped working for)\s+(?P<job>my job at\s+|my job with\s+|my position at\s+|"
+    r"my role at\s+|my job as\s+(?:an?\s+)?(?P<role>[\w\s-]+?)\s+at\s+|my job as\s+(?:an?\s+)?"
+    r"(?P<oldrole>[\w\s-]+)$|)(?P<org>.*)$",
+    re.I,
+)
+
+
+def _org(text: str) -> str:
+    value = _VALUE_END.split(_TRAIL.sub("", text), maxsplit=1)[0].strip().rstrip(",.; ")
+    value = re.split(r"\s+as\s+(?:an?\s+)?", value, maxsplit=1)[0]
+    return value
+
+
+def _role_value(text: str) -> tuple[str, str | None]:
+    """ "a nurse at St Mary's" -> ("nurse", "St Mary's")."""
+    value = _TRAIL.sub("", text).strip()
+    m = re.match(r"^(.+?)\s+(?:at|for|with)\s+(.+)$", value)
+    employer = None
+    if m:
+        # the workplace is not part of the role; a named one is the employer
+        value, employer = m.group(1), (_org(m.group(2)) if _is_name(m.group(2)) else None)
+    value = _VALUE_END.split(value, maxsplit=1)[0].strip().rstrip(",.; ")
+    value = re.sub(r"^(?:an?|the)\s+", "", value, flags=re.I)
+    return value, employer
+
+
+def _job(s: str, said_at: datetime) -> list[RuleLearning]:
+    if m := _LEFT_JOB.match(s):
+        org = _org(m.group("org") or "")
+        role = m.group("role") or m.group("oldrole")
+        out = []
+        if m.group("verb").lower() in {"left", "have left"} and not m.group("job"):
+            return []  # "I left Lisbon" may be a place: only "left my job at ..." is a job
+        if org and (_is_name(org) or (m.group("job") and org[:1].isalpha())):
+            out.append(
+                RuleLearning(f"The user no longer works at {org}.", "fact", About("profile", "employer"), 0.8)
+            )
+        if role:
+            out.append(
+                RuleLearning(
+                    f"The user no longer works as {_article(role.strip())}.",
+                    "fact",
+                    About("profile", "role"),
+                    0.8,
+                )
+            )
+        if not out and org.lower() in {"my job", "work", "my position", "my role"}:
+            out.append(RuleLearning("The user left their job.", "fact", About("profile", "employer"), 0.75))
+        return out
+    if m := _EMPLOYER.match(s):
+        verb = m.group(1).lower()
+        rest = m.group(2)
+        role = None
+        if r := re.match(r"^(.+?)\s+as\s+(?:an?\s+)?(.+)$", rest):
+            rest, role = r.group(1), _role_value(r.group(2))[0]
+        org = _org(rest)
+        if not org or not (_is_name(org) or (verb in {"work at", "work for"} and org[:1].isalpha())):
+            return []
+        out = [RuleLearning(f"The user works at {org}.", "fact", About("profile", "employer"), 0.85)]
+        if role:
+            out.append(
+                RuleLearning(f"The user works as {_article(role)}.", "fact", About("profile", "role"), 0.85)
+            )
+        return out
+    if m := _ROLE.match(s):
+        verb = m.group(1).lower()
+        value, employer = _role_value(m.group(2))
+        # the noun phrase stays whole with its of-phrase ("head of department"); its head is the noun
+        # before "of"
+        value = re.split(r"\s+(?:in|who|that|and|but)\s+", value, maxsplit=1)[0]
+        core = re.split(r"\s+of\s+", value, maxsplit=1)[0]
+        head = core.split()[-1].lower() if core else ""
+        if value.lower() in _NOT_OCCUPATION or head in _NOT_OCCUPATION or len(value.split()) > 5:
+            return []
+        if verb in {"am", "'m"}:
+            if not re.match(r"^(?:an?\s+)", _TRAIL.sub("", m.group(2)).strip(), re.I):
+                return []
+            if not _OCCUPATION.search(head):
+                return []
+        if not value:
+            return []
+        out = [RuleLearning(f"The user works as {_article(value)}.", "fact", About("profile", "role"), 0.85)]
+        if employer:
+            out.append(
+                RuleLearning(f"The user works at {employer}.", "fact", About("profile", "employer"), 0.85)
+            )
+        return out
+    return []

@@ -1,0 +1,115 @@
+"""A sentence into clauses, each cleaned to the plain form the rules read."""
+
+from __future__ import annotations
+
+import re
+
+from tinymemory.lifecycle.rules.english import _LEAD
+
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+# -- clauses ------------------------------------------------------------------------------------------
+
+_SUBJECT_START = r"(?:i|i'm|i've|i'd|i'll|i am|i was|my|we|we're|we've|our)\b"
+_CLAUSE_SPLIT = re.compile(
+    rf"\s*;\s*|\s*(?:,\s*|\s+)(?:and|but|so|plus|though|although|while|whereas|yet)\s+(?={_SUBJECT_START}|"
+    rf"(?:also|now|actually)\s+{_SUBJECT_START})|,\s+(?={_SUBJECT_START})",
+    re.I,
+)
+# A verb that continues the subject of the clause before it: "I live in X and work as a Y".
+_ELLIPSIS_VERBS = (
+    r"work|live|love|like|prefer|hate|enjoy|have|am|study|teach|own|play|moved|relocated|quit|left|"
+    r"joined|started|got|drink|eat|go|went|run|ran|speak|use|can't|don't|do not|no longer|never|always"
+)
+_ELLIPSIS_SPLIT = re.compile(rf"\s*(?:,\s*|\s+)(?:and|but)\s+(?=(?:{_ELLIPSIS_VERBS})\b)", re.I)
+
+_CONTRACTIONS = (
+    (r"\bI'm\b|\bIm\b(?=\s)", "I am"),
+    (r"\bI've\b", "I have"),
+    (r"\bI'd\b", "I would"),
+    (r"\bI'll\b", "I will"),
+    (r"\bwe're\b", "we are"),
+    (r"\bwe've\b", "we have"),
+    (r"\bwe'll\b", "we will"),
+    (r"\bwe'd\b", "we would"),
+)
+
+
+def clauses(sentence: str) -> list[str]:
+    """A sentence cut where a new first-person subject begins ("..., and I ...", "...; I ...") or where a
+    verb continues the first one's subject ("I live in X and work as Y" -> "I work as Y")."""
+    out: list[str] = []
+    parts: list[str] = []
+    for part in _CLAUSE_SPLIT.split(sentence):
+        # "Sam and I ...", "My wife and I ...": a subject of one or two words is not a clause of its own
+        if parts and len(parts[-1].split()) <= 2 and not re.match(r"^(?:i|we)\b", parts[-1], re.I):
+            parts[-1] = f"{parts[-1]} and {part}"
+        else:
+            parts.append(part)
+    for part in parts:
+        pieces = _ELLIPSIS_SPLIT.split(part)
+        subject = re.match(r"^(i|we)\b", pieces[0].strip(), re.I)
+        out.append(pieces[0])
+        for piece in pieces[1:]:
+            out.append(f"{subject.group(1)} {piece}" if subject else piece)
+    return [c for c in (_clean(p) for p in out) if c]
+
+
+def _clean(raw: str) -> str:
+    s = raw.strip().rstrip(".!?").strip()
+    s = re.sub(r"[\u2019\u2018]", "'", s)
+    for pattern, full in _CONTRACTIONS:
+        s = re.sub(pattern, full, s, flags=re.I)
+    s = _LEAD.sub("", s).strip().strip(",;:- ")
+    # an adverb between the subject and its verb changes no fact: "we also have", "I'm also allergic"
+    s = re.sub(
+        r"^((?:i|we)(?:\s+(?:am|are|have|was|were))?)\s+(?:also|just|recently|finally|currently|still|even|"
+        r"actually|now|officially|already|both|too)\s+(?=\w)",
+        r"\1 ",
+        s,
+        flags=re.I,
+    )
+    return _present(_untail(s))
+
+
+_ADDITIVE_TAIL = re.compile(
+    r"(?:,?\s+(?:too|as well|also|either|as well as that)|,\s*(?:sadly|unfortunately|luckily|fortunately|"
+    r"thankfully|honestly|of course|believe it or not|to make (?:things|matters|it) worse|for the record|"
+    r"for what it's worth|as it happens|funnily enough|if that matters|if that helps|lol|haha))+$",
+    re.I,
+)
+
+
+def _untail(s: str) -> str:
+    """ "I'm gluten intolerant as well" -> "I am gluten intolerant": an additive particle or a comment
+    at the end of a clause adds nothing to its fact."""
+    return _ADDITIVE_TAIL.sub("", s).strip()
+
+
+def _present(s: str) -> str:
+    """Perfect tenses that describe a state still true, read as the present the rules know: "I have been
+    living in X" -> "I am living in X"; "I have lived in X for six years" -> "I live in X for six years";
+    "I have been a nurse since 2019" -> "I am a nurse since 2019". A past perfect ("I had been living")
+    or a perfect without a duration ("I have lived in Paris and Rome", experience) stays as it is."""
+    s = re.sub(
+        r"^(i|we)\s+have\s+been\s+(?=\w+ing\b)", lambda m: f"{m.group(1)} {_be(m.group(1))} ", s, flags=re.I
+    )
+    duration = r"(?=.*\s(?:for|since)\s)"
+    s = re.sub(
+        rf"^(i|we)\s+have\s+(lived|worked)\b{duration}",
+        lambda m: f"{m.group(1)} {_BASE[m.group(2).lower()]}",
+        s,
+        flags=re.I,
+    )
+    return re.sub(
+        rf"^(i|we)\s+have\s+been\s+(?!to\b|diagnosed\b|hired\b|promoted\b|allergic\b|with\b){duration}",
+        lambda m: f"{m.group(1)} {_be(m.group(1))} ",
+        s,
+        flags=re.I,
+    )
+
+
+_BASE = {"lived": "live", "worked": "work"}
+
+
+def _be(subject: str) -> str:
+    return "am" if subject.lower() == "i" else "are"
