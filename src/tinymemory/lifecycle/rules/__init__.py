@@ -33,6 +33,7 @@ from datetime import datetime
 from tinymemory.api import About
 from tinymemory.lifecycle.rules.days import _dates
 from tinymemory.lifecycle.rules.english import (
+    _FRONTED,
     _HYPOTHETICAL,
     _NAME_WORD,
     _PLAN,
@@ -42,14 +43,14 @@ from tinymemory.lifecycle.rules.english import (
     conjugate,
     third_person,
 )
-from tinymemory.lifecycle.rules.health import _health
-from tinymemory.lifecycle.rules.instructions import _instruction
+from tinymemory.lifecycle.rules.health import _AVOID, _health
+from tinymemory.lifecycle.rules.instructions import _base_phrase, _instruction
 from tinymemory.lifecycle.rules.learning import RuleLearning
 from tinymemory.lifecycle.rules.notes import _attribute, _event, _note
-from tinymemory.lifecycle.rules.people import _family
+from tinymemory.lifecycle.rules.people import _family, _kin_named_in
 from tinymemory.lifecycle.rules.preferences import _preferences
 from tinymemory.lifecycle.rules.profile import _GREETING_NAME, _home, _job, _name, _names
-from tinymemory.lifecycle.rules.sentences import _SENTENCES, _clean, clauses
+from tinymemory.lifecycle.rules.sentences import _SENTENCES, _clean, _present, clauses
 
 __all__ = ["RuleLearning", "clauses", "conjugate", "extract", "third_person"]
 
@@ -125,18 +126,45 @@ def _clause(s: str, said_at: datetime) -> list[RuleLearning]:
         return []
     if _PLAN.search(s):
         return _event(s, said_at)
-    if _NEGATION.search(s):
-        return _negated(s, said_at)
+    bare = _stopped(_unfronted(s))  # the facts read without a fronted time phrase; events keep it
+    if _NEGATION.search(bare):
+        return _negated(bare, said_at)
+    kin = _kin_named_in(bare)
     for rule in _RULES:
-        got = rule(s, said_at)
+        got = rule(bare, said_at)
         if got:
-            return got
-    return _event(s, said_at)
+            return got + [k for k in kin if all(g.about != k.about for g in got)]
+    return kin + _event(s, said_at)
+
+
+def _unfronted(s: str) -> str:
+    """ "In 2021 I moved to Ghent" -> "I moved to Ghent": a time phrase before the subject dates the
+    clause; the perfect it hid from the tense reading is read again ("Since May I have been ...")."""
+    bare = _FRONTED.sub("", s, count=1)
+    return s if bare == s else _present(bare)
+
+
+_STOPPED = re.compile(
+    r"^(i|we)\s+(?:have\s+|had\s+)?(?:(?:just|recently|finally|completely|totally)\s+)?"
+    r"(?:stopped|quit|gave up|given up|cut out)\s+(\w+ing)\b(.*)$",
+    re.I,
+)
+
+
+def _stopped(s: str) -> str:
+    """ "I've stopped drinking coffee" -> "I don't drink coffee anymore": a verb of ending with a gerund
+    is the gerund's verb negated, so its subject ends the same way."""
+    m = _STOPPED.match(s)
+    if not m:
+        return s
+    return f"{m.group(1)} don't {_base_phrase(m.group(2))}{m.group(3)} anymore"
 
 
 def _negated(s: str, said_at: datetime) -> list[RuleLearning]:
     """ "I don't live in Lisbon anymore" -> the positive reading's subject, with a "no longer" value."""
     positive = re.sub(r"\s*\b(?:anymore|any more)\b", "", s, flags=re.I)
+    if _AVOID.match(positive):
+        return _health(positive, said_at)  # "I don't eat meat anymore": what the user avoids now
     positive = re.sub(r"\b(?:no longer|not)\s+", "", positive, flags=re.I)
     positive = re.sub(r"\b(?:don't|do not)\s+", "", positive, flags=re.I)
     positive = re.sub(r"\b(?:am not|'m not)\b", "am", positive, flags=re.I)

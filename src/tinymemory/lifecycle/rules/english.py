@@ -14,7 +14,7 @@ _LEAD = re.compile(
     r"in fact|anyway|anyways|oops|wait|heads up|just|plus|then|now|i meant|what i meant is|sadly|"
     r"unfortunately|luckily|fortunately|thankfully|honestly|long story short)\b[,:;!.-]?\s*|"
     r"^(?![^:]*\b(?:i|we|my|our|have|has|had|is|are|was|were)\b)[\w' ]{1,24}:\s+|"
-    r"^(?:[a-z']+\s+){0,2}[a-z']+,\s+(?=(?:i|we|my|our|correction|actually)\b))+",
+    r"^(?!(?:i|we)\s)(?:[a-z']+\s+){0,2}[a-z']+,\s+(?=(?:i|we|my|our|correction|actually)\b))+",
     # a short lead ending in a colon ("big news: ..."), not a clause introducing a list
     re.I,
 )
@@ -25,11 +25,12 @@ _TRAIL = re.compile(
 )
 # Time and circumstance phrases that end a value: "Madrid in May", "Initech last year".
 _VALUE_END = re.compile(
-    r"\s*(?:,|\s(?:in|on|since|from|during|around|about|back in)\s+(?:the\s+)?(?:\d|early|late|mid|spring|"
+    r"\s*(?:,|\s(?:in|on|since|from|during|around|about|back in)\s+(?:the\s+)?(?:\d+|early|late|mid|spring|"
     r"summer|autumn|fall|winter|january|february|march|april|may|june|july|august|september|october|"
     r"november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b|\s(?:last|this|next|a few|"
     r"a couple of|two|three|several|some)\s+(?:week|month|year|day|summer|spring|winter|autumn|fall|"
-    r"weeks|months|years|days)|\s\w+\s+ago\b|\s(?:recently|yesterday|today|tonight|lately|"
+    r"weeks|months|years|days)|\s(?:(?:a|an|one|two|three|four|five|six|a few|a couple of|several|many|"
+    r"some)\s+)?\w+\s+ago\b|\s(?:recently|yesterday|today|tonight|lately|"
     r"because|since|when|after|before|so that|which|where|and i|but i|and we|but we|with my|with our|"
     r"for work|for good|for a while|for now|full[- ]time|part[- ]time|at the moment|according to|"
     r"over the (?:summer|winter|spring|autumn|weekend|holidays|past|last)|at the (?:start|end) of|"
@@ -63,7 +64,21 @@ _HYPOTHETICAL = re.compile(
 # A plan or an intention is not (yet) a fact about the user: no profile rule reads it.
 _PLAN = re.compile(
     r"\b(?:thinking of|thinking about|considering|dream of|dreaming of|hope to|hoping to|plan to|"
-    r"planning to|planning on|want to|wanna|going to|gonna|about to|trying to decide|might)\b",
+    r"planning to|planning on|want to|wanna|going to|gonna|about to|trying to decide|might|"
+    r"training to be|training to become|training as|retraining as|studying to be|studying to become|"
+    r"(?:am|are)\s+planning\s+(?:a|an|my|our|the|some)|need to|needs to|have to|has to)\b",
+    re.I,
+)
+# A time phrase before the subject ("In 2021 I moved ...", "These days I work ..."): it dates the
+# clause and changes none of its facts.
+_FRONTED = re.compile(
+    rf"^(?:these days|nowadays|lately|recently|currently|at the moment|right now|for now|"
+    rf"(?:in|since|by|from|during|until|as of)\s+(?:the\s+)?(?:(?:early|late|mid)[- ]?\s*)?"
+    rf"(?:\d{{4}}|(?:{_MONTHS})\b(?:\s+\d{{4}})?|spring|summer|autumn|fall|winter|the summer|the spring)|"
+    rf"(?:last|this|next|earlier this|later this)\s+(?:week|weekend|month|year|spring|summer|autumn|fall|"
+    rf"winter|(?:{_MONTHS})\b)|(?:(?:a|an|one|two|three|four|five|six|a few|a couple of|several|many|some)"
+    rf"\s+)?\w+\s+ago|yesterday|today|this morning|last night|years later|a while back)"
+    rf",?\s+(?=(?:i|we|my|our)\b)",
     re.I,
 )
 
@@ -101,7 +116,21 @@ def _value(text: str) -> str:
     text = re.sub(
         r"^(?:a lot of|lots of|loads of|plenty of|a bit of|a little|some|mostly)\s+", "", text, flags=re.I
     )
+    # a measure is not the thing measured: "a glass of wine", "three cups of tea"
+    text = re.sub(
+        r"^(?:(?:a|an|one|two|three|four|five|a few|several|\d+)\s+)?(?:glass|cup|mug|pint|bottle|can|shot|"
+        r"bowl|pot|jug|litre|liter|slice|piece|bar|bag)(?:e?s)?\s+of\s+",
+        "",
+        text,
+        flags=re.I,
+    )
     return _TRAIL.sub("", text).strip().rstrip(",.; ")
+
+
+def _ended(text: str) -> str:
+    """A value cut where a time phrase or a reason begins: "VS Code last month" -> "VS Code",
+    "running since my knee injury" -> "running"."""
+    return _VALUE_END.split(text, maxsplit=1)[0].strip().rstrip(",.; ")
 
 
 # -- text ------------------------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ _DIET = re.compile(
     re.I,
 )
 _AVOID = re.compile(
-    r"^i\s+(?:(?:also|strictly)\s+)?(?:don't|do not|can't|cannot|never)\s+(?:eat|drink|have|consume|touch)\s+"
+    r"^i\s+(?:(?:also|strictly)\s+)?(?:don't|do not|can't|cannot|never)\s+(eat|drink|have|consume|touch)\s+"
     r"(meat|red meat|pork|beef|fish|seafood|shellfish|dairy|gluten|eggs|alcohol|sugar|caffeine|nuts|"
     r"peanuts|wheat|soy|chicken|lamb)\b",
     re.I,
@@ -108,10 +108,10 @@ def _health(s: str, said_at: datetime) -> list[RuleLearning]:
         diet = m.group(1).lower()
         return [RuleLearning(f"The user is {diet}.", "fact", About("health", "diet"), 0.85)]
     if m := _AVOID.match(s):
-        what = m.group(1).lower()
+        verb, what = m.group(1).lower(), m.group(2).lower()
         return [
             RuleLearning(
-                f"The user does not eat {what}.", "fact", About("health", f"avoids {_key(what)}"), 0.8
+                f"The user does not {verb} {what}.", "fact", About("health", f"avoids {_key(what)}"), 0.8
             )
         ]
     return []

@@ -8,6 +8,7 @@ from datetime import datetime
 from tinymemory.api import About
 from tinymemory.lifecycle.rules.english import (
     _HYPOTHETICAL,
+    _PLAN,
     _QUESTION_START,
     _SUBJECT_PERSON,
     _dated,
@@ -94,7 +95,13 @@ _MOOD = re.compile(
 def _note(s: str) -> list[RuleLearning]:
     """A plain first-person statement no rule recognises, kept as said (third person), without a subject."""
     words = s.split()
-    if len(words) < 5 or len(s) > 300 or _QUESTION_START.match(s) or _HYPOTHETICAL.search(s):
+    if (
+        len(words) < 5
+        or len(s) > 300
+        or _QUESTION_START.match(s)
+        or _HYPOTHETICAL.search(s)
+        or _PLAN.search(s)
+    ):
         return []
     if not _NOTE_SUBJECT.match(s) or _PLEASANTRY.match(s) or _MOOD.match(s):
         return []
@@ -104,4 +111,6 @@ def _note(s: str) -> list[RuleLearning]:
     household = re.compile(r"\b(?:kids|children|family|parents)\b", re.I)
     if owner and _PEOPLE.search(owner.group(1)) and not household.search(owner.group(1)):
         return []  # what a friend or a colleague did is their fact, not the user's
+    if re.match(r"^(?:my|our)\s+[\w-]+'s\s+\w", s, re.I):
+        return []  # "my sister's boyfriend works at ...": a possessive chain is about someone else
     return [RuleLearning(_sentence_case(third_person(s)) + ".", "fact", None, 0.6)]

@@ -197,22 +197,26 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
     if m := _THEY_AND_I.match(s):
         name, state = m.group(1), m.group(2).lower()
         said = _STATE_TEXT.get(state.replace("are ", "").replace("have ", "").replace("'ve ", ""), state)
-        prep = "with" if said in {"broke up", "is dating"} else "to"
-        return [
-            RuleLearning(f"The user {said} {prep} {name}.", "fact", About("profile", "relationship"), 0.8)
-        ]
+        prep = {"broke up": " with", "is dating": ""}.get(said, " to")
+        return [RuleLearning(f"The user {said}{prep} {name}.", "fact", About("profile", "relationship"), 0.8)]
     if m := _RELATIONSHIP.match(s):
         state = re.sub(r"^(?:'m|am|are|'re|'ve|have)\s+", "", m.group("state").lower())
         said = _STATE_TEXT.get(state, state)
         rest = _TRAIL.sub("", m.group("rest")).strip()
-        who = re.match(rf"^(?:to|with)\s+({_NAME_RUN})\b|^({_NAME_RUN})\b", rest)
-        name = (who.group(1) or who.group(2)) if who else None
+        # the partner by name, perhaps described first: "to Ana", "a woman named Ana", "someone called Ana"
+        who = re.match(
+            rf"^(?:(?:to|with)\s+)?(?:(?:a|an|this|someone|somebody)\s+(?:[a-z'-]+\s+){{0,3}}?"
+            rf"(?:called|named)\s+)?({_NAME_RUN})\b",
+            rest,
+            re.I,
+        )
+        name = who.group(1) if who else None
         if name and name.split()[0] in {"I", "We", "My"}:
             name = None
         if said == "is dating" and not name:
             return []  # "I'm seeing the dentist" is an appointment, not a partner
-        prep = "with" if said in {"broke up", "is dating", "is in a relationship"} else "to"
-        text = f"The user {said}" + (f" {prep} {name}." if name else ".")
+        prep = "" if said == "is dating" else "with" if said in {"broke up", "is in a relationship"} else "to"
+        text = f"The user {said}" + (f"{' ' + prep if prep else ''} {name}." if name else ".")
         return [RuleLearning(text, "fact", About("profile", "relationship"), 0.8)]
     if (m := _MY_KIN.match(s)) and not _NATIONALITY.search(m.group(2)):
         rel, name, rest = m.group(1), m.group(2), m.group(3)
@@ -232,3 +236,45 @@ _PEOPLE = re.compile(
     r"family|parents|mentor|therapist)\b",
     re.I,
 )
+
+
+# "I spent the weekend with my nephew Arlo": a relative named inside a first-person clause
+_KIN_NAMED = re.compile(
+    rf"\b(?i:my|our)\s+(?i:(?:little|big|older|younger|baby|eldest|oldest|youngest|twin|new|late)\s+)?"
+    rf"(?i:({_KIN}))\s+({_NAME_RUN})\b"
+)
+_NOT_A_NAME = frozenset(
+    [
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+        "I",
+    ]
+)
+
+
+def _kin_named_in(s: str) -> list[RuleLearning]:
+    """Every "my <relative> <Name>" inside a clause whose subject is the user."""
+    if not re.match(r"^(?:i|we)\b", s, re.I):
+        return []
+    return [
+        _kin_learning(m.group(1), m.group(2))
+        for m in _KIN_NAMED.finditer(s)
+        if m.group(2).split()[0] not in _NOT_A_NAME and not _NATIONALITY.search(m.group(2))
+    ]

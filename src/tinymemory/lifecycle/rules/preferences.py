@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 
 from tinymemory.api import About
-from tinymemory.lifecycle.rules.english import _key, _value, conjugate, third_person
+from tinymemory.lifecycle.rules.english import _ended, _key, _value, conjugate, third_person
 from tinymemory.lifecycle.rules.learning import RuleLearning
 
 # preferences --------------------------------------------------------------------------------------------
@@ -78,7 +78,13 @@ _CATEGORIES = {
 }
 _DRINK = re.compile(
     r"^i\s+(?:usually\s+|mostly\s+|only\s+|mainly\s+|just\s+|always\s+)?drink\s+(.+?)"
-    r"(?:\s+(?:every|each|in the|at|with|most|a lot)\b.*)?$",
+    r"(?:\s+(?:every|each|in the|at|with|most|a lot|a day|a week|a night|per day|daily)\b.*)?$",
+    re.I,
+)
+# "I use Neovim for everything": a tool of a known category is a preference of that category
+_USE = re.compile(
+    r"^i\s+(?:(?:usually|mostly|only|mainly|just|always|now|still|exclusively)\s+)?use\s+(.+?)"
+    r"(?:\s+(?:for|at|on|in|every|everywhere|all|most|with|when|because)\b.*)?$",
     re.I,
 )
 _REACTION = re.compile(r"^(?:it|that|this|those|these|them|him|her|you|your|the idea|the sound of)\b", re.I)
@@ -112,7 +118,7 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         )
         return [RuleLearning(text, "preference", About("preference", key), 0.85)]
     if m := _SWITCHED.match(s):
-        old, new = (_value(m.group(1)) if m.group(1) else None), _value(m.group(2))
+        old, new = (_value(m.group(1)) if m.group(1) else None), _ended(_value(m.group(2)))
         if not new or _REACTION.match(new):
             return []
         key = _preference_key(new, old)
@@ -126,13 +132,16 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
     if (m := _DRINK.match(s)) and _preference_key(_value(m.group(1)), None) == "drink":
         obj = _value(m.group(1))
         return [RuleLearning(f"The user drinks {obj}.", "preference", About("preference", "drink"), 0.75)]
+    if (m := _USE.match(s)) and (key := _preference_key(_value(m.group(1)), None)) in _CATEGORIES:
+        obj = _value(m.group(1))
+        return [RuleLearning(f"The user uses {obj}.", "preference", About("preference", key), 0.75)]
     if m := _FAN.match(s):
         negative = bool(re.search(r"\bnot\b", s, re.I))
         obj = _value(m.group(2))
         if not obj or _REACTION.match(obj):
             return []
         text = f"The user is {'not ' if negative else ''}a fan of {third_person(obj)}."
-        return [RuleLearning(text, "preference", About("preference", _key(obj)), 0.8)]
+        return [RuleLearning(text, "preference", About("preference", _key(_ended(obj))), 0.8)]
     if m := _LIKE.match(s):
         verb, obj = m.group(1).lower(), _value(m.group(2))
         if (
@@ -152,7 +161,10 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         said = phrase.get(verb, conjugate(verb))
         return [
             RuleLearning(
-                f"The user {said} {third_person(obj)}.", "preference", About("preference", _key(obj)), 0.8
+                f"The user {said} {third_person(obj)}.",
+                "preference",
+                About("preference", _key(_ended(obj) or obj)),
+                0.8,
             )
         ]
     return []

@@ -8,6 +8,7 @@ from datetime import datetime
 from tinymemory.api import About
 from tinymemory.lifecycle.rules.english import _MONTHS, _NAME_RUN, _TRAIL, _VALUE_END, _article, _is_name
 from tinymemory.lifecycle.rules.learning import RuleLearning
+from tinymemory.lifecycle.rules.people import _NATIONALITY
 
 # names --------------------------------------------------------------------------------------------------
 
@@ -23,9 +24,36 @@ def _name(name: str) -> RuleLearning:
     return RuleLearning(f"The user's name is {name}.", "fact", About("profile", "name"), 0.9)
 
 
+# "I'm Keziah, and I ...": a clause that is only "I am" and a name, not a nationality or a faith
+_BARE_NAME = re.compile(rf"^(?i:i am)\s+({_NAME_RUN})$")
+_NOT_NAMES = frozenset(
+    [
+        "OK",
+        "Okay",
+        "Ok",
+        "Fine",
+        "Good",
+        "Back",
+        "Here",
+        "Sorry",
+        "Ready",
+        "Done",
+        "Not",
+        "So",
+        "Very",
+        "The",
+        "Sure",
+    ]
+)
+
+
 def _names(s: str, said_at: datetime) -> list[RuleLearning]:
-    m = _NAME.match(s)
-    return [_name(m.group(1))] if m else []
+    if m := _NAME.match(s):
+        return [_name(m.group(1))]
+    m = _BARE_NAME.match(s)
+    if m and m.group(1).split()[0] not in _NOT_NAMES and not _NATIONALITY.search(m.group(1)):
+        return [_name(m.group(1))]
+    return []
 
 
 # home, origin -------------------------------------------------------------------------------------------
@@ -53,7 +81,20 @@ def _place(text: str) -> str:
     return value.rstrip(",.; ")
 
 
+_HOME_IS = re.compile(
+    r"^home(?:\s+(?:for me|for us|now|these days|nowadays|at the moment|right now))?\s+is\s+(?:now\s+)?(.+)$",
+    re.I,
+)
+
+
 def _home(s: str, said_at: datetime) -> list[RuleLearning]:
+    if m := _HOME_IS.match(s):
+        place = _place(m.group(1))  # "home is Tbilisi": only a named place is a home
+        return (
+            [RuleLearning(f"The user lives in {place}.", "fact", About("profile", "home"), 0.8)]
+            if (place and _is_name(place))
+            else []
+        )
     if m := _HOME.match(s):
         place = _place(m.group(2))
         if not place or place.lower() in {"here", "there", "alone", "together", "nearby", "abroad"}:
@@ -156,7 +197,10 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         out = []
         if m.group("verb").lower() in {"left", "have left"} and not m.group("job"):
             return []  # "I left Lisbon" may be a place: only "left my job at ..." is a job
-        if org and (_is_name(org) or (m.group("job") and org[:1].isalpha())):
+        # a verb that can only mean a job names its workplace even by a common noun ("the fire service")
+        only_job = not re.match(r"^(?:quit|left|have left|have quit)$", m.group("verb"), re.I)
+        common = bool(re.match(r"^(?:the|a|an)\s+[a-z]", org, re.I))
+        if org and (_is_name(org) or (m.group("job") and org[:1].isalpha()) or (only_job and common)):
             out.append(
                 RuleLearning(f"The user no longer works at {org}.", "fact", About("profile", "employer"), 0.8)
             )
