@@ -88,6 +88,49 @@ async def test_a_move_supersedes_the_old_home_in_every_read(engine: SqliteEngine
 
 
 @pytest.mark.parametrize(
+    ("first", "later", "old", "new", "question"),
+    [
+        (
+            "I work at Initrode.",
+            "Since January I have been working at Globex.",
+            "Initrode",
+            "Globex",
+            "which employer does the user work at",
+        ),
+        (
+            "I prefer hot chocolate.",
+            "Nowadays I prefer espresso.",
+            "hot chocolate",
+            "espresso",
+            "which drink does the user prefer",
+        ),
+        (
+            "I'm single.",
+            "I'm dating a man called Ilan.",
+            "single",
+            "Ilan",
+            "relationship: is the user dating",
+        ),
+    ],
+)
+async def test_every_read_follows_an_update(
+    engine: SqliteEngine, first: str, later: str, old: str, new: str, question: str
+) -> None:
+    clock = Clock()
+    mem = AgentMemory(engine, "a", layout=LAYOUT, now=clock)
+    await say(mem, "s1", first)
+    before = clock()
+    await say(mem, "s2", later)
+    brief = (await mem.session_start()).markdown
+    assert new in brief and old not in brief, brief
+    reach = Reach.exact(LAYOUT.learnings("a"))
+    now = await engine.recall(RecallRequest(question, MetaFilter(reach=reach)))
+    assert new in now.answer and old not in now.answer, now.answer
+    then = await engine.recall(RecallRequest(question, MetaFilter(reach=reach, as_of=before)))
+    assert old in then.answer and new not in then.answer, then.answer
+
+
+@pytest.mark.parametrize(
     ("first", "later", "about", "latest"),
     [
         (
