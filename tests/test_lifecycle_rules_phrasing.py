@@ -201,3 +201,10 @@ def test_an_intention_is_no_fact_and_no_note(text: str) -> None:
 
 def test_a_possessive_chain_is_someone_elses_fact() -> None:
     assert _pairs("My brother's wife works at a bank.", notes=True) == []
+
+
+def test_a_verb_after_a_two_person_subject_stays_plural() -> None:
+    from tinymemory.lifecycle.rules import third_person
+
+    assert third_person("My brother and I are twins") == "the user's brother and the user are twins"
+    assert third_person("Jo and I were neighbours") == "Jo and the user were neighbours"

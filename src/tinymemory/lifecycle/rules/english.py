@@ -192,7 +192,7 @@ def third_person(text: str) -> str:
             return f"the user {adverbs}will not"
         if low in {"didn't", "wasn't", "haven't", "hasn't"}:
             return f"the user {adverbs}" + {"didn't": "did not", "wasn't": "was not"}.get(low, "has not")
-        if low in {"was", "had"} or _past(low) or low in _IRREGULAR_PAST or low in _MODALS:
+        if low in {"was", "had", "are", "were"} or _past(low) or low in _IRREGULAR_PAST or low in _MODALS:
             return f"the user {adverbs}{verb}"
         if not re.fullmatch(r"[a-z]+", low) or low in {"the", "a", "an", "and", "or", "to", "in", "at"}:
             return f"the user {adverbs}{verb}"
