@@ -50,6 +50,10 @@ VOCABULARY = sorted(
             "at",
             "over",
             "for",
+            "now",
+            "i've been",
+            "has known",
+            "nearly",
             "during",
             "around",
             "in",
@@ -193,6 +197,7 @@ def test_every_rule_has_a_gate_that_opens_on_its_own_examples() -> None:
         "this past week",
         "last month",
         "three days ago",
+        "for two years now",
         "a day or two ago",
         "on saturday",
     ]

@@ -37,7 +37,7 @@ from tinymemory.retrieval.date_words import (
     VERB_MONTHS,
     WEEKDAYS,
 )
-from tinymemory.retrieval.tense import leaning
+from tinymemory.retrieval.tense import leaning, perfect
 
 __all__ = [
     "HOLIDAYS",
@@ -371,6 +371,18 @@ def _past_n(m: re.Match[str], a: datetime) -> Answer:
     return cal.rolling(a, m[3], -n if m[1] in ("next", "coming") else n)
 
 
+def _lasting(m: re.Match[str], a: datetime) -> Answer:
+    """A duration up to the moment it is said ("for three years now", "I've been painting for two
+    months"): the days from that long ago to today; a vague count reaches as far back as it may mean.
+    A duration of some other time ("we stayed for two weeks") names no date."""
+    if not m["now"] and not perfect(m.string, m.start()):
+        return NOT_DATE
+    n = max(_counts(m[1]))
+    if n > MAX_AGO:
+        return NOT_DATE
+    return cal.rolling(a, m[2], n)
+
+
 def _past_unit(m: re.Match[str], a: datetime) -> Answer:
     """One unit back up to today: "the past week" (unlike "last week", the calendar week before)."""
     return cal.rolling(a, m[1], 1)
@@ -550,6 +562,12 @@ _RULES: tuple[Rule, ...] = tuple(
         (r"\b(?:this past|past) (day|week|month|quarter|year)\b", _past_unit, _G.UNIT),
         (rf"\b(this past|past|last|this|next|previous|coming) ({_UNIT})\b", _rel_unit, _G.UNIT),
         (rf"\b({_COUNT})(?:(?: or |-| to )({_COUNT}))? ({_UNIT})s? (ago|from now)\b", _ago, _G.AGO),
+        (
+            rf"\bfor (?:(?:about|around|almost|nearly|over|more than|roughly|close to|at least) )?"
+            rf"({_COUNT}) ({_UNIT})s?(?P<now> now)?\b",
+            _lasting,
+            _G.UNIT,
+        ),
         (rf"\b(?:a|an|one) ({_UNIT}) or two (ago|from now)\b", _day_or_two, _G.OR_TWO),
         (
             rf"(?<!good )(?<!black )(?<!cyber )(?<!easter )(?<!palm )(?<!every )\b({_WEEKDAY})(?!s\b)\b",
