@@ -52,6 +52,8 @@ VOCABULARY = sorted(
             "for",
             "now",
             "i've been",
+            "haven't",
+            "within",
             "has known",
             "nearly",
             "during",
@@ -198,6 +200,7 @@ def test_every_rule_has_a_gate_that_opens_on_its_own_examples() -> None:
         "last month",
         "three days ago",
         "for two years now",
+        "in two weeks",
         "a day or two ago",
         "on saturday",
     ]

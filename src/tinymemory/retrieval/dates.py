@@ -383,6 +383,23 @@ def _lasting(m: re.Match[str], a: datetime) -> Answer:
     return cal.rolling(a, m[2], n)
 
 
+def _in_units(m: re.Match[str], a: datetime) -> Answer:
+    """A plan's "in N units" ("the exam is in three days", "we'll move in a few months") is that unit
+    ahead, as "N units from now"; "within N units" every day up to it. A negative present perfect ("I
+    haven't seen her in two years") reaches back to now, as "for N units" does; "in N units" of the
+    past ("I finished it in two days") is how long something took, no date."""
+    lo, hi = _counts(m[2])
+    if hi > MAX_AGO:
+        return NOT_DATE
+    if m[1] == "in" and perfect(m.string, m.start(), negated=True):
+        return cal.rolling(a, m[3], hi)
+    if leaning(m.string, m.start()) == "back":
+        return NOT_DATE
+    if m[1] == "within":
+        return cal.rolling(a, m[3], -hi)
+    return cal.units_back(a, m[3], -lo, -hi)
+
+
 def _past_unit(m: re.Match[str], a: datetime) -> Answer:
     """One unit back up to today: "the past week" (unlike "last week", the calendar week before)."""
     return cal.rolling(a, m[1], 1)
@@ -568,6 +585,7 @@ _RULES: tuple[Rule, ...] = tuple(
             _lasting,
             _G.UNIT,
         ),
+        (rf"\b(in|within) ({_COUNT}) ({_UNIT})s?\b", _in_units, _G.UNIT),
         (rf"\b(?:a|an|one) ({_UNIT}) or two (ago|from now)\b", _day_or_two, _G.OR_TWO),
         (
             rf"(?<!good )(?<!black )(?<!cyber )(?<!easter )(?<!palm )(?<!every )\b({_WEEKDAY})(?!s\b)\b",

@@ -68,6 +68,7 @@ _PARTICIPLES = (
     "[a-z]{2,}ed"
 )
 _ADVERBS = r"(?:(?:not|never|already|always|just|only|really|also|actually|all|both|ever|since)\s+)*"
+_NEGATION = re.compile(r"n't\b|\b(?:not|never)\b")
 _PERFECT = re.compile(
     rf"\b(?:(?:have|has|haven't|hasn't|'ve)\s+{_ADVERBS}(?:{_PARTICIPLES})|'s\s+{_ADVERBS}(?:been|had|got))\b"
 )
@@ -80,12 +81,13 @@ def _clause(text: str, at: int) -> tuple[int, int]:
     return start, stop.start() if stop else len(text)
 
 
-def perfect(text: str, at: int) -> bool:
+def perfect(text: str, at: int, *, negated: bool = False) -> bool:
     """Whether the clause of casefolded `text` holding `at` is in the present perfect before `at`
-    ("we've lived here for six years", "she has known him for two")."""
+    ("we've lived here for six years", "she has known him for two"); with `negated`, a negative one
+    only ("I haven't seen her in years")."""
     text = text.replace("\u2019", "'")
     start, _ = _clause(text, at)
-    return _PERFECT.search(text, start, at) is not None
+    return any(not negated or _NEGATION.search(m[0]) is not None for m in _PERFECT.finditer(text, start, at))
 
 
 def leaning(text: str, at: int) -> Leaning | None:
