@@ -197,8 +197,9 @@ def refitted_session_read(questions: list[Question], sessions: int) -> list[pipe
     samples = []
     for q in questions:
         lex, sem = session_lists(q.full, sessions, "sum", 10)
+        window = q.full.kw.get("hint") or q.full.kw.get("derived")
         keys, rows = pipeline.features_of(
-            lex, sem, q.full.light, q.full.kw["stats"], q.full.kw["query"], analyzer
+            lex, sem, q.full.light, q.full.kw["stats"], q.full.kw["query"], analyzer, window
         )
         samples.append((q.conv, keys, np.asarray(rows), q.evidence))
     bias, w = fit([s for s in samples if s[0] in TUNE], columns)
