@@ -45,6 +45,9 @@ def test_a_duration_of_another_time_names_no_date() -> None:
     assert days("I have a meeting, it's booked for two days") == []
     # the clause ends before the duration: the perfect belongs to the first one
     assert days("I've been busy. We drove for three days.") == []
+    # a future said after the perfect is what the duration belongs to
+    assert days("I've booked the cabin, we'll stay there for a week") == []
+    assert days("we have decided that we are going to rest for two weeks") == []
 
 
 def test_a_duration_beside_a_date_keeps_the_date() -> None:

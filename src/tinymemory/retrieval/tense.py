@@ -68,6 +68,7 @@ _PARTICIPLES = (
     "[a-z]{2,}ed"
 )
 _ADVERBS = r"(?:(?:not|never|already|always|just|only|really|also|actually|all|both|ever|since)\s+)*"
+_AHEAD = re.compile(rf"\b(?:{_AHEAD_WORDS})\b")
 _NEGATION = re.compile(r"n't\b|\b(?:not|never)\b")
 _PERFECT = re.compile(
     rf"\b(?:(?:have|has|haven't|hasn't|'ve)\s+{_ADVERBS}(?:{_PARTICIPLES})|'s\s+{_ADVERBS}(?:been|had|got))\b"
@@ -84,10 +85,15 @@ def _clause(text: str, at: int) -> tuple[int, int]:
 def perfect(text: str, at: int, *, negated: bool = False) -> bool:
     """Whether the clause of casefolded `text` holding `at` is in the present perfect before `at`
     ("we've lived here for six years", "she has known him for two"); with `negated`, a negative one
-    only ("I haven't seen her in years")."""
+    only ("I haven't seen her in years"). A future marker between the perfect and `at` takes over
+    ("I've booked the cabin, we'll stay for a week")."""
     text = text.replace("\u2019", "'")
     start, _ = _clause(text, at)
-    return any(not negated or _NEGATION.search(m[0]) is not None for m in _PERFECT.finditer(text, start, at))
+    last = None
+    for m in _PERFECT.finditer(text, start, at):
+        if not negated or _NEGATION.search(m[0]) is not None:
+            last = m
+    return last is not None and _AHEAD.search(text, last.end(), at) is None
 
 
 def leaning(text: str, at: int) -> Leaning | None:
