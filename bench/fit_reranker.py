@@ -7,7 +7,7 @@ pipeline's own `features_of`, fits one logistic regression per mode on the tunin
 (positives up-weighted to balance the classes, L2), prints recall@k of the fitted order on both splits,
 and with `--write` rewrites the MODELS block of rerank_model.py.
 
-    python bench/fit_reranker.py [FILE] [--write]
+    python bench/fit_reranker.py [FILE] [--write] [--drop FEATURE,...]
 
 Then `python bench/locomo.py --ablation` measures the shipped result through the public API.
 """
@@ -56,7 +56,8 @@ async def capture(path: Path, mode: FetchMode) -> list[Sample]:
     original: Callable[..., pipeline.Ranked] = pipeline.rank
 
     def spy(mode_: FetchMode, lex: pipeline.Ranked, sem: pipeline.Ranked, light: Any, **kw: Any) -> Any:
-        seen.append(pipeline.features_of(lex, sem, light, kw["stats"], kw["query"], kw["analyzer"]))
+        window = kw.get("hint") or kw.get("derived")
+        seen.append(pipeline.features_of(lex, sem, light, kw["stats"], kw["query"], kw["analyzer"], window))
         return original(mode_, lex, sem, light, **kw)
 
     saved = dict(rerank_model.MODELS)
@@ -172,11 +173,18 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file", nargs="?", default=str(DEFAULT_FILE), help="LoCoMo-format JSON")
     parser.add_argument("--write", action="store_true", help="rewrite the MODELS block of rerank_model.py")
+    parser.add_argument(
+        "--drop", default="", help="comma-separated features left out of the fit (weight 0), for a control"
+    )
     args = parser.parse_args()
+    dropped = {f for f in args.drop.split(",") if f}
+    unknown = dropped - set(FEATURES)
+    if unknown:
+        raise SystemExit(f"fit_reranker: --drop: no feature named {', '.join(sorted(unknown))}")
     models: dict[str, tuple[float, dict[str, float]]] = {}
     for mode in (FetchMode.HYBRID, FetchMode.LEXICAL):
         samples = await capture(Path(args.file), mode)
-        names = MODE_FEATURES[mode.value]
+        names = tuple(n for n in MODE_FEATURES[mode.value] if n not in dropped)
         columns = [FEATURES.index(n) for n in names]
         tune = [s for s in samples if s[0] in TUNE]
         bias, w = fit(tune, columns)

@@ -197,13 +197,18 @@ class RecallTally:
     def __init__(self) -> None:
         self.scores: dict[int, dict[int, list[float]]] = {k: defaultdict(list) for k in KS}
         self.per_conv: list[list[float]] = []
+        # per conversation: each question's (category, R@10, R@20), for the by-split table
+        self.per_conv_cat: list[list[tuple[int, float, float]]] = []
         self.latencies: list[float] = []
 
     def start_conversation(self) -> None:
         self.per_conv.append([])
+        self.per_conv_cat.append([])
 
     def add(self, cat: int, evidence: list[str], ranked: list[str], latency_ms: float) -> None:
         self.latencies.append(latency_ms)
+        at = {k: len(set(ranked[:k]) & set(evidence)) / len(evidence) for k in (10, 20)}
+        self.per_conv_cat[-1].append((cat, at[10], at[20]))
         for k in KS:
             got = len(set(ranked[:k]) & set(evidence)) / len(evidence)
             self.scores[k][cat].append(got)
@@ -215,6 +220,7 @@ class RecallTally:
         return {
             "recall": {k: {c: sum(v) / len(v) for c, v in self.scores[k].items()} for k in KS},
             "per_conv": self.per_conv,
+            "per_conv_cat": self.per_conv_cat,
             "p50_ms": percentile(self.latencies, 50),
             "p95_ms": percentile(self.latencies, 95),
             "questions": len(self.latencies),
@@ -253,6 +259,44 @@ def split_recall(per_conv: list[list[float]], picks: range) -> float:
 
 
 TUNE, CHECK = range(0, 2), range(2, 4)
+
+
+def split_category(
+    per_conv_cat: list[list[tuple[int, float, float]]], picks: range, cat: int, k: int
+) -> float:
+    """Mean R@k (10 or 20) over one category's questions of the conversations at `picks`."""
+    col = 1 if k == 10 else 2
+    vals = [q[col] for i in picks if i < len(per_conv_cat) for q in per_conv_cat[i] if q[0] == cat]
+    return sum(vals) / len(vals) if vals else float("nan")
+
+
+def render_splits(r: dict[str, Any]) -> str:
+    """One mode's R@10 and R@20 per category on the tuning and the check conversations, side by side."""
+    rows = []
+    cats = [(0, "all"), *CATEGORIES.items()]
+    for c, name in cats:
+        cells = [name]
+        for k in (10, 20):
+            for picks in (TUNE, CHECK):
+                if c == 0:
+                    vals = [q[1 if k == 10 else 2] for i in picks for q in r["per_conv_cat"][i]]
+                    cells.append(f"{sum(vals) / len(vals):.3f}" if vals else "nan")
+                else:
+                    cells.append(f"{split_category(r['per_conv_cat'], picks, c, k):.3f}")
+        rows.append(cells)
+    headers = ["category", "R@10 tune (0-1)", "R@10 check (2-3)", "R@20 tune (0-1)", "R@20 check (2-3)"]
+    return table(headers, rows)
+
+
+def split_line(r: dict[str, Any]) -> str:
+    """A one-line summary of the by-split figures (printed last, for a quick comparison between runs)."""
+    parts = []
+    for c, name, k in ((2, "temporal", 10), (1, "multi-hop", 20), (3, "open-domain", 10)):
+        tune = split_category(r["per_conv_cat"], TUNE, c, k)
+        check = split_category(r["per_conv_cat"], CHECK, c, k)
+        parts.append(f"{name} R@{k} tune {tune:.3f} check {check:.3f}")
+    overall = [split_recall(r["per_conv"], picks) for picks in (TUNE, CHECK)]
+    return f"R@10 tune {overall[0]:.3f} check {overall[1]:.3f}; " + "; ".join(parts)
 
 
 def _row(label: str, r: dict[str, Any]) -> list[str]:
@@ -337,6 +381,10 @@ def render(
             f"Default mode ({default}) R@10 by split: tuning conversations (samples 0-1) "
             f"{split_recall(per_conv, TUNE):.3f}, check conversations (samples 2-3) "
             f"{split_recall(per_conv, CHECK):.3f}. Constants were chosen on the tuning split only.",
+            "",
+            f"By split ({default}), per category:",
+            "",
+            render_splits(result["modes"][default]),
             "",
             "Per category and k:",
             "",
@@ -514,6 +562,7 @@ async def main_async(args: argparse.Namespace) -> int:
     if default is None or default.value not in result["modes"]:
         print("recall@10=nan")
         return 1
+    print(f"by split: {split_line(result['modes'][default.value])}")
     print(f"recall@10={result['modes'][default.value]['recall'][10][0]:.4f}")
     if args.answers:
         from locomo_answers import run_answers

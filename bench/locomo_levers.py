@@ -12,6 +12,9 @@ handed or to how its output is merged, replayed the same way:
   add every turn of the best sessions to the candidate lists with the scores the engine's two rankers
   give them (what an engine hook would hand over), and rank again;
 - `neighbour read`: the turns just before and after the default read's best rows added to the pool;
+- `session spread`: the default read's order, each turn's score times `decay` to the power of how
+  many turns of its session rank above it, so a list question's top reaches more sessions (its
+  evidence is spread over them) without reading more;
 - `decomposition`: a question naming two people ("Caroline and Melanie", "X or Y") or two clauses joined
   by "and" is also asked as one sub-question each (no LLM: text rules, `split_question`); each
   sub-question's pooled read is ranked and the orders are merged by best relevance.
@@ -197,8 +200,9 @@ def refitted_session_read(questions: list[Question], sessions: int) -> list[pipe
     samples = []
     for q in questions:
         lex, sem = session_lists(q.full, sessions, "sum", 10)
+        window = q.full.kw.get("hint") or q.full.kw.get("derived")
         keys, rows = pipeline.features_of(
-            lex, sem, q.full.light, q.full.kw["stats"], q.full.kw["query"], analyzer
+            lex, sem, q.full.light, q.full.kw["stats"], q.full.kw["query"], analyzer, window
         )
         samples.append((q.conv, keys, np.asarray(rows), q.evidence))
     bias, w = fit([s for s in samples if s[0] in TUNE], columns)
@@ -227,6 +231,18 @@ def neighbour_read(c: Captured, top: int, hops: int) -> pipeline.Ranked:
     lex_keys = {k for k, _ in lex} | add
     sem_keys = {k for k, _ in sem} | add
     return ranked(c, [kv for kv in c.lex if kv[0] in lex_keys], [kv for kv in c.sem if kv[0] in sem_keys])
+
+
+def session_spread(order: pipeline.Ranked, light: dict[int, pipeline.Light], decay: float) -> pipeline.Ranked:
+    """`order` with each turn's score times `decay` ** (turns of its session ranked above it)."""
+    above: dict[str, int] = defaultdict(int)
+    out = []
+    for key, score in order:
+        thread = light[key].thread if key in light else None
+        out.append((key, score * decay ** (above[thread] if thread is not None else 0)))
+        if thread is not None:
+            above[thread] += 1
+    return sorted(out, key=lambda kv: -kv[1])
 
 
 def decomposed(q: Question, base: Callable[[Captured], pipeline.Ranked], how: str) -> pipeline.Ranked:
@@ -298,6 +314,13 @@ def levers(questions: list[Question]) -> list[tuple[str, list[pipeline.Ranked], 
             (
                 f"neighbour read: turns {hops} away from the top {top} added",
                 lambda q, top=top, hops=hops: neighbour_read(q.full, top, hops),
+            )
+        )
+    for decay in (0.9, 0.8):
+        variants.append(
+            (
+                f"session spread: a turn's score times {decay} per turn of its session above it",
+                lambda q, decay=decay: session_spread(default_read(q.full), q.full.light, decay),
             )
         )
     for how in ("max", "interleave"):

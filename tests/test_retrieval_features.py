@@ -86,6 +86,35 @@ def test_the_model_puts_the_named_speakers_memory_first_and_switches_off() -> No
     assert pipeline.rank(FetchMode.LEXICAL, lex, [], light, cfg=plain, **common) == lex  # type: ignore[arg-type]
 
 
+def test_a_memory_dated_in_the_asked_days_is_marked_and_switches_off() -> None:
+    from tinymemory.api.timeutil import to_us
+
+    may1, may2 = datetime(2024, 5, 1, tzinfo=UTC), datetime(2024, 5, 2, tzinfo=UTC)
+    lex = [(1, 0.5), (2, 0.5), (3, 0.5)]
+    said = to_us(datetime(2024, 5, 2, 9, tzinfo=UTC))
+    light = {  # the same words; 1 is dated on the day asked about, 2 on another, 3 not at all
+        1: Light(None, said, to_us(may1), to_us(may2) - 1, "we saw a film", "Ana", "n", "t"),
+        2: Light(None, said, to_us(may2), to_us(may2) + 10, "we saw a film", "Ana", "n", "t"),
+        3: Light(None, said, None, None, "we saw a film", "Ana", "n", "t"),
+    }
+    stats = ScopeStats(docs=3, tokens=15, df={"film": 3})
+    analyzer = default_analyzer()
+    asked = pipeline.TimeHint(start=may1, end=may2)
+    keys, rows = pipeline.features_of(lex, [], light, stats, "Which film on 1 May?", analyzer, asked)
+    assert [col(rows.tolist(), keys, k, "dated") for k in (1, 2, 3)] == [1.0, 0.0, 0.0]
+    # no days named: a question asking a time marks every memory that carries a date of its own
+    keys, rows = pipeline.features_of(lex, [], light, stats, "When did Ana see a film?", analyzer)
+    assert [col(rows.tolist(), keys, k, "dated") for k in (1, 2, 3)] == [1.0, 1.0, 0.0]
+    keys, rows = pipeline.features_of(lex, [], light, stats, "Which film did Ana see?", analyzer)
+    assert [col(rows.tolist(), keys, k, "dated") for k in (1, 2, 3)] == [0.0, 0.0, 0.0]
+    common = dict(stats=stats, query="When did Ana see a film?", analyzer=analyzer)
+    ranked = pipeline.rank(FetchMode.LEXICAL, lex, [], light, cfg=DEFAULT_CONFIG, **common)  # type: ignore[arg-type]
+    assert ranked[-1][0] == 3 and ranked[0][1] > ranked[-1][1]
+    off = DEFAULT_CONFIG.without("dated")
+    ranked = pipeline.rank(FetchMode.LEXICAL, lex, [], light, cfg=off, **common)  # type: ignore[arg-type]
+    assert len({s for _, s in ranked}) == 1  # nothing else tells them apart
+
+
 def turn(text: str, speaker: str, thread: str) -> NewItem:
     meta = ItemMeta(source=Source("user", speaker), thread_id=thread, observed_at=DAY)
     return NewItem(ItemKind.CONVERSATION, text, meta=meta)
@@ -184,6 +213,7 @@ def reference_rows(
     terms: list[str],
     weights: dict[str, float],
     terms_of: dict[int, frozenset[str]],
+    window: tuple[int, int] | None = None,
 ) -> tuple[list[int], list[list[float]]]:
     """The features one key at a time, as they are defined (features.FEATURES): the oracle the
     column-at-a-time computation must equal float for float."""
@@ -221,9 +251,22 @@ def reference_rows(
                 len(mates) / 10.0,
                 1.0 if is_question(c.text) else 0.0,
                 math.log1p(len(tset)),
+                dated(query, c.event, window),
             ]
         )
     return keys, rows
+
+
+def dated(query: str, event: tuple[int, int] | None, window: tuple[int, int] | None) -> float:
+    """The `dated` feature of one candidate, as defined: its own range overlaps the question's days;
+    with none, the question asks a time and it has a range."""
+    from tinymemory.retrieval.temporal import time_question
+
+    if event is None:
+        return 0.0
+    if window is None:
+        return 1.0 if time_question(query) is not None else 0.0
+    return 1.0 if event[0] < window[1] and event[1] >= window[0] else 0.0
 
 
 def random_pool(
@@ -245,7 +288,9 @@ def random_pool(
         )
         extra = rng.choice([None, None, '{"tags":["Ana"]}', '{"extra":[["speaker","Bob"]]}'])
         source = rng.choice(["Ana", "user:Bob", "user", None])
-        cands[k] = Candidate(text, source, thread, near[0], near[1], extra)
+        start = rng.randint(0, 20)
+        event = rng.choice([None, (start, start + rng.randint(0, 5))])
+        cands[k] = Candidate(text, source, thread, near[0], near[1], extra, event)
     return lex, sem, cands
 
 
@@ -260,8 +305,11 @@ def test_feature_columns_equal_the_features_key_by_key() -> None:
         terms = rng.sample(["paint", "lake", "ana", "dawn"], rng.randint(0, 3))
         weights = {t: rng.random() for t in terms}
         terms_of = {k: frozenset(analyzer.index_terms(c.text)) for k, c in cands.items()}
-        args = dict(query="what did Ana paint", query_terms=terms, term_weights=weights, terms_of=terms_of)
-        want_keys, want = reference_rows(lex, sem, cands, "what did Ana paint", terms, weights, terms_of)
+        query = rng.choice(["what did Ana paint", "when did Ana paint"])
+        start = rng.randint(0, 20)
+        window = rng.choice([None, (start, start + rng.randint(1, 6))])
+        args = dict(query=query, query_terms=terms, term_weights=weights, terms_of=terms_of, window=window)
+        want_keys, want = reference_rows(lex, sem, cands, query, terms, weights, terms_of, window)
         keys, got = feature_columns(lex, sem, cands, **args)  # type: ignore[arg-type]
         assert keys == want_keys and got.tolist() == want
         assert feature_rows(lex, sem, cands, **args) == (want_keys, want)  # type: ignore[arg-type]

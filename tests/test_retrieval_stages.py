@@ -20,7 +20,7 @@ def test_each_stage_switches_off_alone() -> None:
         fields = ("analyzer", "context", "fusion", "temporal", "rerank", "priors")
         changed = [f for f in fields if getattr(off, f) != getattr(base, f)]
         # speaker and neighbours are switches of the reranker's features, window one of the time stage
-        group = {"speaker": "rerank", "neighbours": "rerank", "window": "temporal"}
+        group = {"speaker": "rerank", "neighbours": "rerank", "dated": "rerank", "window": "temporal"}
         assert changed == [group.get(stage, stage)], stage
     off = base.all_off()
     assert off.fusion.method == "rrf" and not off.context.enabled and not off.temporal.query_hints

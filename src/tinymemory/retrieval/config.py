@@ -82,14 +82,16 @@ class RerankConfig:
 
     `model`: the feature reranker (features.py, rerank_model.py): a fixed linear model over each pooled
     memory's two ranker scores and ranks, whether the query names its speaker, its neighbouring turns'
-    scores, term coverage, and its shape. `speaker` and `neighbours` switch those feature groups off for
-    ablations. `coverage`: the older query-term coverage multiplier, score * (1 + strength * idf-weighted
-    share of query terms in the text); off by default (the model reads coverage as one of its features).
+    scores, term coverage, its shape, and whether it carries its own date in the days the question asks
+    about (`dated`). `speaker`, `neighbours` and `dated` switch those feature groups off for ablations.
+    `coverage`: the older query-term coverage multiplier, score * (1 + strength * idf-weighted share of
+    query terms in the text); off by default (the model reads coverage as one of its features).
     """
 
     model: bool = True
     speaker: bool = True
     neighbours: bool = True
+    dated: bool = True
     coverage: bool = False
     strength: float = 0.5
 
@@ -110,6 +112,7 @@ STAGES = (
     "rerank",
     "speaker",
     "neighbours",
+    "dated",
     "priors",
 )
 
@@ -160,6 +163,8 @@ class RetrievalConfig:
             return replace(self, rerank=replace(self.rerank, speaker=False))
         if stage == "neighbours":
             return replace(self, rerank=replace(self.rerank, neighbours=False))
+        if stage == "dated":
+            return replace(self, rerank=replace(self.rerank, dated=False))
         if stage == "priors":
             return replace(self, priors=PriorConfig(confidence_strength=0.0))
         raise ValueError(f"retrieval: `stage` `{stage}` is not one of {', '.join(STAGES)}")

@@ -37,7 +37,7 @@ from tinymemory.retrieval.date_words import (
     VERB_MONTHS,
     WEEKDAYS,
 )
-from tinymemory.retrieval.tense import leaning
+from tinymemory.retrieval.tense import leaning, perfect
 
 __all__ = [
     "HOLIDAYS",
@@ -371,6 +371,35 @@ def _past_n(m: re.Match[str], a: datetime) -> Answer:
     return cal.rolling(a, m[3], -n if m[1] in ("next", "coming") else n)
 
 
+def _lasting(m: re.Match[str], a: datetime) -> Answer:
+    """A duration up to the moment it is said ("for three years now", "I've been painting for two
+    months"): the days from that long ago to today; a vague count reaches as far back as it may mean.
+    A duration of some other time ("we stayed for two weeks") names no date."""
+    if not m["now"] and not perfect(m.string, m.start()):
+        return NOT_DATE
+    n = max(_counts(m[1]))
+    if n > MAX_AGO:
+        return NOT_DATE
+    return cal.rolling(a, m[2], n)
+
+
+def _in_units(m: re.Match[str], a: datetime) -> Answer:
+    """A plan's "in N units" ("the exam is in three days", "we'll move in a few months") is that unit
+    ahead, as "N units from now"; "within N units" every day up to it. A negative present perfect ("I
+    haven't seen her in two years") reaches back to now, as "for N units" does; "in N units" of the
+    past ("I finished it in two days") is how long something took, no date."""
+    lo, hi = _counts(m[2])
+    if hi > MAX_AGO:
+        return NOT_DATE
+    if m[1] == "in" and perfect(m.string, m.start(), negated=True):
+        return cal.rolling(a, m[3], hi)
+    if leaning(m.string, m.start()) == "back":
+        return NOT_DATE
+    if m[1] == "within":
+        return cal.rolling(a, m[3], -hi)
+    return cal.units_back(a, m[3], -lo, -hi)
+
+
 def _past_unit(m: re.Match[str], a: datetime) -> Answer:
     """One unit back up to today: "the past week" (unlike "last week", the calendar week before)."""
     return cal.rolling(a, m[1], 1)
@@ -550,6 +579,13 @@ _RULES: tuple[Rule, ...] = tuple(
         (r"\b(?:this past|past) (day|week|month|quarter|year)\b", _past_unit, _G.UNIT),
         (rf"\b(this past|past|last|this|next|previous|coming) ({_UNIT})\b", _rel_unit, _G.UNIT),
         (rf"\b({_COUNT})(?:(?: or |-| to )({_COUNT}))? ({_UNIT})s? (ago|from now)\b", _ago, _G.AGO),
+        (
+            rf"\bfor (?:(?:about|around|almost|nearly|over|more than|roughly|close to|at least) )?"
+            rf"({_COUNT}) ({_UNIT})s?(?P<now> now)?\b",
+            _lasting,
+            _G.UNIT,
+        ),
+        (rf"\b(in|within) ({_COUNT}) ({_UNIT})s?\b", _in_units, _G.UNIT),
         (rf"\b(?:a|an|one) ({_UNIT}) or two (ago|from now)\b", _day_or_two, _G.OR_TWO),
         (
             rf"(?<!good )(?<!black )(?<!cyber )(?<!easter )(?<!palm )(?<!every )\b({_WEEKDAY})(?!s\b)\b",

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from tinymemory.retrieval.rerank import coverages
 from tinymemory.retrieval.speakers import is_named, query_words, speaker_name, speakers
+from tinymemory.retrieval.temporal import time_question
 
 FEATURES = (
     "lex_norm",  # lexical score, min-max normalised over the lexical pool (0 when absent)
@@ -33,6 +34,7 @@ FEATURES = (
     "thread_count",  # how many other pooled memories share its thread, / 10
     "question",  # 1 when the text is itself a question (it asks, it rarely tells)
     "length",  # log(1 + its number of index terms)
+    "dated",  # its own event range lies in the question's days; with none named, the question asks a time
 )
 
 TIE = 1e-6
@@ -51,6 +53,7 @@ TIE = 1e-6
     _THREAD_COUNT,
     _QUESTION,
     _LENGTH,
+    _DATED,
 ) = range(len(FEATURES))
 _TRAILING_NOTE = re.compile(r"\s*\[[^\[\]]*\]\s*$")
 
@@ -64,6 +67,9 @@ class Candidate(NamedTuple):
     before: int | None = None  # the previous active turn of its thread (row key), if any
     after: int | None = None  # the next one
     extra: str | None = None  # the row's `extra` column (tags, host metadata pairs) when it has any
+    # its own event range, closed, in microseconds since the epoch (read from its text when stored, or
+    # the host's): None when it carries none (its observed time alone does not count)
+    event: tuple[int, int] | None = None
 
     def speakers(self) -> frozenset[str]:
         """Every name this memory's speaker goes by (speakers.speakers)."""
@@ -95,6 +101,30 @@ def speaker_column(query: str, pooled: Sequence[Candidate]) -> list[float] | Non
     return [0.0 if names.isdisjoint(hit) else 1.0 for names in of]
 
 
+def own_event(event_from: int | None, event_to: int | None) -> tuple[int, int] | None:
+    """A memory's own event range as (from, to), one end standing for both when the other is missing
+    (temporal.span_of), or None when it has neither."""
+    if event_from is None:
+        return None if event_to is None else (event_to, event_to)
+    return event_from, event_from if event_to is None else event_to
+
+
+def dated_column(
+    query: str, pooled: Sequence[Candidate], window: tuple[int, int] | None
+) -> list[float] | None:
+    """The `dated` feature of each pooled candidate: with a `window` (the question's days, half-open, in
+    microseconds), 1 when the candidate's own event range overlaps it; with none, 1 when the question
+    asks a time ("when", "how long", before / after: temporal.time_question) and the candidate carries
+    an event range at all. None when the question neither names days nor asks a time (the column
+    stays 0)."""
+    if window is None:
+        if time_question(query) is None:
+            return None
+        return [0.0 if c.event is None else 1.0 for c in pooled]
+    start, end = window
+    return [0.0 if c.event is None or not (c.event[0] < end and c.event[1] >= start) else 1.0 for c in pooled]
+
+
 def ranks(scored: Sequence[tuple[int, float]]) -> dict[int, int]:
     """Each key's rank in a best-first list, equal scores sharing the rank (how many score higher), so
     that a tie broken by row order gives the reranker no difference to act on. Scores within a
@@ -118,8 +148,10 @@ def feature_rows(
     query_terms: Sequence[str],
     term_weights: Mapping[str, float],
     terms_of: Mapping[int, Set[str]],
+    window: tuple[int, int] | None = None,
 ) -> tuple[list[int], list[list[float]]]:
-    """The pooled keys (lexical order first, then semantic) and one feature row each, in FEATURES order."""
+    """The pooled keys (lexical order first, then semantic) and one feature row each, in FEATURES order.
+    `window` is the question's days ([start, end) in microseconds), when it names any."""
     keys, columns = feature_columns(
         lex,
         sem,
@@ -128,6 +160,7 @@ def feature_rows(
         query_terms=query_terms,
         term_weights=term_weights,
         terms_of=terms_of,
+        window=window,
     )
     rows: list[list[float]] = columns.tolist()
     return keys, rows
@@ -160,6 +193,7 @@ def feature_columns(
     query_terms: Sequence[str],
     term_weights: Mapping[str, float],
     terms_of: Mapping[int, Set[str]],
+    window: tuple[int, int] | None = None,
 ) -> tuple[list[int], npt.NDArray[np.float64]]:
     """`feature_rows` as one array (a row per pooled key, FEATURES order): the list features are
     computed a column at a time, the ones read from a candidate's columns one key at a time. Each
@@ -192,6 +226,9 @@ def feature_columns(
         out[:, _COVERAGE] = coverages(query_terms, term_weights, terms)
     out[:, _QUESTION] = [1.0 if is_question(c.text) else 0.0 for c in pooled]
     out[:, _LENGTH] = [math.log1p(len(t)) for t in terms]
+    dated = dated_column(query, pooled, window)
+    if dated is not None:
+        out[:, _DATED] = dated
     # neighbours and thread mates: only turns of a thread have them
     turns = [
         (i, c)

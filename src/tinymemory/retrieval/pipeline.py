@@ -20,11 +20,11 @@ import numpy.typing as npt
 
 from tinymemory.api.filters import FetchMode, MetaFilter, TimeHint
 from tinymemory.api.requests import Why
-from tinymemory.api.timeutil import from_us, utcnow
+from tinymemory.api.timeutil import from_us, to_us, utcnow
 from tinymemory.retrieval.bm25 import bm25
 from tinymemory.retrieval.config import RetrievalConfig
 from tinymemory.retrieval.explain import Trace, signals
-from tinymemory.retrieval.features import FEATURES, Candidate, feature_columns
+from tinymemory.retrieval.features import FEATURES, Candidate, feature_columns, own_event
 from tinymemory.retrieval.fusion import confidence_prior, convex, rrf
 from tinymemory.retrieval.query import QueryAnalysis, analysed, names_time
 from tinymemory.retrieval.rerank import idf, rerank_by_coverage
@@ -286,7 +286,8 @@ def rank(
     q = analysed(query, analyzer) if analyzer is not None else None
     # a question of stop words only ("what do you know about me?") gets the newest memories, as is
     if models(mode, cfg) and q is not None and analyzer is not None and (lex or sem) and q.content:
-        ranked = _model_rerank(mode, lex, sem, light, stats, cfg, q, analyzer, trace)  # it replaces fusion
+        # it replaces fusion; the days asked about are the explicit hint's, else the query's own
+        ranked = _model_rerank(mode, lex, sem, light, stats, cfg, q, analyzer, trace, hint or derived)
     elif mode is FetchMode.HYBRID:
         ranked = fuse(lex, sem, light, cfg)
         if trace is not None:
@@ -342,9 +343,11 @@ def features_of(
     stats: ScopeStats,
     query: str | QueryAnalysis,
     analyzer: Analyzer,
+    window: TimeHint | None = None,
 ) -> tuple[list[int], npt.NDArray[np.float64]]:
     """The pooled keys and their reranker features (a row per key, features.FEATURES order), from the
-    read's own candidates, their detailed light columns and the reach's statistics."""
+    read's own candidates, their detailed light columns and the reach's statistics; `window` is the
+    days the question is about (its explicit hint, else the one its words give), if any."""
     q = analysed(query, analyzer)
     terms = list(q.terms)
     candidates: dict[int, Candidate] = {}
@@ -352,7 +355,8 @@ def features_of(
     for rowid, lt in light.items():
         text = lt.text or ""
         thread = (lt.ns or "", lt.thread) if lt.thread is not None else None
-        candidates[rowid] = Candidate(text, lt.source, thread, lt.before, lt.after, lt.extra)
+        event = own_event(lt.event_from, lt.event_to)
+        candidates[rowid] = Candidate(text, lt.source, thread, lt.before, lt.after, lt.extra, event)
         terms_of[rowid] = term_set(analyzer, text)
     return feature_columns(
         lex,
@@ -362,6 +366,7 @@ def features_of(
         query_terms=terms,
         term_weights=term_weights(terms, stats),
         terms_of=terms_of,
+        window=None if window is None else (to_us(window.start), to_us(window.end)),
     )
 
 
@@ -375,6 +380,7 @@ def _model_rerank(
     query: QueryAnalysis,
     analyzer: Analyzer,
     trace: Trace | None = None,
+    window: TimeHint | None = None,
 ) -> Ranked:
     """The pool re-scored by the feature reranker, times the confidence prior (in place of hybrid's
     fusion, which applies the prior too, so switching the model off keeps it)."""
@@ -386,7 +392,9 @@ def _model_rerank(
         off.add("speaker")
     if not cfg.rerank.neighbours:
         off |= {"neighbour", "thread_best", "thread_count"}
-    keys, rows = features_of(lex, sem, light, stats, query, analyzer)
+    if not cfg.rerank.dated:
+        off.add("dated")
+    keys, rows = features_of(lex, sem, light, stats, query, analyzer, window)
     strength = cfg.priors.confidence_strength
     scored = []
     for key, relevance in zip(keys, relevances(rows, bias, linear(weights, frozenset(off))), strict=True):

@@ -14,6 +14,9 @@ the clause holding the day (a sentence, cut at ";" and "but"):
    starts on Monday");
 3. else there is no leaning (None) and the caller chooses.
 
+It also says whether a clause is in the present perfect before a position (`perfect`): "I've been
+painting for three years" reaches up to the moment it is said, "I painted for three years" does not.
+
 Text is expected casefolded.
 """
 
@@ -56,15 +59,48 @@ _MARKER = re.compile(
 # not a past tense.
 _STATE_LEAD = re.compile(r"\b(?:am|is|are|'m|'re|'s|be|feel|feeling|get|getting|so|really|very|too)\s+$")
 _CLAUSE_END = re.compile(r"[.!?;\n]|\bbut\b")
+# The present perfect: have / has and a past participle (been, had, an -ed form or a common irregular
+# one), a few adverbs allowed between; "'s" stands for "has" only before been / had / got ("it's been",
+# while "it's booked" is a present passive). "have to", "had been" and "'d been" are not it.
+_PARTICIPLES = (
+    "been|had|got|gotten|known|done|gone|seen|grown|kept|taught|felt|held|run|worn|made|spent|lost|"
+    "won|found|led|read|written|ridden|driven|sung|swum|slept|sat|stood|thought|brought|built|"
+    "[a-z]{2,}ed"
+)
+_ADVERBS = r"(?:(?:not|never|already|always|just|only|really|also|actually|all|both|ever|since)\s+)*"
+_AHEAD = re.compile(rf"\b(?:{_AHEAD_WORDS})\b")
+_NEGATION = re.compile(r"n't\b|\b(?:not|never)\b")
+_PERFECT = re.compile(
+    rf"\b(?:(?:have|has|haven't|hasn't|'ve)\s+{_ADVERBS}(?:{_PARTICIPLES})|'s\s+{_ADVERBS}(?:been|had|got))\b"
+)
+
+
+def _clause(text: str, at: int) -> tuple[int, int]:
+    """The [start, end) of the clause of `text` holding position `at`."""
+    start = max((m.end() for m in _CLAUSE_END.finditer(text, 0, at)), default=0)
+    stop = _CLAUSE_END.search(text, at)
+    return start, stop.start() if stop else len(text)
+
+
+def perfect(text: str, at: int, *, negated: bool = False) -> bool:
+    """Whether the clause of casefolded `text` holding `at` is in the present perfect before `at`
+    ("we've lived here for six years", "she has known him for two"); with `negated`, a negative one
+    only ("I haven't seen her in years"). A future marker between the perfect and `at` takes over
+    ("I've booked the cabin, we'll stay for a week")."""
+    text = text.replace("\u2019", "'")
+    start, _ = _clause(text, at)
+    last = None
+    for m in _PERFECT.finditer(text, start, at):
+        if not negated or _NEGATION.search(m[0]) is not None:
+            last = m
+    return last is not None and _AHEAD.search(text, last.end(), at) is None
 
 
 def leaning(text: str, at: int) -> Leaning | None:
     """The way the clause of casefolded `text` holding position `at` looks: the past or future marker
     nearest `at` decides; with none, a present-tense word looks ahead; with neither, None."""
     text = text.replace("\u2019", "'")
-    start = max((m.end() for m in _CLAUSE_END.finditer(text, 0, at)), default=0)
-    stop = _CLAUSE_END.search(text, at)
-    end = stop.start() if stop else len(text)
+    start, end = _clause(text, at)
     best: tuple[int, Leaning] | None = None
     present = False
     for m in _MARKER.finditer(text, start, end):
