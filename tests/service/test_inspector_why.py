@@ -110,3 +110,11 @@ def test_the_api_answer_without_explain_has_no_why(service: RunningService, alic
     assert plain.status_code == 200 and '"why"' not in plain.text
     assert bad.status_code == 400 and "explain" in bad.text
     assert "explain" in schema.text and "WhySignals" in schema.text
+
+
+def test_every_reranker_feature_has_words_on_the_why_page() -> None:
+    """A feature added to the reranker is explained in words, not shown by its bare name."""
+    from tinymemory.retrieval.features import FEATURES
+    from tinymemory.service.inspector.why_pages import FEATURE_WORDS
+
+    assert set(FEATURES) <= set(FEATURE_WORDS)

@@ -32,6 +32,7 @@ FEATURE_WORDS = {
     "thread_count": "other matches in its conversation (in tens)",
     "question": "it is itself a question",
     "length": "its length (log of its word count)",
+    "dated": "the day it tells of falls in the days the search names",
 }
 
 
