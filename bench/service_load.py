@@ -1307,6 +1307,14 @@ def breakdown_summary(found: list[dict[str, Any]]) -> list[str]:
     ]
 
 
+def sizes_phrase(sizes: list[int]) -> str:
+    """ "at 50,000 items" or "at two store sizes" (the rows say which)."""
+    if len(sizes) == 1:
+        return f"at {sizes[0]:,} items"
+    words = {2: "two", 3: "three", 4: "four"}
+    return f"at {words.get(len(sizes), str(len(sizes)))} store sizes"
+
+
 def render_workers(run: dict[str, Any]) -> str:
     """The `service-workers` section: `serve --workers N` side by side, per store size and level."""
     rows, cfg = run["rows"], run["config"]
@@ -1355,7 +1363,8 @@ def render_workers(run: dict[str, Any]) -> str:
         f"{os.cpu_count()} cores**, and other jobs ran on the machine at the same time (the load column).",
         "",
         "`tinymemory serve --workers N` over a fresh copy of a prefilled SQLite file (default embedder "
-        f"`{cfg['tm_embedder']}`, HS256 tokens), at two store sizes; the store is one workspace of "
+        f"`{cfg['tm_embedder']}`, HS256 tokens), {sizes_phrase(cfg.get('sizes') or [cfg['items']])}; the "
+        "store is one workspace of "
         f"{USERS} users (their own tiers hold 96% of it), {AGENTS} agents' shared tiers and the "
         "institutional tier, so 50,000 memories is 200 users x 250. The client is this script (asyncio, "
         "one httpx connection per client, each client its own verified user) in a closed loop for "

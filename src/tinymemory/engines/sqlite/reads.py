@@ -59,6 +59,26 @@ def items_by_rowid(
     return {int(r[0]): decode(r) for r in rows}
 
 
+# Rows past a rowid that `namespace_rowids` reads from the table's own rowid range rather than the
+# namespace's index: the index holds no rowid order within a namespace, so a read of the few rows stored
+# since a namespace was last read went through every entry of the namespace (a shared tier's 1,000 rows
+# at 50,000 items: 0.19 ms, against 0.006 ms for the tail of the table the new rows sit in). A range
+# costs about 0.35 us a row and a namespace entry about 0.2 us, so a longer range (a namespace not read
+# for a while, a first read) keeps to the index.
+TAIL_ROWS = 256
+
+
+def namespace_rowids(conn: sqlite3.Connection, ns: str, start: int, upto: int) -> list[int]:
+    """The rowids of `ns` in (start, upto], ascending, whatever their state."""
+    if upto - start <= TAIL_ROWS:  # `+ns`: the rowid range, not the namespace's index
+        sql = "SELECT rowid FROM items WHERE +ns = ? AND rowid > ? AND rowid <= ? ORDER BY rowid"
+    else:
+        sql = "SELECT rowid FROM items WHERE ns = ? AND rowid > ? AND rowid <= ? ORDER BY rowid"
+    cur = conn.cursor()
+    cur.row_factory = None
+    return [int(r[0]) for r in cur.execute(sql, (ns, start, upto))]
+
+
 def get_items(conn: sqlite3.Connection, ids: Sequence[str], reach: Reach | None) -> GetResult:
     """Found items in the order asked; unknown, forgotten or out-of-reach ids are missing, and the
     forgotten ones inside the reach are also told apart (id and time only) as tombstones."""

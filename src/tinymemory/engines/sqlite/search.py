@@ -190,8 +190,11 @@ def lexical_scoped(
     where = filter_sql(flt, params)
     marks = ",".join("?" * len(kept))
     in_reach = "" if spaces is None else f"p.space IN (SELECT id FROM lex_ns WHERE {spaces}) AND "
-    # one row per (row, term): the field-weighted frequency (what FTS5's phrase frequency sums)
-    rows = conn.execute(
+    # one row per (row, term): the field-weighted frequency (what FTS5's phrase frequency sums), as plain
+    # tuples (a few hundred rows a read; sqlite3.Row costs more to make and to unpack)
+    cur = conn.cursor()
+    cur.row_factory = None
+    rows = cur.execute(
         "SELECT p.doc, p.term, p.title * ? + p.body * ? + p.context * ? AS f, i.lex_len"
         " FROM lex_postings p CROSS JOIN items i ON i.rowid = p.doc"
         f" WHERE {in_reach}p.term IN ({marks}) AND p.doc <= ? AND {where} AND f > 0"
@@ -228,7 +231,12 @@ def _visible(conn: sqlite3.Connection, rowids: list[int], flt: MetaFilter, snaps
         params: Params = [*rowids, snapshot]
         where = filter_sql(flt, params)
         marks = ",".join("?" * len(rowids))
-        sql = f"SELECT i.rowid FROM items i WHERE i.rowid IN ({marks}) AND i.rowid <= ? AND {where}"
+        # NOT INDEXED: each candidate is one look-up by rowid; given the choice, SQLite searched the
+        # namespace index once per (namespace, kind, rowid) of the list instead (a user's reach: 16
+        # searches a candidate; 58 candidates at 50,000 items, 0.21 ms against 0.14)
+        sql = (
+            f"SELECT i.rowid FROM items i NOT INDEXED WHERE i.rowid IN ({marks}) AND i.rowid <= ? AND {where}"
+        )
     else:
         params = [json.dumps(rowids), snapshot]
         where = filter_sql(flt, params)
@@ -236,7 +244,9 @@ def _visible(conn: sqlite3.Connection, rowids: list[int], flt: MetaFilter, snaps
             "SELECT i.rowid FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value WHERE i.rowid <= ?"
             f" AND {where}"
         )
-    return {int(r[0]) for r in conn.execute(sql, params)}
+    cur = conn.cursor()
+    cur.row_factory = None
+    return {int(r[0]) for r in cur.execute(sql, params)}
 
 
 @dataclass

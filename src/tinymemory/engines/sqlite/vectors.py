@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from tinymemory.engines.sqlite import stale, vecfile
+from tinymemory.engines.sqlite import reads, stale, vecfile
 from tinymemory.engines.versions import Floats as Floats
 
 BLOCK_ROWS = 2048
@@ -404,16 +404,7 @@ class NamespaceBlocks:
 
 def _from_view(conn: sqlite3.Connection, ns: str, start: int, upto: int, view: _View) -> tuple[Ints, Floats]:
     """The rowids and unit rows of the matrix's rows of `ns` in (start, upto]."""
-    fresh = np.fromiter(
-        (
-            r[0]
-            for r in conn.execute(
-                "SELECT rowid FROM items WHERE ns = ? AND rowid > ? AND rowid <= ? ORDER BY rowid",
-                (ns, start, upto),
-            )
-        ),
-        dtype=np.int64,
-    )
+    fresh = np.array(reads.namespace_rowids(conn, ns, start, upto), dtype=np.int64)
     known = view.rowids[: view.n]
     pos = np.minimum(np.searchsorted(known, fresh), max(view.n - 1, 0))
     ok = known[pos] == fresh if view.n else np.zeros(len(fresh), dtype=bool)
