@@ -28,7 +28,6 @@ from tinymemory.retrieval.embedders.locate import find_minilm_dir
 from tinymemory.retrieval.embedders.tables import (
     SHIPPED_TOKENIZER,
     STATIC_DIM,
-    Manifest,
     pick_tokenizer,
     read_manifest,
     shipped_table,
@@ -148,28 +147,6 @@ def map_table(path: Path) -> tuple[mmap.mmap, Table]:
     return mapped, table
 
 
-class _Check:
-    """`verify_table` on a thread of its own; `wait` joins it and raises what it raised."""
-
-    def __init__(self, table: Path, data: mmap.mmap, manifest: Manifest) -> None:
-        self._failed: BaseException | None = None
-        self._thread = threading.Thread(
-            target=self._run, args=(table, data, manifest), name="tinymemory-table-check", daemon=True
-        )
-        self._thread.start()
-
-    def _run(self, table: Path, data: mmap.mmap, manifest: Manifest) -> None:
-        try:
-            verify_table(table, data, manifest)
-        except BaseException as exc:  # handed to the loading thread
-            self._failed = exc
-
-    def wait(self) -> None:
-        self._thread.join()
-        if self._failed is not None:
-            raise self._failed
-
-
 class StaticMiniLMEmbedder(LocalEmbedder[_Loaded]):
     """Static MiniLM vectors (`dim`-d, L2-normalised): a token lookup and a sum, no BLAS, no model load.
 
@@ -263,15 +240,9 @@ class StaticMiniLMEmbedder(LocalEmbedder[_Loaded]):
         """Map the table, check its bytes against its manifest, and pair it with its tokenizer."""
         manifest = read_manifest(path)
         mapped, table = map_table(path)
-        # the very bytes the array views, checked on a thread of its own while this one loads the
-        # tokenizer: hashing releases the GIL and the tokenizer's parse holds it, so on a second core
-        # the check (about 10 ms for the shipped 15.6 MB) is off a process's first query
-        check = _Check(path, mapped, manifest) if manifest is not None else None
-        try:
-            tokenizer = load_tokenizer(pick_tokenizer(path, manifest, candidates))
-        finally:
-            if check is not None:
-                check.wait()  # a table that does not match is refused first, as before
+        if manifest is not None:
+            verify_table(path, mapped, manifest)  # the very bytes the array views
+        tokenizer = load_tokenizer(pick_tokenizer(path, manifest, candidates))
         want = (tokenizer.get_vocab_size(with_added_tokens=True), self._dim)
         if table.ndim != 2 or table.shape != want:
             raise Unavailable(f"embed: static-minilm table {path} has shape {table.shape}, expected {want}")
