@@ -19,9 +19,18 @@ Rows (medians of `--repeats` rounds, interleaved):
 - the one-shot process again once `tinymemory db index` has saved the graph.
 
 The file is filled with the default embedder (as in bench/coldstart.py) or copied from `--db` (the copy
-is measured, so the original's graph files are left alone).
+is measured, so the original's graph files are left alone). `--baseline SRC` runs every fresh-process
+probe a second time, beside the first (which goes first alternates by round), with `SRC` (another
+build's `src` folder, such as `git archive <commit> src` unpacked) first on the import path: the rows
+marked "old build" are that build's, measured side by side with this one's.
 
-    python bench/oneshot.py [--items 100000] [--repeats 3] [--no-write] [--db FILE]
+`--phases` (with `--db`, a file with its saved graph and matrix copy) measures instead where a warm
+whole-store fetch's time goes: in fresh processes, each phase's wall time (the engine's functions
+wrapped) over 40 questions per mode, beside the exact scan of the same matrix; its own section,
+`oneshot_phases`.
+
+    python bench/oneshot.py [--items 100000] [--repeats 3] [--no-write] [--db FILE] [--baseline SRC]
+    python bench/oneshot.py --phases --db FILE [--repeats 3] [--baseline SRC]
 """
 
 from __future__ import annotations
@@ -31,11 +40,14 @@ import asyncio
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from coldstart import LOCOMO, QUERY, build, count_items, process_ms
@@ -109,8 +121,20 @@ def embedder_probe() -> None:
     print(json.dumps({"first_ms": took[0], "second_ms": took[1]}), flush=True)
 
 
-def run_embedder() -> dict[str, float]:
-    done = subprocess.run([sys.executable, __file__, "--probe", "embedder"], capture_output=True, text=True)
+OLD = " (old build)"
+
+
+def env_for(src: str | None) -> dict[str, str] | None:
+    """The environment of a probe of the build in `src` first on the import path; None for this one."""
+    if src is None:
+        return None
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)}
+
+
+def run_embedder(src: str | None = None) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, __file__, "--probe", "embedder"], capture_output=True, text=True, env=env_for(src)
+    )
     if done.returncode != 0:
         raise RuntimeError(f"oneshot: the embedder probe exited {done.returncode}: {done.stderr[-800:]}")
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -152,21 +176,180 @@ async def floor_probe(path: Path) -> None:
     await engine.close()
 
 
-def run_floor(path: Path) -> dict[str, float | str]:
+# Where a warm whole-store fetch's time goes (`--probe phases`): wall time inside each phase.
+PHASES = [
+    ("search", "scope_stats", "lexical: the reach's statistics (lexstats.stats)"),
+    ("search", "_lexical_fts", "lexical: FTS5 match and bm25 (search._lexical_fts)"),
+    (
+        "engine",
+        "QueryVector.get",
+        "semantic: the reader waits for the helper (query vector, first round)",
+    ),
+    ("ann", "HnswIndex.first_round", "semantic, on the helper: the graph's first round (usearch search)"),
+    ("search", "_approximate", "semantic: the graph plan on the reader (tail, re-scoring, state check)"),
+    ("search", "_scan", "semantic: exact scans (reads of a time window the query names)"),
+    ("search", "_visible", "the candidates' state check in SQL (search._visible)"),
+    ("search", "light_rows", "the candidates' light columns (search.light_rows)"),
+    ("pipeline", "FetchRanking.page", "fusion, reranking, the page (pipeline.FetchRanking.page)"),
+    ("reads", "items_by_rowid", "the page's items (reads.items_by_rowid)"),
+]
+
+
+async def phases_probe(path: Path) -> None:
+    """In a fresh process, warm: whole-store hybrid, semantic and lexical fetches, each phase's wall
+    time summed by wrapping the engine's functions (the same code runs; a wrapper adds about a
+    microsecond a call). Phases on the helper thread overlap the reader's."""
+    import functools
+    import threading
+
+    from tinymemory.engines.sqlite import SqliteEngine, ann, reads, search
+    from tinymemory.engines.sqlite import engine as engine_module
+    from tinymemory.retrieval import pipeline
+
+    spent: dict[str, float] = {}
+    lock = threading.Lock()
+    owners = {"search": search, "ann": ann, "reads": reads, "pipeline": pipeline, "engine": engine_module}
+
+    def wrap(owner: Any, name: str, label: str) -> None:
+        inner = getattr(owner, name)
+
+        @functools.wraps(inner)
+        def timed(*a: Any, **k: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return inner(*a, **k)
+            finally:
+                with lock:
+                    spent[label] = spent.get(label, 0.0) + time.perf_counter() - t
+
+        setattr(owner, name, timed)
+
+    for module, name, label in PHASES:
+        owner: Any = owners[module]
+        if "." in name:
+            cls, name = name.split(".")
+            owner = getattr(owner, cls)
+        wrap(owner, name, label)
+    queries = [q["question"] for conv in json.loads(LOCOMO.read_text()) for q in conv["qa"]][: 2 * WARM]
+    engine = SqliteEngine(str(path), background_index=False)
+    for q in queries[:5]:
+        await engine.fetch(FetchRequest(q, mode=FetchMode.HYBRID, limit=10))
+    out: dict[str, dict[str, float]] = {}
+    for mode in (FetchMode.HYBRID, FetchMode.SEMANTIC, FetchMode.LEXICAL):
+        spent.clear()
+        took = []
+        for q in queries:
+            t = time.perf_counter()
+            await engine.fetch(FetchRequest(q, mode=mode, limit=10))
+            took.append((time.perf_counter() - t) * 1000)
+        phases = {label: spent.get(label, 0.0) * 1000 / len(queries) for _, _, label in PHASES}
+        out[mode.value] = {"p50": percentile(took, 50), "mean": sum(took) / len(took), **phases}
+    plan = engine.last_semantic_plan.value if engine.last_semantic_plan else None
+    print(json.dumps({"plan": plan, "modes": out}), flush=True)
+    await engine.close()
+
+
+def run_phases(path: Path, src: str | None = None) -> dict[str, Any]:
     done = subprocess.run(
-        [sys.executable, __file__, "--probe", "floor", "--db", str(path)], capture_output=True, text=True
+        [sys.executable, __file__, "--probe", "phases", "--db", str(path)],
+        capture_output=True,
+        text=True,
+        env=env_for(src),
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"oneshot: the phases probe exited {done.returncode}: {done.stderr[-800:]}")
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def copy_with_sidecars(db: Path, path: Path) -> None:
+    """`db` copied to `path` with its saved graphs and matrix copies (named after the file)."""
+    shutil.copy(db, path)
+    for side in db.parent.glob(f"{db.name}.hnsw-*") if db.parent.exists() else []:
+        if not side.name.endswith(".tmp"):
+            shutil.copy(side, path.parent / (path.name + side.name[len(db.name) :]))
+    for side in db.parent.glob(f"{db.name}.vectors-*"):
+        if not side.name.endswith(".tmp"):
+            shutil.copy(side, path.parent / (path.name + side.name[len(db.name) :]))
+
+
+def phases(args: argparse.Namespace) -> int:
+    """`--phases`: where the warm whole-store fetches' time goes, in fresh processes on a copy of
+    `--db` with its saved graph and matrix copy, beside the exact scan of the same matrix; this build
+    and the baseline's alternating, medians of `--repeats` processes each."""
+    with tempfile.TemporaryDirectory(prefix="tinymemory-oneshot-") as tmp:
+        path = Path(tmp) / "oneshot.db"
+        copy_with_sidecars(Path(args.db), path)
+        builds: list[tuple[str, str | None]] = [("this build", None)]
+        if args.baseline:
+            builds.append(("old build", args.baseline))
+        got: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in builds}
+        floors: dict[str, list[float]] = {name: [] for name, _ in builds}
+        loads = []
+        for round_ in range(args.repeats):
+            for name, src in builds if round_ % 2 == 0 else builds[::-1]:
+                got[name].append(run_phases(path, src))
+                floors[name].append(float(run_floor(path, src)["exact scan"]))
+            loads.append(os.getloadavg()[0])
+        rows = count_items(path)
+    labels = [label for _, _, label in PHASES]
+    head = ["ms per fetch (median of processes)"]
+    cols: list[tuple[str, str]] = []
+    for name, _ in builds:
+        for mode in ("hybrid", "semantic", "lexical"):
+            cols.append((name, mode))
+            head.append(f"{mode}, {name}" if args.baseline else mode)
+
+    def med(name: str, mode: str, key: str) -> str:
+        return f"{statistics.median(float(r['modes'][mode][key]) for r in got[name]):.2f}"
+
+    body = [["fetch p50 (of the process's 40)"] + [med(n, m, "p50") for n, m in cols]]
+    body.append(["fetch mean"] + [med(n, m, "mean") for n, m in cols])
+    body += [[label] + [med(n, m, label) for n, m in cols] for label in labels]
+    floor = {name: statistics.median(v) for name, v in floors.items()}
+    plans = sorted({str(r["plan"]) for rs in got.values() for r in rs})
+    md = "\n".join(
+        [
+            "### Where a warm whole-store fetch's time goes (`bench/oneshot.py --phases`)",
+            "",
+            f"{rows:,} items, the graph saved (semantic plan: {', '.join(plans)}); {machine_line()}; "
+            f"1-min load after each round: {min(loads):.1f} to {max(loads):.1f}. Each process opens the "
+            f"file, warms up on 5 fetches, then runs {2 * WARM} LoCoMo questions per mode; each phase's "
+            "wall time is summed by wrapping the engine's functions and divided by the fetches, so "
+            "phases on the helper thread (marked) overlap the reader's, and the rows do not add up to the "
+            "fetch. The exact scan of the same matrix in numpy (every row scored, the best 50 picked), "
+            "p50 in the same processes: "
+            + ", ".join(f"{floor[name]:.1f} ms ({name})" for name, _ in builds)
+            + f". {args.repeats} processes per build"
+            + (", alternating which goes first." if args.baseline else "."),
+            "",
+            table(head, body),
+        ]
+    )
+    print(md)
+    if not args.no_write:
+        write_section("oneshot_phases", md)
+    return 0
+
+
+def run_floor(path: Path, src: str | None = None) -> dict[str, float | str]:
+    done = subprocess.run(
+        [sys.executable, __file__, "--probe", "floor", "--db", str(path)],
+        capture_output=True,
+        text=True,
+        env=env_for(src),
     )
     if done.returncode != 0:
         raise RuntimeError(f"oneshot: the floor probe exited {done.returncode}: {done.stderr[-800:]}")
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def run_probe(path: Path, background: bool) -> dict[str, float | str]:
+def run_probe(path: Path, background: bool, src: str | None = None) -> dict[str, float | str]:
     mode = "library" if background else "oneshot"
     done = subprocess.run(
         [sys.executable, __file__, "--probe", mode, "--db", str(path)],
         capture_output=True,
         text=True,
+        env=env_for(src),
     )
     ended = time.time()
     if done.returncode != 0:
@@ -225,6 +408,19 @@ def measure(path: Path, args: argparse.Namespace) -> int:
         record(f"{label}: exit after the last fetch, no close()", float(got["exit_ms"]))
         plans.setdefault(label, set()).add(str(got["plan"]))
 
+    turn = [0]  # the baseline's probe goes first in every other round
+
+    def probes(label: str, background: bool, before: Callable[[], None] = lambda: None) -> None:
+        """This build's probe and the baseline's right beside it (each after `before`)."""
+        builds: list[tuple[str, str | None]] = [(label, None)]
+        if args.baseline:
+            builds.append((label + OLD, args.baseline))
+            if turn[0] % 2:
+                builds.reverse()
+        for name, src in builds:
+            before()
+            record_probe(name, run_probe(path, background, src))
+
     bare_oneshot = "no saved graph or matrix copy, one-shot (background_index=False)"
     no_graph_oneshot = "no saved graph, the copy the writer left, one-shot (background_index=False)"
     no_graph_library = "no saved graph, the copy the writer left, library default (background build)"
@@ -235,8 +431,7 @@ def measure(path: Path, args: argparse.Namespace) -> int:
         ms, code = cli_fetch(path)
         record("no saved graph or matrix copy: `tinymemory fetch` (whole store), spawn to exit", ms)
         codes.add(code)
-        drop_copies(path)
-        record_probe(bare_oneshot, run_probe(path, background=False))  # leaves the copy
+        probes(bare_oneshot, False, lambda: drop_copies(path))  # each leaves the copy
         drop_copies(path)
         for label in ("no copy: writes it whole", "a copy: extends it"):
             wrote = run_writer(path, offset)
@@ -249,11 +444,14 @@ def measure(path: Path, args: argparse.Namespace) -> int:
             "no saved graph, the copy the writer left: `tinymemory fetch` (whole store), spawn to exit", ms
         )
         codes.add(code)
-        record_probe(no_graph_oneshot, run_probe(path, background=False))
-        record_probe(no_graph_library, run_probe(path, background=True))
+        probes(no_graph_oneshot, False)
+        probes(no_graph_library, True)
         drop_graphs(path)  # a stopped build saves nothing, but make sure the next round starts bare
         loads.append(os.getloadavg()[0])
+        turn[0] += 1
     floors = {"no saved graph": run_floor(path)}
+    if args.baseline:
+        floors["no saved graph" + OLD] = run_floor(path, args.baseline)
     started = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "tinymemory", "db", "index", "--db", str(path)],
@@ -266,12 +464,18 @@ def measure(path: Path, args: argparse.Namespace) -> int:
         ms, code = cli_fetch(path)
         record("saved graph: `tinymemory fetch` (whole store), spawn to exit", ms)
         codes.add(code)
-        record_probe(saved, run_probe(path, background=False))
+        probes(saved, False)
         record("python -c pass", process_ms([sys.executable, "-c", "pass"]))
-        record("the default embedder's first query in a fresh process (its load)", run_embedder()["first_ms"])
+        embedder_load = "the default embedder's first query in a fresh process (its load)"
+        record(embedder_load, run_embedder()["first_ms"])
+        if args.baseline:
+            record(embedder_load + OLD, run_embedder(args.baseline)["first_ms"])
         loads.append(os.getloadavg()[0])
+        turn[0] += 1
 
     floors["saved graph"] = run_floor(path)
+    if args.baseline:
+        floors["saved graph" + OLD] = run_floor(path, args.baseline)
     matrix_rows = int(floors["saved graph"]["rows"])
 
     def ratio(label: str) -> str:
@@ -284,7 +488,8 @@ def measure(path: Path, args: argparse.Namespace) -> int:
     table_rows = [[label, f"{percentile(v, 50):,.0f}"] for label, v in rows.items()]
     ratios = [
         [label, ratio(label), ", ".join(sorted(plans[label]))]
-        for label in (bare_oneshot, no_graph_oneshot, no_graph_library, saved)
+        for base in (bare_oneshot, no_graph_oneshot, no_graph_library, saved)
+        for label in ([base, base + OLD] if args.baseline else [base])
     ]
     md = "\n".join(
         [
@@ -300,7 +505,13 @@ def measure(path: Path, args: argparse.Namespace) -> int:
             f"{sorted(codes)}. A matrix copy is the float32 rows kept beside the file ({copy_mb:,.0f} MB "
             "here) by the process that stored them (at its close) or by one that read them from the "
             f"table; a round starts with none, and a writer process storing {WRITER_ITEMS:,} items first "
-            "writes it whole, then a second one extends it.",
+            "writes it whole, then a second one extends it."
+            + (
+                f" Rows marked '{OLD.strip()}' are {args.baseline_name}, run as the same fresh-process "
+                "probes right beside this build's (which goes first alternates by round)."
+                if args.baseline
+                else ""
+            ),
             "",
             table(["what", "ms (p50)"], table_rows),
             "",
@@ -350,7 +561,16 @@ def main() -> int:
     parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     parser.add_argument("--db", help="measure a copy of this existing file instead of building one")
     parser.add_argument(
-        "--probe", choices=["oneshot", "library", "floor", "writer", "embedder"], help=argparse.SUPPRESS
+        "--baseline", help="another build's src folder: its probes run beside this build's (old build)"
+    )
+    parser.add_argument(
+        "--phases", action="store_true", help="where a warm fetch's time goes (needs --db), then stop"
+    )
+    parser.add_argument("--baseline-name", default="the baseline build", help="how the text names it")
+    parser.add_argument(
+        "--probe",
+        choices=["oneshot", "library", "floor", "writer", "embedder", "phases"],
+        help=argparse.SUPPRESS,
     )
     parser.add_argument("--offset", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -360,6 +580,13 @@ def main() -> int:
     if args.probe == "writer":
         asyncio.run(writer(Path(args.db), args.offset))
         return 0
+    if args.probe == "phases":
+        asyncio.run(phases_probe(Path(args.db)))
+        return 0
+    if args.phases:
+        if not args.db:
+            parser.error("--phases needs --db (a file with its saved graph)")
+        return phases(args)
     if args.probe == "floor":
         asyncio.run(floor_probe(Path(args.db)))
         return 0

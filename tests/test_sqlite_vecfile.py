@@ -104,6 +104,38 @@ async def test_a_new_matrix_maps_the_saved_copy_and_answers_as_the_table_does(tm
         assert matrix_of(engine).size == 40
 
 
+def test_a_populated_map_holds_the_same_rows_as_a_lazy_one(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    rows = rng.standard_normal((50, 8)).astype(np.float32)
+    ids = np.arange(3, 53, dtype=np.int64)
+    path = tmp_path / "m.db.vectors-x-8-e0"
+    vecfile.save(path, [(ids, rows)], "x", 8, 0)
+    lazy = vecfile.load(path, "x", 8, 0)
+    full = vecfile.load(path, "x", 8, 0, populate=True)
+    assert lazy is not None and full is not None
+    np.testing.assert_array_equal(full.rows, rows)
+    np.testing.assert_array_equal(full.rowids, lazy.rowids)
+    assert not full.rows.flags.writeable  # read-only, as the lazy map is
+
+
+async def test_a_matrix_loaded_from_the_table_holds_the_blobs_decoded_alone(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    await fill(path, texts("note", 0, 40))
+    matrix = VectorMatrix(EMB.name, EMB.dim)
+    with sqlite3.connect(path) as conn:
+        matrix.refresh(conn)
+        blobs = [b for (b,) in conn.execute("SELECT vec FROM vectors ORDER BY item_rowid")]
+    if matrix.saver is not None:
+        matrix.saver.join(30)
+    into = np.full((42, EMB.dim), 7.0, dtype=np.float32)
+    got = vectors.from_blobs(blobs, EMB.dim, out=into[1:41])
+    assert got.base is into or got is into[1:41] or np.shares_memory(got, into)
+    assert (into[0] == 7.0).all() and (into[41] == 7.0).all()
+    np.testing.assert_array_equal(into[1:41], vectors.from_blobs(blobs, EMB.dim))
+    assert matrix.size == 40
+    assert np.array_equal(matrix._view().mat[:40].view(np.uint32), into[1:41].view(np.uint32))
+
+
 async def test_rows_stored_after_the_copy_are_read_from_the_table(tmp_path: Path) -> None:
     path = tmp_path / "m.db"
     await fill(path, texts("note", 0, 40))

@@ -134,8 +134,15 @@ def publish(
     return path
 
 
-def load(path: Path, embedder: str, dim: int, epoch: int) -> Mapped | None:
-    """The copy mapped read-only, or None when it is missing, torn, foreign or of other settings."""
+def load(path: Path, embedder: str, dim: int, epoch: int, *, populate: bool = False) -> Mapped | None:
+    """The copy mapped read-only, or None when it is missing, torn, foreign or of other settings.
+
+    `populate` maps every page at once (Linux's MAP_POPULATE) for a caller about to scan every row: the
+    first scan of a lazily mapped 100,000-row copy took its page faults (13 ms against 8 ms for the next
+    scan, in a fresh process), and a one-shot process's first read maps the copy on its reader thread
+    while the helper thread is still loading the query's embedder, so the pages are mapped there, off
+    the read's path. Without it (the graph's re-scoring reads a few hundred rows) pages are mapped as
+    they are touched."""
     try:
         with open(path, "rb") as fh:
             head = fh.read(HEADER)
@@ -147,7 +154,7 @@ def load(path: Path, embedder: str, dim: int, epoch: int) -> Mapped | None:
             n = int(meta["rows"])
             if n <= 0 or os.fstat(fh.fileno()).st_size != HEADER + n * (4 * dim + 8):
                 return None
-            mapping = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            mapping = _map(fh.fileno(), populate)
     except (OSError, ValueError, KeyError, TypeError):
         return None
     with contextlib.suppress(AttributeError, OSError):  # the first scan reads every page: fetch them now
@@ -157,6 +164,14 @@ def load(path: Path, embedder: str, dim: int, epoch: int) -> Mapped | None:
     if int(rowids[-1]) != int(meta["last_rowid"]) or (n > 1 and not bool(np.all(np.diff(rowids) > 0))):
         return None
     return Mapped(rows, rowids, epoch)
+
+
+def _map(fileno: int, populate: bool) -> mmap.mmap:
+    """The whole file mapped read-only; with `populate`, every page mapped now where the platform can."""
+    flag = getattr(mmap, "MAP_POPULATE", 0) if populate else 0
+    if flag:
+        return mmap.mmap(fileno, 0, flags=mmap.MAP_SHARED | flag, prot=mmap.PROT_READ)
+    return mmap.mmap(fileno, 0, access=mmap.ACCESS_READ)
 
 
 def extent(path: Path) -> tuple[int, int]:
