@@ -292,7 +292,11 @@ def render(
         '"I use X", a bare "I\'m <Name>", "home is X", common-noun workplaces after verbs that only mean a '
         "job, intentions kept as no note) then followed from its misses. Batch 5 was written before that "
         "round and run once after it as the clean held-out (0.69 of its updated subjects on the latest "
-        "value then); a fifth round (see docs/architecture/lifecycle.md) followed from its misses, so "
+        "value then); a fifth round (a state begun, relationship states after a two-person subject, asking "
+        'to be called a name, a negated activity ending its preference, a pet put down, "I drink X" for '
+        "any drink and a drink noun keeping its category under a modifier, tools named in an activity, "
+        '"use X instead" replacing a held instruction, conditions one "gets", "it" pointing back, '
+        "avoiding a food, twins, introductions, named creatures of any kind) followed from its misses, so "
         "batches 1-5 are all tuning batches now. Batch 6 was written and committed before the fifth round "
         "changed any rule, and run once after it, for this report: it is the clean held-out (batches 1-5 "
         "tune, 6 checks). Precision counts every learning a class's turns produced; a `none` turn's every "
