@@ -168,6 +168,19 @@ async def test_every_read_follows_an_update(
             "Spanish",
         ),
         ("Never use emojis.", "You can use emojis again.", About("instruction", "use emojis"), "No longer"),
+        (
+            "I love playing squash.",
+            "I don't play squash anymore.",
+            About("preference", "squash"),
+            "no longer",
+        ),
+        (
+            "I'm married to Ines.",
+            "Ines and I are getting divorced.",
+            About("profile", "relationship"),
+            "divorced",
+        ),
+        ("I drink chai.", "I've switched to barley tea.", About("preference", "drink"), "barley tea"),
     ],
 )
 async def test_updates_leave_the_latest_value_active(
@@ -178,6 +191,15 @@ async def test_updates_leave_the_latest_value_active(
     await say(mem, "s2", later)
     active = await on(engine, about)
     assert len(active) == 1 and latest in active[0], active
+
+
+async def test_what_the_thread_holds_lets_a_later_turn_end_or_swap_it(engine: SqliteEngine) -> None:
+    mem = AgentMemory(engine, "a", layout=LAYOUT, now=Clock())
+    await say(mem, "s1", "From now on, use Australian spelling.", "We have a hamster named Toffee.")
+    await say(mem, "s1", "Use Canadian spelling instead.", "We had to have Toffee put to sleep.")
+    [spelling] = [i for i in await learnings(engine) if i.meta.about and i.meta.about.kind == "instruction"]
+    assert "Canadian" in spelling.text
+    assert await on(engine, About("pet", "toffee")) == ["Toffee died."]
 
 
 async def test_unrelated_facts_in_one_sentence_are_two_learnings(engine: SqliteEngine) -> None:

@@ -119,11 +119,13 @@ def _same_value(a: Candidate, b: Candidate) -> bool:
 
 async def _rule_candidates(turns: list[Turn], notes: bool) -> list[Candidate]:
     out: list[Candidate] = []
-    known: dict[str, About] = {}  # names the thread bound to a pet or a relative, for "Rex died"
+    known: dict[str, About] = {}  # names bound to a pet or a relative ("Rex died"), instructions held
     for turn in turns:
         for found in rules.extract(turn.text, turn.said_at, notes=notes, known=known):
             if found.named and found.about is not None:
                 known[found.named.lower()] = found.about
+            if found.kind == "instruction" and found.about is not None:
+                known[f"instruction {found.about.key}"] = found.about  # for "use X instead"
             out.append(
                 Candidate(
                     found.text,

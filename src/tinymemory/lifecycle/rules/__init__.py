@@ -44,12 +44,12 @@ from tinymemory.lifecycle.rules.english import (
     third_person,
 )
 from tinymemory.lifecycle.rules.health import _AVOID, _health
-from tinymemory.lifecycle.rules.instructions import _base_phrase, _instruction
+from tinymemory.lifecycle.rules.instructions import _base_phrase, _instruction, _swapped
 from tinymemory.lifecycle.rules.learning import RuleLearning
 from tinymemory.lifecycle.rules.notes import _attribute, _event, _note
-from tinymemory.lifecycle.rules.people import _family, _kin_named_in
-from tinymemory.lifecycle.rules.preferences import _preferences
-from tinymemory.lifecycle.rules.profile import _GREETING_NAME, _home, _job, _name, _names
+from tinymemory.lifecycle.rules.people import _PETS, _family, _introduced, _kin_named_in
+from tinymemory.lifecycle.rules.preferences import _activity, _preferences
+from tinymemory.lifecycle.rules.profile import _GREETING_NAME, _NAME, _home, _job, _name, _names
 from tinymemory.lifecycle.rules.sentences import _SENTENCES, _clean, _present, clauses
 
 __all__ = ["RuleLearning", "clauses", "conjugate", "extract", "third_person"]
@@ -61,7 +61,8 @@ def extract(
     """Learnings in one user turn, in clause order. With `notes`, a first-person statement no rule
     recognises is kept as a note without a subject (what the user said about themselves). `known` maps
     the (lowercased) names earlier turns bound to a pet or a relative to that subject, so "Rex died"
-    needs no "my"."""
+    needs no "my", and "instruction <key>" to each standing instruction's subject, so "use X instead"
+    replaces it."""
     out: list[RuleLearning] = []
     for raw in _SENTENCES.split(text):
         sentence = raw.strip()
@@ -76,11 +77,33 @@ def extract(
         if greeting:
             out.append(_name(greeting.group(1)))
             continue
-        for clause in clauses(_clean(sentence)):
-            found = _bound_name(clause, known or {}) or _clause(clause, said_at)
+        if intro := _introduced(sentence):
+            out.append(intro)
+            continue
+        for clause in _pointed_back(clauses(_clean(sentence))):
+            swapped = _swapped(clause, known or {})
+            found = _bound_name(clause, known or {}) or ([swapped] if swapped else _clause(clause, said_at))
             if not found and notes:
                 found = _note(clause)
             out.extend(found)
+    return out
+
+
+# "I can't take aspirin, I'm allergic to it": "it" at a clause's end is the object of the clause before
+_OBJECT = re.compile(
+    r"^(?:i|we)\s+(?:(?:can't|cannot|can not|don't|do not|never|could not|couldn't)\s+)?"
+    r"(?:take|eat|drink|have|use|touch|tolerate|digest|stand)\s+(?:any\s+)?([\w' -]{1,30})$",
+    re.I,
+)
+
+
+def _pointed_back(parts: list[str]) -> list[str]:
+    out: list[str] = []
+    for part in parts:
+        prev = _OBJECT.match(out[-1]) if out else None
+        if prev and re.search(r"\s(?:it|them)$", part, re.I):
+            part = re.sub(r"(?<=\s)(?:it|them)$", prev.group(1), part, flags=re.I)
+        out.append(part)
     return out
 
 
@@ -90,8 +113,25 @@ _NAME_DIED = re.compile(
 )
 
 
+# "We had to put Rex down", "we had Rex put to sleep", "I had to put my dog Rex to sleep": a pet put down
+_PUT_DOWN = re.compile(
+    rf"^(?i:i|we)\s+(?i:(?:just|sadly|finally)\s+)?(?i:(?:have\s+)?had\s+to\s+)?(?i:put|have|had)\s+"
+    rf"(?:(?i:my|our)\s+(?i:(?:old|little|beloved|sweet)\s+)?(?P<what>(?i:{_PETS}))\s*,?\s+)?"
+    rf"(?P<name>{_NAME_WORD})\s*,?\s+(?i:(?:put\s+)?(?:down|to sleep))\b"
+)
+
+
 def _bound_name(s: str, known: Mapping[str, About]) -> list[RuleLearning]:
-    """ "Rex died": a bare name the thread already bound to a pet or a relative ends that subject."""
+    """ "Rex died": a bare name the thread already bound to a pet or a relative ends that subject; so
+    does a pet put down, named with its kind or bound before."""
+    if m := _PUT_DOWN.match(s):
+        name = m.group("name")
+        if m.group("what"):
+            about: About | None = About("pet", name.lower())
+            text = f"The user's {m.group('what').lower()} {name} died."
+        else:
+            about, text = known.get(name.lower()), f"{name} died."
+        return [] if about is None else [RuleLearning(text, "fact", about, 0.8, named=name)]
     m = _NAME_DIED.match(s)
     about = known.get(m.group(1).lower()) if m else None
     if m is None or about is None:
@@ -122,11 +162,13 @@ def _clause(s: str, said_at: datetime) -> list[RuleLearning]:
             return []
         nested = [x for c in clauses(inner) for x in _clause(c, said_at)]
         return nested or [RuleLearning(_sentence_case(third_person(inner)) + ".", "fact", None, 0.85)]
-    if _HYPOTHETICAL.search(s) and not re.search(r"\bi would like you to\b|\bi'd like you to\b", s, re.I):
-        return []
+    if _HYPOTHETICAL.search(s) and not (
+        re.search(r"\bi would like you to\b|\bi'd like you to\b", s, re.I) or _NAME.match(s)
+    ):
+        return []  # a wish or a condition, but "I'd rather you called me Jo" asks for a name
     if _PLAN.search(s):
         return _event(s, said_at)
-    bare = _stopped(_unfronted(s))  # the facts read without a fronted time phrase; events keep it
+    bare = _begun(_stopped(_unfronted(s)))  # the facts read without a fronted time phrase; events keep it
     if _NEGATION.search(bare):
         return _negated(bare, said_at)
     kin = _kin_named_in(bare)
@@ -160,6 +202,20 @@ def _stopped(s: str) -> str:
     return f"{m.group(1)} don't {_base_phrase(m.group(2))}{m.group(3)} anymore"
 
 
+_BEGUN = re.compile(
+    r"^(i|we)\s+(?:have\s+)?(?:(?:just|recently|finally)\s+)?(?:started|begun|began)\s+(\w+ing)\b(.*)$", re.I
+)
+
+
+def _begun(s: str) -> str:
+    """ "I've started dating Ana" -> "I am dating Ana": a state begun is the state now. Only the fact
+    rules read it, so "I started crying" is no more than the note it was."""
+    m = _BEGUN.match(s)
+    if not m:
+        return s
+    return f"{m.group(1)} {'am' if m.group(1).lower() == 'i' else 'are'} {m.group(2)}{m.group(3)}"
+
+
 def _negated(s: str, said_at: datetime) -> list[RuleLearning]:
     """ "I don't live in Lisbon anymore" -> the positive reading's subject, with a "no longer" value."""
     positive = re.sub(r"\s*\b(?:anymore|any more)\b", "", s, flags=re.I)
@@ -179,6 +235,8 @@ def _negated(s: str, said_at: datetime) -> list[RuleLearning]:
         if got:
             out = got
             break
+    else:
+        out = _activity(positive)  # "I don't play chess anymore" ends the activity kept
     return [RuleLearning(_no_longer(f.text), f.kind, f.about, f.confidence) for f in out]
 
 
@@ -186,8 +244,8 @@ def _no_longer(text: str) -> str:
     """ "The user lives in X." -> "The user no longer lives in X."; "... is X" -> "... is no longer X"."""
     if m := re.match(r"^(The user(?:'s [\w ]+?)?) (is|are|has) (.*)$", text):
         return f"{m.group(1)} {m.group(2)} no longer {m.group(3)}"
-    if m := re.match(r"^The user (\w+) (.*)$", text):
-        return f"The user no longer {m.group(1)} {m.group(2)}"
+    if m := re.match(r"^The user (\w+)\b(.*)$", text):
+        return f"The user no longer {m.group(1)}{m.group(2)}"
     return f"No longer: {text}"
 
 

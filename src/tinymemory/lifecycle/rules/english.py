@@ -61,10 +61,12 @@ _HYPOTHETICAL = re.compile(
     r"could|might|wish|wonder|maybe|perhaps|someday|one day)\b",
     re.I,
 )
-# A plan or an intention is not (yet) a fact about the user: no profile rule reads it.
+# A plan or an intention is not (yet) a fact about the user: no profile rule reads it. "Going to" before a
+# determiner names a place ("going to the theatre"), not an intention.
 _PLAN = re.compile(
     r"\b(?:thinking of|thinking about|considering|dream of|dreaming of|hope to|hoping to|plan to|"
-    r"planning to|planning on|want to|wanna|going to|gonna|about to|trying to decide|might|"
+    r"planning to|planning on|want to|wanna|going to(?!\s+(?:the|a|an|my|our|his|her|their)\b)|gonna|"
+    r"about to|trying to decide|might|"
     r"training to be|training to become|training as|retraining as|studying to be|studying to become|"
     r"(?:am|are)\s+planning\s+(?:a|an|my|our|the|some)|need to|needs to|have to|has to)\b",
     re.I,

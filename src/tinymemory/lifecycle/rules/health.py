@@ -25,8 +25,11 @@ _INTOLERANT = re.compile(
 )
 _CONDITION = re.compile(
     r"^i(?:'ve| have)?\s+(?:(?:recently|just|finally)\s+)?(?:was|been|got)\s+diagnosed with\s+(.+)$|"
-    r"^i\s+suffer from\s+(.+)$|^i\s+(?:have|'ve got|live with|deal with|struggle with)\s+"
-    r"((?:type [12] |chronic |mild |severe |bad )?(?:diabetes|asthma|arthritis|migraines|epilepsy|"
+    r"^i\s+suffer from\s+(.+)$|^i\s+(?:have|'ve got|live with|deal with|struggle with|get|often get|"
+    r"keep getting)\s+"
+    r"((?:type [12] |chronic |mild |severe |bad |cluster |tension |frequent )?(?:diabetes|asthma|arthritis|"
+    r"migraines|headaches|panic attacks|anxiety attacks|seizures|nosebleeds|cold sores|"
+    r"(?:high|low) (?:cholesterol|blood pressure|blood sugar|iron|thyroid levels|vitamin d)|epilepsy|"
     r"celiac disease|coeliac disease|celiac|coeliac|adhd|autism|anxiety|depression|high blood pressure|"
     r"hypertension|ibs|crohn's|eczema|psoriasis|a heart condition|a bad back|back pain|insomnia|"
     r"sleep apnea|tinnitus|lupus|multiple sclerosis|ms|cancer|long covid|a thyroid condition|"
@@ -48,6 +51,14 @@ _AVOID = re.compile(
     r"peanuts|wheat|soy|chicken|lamb)\b",
     re.I,
 )
+# "I avoid pork", "I stay away from dairy": a food the user keeps off
+_AVOIDS = re.compile(
+    r"^i\s+(?:(?:also|strictly|generally|always|mostly|try to)\s+)?(avoid|stay away from|steer clear of)\s+"
+    r"(meat|red meat|pork|beef|fish|seafood|shellfish|dairy|gluten|eggs|alcohol|sugar|caffeine|nuts|"
+    r"peanuts|wheat|soy|chicken|lamb|bread|carbs|processed food)\b",
+    re.I,
+)
+_PRONOUN = re.compile(r"^(?:it|them|this|that|these|those|something|everything|anything)$", re.I)
 _OUTGREW = re.compile(
     r"^i\s+(?:outgrew|grew out of|'ve outgrown|have outgrown)\s+my\s+([\w\s-]+?)\s+allergy", re.I
 )
@@ -82,6 +93,7 @@ def _health(s: str, said_at: datetime) -> list[RuleLearning]:
         return [
             RuleLearning(f"The user is allergic to {x}.", "fact", About("health", f"allergy {_key(x)}"), 0.9)
             for x in _items(raw)
+            if not _PRONOUN.match(x)  # "allergic to it" with nothing it points to names nothing
         ]
     if m := _INTOLERANT.match(s):
         what = next(g for g in m.groups() if g).strip()
@@ -107,6 +119,11 @@ def _health(s: str, said_at: datetime) -> list[RuleLearning]:
     if m := _DIET.match(s):
         diet = m.group(1).lower()
         return [RuleLearning(f"The user is {diet}.", "fact", About("health", "diet"), 0.85)]
+    if m := _AVOIDS.match(s):
+        what = m.group(2).lower()
+        return [
+            RuleLearning(f"The user avoids {what}.", "fact", About("health", f"avoids {_key(what)}"), 0.8)
+        ]
     if m := _AVOID.match(s):
         verb, what = m.group(1).lower(), m.group(2).lower()
         return [

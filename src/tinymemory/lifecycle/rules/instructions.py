@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from tinymemory.api import About
 from tinymemory.lifecycle.rules.english import _STANDING, _key, _value, third_person
@@ -132,6 +133,24 @@ def _instruction(s: str) -> RuleLearning | None:
     return None
 
 
+_INSTEAD = re.compile(r"^(?:please\s+)?(.+?),?\s+instead(?:\s+of\s+.+?)?(?:,?\s+please)?$", re.I)
+
+
+def _swapped(s: str, known: Mapping[str, About]) -> RuleLearning | None:
+    """ "Use American spelling instead": an imperative with "instead" replaces the standing instruction
+    the thread holds on its subject ("use spelling"); with none held it is a one-off request."""
+    m = _INSTEAD.match(s)
+    if not m:
+        return None
+    action = _value(_ADDRESSED.sub("", m.group(1), count=1))
+    if not action or re.match(r"^(?:i|we|my|our|you|it|that|this)\b", action, re.I):
+        return None
+    about = known.get(f"instruction {_instruction_key(action)}")
+    if about is None:
+        return None
+    return RuleLearning(f"From now on, {third_person(action)}.", "instruction", about, 0.85)
+
+
 def _strip_standing(text: str) -> str:
     out = _STANDING.sub("", _value(text))
     return _value(" ".join(out.split()).strip(" ,"))
@@ -141,6 +160,13 @@ def _instruction_key(action: str) -> str:
     """The subject of an instruction: its verb phrase, with "in <X>" values folded ("answer in French"
     and "answer in Spanish" are one subject, so the later one wins)."""
     action = re.sub(r"^(?:please|to|you|kindly)\s+", "", action.strip(), flags=re.I)
+    # a proper adjective before a noun is the value, not the subject: "use British spelling" and "use
+    # American spelling" are one subject
+    action = re.sub(
+        r"(?<=\s)[A-Z][\w-]*\s+(?=(?!(?:for|in|on|at|to|with|when|and|or|instead|of|from|by|as|if)\b)[a-z])",
+        "",
+        action,
+    )
     m = re.match(r"^(.+?\s(?:in|using))\s+\S+(?:\s+\S+)?$", action, re.I)
     return _key(m.group(1)) if m else _key(action)
 

@@ -60,7 +60,7 @@ _KIN_IS_MINE = re.compile(
     rf"^({_NAME_RUN})\s+is\s+(?i:my)\s+(?i:(?:little|big|older|younger)\s+)?(?i:({_KIN}))\b"
 )
 _HAVE_KIN = re.compile(
-    rf"^(?:i|we)\s+(?:have|'ve got|have got|had)\s+(?:an?|one|two|three|four|five|\d+)\s+"
+    rf"^(?:i|we)\s+(?:have|'ve got|have got|had)\s+(?:(?:an?|one|two|three|four|five|\d+)\s+|(?=twin\s))"
     rf"(?:(?:little|big|older|younger|baby|twin|grown-up)\s+)?({_KIN})s?\s*(?:,|:|named|called|-)?\s*(.+)$",
     re.I,
 )
@@ -74,10 +74,19 @@ _MY_PET = re.compile(
     rf"^(?i:my|our)\s+(?i:(?:new|little|old|rescue)\s+)?(?i:({_PETS}))(?i:'s name is\s+|\s+is\s+(?:called\s+|"
     rf"named\s+)?|,\s*|\s+(?:is\s+)?(?:called|named)\s+|\s+)({_NAME_RUN})\b(.*)$"
 )
-# "We rescued a greyhound named Dash": a creature adopted or rescued and named is a pet, whatever its kind
+# "We rescued a greyhound named Dash", "I have a border collie called Tess": a creature adopted, rescued
+# or had, and named, is a pet whatever its kind; a person or a made thing ("a band called ...") is not
 _ADOPTED_NAMED = re.compile(
-    rf"^(?i:i|we)\s+(?i:(?:just|recently|finally)\s+)?(?i:adopted|rescued|took in)\s+(?i:an?|one)\s+"
+    rf"^(?i:i|we)\s+(?i:(?:just|recently|finally)\s+)?(?P<verb>(?i:adopted|rescued|took in|have|have got|"
+    rf"got))\s+(?i:an?|one)\s+"
     rf"((?i:[a-z-]+)(?:\s+(?i:[a-z-]+))?)\s+(?i:named|called)\s+({_NAME_RUN})\b"
+)
+_NOT_A_PET = re.compile(
+    r"\b(?:man|woman|guy|girl|boy|lady|person|tutor|teacher|coach|doctor|nurse|student|pupil|patient|"
+    r"employee|intern|nanny|babysitter|cleaner|lawyer|accountant|trainer|penpal|car|van|boat|bike|plant|"
+    r"band|podcast|blog|channel|company|business|shop|cafe|restaurant|project|app|startup|house|song|book|"
+    r"novel|film|game|show|group|club|account|website|site|newsletter|brand|product|tool|robot|server)s?$",
+    re.I,
 )
 _DIED = re.compile(r"\b(?:passed away|died|passed|was put down|had to be put down|is gone)\b", re.I)
 _LOST_PET = re.compile(
@@ -85,35 +94,62 @@ _LOST_PET = re.compile(
     rf"(?:(?:old|little|beloved|sweet)\s+)?({_PETS}|{_KIN}),?\s+({_NAME_RUN})\b",
     re.I,
 )
+# A relationship state after the user, "we", or a two-person subject ("Noor and I", "my husband and I",
+# "me and my girlfriend"): a state adjective after a form of "be" or "get" ("are getting divorced", "got
+# engaged", "are separated"), or a verb of parting ("broke up", "have split up").
 _RELATIONSHIP = re.compile(
-    r"^(?:i|we)\s+(?:(?:just|recently|finally|officially)\s+)?(?P<state>'m married|am married|are married|"
-    r"'re married|got married|'m engaged|am engaged|got engaged|are engaged|'re engaged|'m single|am single|"
-    r"'m divorced|am divorced|got divorced|'m separated|am separated|'m dating|am dating|'m seeing|"
-    r"am seeing|'m in a relationship|am in a relationship|broke up|split up|separated|"
-    r"'ve broken up|have broken up|'re separated|are separated)(?P<rest>.*)$",
-    re.I,
-)
-_THEY_AND_I = re.compile(
-    rf"^({_NAME_RUN}) and i\s+(got married|got engaged|broke up|split up|separated|got divorced|"
-    r"are dating|are engaged|are married|have broken up|'ve broken up)\b",
+    rf"^(?:i|we|(?:(?P<name>{_NAME_RUN})|(?:my|our)\s+(?:{_KIN}))\s+and\s+i|"
+    rf"me\s+and\s+(?:(?P<name2>{_NAME_RUN})|(?:my|our)\s+(?:{_KIN})))\s+"
+    r"(?:(?:just|recently|finally|officially|now|still|happily)\s+)*"
+    r"(?:(?:am|are|is|'m|'re)\s+(?:(?:now|still|officially|finally|happily|recently)\s+)*"
+    r"(?:(?P<getting>getting)\s+)?|(?P<got>got|get)\s+|have\s+|has\s+)?"
+    r"(?P<state>married|engaged|divorced|separated|single|widowed|together|dating|seeing|"
+    r"in a relationship|broke up|split up|broken up)\b(?P<rest>.*)$",
     re.I,
 )
 _STATE_TEXT = {
-    "married": "is married",
-    "got married": "is married",
-    "engaged": "is engaged",
-    "got engaged": "is engaged",
-    "single": "is single",
-    "divorced": "is divorced",
-    "got divorced": "is divorced",
-    "separated": "is separated",
-    "dating": "is dating",
+    "together": "is in a relationship",
     "seeing": "is dating",
-    "in a relationship": "is in a relationship",
+    "broken up": "broke up",
     "broke up": "broke up",
     "split up": "broke up",
-    "broken up": "broke up",
 }
+_PARTNER_PREP = {
+    "married": "to",
+    "engaged": "to",
+    "divorced": "from",
+    "separated": "from",
+    "broke up": "with",
+    "split up": "with",
+    "in a relationship": "with",
+    "together": "with",
+    "dating": "",
+    "seeing": "",
+}
+
+
+def _relationship(m: re.Match[str]) -> list[RuleLearning]:
+    state = m.group("state").lower()
+    pair = m.group("name") or m.group("name2")
+    if state == "together" and re.match(r"^(?:i|we)\s", m.group(0), re.I):
+        return []  # "together" needs the two people named: "we are together in this" is no relationship
+    said = f"is getting {state}" if m.group("getting") else _STATE_TEXT.get(state, f"is {state}")
+    rest = _TRAIL.sub("", m.group("rest")).strip()
+    # the partner by name, perhaps described first: "to Ana", "a woman named Ana", "someone called Ana"
+    who = re.match(
+        rf"^(?:(?:to|with|from)\s+)?(?:(?:a|an|this|someone|somebody)\s+(?:[a-z'-]+\s+){{0,3}}?"
+        rf"(?:called|named)\s+)?({_NAME_RUN})\b",
+        rest,
+        re.I,
+    )
+    name = pair or (who.group(1) if who else None)
+    if name and name.split()[0] in {"I", "We", "My", "Me", "Our"}:
+        name = None
+    if said == "is dating" and not name:
+        return []  # "I'm seeing the dentist" is an appointment, not a partner
+    prep = _PARTNER_PREP.get(state, "")
+    text = f"The user {said}" + (f"{' ' + prep if prep else ''} {name}." if name else ".")
+    return [RuleLearning(text, "fact", About("profile", "relationship"), 0.8)]
 
 
 def _names_in(text: str) -> list[str]:
@@ -169,9 +205,11 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
             )
         ]
     if (m := _ADOPTED_NAMED.match(s)) and not (
-        _PEOPLE.search(m.group(1)) or re.search(rf"\b(?:{_KIN}|girl|boy|child|kid)s?\b", m.group(1), re.I)
+        _PEOPLE.search(m.group(2))
+        or re.search(rf"\b(?:{_KIN}|girl|boy|child|kid)s?\b", m.group(2), re.I)
+        or (m.group("verb").lower() in {"have", "have got", "got"} and _NOT_A_PET.search(m.group(2)))
     ):
-        return [_pet_learning(m.group(1), m.group(2))]
+        return [_pet_learning(m.group(2), m.group(3))]
     if m := _MY_PET.match(s):
         animal, name, rest = m.group(1), m.group(2), m.group(3)
         if _DIED.search(rest):
@@ -194,30 +232,8 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
             elif kin := _HAVE_KIN.match(part):
                 out += [_kin_learning(kin.group(1), n) for n in _names_in(kin.group(2))]
         return out
-    if m := _THEY_AND_I.match(s):
-        name, state = m.group(1), m.group(2).lower()
-        said = _STATE_TEXT.get(state.replace("are ", "").replace("have ", "").replace("'ve ", ""), state)
-        prep = {"broke up": " with", "is dating": ""}.get(said, " to")
-        return [RuleLearning(f"The user {said}{prep} {name}.", "fact", About("profile", "relationship"), 0.8)]
     if m := _RELATIONSHIP.match(s):
-        state = re.sub(r"^(?:'m|am|are|'re|'ve|have)\s+", "", m.group("state").lower())
-        said = _STATE_TEXT.get(state, state)
-        rest = _TRAIL.sub("", m.group("rest")).strip()
-        # the partner by name, perhaps described first: "to Ana", "a woman named Ana", "someone called Ana"
-        who = re.match(
-            rf"^(?:(?:to|with)\s+)?(?:(?:a|an|this|someone|somebody)\s+(?:[a-z'-]+\s+){{0,3}}?"
-            rf"(?:called|named)\s+)?({_NAME_RUN})\b",
-            rest,
-            re.I,
-        )
-        name = who.group(1) if who else None
-        if name and name.split()[0] in {"I", "We", "My"}:
-            name = None
-        if said == "is dating" and not name:
-            return []  # "I'm seeing the dentist" is an appointment, not a partner
-        prep = "" if said == "is dating" else "with" if said in {"broke up", "is in a relationship"} else "to"
-        text = f"The user {said}" + (f"{' ' + prep if prep else ''} {name}." if name else ".")
-        return [RuleLearning(text, "fact", About("profile", "relationship"), 0.8)]
+        return _relationship(m)
     if (m := _MY_KIN.match(s)) and not _NATIONALITY.search(m.group(2)):
         rel, name, rest = m.group(1), m.group(2), m.group(3)
         if _DIED.search(rest):
@@ -269,12 +285,41 @@ _NOT_A_NAME = frozenset(
 )
 
 
+_PET_NAMED = re.compile(
+    rf"\b(?i:my|our)\s+(?i:(?:new|little|old|rescue|sweet)\s+)?(?i:({_PETS}))\s*,?\s+({_NAME_RUN})\b"
+)
+
+
 def _kin_named_in(s: str) -> list[RuleLearning]:
-    """Every "my <relative> <Name>" inside a clause whose subject is the user."""
-    if not re.match(r"^(?:i|we)\b", s, re.I):
+    """Every "my <relative> <Name>" and "our <pet>, <Name>" inside a clause whose subject is the user
+    (or the user and someone: "my partner and I ...")."""
+    if not re.match(r"^(?:i|we)\b|^[\w' ]{1,30}?\band i\b", s, re.I):
         return []
-    return [
+    kin = [
         _kin_learning(m.group(1), m.group(2))
         for m in _KIN_NAMED.finditer(s)
         if m.group(2).split()[0] not in _NOT_A_NAME and not _NATIONALITY.search(m.group(2))
     ]
+    pets = [
+        _pet_learning(m.group(1), m.group(2)) for m in _PET_NAMED.finditer(s) if m.group(2) not in _NOT_A_NAME
+    ]
+    return kin + pets
+
+
+# "Meet Pip, our new kitten!", "This is Nico, my nephew": someone introduced by name, then by kind
+_INTRO = re.compile(
+    rf"^(?i:meet|this is|say hi to|say hello to)\s+({_NAME_RUN}),?\s+(?i:my|our)\s+"
+    rf"(?i:(?:new|little|old|baby|rescue|older|younger|big)\s+)*(?:(?P<pet>(?i:{_PETS}))|(?P<kin>(?i:{_KIN})))"
+    rf"[.!]*$"
+)
+
+
+def _introduced(sentence: str) -> RuleLearning | None:
+    m = _INTRO.match(sentence.strip())
+    if m is None or m.group(1) in _NOT_A_NAME:
+        return None
+    return (
+        _pet_learning(m.group("pet"), m.group(1))
+        if m.group("pet")
+        else _kin_learning(m.group("kin"), m.group(1))
+    )

@@ -76,14 +76,25 @@ _CATEGORIES = {
     "indentation": {"tabs", "spaces"},
     "contact": {"email", "phone", "slack", "text", "sms", "a call", "phone calls", "texts", "whatsapp"},
 }
+# "I drink X": the verb says X is a drink, whatever X is ("I drink chai"), unless X says how much or how
+# often ("I drink a lot", "I drink socially").
 _DRINK = re.compile(
-    r"^i\s+(?:usually\s+|mostly\s+|only\s+|mainly\s+|just\s+|always\s+)?drink\s+(.+?)"
+    r"^i\s+(?:usually\s+|mostly\s+|only\s+|mainly\s+|just\s+|always\s+)?(?:drink|am drinking)\s+(.+?)"
     r"(?:\s+(?:every|each|in the|at|with|most|a lot|a day|a week|a night|per day|daily)\b.*)?$",
     re.I,
 )
-# "I use Neovim for everything": a tool of a known category is a preference of that category
+_NOT_A_DRINK = re.compile(
+    r"^(?:a lot|lots|loads|too much|much|more|less|enough|little|socially|rarely|heavily|occasionally|"
+    r"moderately|responsibly|sometimes|often|regularly|only|at|on|with|like|it|them|that|this|anything|"
+    r"nothing|alone|every|whatever)\b",
+    re.I,
+)
+# "I use Neovim for everything", "I do all my coding in Helix": a tool of a known category is a preference
+# of that category
 _USE = re.compile(
-    r"^i\s+(?:(?:usually|mostly|only|mainly|just|always|now|still|exclusively)\s+)?use\s+(.+?)"
+    r"^i\s+(?:(?:usually|mostly|only|mainly|just|always|now|still|exclusively)\s+)?"
+    r"(?:use|code in|program in|write\s+(?:(?:all|most|much)\s+(?:of\s+)?)?(?:my\s+)?code\s+in|"
+    r"do\s+(?:(?:all|most|much)\s+(?:of\s+)?)?my\s+(?:coding|programming|editing)\s+in)\s+(.+?)"
     r"(?:\s+(?:for|at|on|in|every|everywhere|all|most|with|when|because)\b.*)?$",
     re.I,
 )
@@ -129,8 +140,7 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
                 f"The user prefers {third_person(new)}.", "preference", About("preference", key), 0.8
             )
         ]
-    if (m := _DRINK.match(s)) and _preference_key(_value(m.group(1)), None) == "drink":
-        obj = _value(m.group(1))
+    if (m := _DRINK.match(s)) and (obj := _ended(_value(m.group(1)))) and not _NOT_A_DRINK.match(obj):
         return [RuleLearning(f"The user drinks {obj}.", "preference", About("preference", "drink"), 0.75)]
     if (m := _USE.match(s)) and (key := _preference_key(_value(m.group(1)), None)) in _CATEGORIES:
         obj = _value(m.group(1))
@@ -141,7 +151,7 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         if not obj or _REACTION.match(obj):
             return []
         text = f"The user is {'not ' if negative else ''}a fan of {third_person(obj)}."
-        return [RuleLearning(text, "preference", About("preference", _key(_ended(obj))), 0.8)]
+        return [RuleLearning(text, "preference", About("preference", _activity_key(_ended(obj))), 0.8)]
     if m := _LIKE.match(s):
         verb, obj = m.group(1).lower(), _value(m.group(2))
         if (
@@ -163,11 +173,65 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
             RuleLearning(
                 f"The user {said} {third_person(obj)}.",
                 "preference",
-                About("preference", _key(_ended(obj) or obj)),
+                About("preference", _activity_key(_ended(obj) or obj)),
                 0.8,
             )
         ]
     return []
+
+
+# The verbs that only carry an activity: "playing chess" and "chess" are one subject, as are "going to
+# the theatre" and "the theatre".
+_LIGHT_VERB = re.compile(r"^(?:playing|doing|going to|going|practising|practicing)\s+(?=\S)", re.I)
+
+
+def _activity_key(phrase: str) -> str:
+    return _key(_LIGHT_VERB.sub("", phrase.strip(), count=1))
+
+
+# "I don't play chess anymore", read without its negation: a verb no other rule reads, with a short
+# object, is an activity; its subject is the activity's, so it ends a kept "I love playing chess".
+_ACTIVITY = re.compile(r"^i\s+([a-z]+)\b\s*(.*)$", re.I)
+_NOT_ACTIVITY = frozenset(
+    (
+        "am|is|are|was|were|be|been|have|has|had|get|got|need|want|know|think|feel|see|hear|like|love|"
+        "mind|care|remember|understand|believe|mean|own|live|work|eat|drink|use|can|could|will|would|"
+        "should|must|may|might|shall|do|does|did|say|said|go|went|make|made|take|took|keep|find|give|"
+        "let|seem|look|trust|recognise|recognize|agree|wish|hope|expect|blame"
+    )
+    .strip("|")
+    .split("|")
+)
+_NOT_OBJECT = re.compile(
+    r"\b(?:it|them|him|her|that|this|you|anything|anyone|anybody|much|so|well|there|here|any|that much)\b",
+    re.I,
+)
+
+
+def _activity(s: str) -> list[RuleLearning]:
+    m = _ACTIVITY.match(s)
+    if not m:
+        return []
+    verb, obj = m.group(1).lower(), _ended(_value(m.group(2)))
+    light = verb in {"do", "go"} and bool(obj) and not _NOT_OBJECT.search(obj)
+    if (verb in _NOT_ACTIVITY and not light) or verb.endswith("ed") or len(obj.split()) > 4:
+        return []
+    if obj and (_NOT_OBJECT.search(obj) or not re.fullmatch(r"[\w' -]+", obj)):
+        return []
+    phrase = f"{_gerund(verb)} {obj}".strip()
+    said = f"The user {conjugate(verb)}" + (f" {third_person(obj)}." if obj else ".")
+    return [RuleLearning(said, "preference", About("preference", _activity_key(phrase)), 0.75)]
+
+
+def _gerund(verb: str) -> str:
+    """play -> playing, cycle -> cycling, swim -> swimming, ski -> skiing."""
+    if verb.endswith("ie"):
+        return verb[:-2] + "ying"
+    if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
+        return verb[:-1] + "ing"
+    if re.fullmatch(r"[^aeiou]*[aeiou][^aeiouwxy]", verb):
+        return verb + verb[-1] + "ing"  # one syllable ending consonant-vowel-consonant: swim, run, jog
+    return verb + "ing"
 
 
 def _preference_key(choice: str, other: str | None) -> str:
@@ -176,6 +240,12 @@ def _preference_key(choice: str, other: str | None) -> str:
     for category, members in _CATEGORIES.items():
         if low in members or (other and other.lower() in members):
             return category
+    # a modifier keeps a drink a drink: "rooibos tea", "iced oat lattes"
+    head = re.sub(r"(?<=[^s])s$", "", low.split()[-1]) if low.split() else ""
+    if any(head == m or low.endswith(f" {m}") or low.endswith(f" {m}s") for m in _CATEGORIES["drink"]) and (
+        len(low.split()) <= 4
+    ):
+        return "drink"
     if other:
         return " vs ".join(sorted([_key(choice), _key(other)]))
     m = re.search(r"\bfor\s+(.+)$", choice.lower())
