@@ -157,6 +157,9 @@ def test_third_person() -> None:
         ("I really enjoy chess and I watch it", "the user really enjoys chess and the user watches it"),
         ("I fly often", "the user flies often"),
         ("I don't swim", "the user does not swim"),
+        ("I tied the knot in June", "the user tied the knot in June"),
+        ("I dyed my hair", "the user dyed the user's hair"),
+        ("I shed a few kilos", "the user sheds a few kilos"),
     ],
 )
 def test_the_verb_agrees_with_the_user(first: str, third: str) -> None:

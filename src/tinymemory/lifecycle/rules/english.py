@@ -157,11 +157,12 @@ _IRREGULAR_PAST = frozenset(
 
 
 def _past(word: str) -> bool:
-    """A verb form ending in -ed is past ("moved"), except the base forms ending in -eed ("need",
-    "feed", "succeed": "agreed" and "freed" are agree and free in the past) and short words ("shed")."""
+    """A verb form ending in -ed is past ("moved", "tied", "dyed"), except the base forms ending in -eed
+    ("need", "feed", "succeed": "agreed" and "freed" are agree and free in the past), the few short
+    words whose -ed is their stem ("shed", "sled") and anything shorter ("red", "wed")."""
     if word.endswith("eed"):
         return word in {"agreed", "freed", "decreed", "guaranteed", "refereed", "disagreed"}
-    return word.endswith("ed") and len(word) > 4
+    return word.endswith("ed") and len(word) > 3 and word not in {"shed", "sled"}
 
 
 def conjugate(verb: str) -> str:
