@@ -125,7 +125,7 @@ async def _rule_candidates(turns: list[Turn], notes: bool) -> list[Candidate]:
             if found.named and found.about is not None:
                 known[found.named.lower()] = found.about
             if found.kind == "instruction" and found.about is not None:
-                known[f"instruction {found.about.key}"] = found.about  # for "use X instead"
+                known[rules.known_slot(found.about.key)] = found.about  # for "use X instead"
             out.append(
                 Candidate(
                     found.text,

@@ -44,7 +44,7 @@ from tinymemory.lifecycle.rules.english import (
     third_person,
 )
 from tinymemory.lifecycle.rules.health import _AVOID, _health
-from tinymemory.lifecycle.rules.instructions import _base_phrase, _instruction, _swapped
+from tinymemory.lifecycle.rules.instructions import _base_phrase, _instruction, _swapped, known_slot
 from tinymemory.lifecycle.rules.learning import RuleLearning
 from tinymemory.lifecycle.rules.notes import _attribute, _event, _note
 from tinymemory.lifecycle.rules.people import _PETS, _family, _introduced, _kin_named_in
@@ -52,7 +52,7 @@ from tinymemory.lifecycle.rules.preferences import _activity, _preferences
 from tinymemory.lifecycle.rules.profile import _GREETING_NAME, _NAME, _home, _job, _name, _names
 from tinymemory.lifecycle.rules.sentences import _SENTENCES, _clean, _present, clauses
 
-__all__ = ["RuleLearning", "clauses", "conjugate", "extract", "third_person"]
+__all__ = ["RuleLearning", "clauses", "conjugate", "extract", "known_slot", "third_person"]
 
 
 def extract(

@@ -68,68 +68,33 @@ def _instruction(s: str) -> RuleLearning | None:
             return None
         word = (m.group(1) or "always").lower()
         rest = _strip_standing(m.group(2))
-        return RuleLearning(
-            f"{word.capitalize()} {third_person(rest)}.",
-            "instruction",
-            About("instruction", _instruction_key(rest)),
-            0.85,
-        )
+        return _standing(f"{word.capitalize()} {third_person(rest)}.", rest)
     if m := _ALWAYS.match(body):
         word, rest = m.group(1).lower(), _strip_standing(m.group(2))
         if not rest:
             return None
-        return RuleLearning(
-            f"{word.capitalize()} {third_person(rest)}.",
-            "instruction",
-            About("instruction", _instruction_key(rest)),
-            0.9,
-        )
+        return _standing(f"{word.capitalize()} {third_person(rest)}.", rest, 0.9)
     if m := _STANDING_LEAD.match(body):
         rest = _value(m.group(1) or m.group(2))
         if dont := _DONT_EVER.match(rest):
             action = _strip_standing(dont.group(1))
-            return RuleLearning(
-                f"Never {third_person(action)}.",
-                "instruction",
-                About("instruction", _instruction_key(action)),
-                0.85,
-            )
+            return _standing(f"Never {third_person(action)}.", action)
         if re.match(r"^(?:i|we|my|our)\b", rest, re.I):
             return None  # "from now on I ..." is about the user, not an instruction
         rest = _ADDRESSED.sub("", rest, count=1).strip()
-        return RuleLearning(
-            f"From now on, {third_person(rest)}.",
-            "instruction",
-            About("instruction", _instruction_key(rest)),
-            0.85,
-        )
+        return _standing(f"From now on, {third_person(rest)}.", rest)
     if m := _WHENEVER.match(body):
         rest = _value(m.group(2))
         if re.match(r"^(?:i|we|my|our)\b", rest, re.I):
             return None
         cond = _value(m.group(1))
-        return RuleLearning(
-            f"Whenever {third_person(cond)}, {third_person(rest)}.",
-            "instruction",
-            About("instruction", _instruction_key(rest)),
-            0.85,
-        )
+        return _standing(f"Whenever {third_person(cond)}, {third_person(rest)}.", rest)
     if body is not s and (dont := _DONT_EVER.match(body)) and re.search(r"\bever\b", s, re.I):
         action = _strip_standing(dont.group(1))
-        return RuleLearning(
-            f"Never {third_person(action)}.",
-            "instruction",
-            About("instruction", _instruction_key(action)),
-            0.85,
-        )
+        return _standing(f"Never {third_person(action)}.", action)
     if (dont := _DONT_EVER.match(s)) and re.search(r"\bever\b", s, re.I):
         action = _strip_standing(dont.group(1))
-        return RuleLearning(
-            f"Never {third_person(action)}.",
-            "instruction",
-            About("instruction", _instruction_key(action)),
-            0.85,
-        )
+        return _standing(f"Never {third_person(action)}.", action)
     return None
 
 
@@ -145,10 +110,21 @@ def _swapped(s: str, known: Mapping[str, About]) -> RuleLearning | None:
     action = _value(_ADDRESSED.sub("", m.group(1), count=1))
     if not action or re.match(r"^(?:i|we|my|our|you|it|that|this)\b", action, re.I):
         return None
-    about = known.get(f"instruction {_instruction_key(action)}")
+    about = known.get(known_slot(_instruction_key(action)))
     if about is None:
         return None
     return RuleLearning(f"From now on, {third_person(action)}.", "instruction", about, 0.85)
+
+
+def known_slot(key: str) -> str:
+    """Where a thread's `known` names hold the standing instruction of subject `key` (for "use X
+    instead"): a key no lowercased name can take."""
+    return f"instruction {key}"
+
+
+def _standing(text: str, action: str, confidence: float = 0.85) -> RuleLearning:
+    """A standing instruction learned from `text`, its subject keyed by the `action` it governs."""
+    return RuleLearning(text, "instruction", About("instruction", _instruction_key(action)), confidence)
 
 
 def _strip_standing(text: str) -> str:
