@@ -8,6 +8,7 @@ from datetime import datetime
 from tinymemory.api import About
 from tinymemory.lifecycle.rules.english import _NAME_RUN, _TRAIL
 from tinymemory.lifecycle.rules.learning import RuleLearning
+from tinymemory.retrieval.answer import MONTH_NAMES
 
 # relationships, family, pets ----------------------------------------------------------------------------
 
@@ -268,18 +269,7 @@ _NOT_A_NAME = frozenset(
         "Friday",
         "Saturday",
         "Sunday",
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
+        *MONTH_NAMES,
         "I",
     ]
 )
