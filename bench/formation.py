@@ -371,11 +371,11 @@ async def main(argv: Sequence[str] | None = None) -> int:
     try:
         loco = [] if args.skip_locomo else await locomo(args.locomo, llm)
         threads = json.loads(args.labelled.read_text())["threads"]
+        if args.tune:  # the header's counts then describe what was run, not the held-out batch too
+            threads = [t for t in threads if t.get("batch", 1) != HELD_OUT]
         base = [t for t in threads if t.get("batch", 1) == 1]
         picks: list[tuple[str, list[dict[str, Any]]]] = [("1 tune", base[0::2]), ("1 odd", base[1::2])]
         for b in sorted({int(t["batch"]) for t in threads if t.get("batch", 1) != 1}):
-            if args.tune and b == HELD_OUT:
-                continue
             name = f"{b} held-out" if b == HELD_OUT else str(b)
             picks.append((name, [t for t in threads if t.get("batch") == b]))
         batches = [(name, await labelled(group, llm)) for name, group in picks]
