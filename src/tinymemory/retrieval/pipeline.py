@@ -145,10 +145,13 @@ def unit_score(score: float) -> float:
     return s / (1.0 + s)
 
 
-def bm25_best(rows: Sequence[tuple[int, str, float, int]], stats: ScopeStats, n: int) -> Ranked:
+def bm25_best(
+    rows: Sequence[tuple[int, str, float, int]], stats: ScopeStats, n: int, terms: Sequence[str] = ()
+) -> Ranked:
     """The best `n` rows by bm25 over postings rows (row, term, field-weighted frequency, row length)
-    with the reach's statistics, as unit scores, ties by rowid: every engine's lexical ranker ends here."""
-    rowids, scores = bm25(rows, stats.docs, stats.tokens, stats.df)
+    with the reach's statistics, as unit scores, ties by rowid: every engine's lexical ranker ends here.
+    `terms` (the query's, in order) is the order each row's terms are summed in (bm25.bm25)."""
+    rowids, scores = bm25(rows, stats.docs, stats.tokens, stats.df, terms)
     order = np.lexsort((rowids, -scores))[:n]
     return [(int(rowids[i]), unit_score(float(scores[i]))) for i in order]
 

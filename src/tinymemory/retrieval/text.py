@@ -132,8 +132,3 @@ def analyzer_for(config: AnalyzerConfig) -> Analyzer:
     if config == AnalyzerConfig():
         return default_analyzer()
     return Analyzer(stop_words=ENGLISH_STOP_WORDS if config.stop_words else frozenset(), stem=config.stem)
-
-
-def fts_match_expression(terms: list[str]) -> str:
-    """An FTS5 MATCH expression: an OR of quoted terms (terms are letters/digits, so quoting is safe)."""
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
