@@ -123,32 +123,34 @@ def term_set(analyzer: Analyzer, text: str) -> frozenset[str]:
     return frozenset(analyzer.index_terms(text))
 
 
-# rows whose term sets a store keeps (about 1 KB each)
-ROW_TERMS = 20_000
+# rows whose term sets a store keeps (about a kilobyte each)
+ROW_TERMS = 8192
 
 
 class RowTerms:
     """One store's rows' index-term sets (`term_set` of the text the rerankers read), by row key.
 
     A whole-store read pools different rows on every fetch, so a cache keyed by text alone seldom hits,
-    and analysing a pool's texts was about a millisecond of each fetch. An entry is keyed by the row and
-    its text, so it is found only for a row the read itself pooled (a row another tenant holds with the
-    same text is another key), and the store drops every entry when it forgets or purges anything
-    (`clear`): a forgotten row's terms do not outlive it. Bounded: the oldest entries go first."""
+    and analysing a pool's texts was about a millisecond of each fetch. An entry is keyed by the row
+    (and its text's hash, though a row's text never changes and a row key is never reused), so it is
+    found only for a row the read itself pooled (a row another tenant holds with the same text is
+    another key), and the store drops every entry when it forgets or purges anything (`clear`): a
+    forgotten row's terms do not outlive it. Bounded: the oldest entries go first."""
 
     def __init__(self, analyzer: Analyzer, size: int = ROW_TERMS) -> None:
         self.analyzer = analyzer
         self._size = size
-        self._held: dict[tuple[int, str], frozenset[str]] = {}
+        self._held: dict[tuple[int, int], frozenset[str]] = {}
         self._lock = threading.Lock()  # reader threads share it
 
     def of(self, key: int, text: str) -> frozenset[str]:
-        found = self._held.get((key, text))
+        entry = (key, hash(text))
+        found = self._held.get(entry)
         if found is not None:
             return found
         terms = frozenset(self.analyzer.index_terms(text))
         with self._lock:
-            self._held[(key, text)] = terms
+            self._held[entry] = terms
             while len(self._held) > self._size:
                 del self._held[next(iter(self._held))]
         return terms
