@@ -283,20 +283,22 @@ def phases(args: argparse.Namespace) -> int:
     `--db` with its saved graph and matrix copy, beside the exact scan of the same matrix; this build
     and the baseline's alternating, medians of `--repeats` processes each."""
     with tempfile.TemporaryDirectory(prefix="tinymemory-oneshot-") as tmp:
-        path = Path(tmp) / "oneshot.db"
-        copy_with_sidecars(Path(args.db), path)
         builds: list[tuple[str, str | None]] = [("this build", None)]
         if args.baseline:
             builds.append(("old build", args.baseline))
+        # a copy per build: a build with a newer schema upgrades its copy, which an older one cannot open
+        paths = {name: Path(tmp) / f"oneshot-{i}.db" for i, (name, _) in enumerate(builds)}
+        for path in paths.values():
+            copy_with_sidecars(Path(args.db), path)
         got: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in builds}
         floors: dict[str, list[float]] = {name: [] for name, _ in builds}
         loads = []
         for round_ in range(args.repeats):
             for name, src in builds if round_ % 2 == 0 else builds[::-1]:
-                got[name].append(run_phases(path, src))
-                floors[name].append(float(run_floor(path, src)["exact scan"]))
+                got[name].append(run_phases(paths[name], src))
+                floors[name].append(float(run_floor(paths[name], src)["exact scan"]))
             loads.append(os.getloadavg()[0])
-        rows = count_items(path)
+        rows = count_items(paths["this build"])
     labels = LABELS
     head = ["ms per fetch (median of processes)"]
     cols: list[tuple[str, str]] = []

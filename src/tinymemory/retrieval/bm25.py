@@ -44,13 +44,12 @@ def weighted_frequency(
     """Each posting's field-weighted frequency from its per-field counts, the float FTS5 sums: a field's
     weight added once per occurrence, field after field. With weights whose products cannot round
     (`exact_sums`) that is the sum of the products; otherwise the occurrences are added one by one."""
+    out = np.zeros(len(counts[0]) if counts else 0, dtype=np.float64)
     if exact_sums(weights):
-        out = np.zeros(len(counts[0]) if counts else 0, dtype=np.float64)
         for count, weight in zip(counts, weights, strict=True):
             if weight:
                 out += count * weight
         return out
-    out = np.zeros(len(counts[0]) if counts else 0, dtype=np.float64)
     for count, weight in zip(counts, weights, strict=True):
         for j in range(int(count.max()) if weight and len(count) else 0):
             more = count > j
