@@ -163,8 +163,10 @@ def lexical_whole(
     order = order[scores[order] > 0]  # a row matched only in a field of weight 0
     if selective:
         return [(int(rowids[i]), unit_score(float(scores[i]))) for i in order[:n]]
+    # the rows of a whole-store read are mostly readable (only superseded ones are not), so a few more
+    # than `n` are checked first, then four times as many each round (a check is a look-up per row)
     ranked: Ranked = []
-    at, k = 0, 2 * n + 32
+    at, k = 0, n + BLOCK_MARGIN
     while len(ranked) < n and at < len(order):
         batch = order[at : at + k]
         picked = [int(r) for r in rowids[batch]]
