@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from collections import OrderedDict
 from functools import lru_cache
 
 import Stemmer
@@ -140,7 +141,8 @@ class RowTerms:
     def __init__(self, analyzer: Analyzer, size: int = ROW_TERMS) -> None:
         self.analyzer = analyzer
         self._size = size
-        self._held: dict[tuple[int, int], frozenset[str]] = {}
+        # oldest first: popping the front of a plain dict that many deletions went through is a scan
+        self._held: OrderedDict[tuple[int, int], frozenset[str]] = OrderedDict()
         self._lock = threading.Lock()  # reader threads share it
 
     def of(self, key: int, text: str) -> frozenset[str]:
@@ -152,7 +154,7 @@ class RowTerms:
         with self._lock:
             self._held[entry] = terms
             while len(self._held) > self._size:
-                del self._held[next(iter(self._held))]
+                self._held.popitem(last=False)
         return terms
 
     def clear(self) -> None:
