@@ -179,7 +179,8 @@ async def floor_probe(path: Path) -> None:
 # Where a warm whole-store fetch's time goes (`--probe phases`): wall time inside each phase.
 PHASES = [
     ("search", "scope_stats", "lexical: the reach's statistics (lexstats.stats)"),
-    ("search", "_lexical_fts", "lexical: FTS5 match and bm25 (search._lexical_fts)"),
+    ("search", "lexical_whole", "lexical: the whole store's bm25 (search.lexical_whole; FTS5's before)"),
+    ("search", "_lexical_fts", "lexical: the whole store's bm25 (search.lexical_whole; FTS5's before)"),
     (
         "engine",
         "QueryVector.get",
@@ -193,6 +194,9 @@ PHASES = [
     ("pipeline", "FetchRanking.page", "fusion, reranking, the page (pipeline.FetchRanking.page)"),
     ("reads", "items_by_rowid", "the page's items (reads.items_by_rowid)"),
 ]
+
+
+LABELS = list(dict.fromkeys(label for _, _, label in PHASES))
 
 
 async def phases_probe(path: Path) -> None:
@@ -211,7 +215,9 @@ async def phases_probe(path: Path) -> None:
     owners = {"search": search, "ann": ann, "reads": reads, "pipeline": pipeline, "engine": engine_module}
 
     def wrap(owner: Any, name: str, label: str) -> None:
-        inner = getattr(owner, name)
+        inner = getattr(owner, name, None)
+        if inner is None:  # a phase another build names differently
+            return
 
         @functools.wraps(inner)
         def timed(*a: Any, **k: Any) -> Any:
@@ -242,7 +248,7 @@ async def phases_probe(path: Path) -> None:
             t = time.perf_counter()
             await engine.fetch(FetchRequest(q, mode=mode, limit=10))
             took.append((time.perf_counter() - t) * 1000)
-        phases = {label: spent.get(label, 0.0) * 1000 / len(queries) for _, _, label in PHASES}
+        phases = {label: spent.get(label, 0.0) * 1000 / len(queries) for label in LABELS}
         out[mode.value] = {"p50": percentile(took, 50), "mean": sum(took) / len(took), **phases}
     plan = engine.last_semantic_plan.value if engine.last_semantic_plan else None
     print(json.dumps({"plan": plan, "modes": out}), flush=True)
@@ -277,21 +283,23 @@ def phases(args: argparse.Namespace) -> int:
     `--db` with its saved graph and matrix copy, beside the exact scan of the same matrix; this build
     and the baseline's alternating, medians of `--repeats` processes each."""
     with tempfile.TemporaryDirectory(prefix="tinymemory-oneshot-") as tmp:
-        path = Path(tmp) / "oneshot.db"
-        copy_with_sidecars(Path(args.db), path)
         builds: list[tuple[str, str | None]] = [("this build", None)]
         if args.baseline:
             builds.append(("old build", args.baseline))
+        # a copy per build: a build with a newer schema upgrades its copy, which an older one cannot open
+        paths = {name: Path(tmp) / f"oneshot-{i}.db" for i, (name, _) in enumerate(builds)}
+        for path in paths.values():
+            copy_with_sidecars(Path(args.db), path)
         got: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in builds}
         floors: dict[str, list[float]] = {name: [] for name, _ in builds}
         loads = []
         for round_ in range(args.repeats):
             for name, src in builds if round_ % 2 == 0 else builds[::-1]:
-                got[name].append(run_phases(path, src))
-                floors[name].append(float(run_floor(path, src)["exact scan"]))
+                got[name].append(run_phases(paths[name], src))
+                floors[name].append(float(run_floor(paths[name], src)["exact scan"]))
             loads.append(os.getloadavg()[0])
-        rows = count_items(path)
-    labels = [label for _, _, label in PHASES]
+        rows = count_items(paths["this build"])
+    labels = LABELS
     head = ["ms per fetch (median of processes)"]
     cols: list[tuple[str, str]] = []
     for name, _ in builds:

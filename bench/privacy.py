@@ -47,7 +47,7 @@ from tinymemory.api import (
     PurgeRequest,
     Reach,
 )
-from tinymemory.engines.sqlite import SqliteEngine, db, search
+from tinymemory.engines.sqlite import SqliteEngine, db, lexstats, search
 from tinymemory.retrieval.text import default_analyzer
 
 TOP = 10
@@ -72,8 +72,9 @@ def rank_side_by_side(conn: sqlite3.Connection, queries: list[str]) -> dict[str,
         for q in queries:
             terms = analyzer.query_terms(q)
             t = time.perf_counter()
-            pruned = search.prune_terms(conn, terms, search.POSTINGS_BUDGET)  # whole-file counts
-            search._lexical_fts(conn, pruned, flt, snapshot, want, 0.5)
+            whole = lexstats.stats(conn, None, terms)  # whole-file counts
+            pruned = search.prune(terms, whole.df, search.POSTINGS_BUDGET)
+            search.lexical_whole(conn, pruned, flt, snapshot, want, whole, 0.5)
             lat["fts5 (leaks)"].append((time.perf_counter() - t) * 1000)
             t = time.perf_counter()  # statistics, pruning at the scoped budget, postings, scores
             search.lexical(conn, analyzer, q, flt, snapshot, want, search.POSTINGS_BUDGET, 0.5)

@@ -103,7 +103,7 @@ def test_bm25_scores_each_posting_in_order_however_the_rows_come() -> None:
         want: dict[int, float] = {}
         for rowid, term, f, length in rows:
             idf = term_idf(docs, df.get(term, 0))
-            part = idf * (f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * length / avgdl))
+            part = idf * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * length / avgdl)))  # FTS5's order
             want[rowid] = want.get(rowid, 0.0) + part
         for handed in (rows, rng.sample(rows, len(rows))):
             ids, scores = bm25(handed, docs, tokens, df)
@@ -114,7 +114,7 @@ def test_bm25_scores_each_posting_in_order_however_the_rows_come() -> None:
             for i in order:
                 rowid, term, f, length = handed[i]
                 idf = term_idf(docs, df.get(term, 0))
-                part = idf * (f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * length / avgdl))
+                part = idf * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * length / avgdl)))  # FTS5's order
                 expect[rowid] = expect.get(rowid, 0.0) + part
             assert ids.tolist() == sorted(expect) and scores.tolist() == [expect[r] for r in sorted(expect)]
         assert bm25(rows, docs, tokens, df)[1].tolist() == [want[r] for r in sorted(want)]

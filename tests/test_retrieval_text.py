@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tinymemory.retrieval.text import Analyzer, default_analyzer, fts_match_expression, tokenize
+from tinymemory.retrieval.text import Analyzer, default_analyzer, tokenize
 
 an = Analyzer()
 
@@ -35,10 +35,6 @@ def test_query_terms_are_distinct_and_fall_back_to_stop_words() -> None:
 def test_index_text_joins_terms() -> None:
     assert an.index_text("Databases, indexing!") == "databas index"
     assert default_analyzer() is default_analyzer()
-
-
-def test_match_expression_quotes_each_term() -> None:
-    assert fts_match_expression(["a1", "b"]) == '"a1" OR "b"'
 
 
 @given(st.text(max_size=300))

@@ -102,7 +102,7 @@ async def test_a_version_1_file_is_upgraded_in_place_and_keeps_its_memory(tmp_pa
         hits = (await engine.fetch(FetchRequest("migration working"))).hits
         assert [h.item.id for h in hits] == [stored.id]
     raw = sqlite3.connect(path)
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 10
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 11
     assert raw.execute("SELECT doc FROM items_vocab WHERE term = 'migrat'").fetchone() == (1,)
 
 

@@ -9,7 +9,9 @@ from collections.abc import Iterable
 
 
 def terms(*columns: str) -> list[str]:
-    """The tokens of analysed column texts (already normalised, so whitespace separates terms)."""
+    """The tokens of analysed column texts, split on whitespace: Postgres's counts (SQLite counts the
+    terms its FTS5 tokenizer indexes, `sqlite.lexstats.postings_of`, which split some non-ASCII text
+    further)."""
     out: list[str] = []
     for text in columns:
         out.extend(text.split())

@@ -82,6 +82,8 @@ class Light(NamedTuple):
     before: int | None = None
     after: int | None = None
     extra: str | None = None
+    # the text's index terms when the engine keeps them (text.RowTerms); None: analysed on use
+    terms: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,10 +147,13 @@ def unit_score(score: float) -> float:
     return s / (1.0 + s)
 
 
-def bm25_best(rows: Sequence[tuple[int, str, float, int]], stats: ScopeStats, n: int) -> Ranked:
+def bm25_best(
+    rows: Sequence[tuple[int, str, float, int]], stats: ScopeStats, n: int, terms: Sequence[str] = ()
+) -> Ranked:
     """The best `n` rows by bm25 over postings rows (row, term, field-weighted frequency, row length)
-    with the reach's statistics, as unit scores, ties by rowid: every engine's lexical ranker ends here."""
-    rowids, scores = bm25(rows, stats.docs, stats.tokens, stats.df)
+    with the reach's statistics, as unit scores, ties by rowid: every engine's lexical ranker ends here.
+    `terms` (the query's, in order) is the order each row's terms are summed in (bm25.bm25)."""
+    rowids, scores = bm25(rows, stats.docs, stats.tokens, stats.df, terms)
     order = np.lexsort((rowids, -scores))[:n]
     return [(int(rowids[i]), unit_score(float(scores[i]))) for i in order]
 
@@ -357,7 +362,7 @@ def features_of(
         thread = (lt.ns or "", lt.thread) if lt.thread is not None else None
         event = own_event(lt.event_from, lt.event_to)
         candidates[rowid] = Candidate(text, lt.source, thread, lt.before, lt.after, lt.extra, event)
-        terms_of[rowid] = term_set(analyzer, text)
+        terms_of[rowid] = lt.terms if lt.terms is not None else term_set(analyzer, text)
     return feature_columns(
         lex,
         sem,

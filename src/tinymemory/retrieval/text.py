@@ -7,7 +7,9 @@ stemming and stop words behave the same in SQLite and Postgres.
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
+from collections import OrderedDict
 from functools import lru_cache
 
 import Stemmer
@@ -122,6 +124,47 @@ def term_set(analyzer: Analyzer, text: str) -> frozenset[str]:
     return frozenset(analyzer.index_terms(text))
 
 
+# rows whose term sets a store keeps (about a kilobyte each)
+ROW_TERMS = 8192
+
+
+class RowTerms:
+    """One store's rows' index-term sets (`term_set` of the text the rerankers read), by row key.
+
+    A whole-store read pools different rows on every fetch, so a cache keyed by text alone seldom hits,
+    and analysing a pool's texts was about a millisecond of each fetch. An entry is keyed by the row
+    (and its text's hash, though a row's text never changes and a row key is never reused), so it is
+    found only for a row the read itself pooled (a row another tenant holds with the same text is
+    another key), and the store drops every entry when it forgets or purges anything (`clear`): a
+    forgotten row's terms do not outlive it. Bounded: the oldest entries go first."""
+
+    def __init__(self, analyzer: Analyzer, size: int = ROW_TERMS) -> None:
+        self.analyzer = analyzer
+        self._size = size
+        # oldest first: popping the front of a plain dict that many deletions went through is a scan
+        self._held: OrderedDict[tuple[int, int], frozenset[str]] = OrderedDict()
+        self._lock = threading.Lock()  # reader threads share it
+
+    def of(self, key: int, text: str) -> frozenset[str]:
+        entry = (key, hash(text))
+        found = self._held.get(entry)
+        if found is not None:
+            return found
+        terms = frozenset(self.analyzer.index_terms(text))
+        with self._lock:
+            self._held[entry] = terms
+            while len(self._held) > self._size:
+                self._held.popitem(last=False)
+        return terms
+
+    def clear(self) -> None:
+        with self._lock:
+            self._held.clear()
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+
 @lru_cache(maxsize=1)
 def default_analyzer() -> Analyzer:
     return Analyzer()
@@ -132,8 +175,3 @@ def analyzer_for(config: AnalyzerConfig) -> Analyzer:
     if config == AnalyzerConfig():
         return default_analyzer()
     return Analyzer(stop_words=ENGLISH_STOP_WORDS if config.stop_words else frozenset(), stem=config.stem)
-
-
-def fts_match_expression(terms: list[str]) -> str:
-    """An FTS5 MATCH expression: an OR of quoted terms (terms are letters/digits, so quoting is safe)."""
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)

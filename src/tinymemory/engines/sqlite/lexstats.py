@@ -8,11 +8,15 @@ name, which would be repeated in every entry; the view `lex_df` shows it with na
 length (`items.lex_len`). A scoped read sums these over the namespaces of its reach (see
 `search.lexical_scoped`).
 
-Beside the statistics it keeps the postings per namespace (`lex_postings`: namespace number, term, row,
-and how often the term occurs in each of the row's three fields, as FTS5 tokenizes them, `fts_terms`),
-so that a read confined to a reach range-scans its own namespaces' postings of the query's terms
-instead of every tenant's. Like the statistics, they are tallied in `Deltas` and written once, with the
-FTS rows, when the transaction's changes are flushed.
+Beside the statistics it keeps the postings (`lex_postings`: term, namespace number, row, how often the
+term occurs in each of the row's three fields, and the row's length), so that a read confined to a reach
+range-scans its own namespaces' postings of the query's terms instead of every tenant's, and a read of
+the whole store scores the same postings itself (`search.lexical`). Like the statistics, they are
+tallied in `Deltas` and written once, with the FTS rows, when the transaction's changes are flushed.
+
+Every count here is of terms as FTS5's tokenizer splits the analysed columns (`fts_terms`), so the
+statistics, the lengths and the postings are the ones FTS5 keeps for `items_fts`: a row's length is
+the sum of its postings' counts (`length`), and the whole store's statistics are FTS5's own.
 
 Only active and superseded rows are indexed: forgetting an item removes its row from the index and
 its counts from the statistics (`unindex`), so nothing it said moves a later score either.
@@ -28,7 +32,7 @@ from collections.abc import Callable, Iterable
 
 from tinymemory.api.filters import MetaFilter
 from tinymemory.api.namespace import Reach
-from tinymemory.engines.lexcounts import Counts, terms
+from tinymemory.engines.lexcounts import Counts
 from tinymemory.engines.sqlite.fts_terms import fts_terms
 from tinymemory.engines.sqlite.where import Params, reach_sql
 from tinymemory.retrieval.pipeline import ScopeStats
@@ -45,6 +49,11 @@ def postings_of(title: str, body: str, context: str) -> Postings:
     return {t: (fields[0][t], fields[1][t], fields[2][t]) for t in dict.fromkeys(itertools.chain(*fields))}
 
 
+def length(postings: Postings) -> int:
+    """A row's length in tokens, as FTS5 counts it (every term's occurrences in every field)."""
+    return sum(map(sum, postings.values()))
+
+
 class Deltas(Counts):
     """`Counts` applied to SQLite's statistics tables, and the rows whose postings change."""
 
@@ -55,10 +64,11 @@ class Deltas(Counts):
         # row -> (namespace, postings) it will hold once flushed (None: none)
         self._next: dict[int, tuple[str, Postings] | None] = {}
 
-    def post(self, rowid: int, ns: str, before: tuple[str, str, str] | None, after: Postings | None) -> None:
-        """A row's postings change from those of its columns `before` (None: a new row) to `after`."""
+    def post(self, rowid: int, ns: str, before: Postings | None, after: Postings | None) -> None:
+        """A row's postings change from `before` (None: a new row) to `after` (None: none). Every posting
+        of the row is rewritten, since each carries the row's length."""
         if rowid not in self._next and before is not None:
-            self._held[rowid] = (ns, list(postings_of(*before)))
+            self._held[rowid] = (ns, list(before))
         self._next[rowid] = None if after is None else (ns, after)
 
     def flush(self, conn: sqlite3.Connection) -> None:
@@ -83,8 +93,8 @@ class Deltas(Counts):
         if gone:
             conn.executemany("DELETE FROM lex_terms WHERE term = ? AND space = ? AND df <= 0", gone)
         conn.executemany(
-            "DELETE FROM lex_postings WHERE space = ? AND term = ? AND doc = ?",
-            [(number[ns], t, rowid) for rowid, (ns, held) in self._held.items() for t in held],
+            "DELETE FROM lex_postings WHERE term = ? AND space = ? AND doc = ?",
+            [(t, number[ns], rowid) for rowid, (ns, held) in self._held.items() for t in held],
         )
         write_postings(
             conn, ((number[got[0]], rowid, got[1]) for rowid, got in self._next.items() if got is not None)
@@ -109,29 +119,36 @@ def rewrite_postings(conn: sqlite3.Connection) -> None:
     FTS5 index ('optimize'); this costs the same order.
     """
     conn.execute(_POSTINGS_TABLE.format(name="lex_postings_new"))
-    conn.execute("INSERT INTO lex_postings_new SELECT * FROM lex_postings ORDER BY space, term, doc")
+    conn.execute("INSERT INTO lex_postings_new SELECT * FROM lex_postings ORDER BY term, space, doc")
     conn.execute("DROP TABLE lex_postings")
     conn.execute("ALTER TABLE lex_postings_new RENAME TO lex_postings")
 
 
-# the postings' layout (schema.py creates it; `rewrite_postings` copies it)
+# the postings' layout (schema.py creates it; `rewrite_postings` copies it): led by the term, so a read
+# of the whole store range-scans each query term once, and a scoped read seeks (term, namespace) pairs;
+# `len` is the row's length (`length`), so bm25 needs nothing beyond the postings
 _POSTINGS_TABLE = (
-    "CREATE TABLE {name} (space INTEGER NOT NULL, term TEXT NOT NULL, doc INTEGER NOT NULL,"
-    " title INTEGER NOT NULL, body INTEGER NOT NULL, context INTEGER NOT NULL,"
-    " PRIMARY KEY (space, term, doc)) WITHOUT ROWID"
+    "CREATE TABLE {name} (term TEXT NOT NULL, space INTEGER NOT NULL, doc INTEGER NOT NULL,"
+    " title INTEGER NOT NULL, body INTEGER NOT NULL, context INTEGER NOT NULL, len INTEGER NOT NULL,"
+    " PRIMARY KEY (term, space, doc)) WITHOUT ROWID"
 )
 
 
-def create_postings(conn: sqlite3.Connection) -> None:
-    """Create an empty `lex_postings` (schema 10)."""
-    conn.execute(_POSTINGS_TABLE.format(name="lex_postings"))
+def create_postings(conn: sqlite3.Connection, name: str = "lex_postings") -> None:
+    """Create an empty postings table in the current layout (schema 11)."""
+    conn.execute(_POSTINGS_TABLE.format(name=name))
 
 
 def write_postings(conn: sqlite3.Connection, rows: Iterable[tuple[int, int, Postings]]) -> None:
     """Insert (namespace number, row, postings) into `lex_postings`."""
     conn.executemany(
-        "INSERT INTO lex_postings (space, term, doc, title, body, context) VALUES (?, ?, ?, ?, ?, ?)",
-        ((space, t, rowid, *f) for space, rowid, postings in rows for t, f in postings.items()),
+        "INSERT INTO lex_postings (term, space, doc, title, body, context, len) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            (t, space, rowid, *f, n)
+            for space, rowid, postings in rows
+            for n in (length(postings),)
+            for t, f in postings.items()
+        ),
     )
 
 
@@ -144,17 +161,25 @@ def _numbers(conn: sqlite3.Connection, spaces: Iterable[str]) -> dict[str, int]:
 
 
 def index(
-    conn: sqlite3.Connection, deltas: Deltas, rowid: int, ns: str, title: str, body: str, context: str
+    conn: sqlite3.Connection,
+    deltas: Deltas,
+    rowid: int,
+    ns: str,
+    title: str,
+    body: str,
+    context: str,
+    postings: Postings | None = None,
 ) -> None:
-    """Index one row (analysed column texts) and count it in its namespace (the caller writes the same
-    length, `len(terms(...))`, into `items.lex_len` with the row)."""
-    words = terms(title, body, context)
+    """Index one row (analysed column texts) and count it in its namespace. `postings` are the
+    columns' `postings_of` when the caller has them already: it writes their `length` into
+    `items.lex_len` with the row."""
+    posted = postings_of(title, body, context) if postings is None else postings
     conn.execute(
         "INSERT INTO items_fts (rowid, title, body, context) VALUES (?, ?, ?, ?)",
         (rowid, title, body, context),
     )
-    deltas.count(ns, words, 1, 1, len(words))
-    deltas.post(rowid, ns, None, postings_of(title, body, context))
+    deltas.count(ns, posted, 1, 1, length(posted))
+    deltas.post(rowid, ns, None, posted)
 
 
 def _indexed(conn: sqlite3.Connection, rowid: int) -> tuple[str, str, str, str] | None:
@@ -174,11 +199,11 @@ def unindex(conn: sqlite3.Connection, deltas: Deltas, rowid: int) -> bool:
     if found is None:
         return False
     ns, title, body, context = found
-    words = terms(title, body, context)
+    held = postings_of(title, body, context)
     conn.execute("DELETE FROM items_fts WHERE rowid = ?", (rowid,))
     conn.execute("UPDATE items SET lex_len = 0 WHERE rowid = ?", (rowid,))
-    deltas.count(ns, words, -1, -1, -len(words))
-    deltas.post(rowid, ns, (title, body, context), None)
+    deltas.count(ns, held, -1, -1, -length(held))
+    deltas.post(rowid, ns, held, None)
     return True
 
 
@@ -192,14 +217,14 @@ def set_context(conn: sqlite3.Connection, deltas: Deltas, rowid: int, change: Ca
     context = change(old)
     if old == context:
         return
-    before, after = terms(title, body, old), terms(title, body, context)
-    gone, new = set(before) - set(after), set(after) - set(before)
+    before, after = postings_of(title, body, old), postings_of(title, body, context)
+    gone, new = before.keys() - after.keys(), after.keys() - before.keys()
     conn.execute("UPDATE items_fts SET context = ? WHERE rowid = ?", (context, rowid))
-    conn.execute("UPDATE items SET lex_len = ? WHERE rowid = ?", (len(after), rowid))
+    conn.execute("UPDATE items SET lex_len = ? WHERE rowid = ?", (length(after), rowid))
     deltas.count(ns, new, 1, 0, 0)
     deltas.count(ns, gone, -1, 0, 0)
-    deltas.count(ns, (), 0, 0, len(after) - len(before))
-    deltas.post(rowid, ns, (title, body, old), postings_of(title, body, context))
+    deltas.count(ns, (), 0, 0, length(after) - length(before))
+    deltas.post(rowid, ns, before, after)
 
 
 # -- reads ----------------------------------------------------------------------------------------------
@@ -253,28 +278,12 @@ def rebuild(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM lex_postings")
     conn.execute("DELETE FROM lex_terms")
     conn.execute("DELETE FROM lex_ns")
-    per_ns: dict[str, Counter[str]] = {}
-    totals: Counter[str] = Counter()
     docs: Counter[str] = Counter()
-    lengths: list[tuple[int, int]] = []
-    for rowid, ns, title, body, context in conn.execute(
-        "SELECT f.rowid, i.ns, f.title, f.body, f.context FROM items_fts f JOIN items i ON i.rowid = f.rowid"
-    ):
-        words = terms(str(title or ""), str(body or ""), str(context or ""))
-        per_ns.setdefault(str(ns), Counter()).update(set(words))
-        totals[str(ns)] += len(words)
+    for (ns,) in conn.execute("SELECT i.ns FROM items_fts f JOIN items i ON i.rowid = f.rowid"):
         docs[str(ns)] += 1
-        lengths.append((len(words), int(rowid)))
-    conn.executemany("UPDATE items SET lex_len = ? WHERE rowid = ?", lengths)
-    conn.executemany(
-        "INSERT INTO lex_ns (ns, docs, tokens) VALUES (?, ?, ?)", [(ns, docs[ns], totals[ns]) for ns in docs]
-    )
-    number = _numbers(conn, per_ns)
-    conn.executemany(
-        "INSERT INTO lex_terms (term, space, df) VALUES (?, ?, ?)",
-        [(t, number[ns], d) for ns, counts in per_ns.items() for t, d in counts.items()],
-    )
+    conn.executemany("INSERT INTO lex_ns (ns, docs, tokens) VALUES (?, ?, 0)", list(docs.items()))
     fill_postings(conn)
+    recount(conn)
 
 
 def fill_postings(conn: sqlite3.Connection) -> None:
@@ -290,3 +299,32 @@ def fill_postings(conn: sqlite3.Connection) -> None:
             for space, rowid, t, b, c in rows
         ),
     )
+
+
+def recount(conn: sqlite3.Connection) -> None:
+    """Each indexed row's length, each namespace's tokens and each term's row counts, counted from the
+    postings (`lex_ns` holding every namespace with indexed rows and their row counts): how a repair
+    and schema 11 make the statistics FTS5's."""
+    conn.execute("DROP TABLE IF EXISTS temp.lex_lengths")
+    conn.execute("CREATE TEMP TABLE lex_lengths (doc INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
+    conn.execute(
+        "INSERT INTO temp.lex_lengths SELECT doc, max(len) FROM lex_postings GROUP BY doc ORDER BY doc"
+    )
+    conn.execute(
+        "UPDATE items SET lex_len = 0 WHERE lex_len != 0 AND rowid NOT IN (SELECT doc FROM temp.lex_lengths)"
+    )
+    conn.execute(
+        "UPDATE items SET lex_len = (SELECT n FROM temp.lex_lengths WHERE doc = items.rowid)"
+        " WHERE rowid IN (SELECT doc FROM temp.lex_lengths)"
+    )
+    tokens = conn.execute(
+        "SELECT i.ns, sum(l.n) FROM temp.lex_lengths l JOIN items i ON i.rowid = l.doc GROUP BY i.ns"
+    ).fetchall()
+    conn.execute("UPDATE lex_ns SET tokens = 0")
+    conn.executemany("UPDATE lex_ns SET tokens = ? WHERE ns = ?", [(int(n), str(ns)) for ns, n in tokens])
+    conn.execute("DELETE FROM lex_terms")
+    conn.execute(
+        "INSERT INTO lex_terms (term, space, df) SELECT term, space, count(*) FROM lex_postings"
+        " GROUP BY term, space"
+    )
+    conn.execute("DROP TABLE temp.lex_lengths")

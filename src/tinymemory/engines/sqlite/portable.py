@@ -22,7 +22,6 @@ import numpy as np
 
 from tinymemory.api.errors import TinyMemoryError
 from tinymemory.api.records import ImportResult, StoredRecord, StoredVector, second_active, tombstone
-from tinymemory.engines.lexcounts import terms
 from tinymemory.engines.rows import ITEM_SELECT, record_values, vector_fits
 from tinymemory.engines.sqlite import db, lexstats, threads
 from tinymemory.engines.sqlite.rows import decode_item
@@ -159,7 +158,8 @@ def _insert(
     if not forgotten:
         body = item.text if not meta.summary else f"{item.text}\n{meta.summary}"
         columns = (analyzer.index_text(meta.title or ""), analyzer.index_text(body), "")
-        values["lex_len"] = len(terms(*columns))
+        posted = lexstats.postings_of(*columns)
+        values["lex_len"] = lexstats.length(posted)
     names = ", ".join(values)
     marks = ", ".join("?" * len(values))
     rowid = conn.execute(f"INSERT INTO items ({names}) VALUES ({marks})", tuple(values.values())).lastrowid
@@ -167,7 +167,7 @@ def _insert(
     write_side_rows(conn, rowid, meta)
     if forgotten:
         return rowid
-    lexstats.index(conn, deltas, rowid, str(meta.namespace), *columns)
+    lexstats.index(conn, deltas, rowid, str(meta.namespace), *columns, posted)
     vec = record.vector
     if vec is not None and vector_fits(vec, space):
         conn.execute(

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from tinymemory.api.errors import Conflict
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 _log = logging.getLogger(__name__)
 
@@ -193,6 +193,12 @@ _V10 = """
 DROP TABLE items_postings
 """
 
+# Version 11: the whole store's lexical read scores the postings itself (search.lexical), as FTS5's bm25
+# would. Each posting carries its row's length and the table is led by the term (one range a query term
+# over every namespace); rows' lengths, namespaces' token counts and terms' row counts are recounted from
+# the postings, i.e. as FTS5's tokenizer splits the analysed columns (they were split on whitespace, which
+# differs for some non-ASCII text). See `_to_v11`.
+
 Migration = Callable[[sqlite3.Connection], None]
 
 
@@ -311,6 +317,28 @@ def _to_v10(conn: sqlite3.Connection) -> None:
     lexstats.fill_postings(conn)
 
 
+def _to_v11(conn: sqlite3.Connection) -> None:
+    from tinymemory.engines.sqlite import lexstats
+
+    held = {str(r[1]) for r in conn.execute("PRAGMA table_info(lex_postings)")}
+    if "len" not in held:  # a file at version 10 (`_to_v10` writes today's layout already)
+        lexstats.create_postings(conn, "lex_postings_v11")
+        conn.execute("CREATE TEMP TABLE v11_lengths (doc INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
+        conn.execute(
+            "INSERT INTO temp.v11_lengths SELECT doc, sum(title + body + context) FROM lex_postings"
+            " GROUP BY doc ORDER BY doc"
+        )
+        conn.execute(
+            "INSERT INTO lex_postings_v11 (term, space, doc, title, body, context, len)"
+            " SELECT p.term, p.space, p.doc, p.title, p.body, p.context, l.n FROM lex_postings p"
+            " JOIN temp.v11_lengths l ON l.doc = p.doc ORDER BY p.term, p.space, p.doc"
+        )
+        conn.execute("DROP TABLE temp.v11_lengths")
+        conn.execute("DROP TABLE lex_postings")
+        conn.execute("ALTER TABLE lex_postings_v11 RENAME TO lex_postings")
+    lexstats.recount(conn)
+
+
 # MIGRATIONS[n] takes a database at version n to version n + 1.
 MIGRATIONS: dict[int, Migration] = {
     0: _to_v1,
@@ -323,6 +351,7 @@ MIGRATIONS: dict[int, Migration] = {
     7: _to_v8,
     8: _to_v9,
     9: _to_v10,
+    10: _to_v11,
 }
 
 

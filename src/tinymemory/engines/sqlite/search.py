@@ -1,5 +1,5 @@
-"""Candidates for fetch: lexical (bm25 over FTS5, or over the reach's own postings) and semantic (the
-vector matrix).
+"""Candidates for fetch: lexical (bm25 over the postings: the whole store's, or the reach's own) and
+semantic (the vector matrix).
 
 Each ranker returns (rowid, score) best first, scores in [0, 1], restricted to the filter and to rows
 at or below the cursor's snapshot rowid, with the reach's statistics and the light columns that
@@ -16,13 +16,15 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from tinymemory.api.filters import MetaFilter
 from tinymemory.engines.rows import from_us
 from tinymemory.engines.sqlite import ann_reads, lexstats
 from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix, top_by_rowid, top_order
 from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective, reach_sql
-from tinymemory.retrieval.config import SCOPED_BUDGET_SHARE, TITLE_WEIGHT, field_weights
+from tinymemory.retrieval import bm25
+from tinymemory.retrieval.config import SCOPED_BUDGET_SHARE, field_weights
 from tinymemory.retrieval.pipeline import (
     POSTINGS_BUDGET,
     Light,
@@ -33,7 +35,7 @@ from tinymemory.retrieval.pipeline import (
     unit_cosine,
     unit_score,
 )
-from tinymemory.retrieval.text import Analyzer, fts_match_expression
+from tinymemory.retrieval.text import Analyzer, RowTerms
 
 if TYPE_CHECKING:  # ann.py loads on first use (ann_reads.py)
     from tinymemory.engines.sqlite import ann
@@ -106,7 +108,7 @@ def lexical(
 ) -> Ranked:
     """bm25 over the query's terms (common ones pruned), ranked with the statistics of the read's own
     reach. A read confined to part of the tree is scored by `lexical_scoped`; one that reaches every
-    namespace uses FTS5's bm25, whose statistics are then the same rows'. `context_weight` is the
+    namespace by `lexical_whole`, whose statistics are then FTS5's own. `context_weight` is the
     neighbouring-turns field's weight; at 0 a row found only through that field is left out."""
     terms = analyzer.query_terms(query)
     if not terms or n <= 0:
@@ -117,53 +119,86 @@ def lexical(
         share = max(1, int(budget * SCOPED_BUDGET_SHARE))
         return lexical_scoped(conn, terms, flt, snapshot, n, scoped, share, context_weight)
     whole = stats if stats is not None else lexstats.stats(conn, None, terms)
-    return _lexical_fts(conn, prune(terms, whole.df, budget), flt, snapshot, n, context_weight)
+    return lexical_whole(conn, prune(terms, whole.df, budget), flt, snapshot, n, whole, context_weight)
 
 
-def _lexical_fts(
+def lexical_whole(
     conn: sqlite3.Connection,
     terms: list[str],
     flt: MetaFilter,
     snapshot: int,
     n: int,
-    context_weight: float,
+    stats: ScopeStats,
+    context_weight: float = 0.0,
 ) -> Ranked:
-    """FTS5 ranks `terms` (already pruned): with a selective filter the filter joins the match;
-    otherwise FTS5 ranks alone and the best rows are checked against the filter afterwards."""
-    match = fts_match_expression(terms)
-    # every field is matched (so a term's row count is over all fields, as in `lexstats`); a field of
-    # weight 0 adds nothing, and a row matched only there scores 0 and is dropped below
-    score = f"bm25(items_fts, {TITLE_WEIGHT}, 1.0, {float(context_weight)!r})"
-    if is_selective(flt):
-        params: Params = [match, snapshot]
-        where = filter_sql(flt, params)
-        params.append(n)
-        # CROSS JOIN keeps FTS5 as the outer loop: a MATCH per filtered row would be far slower.
-        rows = conn.execute(
-            f"SELECT items_fts.rowid, {score} AS r FROM items_fts"
-            " CROSS JOIN items i ON i.rowid = items_fts.rowid"
-            f" WHERE items_fts MATCH ? AND items_fts.rowid <= ? AND {where}"
-            " ORDER BY r, items_fts.rowid LIMIT ?",
-            params,
-        ).fetchall()
-        return [(int(rowid), unit_score(-rank)) for rowid, rank in rows if rank < 0]
-    k = 2 * n + 32
-    while True:
-        # FTS5's best k, each marked with whether the filter reads it, in one statement rather than a
-        # second one listing the k rows (100,000 items, 300 questions in alternating order: 3% less
-        # CPU, the same rows); bm25 over every matching row is the rest of the read
-        params = [match, snapshot, k]
-        where = filter_sql(flt, params)
-        rows = conn.execute(
-            f"SELECT m.rowid, m.r, i.rowid IS NOT NULL FROM (SELECT rowid, {score} AS r FROM items_fts"
-            " WHERE items_fts MATCH ? AND rowid <= ? ORDER BY r, rowid LIMIT ?) m"
-            f" LEFT JOIN items i ON i.rowid = m.rowid AND {where} ORDER BY m.r, m.rowid",
-            params,
-        ).fetchall()
-        ranked = [(int(rowid), unit_score(-rank)) for rowid, rank, ok in rows if ok and rank < 0]
-        if len(ranked) >= n or len(rows) < k:
-            return ranked[:n]
-        k *= 4
+    """bm25 of the whole store for `terms` (already pruned), scored from the postings with the whole
+    file's statistics: FTS5's `bm25()` ranking and floats (the same counts, lengths and totals, the
+    same operations in its order: retrieval.bm25), without its per-row function calls. With a
+    selective filter the filter joins the postings; otherwise the best rows are checked against it
+    afterwards, widening until enough pass."""
+    if not terms or n <= 0:
+        return []
+    weights = field_weights(context_weight)
+    fields = [weights["title"], weights["body"], weights["context"]]
+    selective = is_selective(flt)
+    params: Params = [*terms, snapshot]
+    join, where = "", ""
+    if selective:
+        join, where = " CROSS JOIN items i ON i.rowid = p.doc", f" AND {filter_sql(flt, params)}"
+    cur = conn.cursor()
+    cur.row_factory = None
+    # one row per term, each column its postings' values joined by commas (in the same order), parsed
+    # by numpy: a few thousand postings cost a fraction of as many Python tuples
+    rows = cur.execute(
+        "SELECT p.term, group_concat(p.doc), group_concat(p.title), group_concat(p.body),"
+        f" group_concat(p.context), group_concat(p.len) FROM lex_postings p{join}"
+        f" WHERE p.term IN ({','.join('?' * len(terms))}) AND p.doc <= ?{where} GROUP BY p.term",
+        params,
+    ).fetchall()
+    held = {str(r[0]): [_ints(c) for c in r[1:]] for r in rows if r[1] is not None}
+    rowids, scores = _whole_scores(
+        [held[t] for t in terms if t in held], [t for t in terms if t in held], stats, fields
+    )
+    order = np.lexsort((rowids, -scores))
+    order = order[scores[order] > 0]  # a row matched only in a field of weight 0
+    if selective:
+        return [(int(rowids[i]), unit_score(float(scores[i]))) for i in order[:n]]
+    # the rows of a whole-store read are mostly readable (only superseded ones are not), so a few more
+    # than `n` are checked first, then four times as many each round (a check is a look-up per row)
+    ranked: Ranked = []
+    at, k = 0, n + BLOCK_MARGIN
+    while len(ranked) < n and at < len(order):
+        batch = order[at : at + k]
+        picked = [int(r) for r in rowids[batch]]
+        ok = _visible(conn, picked, flt, snapshot)
+        ranked += [(r, unit_score(float(scores[i]))) for r, i in zip(picked, batch, strict=True) if r in ok]
+        at, k = at + k, 4 * k
+    return ranked[:n]
+
+
+def _ints(joined: str | int) -> npt.NDArray[np.int64]:
+    """The integers `group_concat` joined by commas (one alone comes back as an integer)."""
+    if isinstance(joined, int):
+        return np.array([joined], dtype=np.int64)
+    return np.fromstring(joined, dtype=np.int64, sep=",")  # parsed in C (the text form is not deprecated)
+
+
+def _whole_scores(
+    held: list[list[npt.NDArray[np.int64]]],
+    terms: list[str],
+    stats: ScopeStats,
+    fields: list[float],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """bm25.scores of each term's postings (rows, title, body, context counts, row lengths), a row's
+    terms summed in the query's order."""
+    if not held:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
+    doc, title, body, context, length = (np.concatenate(c) for c in zip(*held, strict=True))
+    idf = np.repeat([bm25.term_idf(stats.docs, stats.df.get(t, 0)) for t in terms], [len(h[0]) for h in held])
+    by = np.argsort(doc, kind="stable")  # by row, each row's terms in the query's order
+    freq = bm25.weighted_frequency([title[by], body[by], context[by]], fields)
+    avgdl = bm25.average_length(stats.docs, stats.tokens)
+    return bm25.scores(doc[by], freq, length[by].astype(np.float64), idf[by], avgdl)
 
 
 def lexical_scoped(
@@ -195,13 +230,12 @@ def lexical_scoped(
     cur = conn.cursor()
     cur.row_factory = None
     rows = cur.execute(
-        "SELECT p.doc, p.term, p.title * ? + p.body * ? + p.context * ? AS f, i.lex_len"
+        "SELECT p.doc, p.term, p.title * ? + p.body * ? + p.context * ? AS f, p.len"
         " FROM lex_postings p CROSS JOIN items i ON i.rowid = p.doc"
-        f" WHERE {in_reach}p.term IN ({marks}) AND p.doc <= ? AND {where} AND f > 0"
-        " ORDER BY p.doc, p.term",
+        f" WHERE {in_reach}p.term IN ({marks}) AND p.doc <= ? AND {where} AND f > 0",
         params,
     ).fetchall()
-    return bm25_best(rows, stats, n)
+    return bm25_best(rows, stats, n, kept)
 
 
 def recent(conn: sqlite3.Connection, flt: MetaFilter, snapshot: int, n: int) -> Ranked:
@@ -462,30 +496,39 @@ _NEIGHBOURS = (
 
 
 def light_rows(
-    conn: sqlite3.Connection, rowids: list[int], detailed: bool = False, snapshot: int | None = None
+    conn: sqlite3.Connection,
+    rowids: list[int],
+    detailed: bool = False,
+    snapshot: int | None = None,
+    terms: RowTerms | None = None,
 ) -> dict[int, Light]:
     """The light columns of candidate rows (fusion priors, time spans); `detailed` adds what the
     rerankers read: the indexed text, source, thread, the thread's neighbouring turns up to
-    `snapshot` and the extra column (where a host may keep the speaker)."""
+    `snapshot`, the extra column (where a host may keep the speaker) and, from `terms` (the store's
+    RowTerms), the text's index terms."""
     cur = conn.cursor()
     cur.row_factory = None  # plain tuples, made into Light in C (a fetch makes one per candidate)
     if not detailed:
         rows = cur.execute(
             "SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to,"
-            " NULL, NULL, NULL, NULL, NULL, NULL, NULL"  # the detailed columns, not read
+            " NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL"  # the detailed columns, not read
             " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
             (json.dumps(rowids),),
         )
-    else:
-        rows = cur.execute(
-            f"SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to, {_TEXT},"
-            f" coalesce(i.source_id, i.source_kind), i.ns, i.thread_id, {_NEIGHBOURS},"
-            " nullif(i.extra, '{}')"
-            " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
-            (snapshot if snapshot is not None else max_rowid(conn), json.dumps(rowids)),
-        )
+        make = Light._make
+        return {r[0]: make(r[1:]) for r in rows}
+    rows = cur.execute(
+        f"SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to, {_TEXT},"
+        f" coalesce(i.source_id, i.source_kind), i.ns, i.thread_id, {_NEIGHBOURS},"
+        " nullif(i.extra, '{}')"
+        " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
+        (snapshot if snapshot is not None else max_rowid(conn), json.dumps(rowids)),
+    )
     make = Light._make
-    return {r[0]: make(r[1:]) for r in rows}
+    if terms is None:
+        return {r[0]: make((*r[1:], None)) for r in rows}
+    of = terms.of
+    return {r[0]: make((*r[1:], of(r[0], r[5] or ""))) for r in rows}
 
 
 def max_rowid(conn: sqlite3.Connection) -> int:

@@ -14,7 +14,6 @@ from tinymemory.api.filters import MetaFilter
 from tinymemory.api.items import About, ItemMeta, NewItem
 from tinymemory.api.namespace import Namespace, Reach
 from tinymemory.api.requests import StoreResult
-from tinymemory.engines.lexcounts import terms
 from tinymemory.engines.rows import PURGED_TABLES, to_us
 from tinymemory.engines.sqlite import lexstats, threads
 from tinymemory.engines.sqlite import relations as edges
@@ -170,7 +169,8 @@ def _write_one(
     body = item.text if not meta.summary else f"{item.text}\n{meta.summary}"
     ctx = _neighbour_context(conn, item, analyzer, deltas) if context else ""
     columns = (analyzer.index_text(meta.title or ""), analyzer.index_text(body), ctx)
-    values["lex_len"] = len(terms(*columns))
+    posted = lexstats.postings_of(*columns)
+    values["lex_len"] = lexstats.length(posted)
     rowid = conn.execute(_insert_sql(tuple(values)), tuple(values.values())).lastrowid
     assert rowid is not None
     if decided.closing:
@@ -179,7 +179,7 @@ def _write_one(
             [(decided.ends(old), decided.id, old.handle) for old in decided.closing],
         )
     write_side_rows(conn, rowid, meta)
-    lexstats.index(conn, deltas, rowid, str(meta.namespace), *columns)
+    lexstats.index(conn, deltas, rowid, str(meta.namespace), *columns, posted)
     if space is not None:
         vector = p.vector if p.vector is not None else space.embed([embed_text(item)])[0]
         vec = np.asarray(vector, dtype=np.float32).reshape(-1)
