@@ -41,13 +41,15 @@ from tinymemory.lifecycle.rules.english import (
     _STANDING,
     _sentence_case,
     conjugate,
+    no_longer,
     third_person,
 )
 from tinymemory.lifecycle.rules.health import _AVOID, _health
+from tinymemory.lifecycle.rules.held import from_held
 from tinymemory.lifecycle.rules.instructions import _base_phrase, _instruction, _swapped, known_slot
 from tinymemory.lifecycle.rules.learning import RuleLearning
 from tinymemory.lifecycle.rules.notes import _attribute, _event, _note
-from tinymemory.lifecycle.rules.people import _PETS, _family, _introduced, _kin_named_in
+from tinymemory.lifecycle.rules.people import _KIN, _PETS, _family, _introduced, _kin_key, _kin_named_in
 from tinymemory.lifecycle.rules.preferences import _activity, _preferences
 from tinymemory.lifecycle.rules.profile import _GREETING_NAME, _NAME, _home, _job, _name, _names
 from tinymemory.lifecycle.rules.sentences import _SENTENCES, _clean, _present, clauses
@@ -56,13 +58,19 @@ __all__ = ["RuleLearning", "clauses", "conjugate", "extract", "known_slot", "thi
 
 
 def extract(
-    text: str, said_at: datetime, *, notes: bool = False, known: Mapping[str, About] | None = None
+    text: str,
+    said_at: datetime,
+    *,
+    notes: bool = False,
+    known: Mapping[str, About] | None = None,
+    held: Mapping[About, str] | None = None,
 ) -> list[RuleLearning]:
     """Learnings in one user turn, in clause order. With `notes`, a first-person statement no rule
     recognises is kept as a note without a subject (what the user said about themselves). `known` maps
     the (lowercased) names earlier turns bound to a pet or a relative to that subject, so "Rex died"
     needs no "my", and "instruction <key>" to each standing instruction's subject, so "use X instead"
-    replaces it."""
+    replaces it. `held` maps each subject earlier turns gave a value to its latest text, oldest first,
+    so "Boeing, not Airbus" or "we left Dubai" changes the subject whose value it names."""
     out: list[RuleLearning] = []
     for raw in _SENTENCES.split(text):
         sentence = raw.strip()
@@ -82,7 +90,11 @@ def extract(
             continue
         for clause in _pointed_back(clauses(_clean(sentence))):
             swapped = _swapped(clause, known or {})
-            found = _bound_name(clause, known or {}) or ([swapped] if swapped else _clause(clause, said_at))
+            found = (
+                _bound_name(clause, known or {})
+                or ([swapped] if swapped else from_held(clause, held or {}))
+                or _clause(clause, said_at)
+            )
             if not found and notes:
                 found = _note(clause)
             out.extend(found)
@@ -107,8 +119,10 @@ def _pointed_back(parts: list[str]) -> list[str]:
     return out
 
 
+# "Rex died", "Grandpa Walter passed away": a kinship title before a name is how one names one's own
+# relative, so it needs no earlier turn
 _NAME_DIED = re.compile(
-    rf"^({_NAME_WORD})\s+(?:has\s+|just\s+|sadly\s+)?"
+    rf"^(?:(?P<title>(?i:{_KIN}))\s+)?({_NAME_WORD})\s+(?:has\s+|just\s+|sadly\s+)?"
     r"(?:died|passed away|passed|was put down|had to be put down)\b"
 )
 
@@ -133,10 +147,17 @@ def _bound_name(s: str, known: Mapping[str, About]) -> list[RuleLearning]:
             about, text = known.get(name.lower()), f"{name} died."
         return [] if about is None else [RuleLearning(text, "fact", about, 0.8, named=name)]
     m = _NAME_DIED.match(s)
-    about = known.get(m.group(1).lower()) if m else None
-    if m is None or about is None:
+    if m is None:
         return []
-    return [RuleLearning(f"{m.group(1)} died.", "fact", about, 0.8, named=m.group(1))]
+    name = m.group(2)
+    about = known.get(name.lower())
+    if about is None and m.group("title"):
+        key, unique = _kin_key(m.group("title"))
+        about = About("family", key if unique else f"{key} {name.lower()}")
+    if about is None:
+        return []
+    who = f"{m.group('title')} {name}" if m.group("title") else name
+    return [RuleLearning(f"{who} died.", "fact", about, 0.8, named=name)]
 
 
 # -- the clause rules ------------------------------------------------------------------------------------
@@ -237,16 +258,7 @@ def _negated(s: str, said_at: datetime) -> list[RuleLearning]:
             break
     else:
         out = _activity(positive)  # "I don't play chess anymore" ends the activity kept
-    return [RuleLearning(_no_longer(f.text), f.kind, f.about, f.confidence) for f in out]
-
-
-def _no_longer(text: str) -> str:
-    """ "The user lives in X." -> "The user no longer lives in X."; "... is X" -> "... is no longer X"."""
-    if m := re.match(r"^(The user(?:'s [\w ]+?)?) (is|are|has) (.*)$", text):
-        return f"{m.group(1)} {m.group(2)} no longer {m.group(3)}"
-    if m := re.match(r"^The user (\w+)\b(.*)$", text):
-        return f"The user no longer {m.group(1)}{m.group(2)}"
-    return f"No longer: {text}"
+    return [RuleLearning(no_longer(f.text), f.kind, f.about, f.confidence) for f in out]
 
 
 _REMEMBER = re.compile(

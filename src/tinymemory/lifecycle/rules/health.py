@@ -60,7 +60,9 @@ _AVOIDS = re.compile(
 )
 _PRONOUN = re.compile(r"^(?:it|them|this|that|these|those|something|everything|anything)$", re.I)
 _OUTGREW = re.compile(
-    r"^i\s+(?:outgrew|grew out of|'ve outgrown|have outgrown)\s+my\s+([\w\s-]+?)\s+allergy", re.I
+    r"^i\s+(?:have\s+|had\s+)?(?:outgrew|outgrown|grew out of|grown out of|got over|gotten over|"
+    r"got rid of|gotten rid of|shaken off|shook off)\s+(?:my|the)\s+([\w\s-]+?)\s+allergy",
+    re.I,
 )
 
 

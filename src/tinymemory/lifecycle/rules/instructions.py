@@ -26,9 +26,20 @@ _DONT_EVER = re.compile(
     r"^(?:please\s+)?(?:don't|do not)\s+(?:ever\s+)?(.+?)(?:,?\s+(?:ever|ever again|again))?$", re.I
 )
 _STANDING_LEAD = re.compile(
-    r"^(?:from now on|going forward|in (?:the )?future|by default|from here on(?: out)?|for all future "
-    r"(?:answers|replies|chats))\s*,?\s+(.+)$|^(.+?)\s*,?\s+(?:from now on|going forward|in (?:the )?future|"
-    r"by default|from here on(?: out)?)$",
+    r"^(?P<lead>from now on|going forward|in (?:the )?future|by default|from here on(?: out)?|for all future "
+    r"(?:answers|replies|chats))\s*,?\s+(.+)$|^(.+?)\s*,?\s+(?P<tail>from now on|going forward|"
+    r"in (?:the )?future|by default|from here on(?: out)?)$",
+    re.I,
+)
+# An imperative about the assistant's answers in general ("keep your answers short", "format your replies
+# as lists") stands without "always": its object is every answer, not this one
+_YOUR_OUTPUT = (
+    r"(?:answers?|replies|reply|responses?|messages?|explanations?|summaries|summary|emails?|code samples|"
+    r"examples|output)"
+)
+_ABOUT_ANSWERS = re.compile(
+    rf"^(?:please\s+)?(?:keep|make|write|format|limit|cap|structure|start|end|sign off|finish|put|give)\s+"
+    rf"(?:all\s+(?:of\s+)?)?your\s+{_YOUR_OUTPUT}\b.*$",
     re.I,
 )
 _WHENEVER = re.compile(r"^(?:whenever|every time|each time|any time)\s+(.+?),\s*(?:please\s+)?(.+)$", re.I)
@@ -75,14 +86,20 @@ def _instruction(s: str) -> RuleLearning | None:
             return None
         return _standing(f"{word.capitalize()} {third_person(rest)}.", rest, 0.9)
     if m := _STANDING_LEAD.match(body):
-        rest = _value(m.group(1) or m.group(2))
+        rest = _value(m.group(2) or m.group(3))
+        lead = (m.group("lead") or m.group("tail")).lower()
         if dont := _DONT_EVER.match(rest):
             action = _strip_standing(dont.group(1))
             return _standing(f"Never {third_person(action)}.", action)
         if re.match(r"^(?:i|we|my|our)\b", rest, re.I):
             return None  # "from now on I ..." is about the user, not an instruction
         rest = _ADDRESSED.sub("", rest, count=1).strip()
-        return _standing(f"From now on, {third_person(rest)}.", rest)
+        if m.group("tail"):
+            rest = rest[:1].lower() + rest[1:]  # the imperative's verb began the sentence
+        return _standing(f"{lead.capitalize()}, {third_person(rest)}.", rest)  # the user's own words
+    if _ABOUT_ANSWERS.match(body):
+        rest = _value(body)
+        return _standing(f"{rest[:1].upper()}{rest[1:]}.", rest)
     if m := _WHENEVER.match(body):
         rest = _value(m.group(2))
         if re.match(r"^(?:i|we|my|our)\b", rest, re.I):
@@ -111,6 +128,12 @@ def _swapped(s: str, known: Mapping[str, About]) -> RuleLearning | None:
     if not action or re.match(r"^(?:i|we|my|our|you|it|that|this)\b", action, re.I):
         return None
     about = known.get(known_slot(_instruction_key(action)))
+    if about is None:
+        # "indent with spaces instead" after "always indent code with tabs": the one instruction held on
+        # the same verb is the one replaced; with two or more it is unclear which, so none is
+        verb = _instruction_key(action).split()[0]
+        same = {a for k, a in known.items() if k.startswith(known_slot("")) and a.key.split()[:1] == [verb]}
+        about = same.pop() if len(same) == 1 else None
     if about is None:
         return None
     return RuleLearning(f"From now on, {third_person(action)}.", "instruction", about, 0.85)
@@ -143,6 +166,11 @@ def _instruction_key(action: str) -> str:
         "",
         action,
     )
+    # what the assistant's answers should be like is the value: "keep your answers under 100 words" and
+    # "keep answers that short" are one subject, "keep answers"
+    output = rf"^(\w+(?:\s+off)?)\s+(?:all\s+(?:of\s+)?)?(?:your\s+|the\s+)?({_YOUR_OUTPUT})\b"
+    if o := re.match(output, action, re.I):
+        return _key(f"{o.group(1)} {o.group(2)}")
     m = re.match(r"^(.+?\s(?:in|using))\s+\S+(?:\s+\S+)?$", action, re.I)
     return _key(m.group(1)) if m else _key(action)
 

@@ -37,7 +37,7 @@ _UNIQUE_KIN = {
 }
 _KIN = (
     "sister|brother|son|daughter|child|kid|baby|cousin|aunt|uncle|niece|nephew|grandmother|grandfather|"
-    "grandma|grandpa|granny|grandson|granddaughter|grandchild|twin|stepson|stepdaughter|stepsister|"
+    "grandma|grandpa|granny|nana|gran|grandad|granddad|auntie|aunty|grandson|granddaughter|grandchild|twin|stepson|stepdaughter|stepsister|"
     "stepbrother|sibling|in-law|sister-in-law|brother-in-law|mother-in-law|father-in-law|"
     + "|".join(sorted(_UNIQUE_KIN, key=len, reverse=True))
 )
@@ -99,13 +99,17 @@ _LOST_PET = re.compile(
 # "me and my girlfriend"): a state adjective after a form of "be" or "get" ("are getting divorced", "got
 # engaged", "are separated"), or a verb of parting ("broke up", "have split up").
 _RELATIONSHIP = re.compile(
-    rf"^(?:i|we|(?:(?P<name>{_NAME_RUN})|(?:my|our)\s+(?:{_KIN}))\s+and\s+i|"
+    rf"^(?:i|we|(?:(?P<name>{_NAME_RUN})|(?:my|our)\s+(?:{_KIN})(?:\s+(?P<name3>{_NAME_RUN}))?)\s+and\s+i|"
     rf"me\s+and\s+(?:(?P<name2>{_NAME_RUN})|(?:my|our)\s+(?:{_KIN})))\s+"
     r"(?:(?:just|recently|finally|officially|now|still|happily)\s+)*"
     r"(?:(?:am|are|is|'m|'re)\s+(?:(?:now|still|officially|finally|happily|recently)\s+)*"
-    r"(?:(?P<getting>getting)\s+)?|(?P<got>got|get)\s+|have\s+|has\s+)?"
+    r"(?:(?P<getting>getting)\s+)?|(?P<got>got|get)\s+|(?:have|has)\s+been\s+|have\s+|has\s+)?"
     r"(?P<state>married|engaged|divorced|separated|single|widowed|together|dating|seeing|"
-    r"in a relationship|broke up|split up|broken up)\b(?P<rest>.*)$",
+    r"in a relationship|broke up|split up|broken up|"
+    # idioms of marrying, "going out with", partings in progress and partings decided
+    r"tied the knot|hitched|eloped|going out|going steady|separating|splitting up|breaking up|"
+    r"divorcing|getting a divorce|(?:decided|agreed|chosen)\s+to\s+(?:separate|split up|split|divorce|"
+    r"get divorced|break up|go our separate ways|call it quits))\b(?P<rest>.*)$",
     re.I,
 )
 _STATE_TEXT = {
@@ -114,6 +118,27 @@ _STATE_TEXT = {
     "broken up": "broke up",
     "broke up": "broke up",
     "split up": "broke up",
+    "tied the knot": "is married",
+    "hitched": "is married",
+    "eloped": "is married",
+    "going out": "is dating",
+    "going steady": "is dating",
+    "separating": "is separating",
+    "splitting up": "is breaking up",
+    "breaking up": "is breaking up",
+    "divorcing": "is getting divorced",
+    "getting a divorce": "is getting divorced",
+}
+# a parting decided is a parting under way: "we have decided to separate" -> "is separating"
+_DECIDED = {
+    "separate": "separating",
+    "split up": "splitting up",
+    "split": "splitting up",
+    "divorce": "divorcing",
+    "get divorced": "divorcing",
+    "break up": "breaking up",
+    "go our separate ways": "separating",
+    "call it quits": "breaking up",
 }
 _PARTNER_PREP = {
     "married": "to",
@@ -126,12 +151,24 @@ _PARTNER_PREP = {
     "together": "with",
     "dating": "",
     "seeing": "",
+    "tied the knot": "to",
+    "hitched": "to",
+    "eloped": "with",
+    "going out": "",
+    "going steady": "",
+    "separating": "from",
+    "splitting up": "with",
+    "breaking up": "with",
+    "divorcing": "from",
+    "getting a divorce": "from",
 }
 
 
 def _relationship(m: re.Match[str]) -> list[RuleLearning]:
-    state = m.group("state").lower()
-    pair = m.group("name") or m.group("name2")
+    state = " ".join(m.group("state").lower().split())
+    if d := re.match(r"^(?:decided|agreed|chosen) to (.+)$", state):
+        state = _DECIDED[d.group(1)]
+    pair = m.group("name") or m.group("name2") or m.group("name3")
     if state == "together" and re.match(r"^(?:i|we)\s", m.group(0), re.I):
         return []  # "together" needs the two people named: "we are together in this" is no relationship
     said = f"is getting {state}" if m.group("getting") else _STATE_TEXT.get(state, f"is {state}")
@@ -170,9 +207,22 @@ def _kin_key(rel: str) -> tuple[str, bool]:
     low = rel.lower()
     if low in _UNIQUE_KIN:
         return _UNIQUE_KIN[low], True
-    return {"kid": "child", "grandma": "grandmother", "grandpa": "grandfather", "granny": "grandmother"}.get(
-        low, low
-    ), False
+    return _FAMILIAR.get(low, low), False
+
+
+# the familiar forms of a kinship word, keyed under the plain one
+_FAMILIAR = {
+    "kid": "child",
+    "grandma": "grandmother",
+    "granny": "grandmother",
+    "nana": "grandmother",
+    "gran": "grandmother",
+    "grandpa": "grandfather",
+    "grandad": "grandfather",
+    "granddad": "grandfather",
+    "auntie": "aunt",
+    "aunty": "aunt",
+}
 
 
 def _kin_learning(rel: str, name: str) -> RuleLearning:
@@ -235,7 +285,13 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
         return out
     if m := _RELATIONSHIP.match(s):
         return _relationship(m)
-    if (m := _MY_KIN.match(s)) and not _NATIONALITY.search(m.group(2)):
+    # "my partner Jo and I live in ..." is a subject of two: the clause's verb says the fact, and the
+    # relative named in it is kept beside it
+    if (
+        (m := _MY_KIN.match(s))
+        and not _NATIONALITY.search(m.group(2))
+        and not re.match(r"^\s*and\s+i\b", m.group(3), re.I)
+    ):
         rel, name, rest = m.group(1), m.group(2), m.group(3)
         if _DIED.search(rest):
             key, unique = _kin_key(rel)

@@ -64,13 +64,33 @@ def _names(s: str, said_at: datetime) -> list[RuleLearning]:
 
 # home, origin -------------------------------------------------------------------------------------------
 
+# who a home is said of: the user, "we", or the user and one other ("Ana and I", "my partner Jo and I")
+_HOUSEHOLD = r"(?:i|we|(?:my\s+|our\s+)?[\w'-]+(?:\s+(?-i:[A-Z][\w'-]*))? and i)"
 _HOME = re.compile(
-    r"^(?:i|we|(?:my\s+|our\s+)?[\w'-]+ and i)\s+"
+    rf"^{_HOUSEHOLD}\s+"
     r"(?:(?:now|currently|still|also|just|finally|recently|officially)\s+)?"
     r"(live in|live near|'m living in|am living in|are living in|'re living in|'m based in|am based in|"
-    r"are based in|'re based in|'m based out of|moved to|moved back to|relocated to|have moved to|"
-    r"'ve moved to|have relocated to|'ve relocated to|'ve just moved to|settled in|moved house to|"
-    r"live)\s+(.+)$",
+    r"are based in|'re based in|'m based out of|(?:have\s+)?(?:moved|relocated)(?:\s+house)?"
+    # a particle of direction changes no destination: "moved back to", "moved down to", "moved out to"
+    r"(?:\s+(?:back|down|up|over|out|across|away|home|south|north|east|west|abroad))*\s+to|"
+    r"(?:have\s+|are\s+|am\s+)?(?:settled|settling)\s+(?:down\s+)?in|live)\s+(.+)$",
+    re.I,
+)
+# "I rent a flat in X", "we're settling into our new place in X": a home named by the dwelling in it
+_DWELLING = re.compile(
+    rf"^{_HOUSEHOLD}\s+(?:(?:am|are|have)\s+)?"
+    r"(?:rent|renting|rented|share|sharing|moved into|moving into|settled into|settling into|"
+    r"live in|living in)\s+"
+    r"(?:a|an|the|my|our)\s+(?:[\w'-]+\s+){0,3}?"
+    r"(?:flat|apartment|house|place|home|cottage|studio|condo|bungalow|room|loft|townhouse|duplex|"
+    r"houseboat|farmhouse|villa|cabin|bedsit)\s+(?:in|near|outside|just outside|on the edge of)\s+(.+)$",
+    re.I,
+)
+# "we're in Adelaide now": being in a place is a home only when the clause says it is the present state
+_IN_NOW = re.compile(
+    r"^(?:i am|we are)\s+(?:(?:now|back|finally|permanently)\s+)*in\s+(.+?)"
+    r"\s+(?:now|these days|nowadays|for good|permanently)$|"
+    r"^(?:i am|we are)\s+now\s+(?:(?:back|finally|permanently)\s+)*in\s+(.+)$",
     re.I,
 )
 _ORIGIN = re.compile(
@@ -87,6 +107,10 @@ def _place(text: str) -> str:
     return value.rstrip(",.; ")
 
 
+def _origin(place: str) -> RuleLearning:
+    return RuleLearning(f"The user is from {place}.", "fact", About("profile", "origin"), 0.85)
+
+
 _HOME_IS = re.compile(
     r"^home(?:\s+(?:for me|for us|now|these days|nowadays|at the moment|right now))?\s+is\s+(?:now\s+)?(.+)$",
     re.I,
@@ -101,6 +125,11 @@ def _home(s: str, said_at: datetime) -> list[RuleLearning]:
             if (place and _is_name(place))
             else []
         )
+    if (m := _DWELLING.match(s)) or (m := _IN_NOW.match(s)):
+        place = _place(next(g for g in m.groups() if g))
+        if place and _is_name(place):
+            return [RuleLearning(f"The user lives in {place}.", "fact", About("profile", "home"), 0.8)]
+        return []
     if m := _HOME.match(s):
         place = _place(m.group(2))
         if not place or place.lower() in {"here", "there", "alone", "together", "nearby", "abroad"}:
@@ -110,11 +139,7 @@ def _home(s: str, said_at: datetime) -> list[RuleLearning]:
         return [RuleLearning(f"The user lives in {place}.", "fact", About("profile", "home"), 0.85)]
     if m := _ORIGIN.match(s):
         place = _place(m.group(2))
-        return (
-            [RuleLearning(f"The user is from {place}.", "fact", About("profile", "origin"), 0.85)]
-            if place
-            else []
-        )
+        return [_origin(place)] if place else []
     if m := _BORN.match(s):
         what = _TRAIL.sub("", m.group(1)).strip()
         if re.match(rf"^(?:\d|the\s+\d|(?:{_MONTHS})\b)", what, re.I):
@@ -159,11 +184,23 @@ _EMPLOYER = re.compile(
     r"'m employed at|have started at|have started a new job at|now work at)\s+(.+)$",
     re.I,
 )
+# a verb of working other than "work" ("freelancing as", "I contract as"): the role after "as"
+_WORKING_AS = (
+    r"(?:am\s+|have been\s+)?(?:freelanc(?:e|ing)|contract(?:ing)?|consult(?:ing)?|temp(?:ing)?|"
+    r"moonlight(?:ing)?|employed|practi[sc](?:e|ing)|working freelance|working part-time|"
+    r"working full-time)(?:\s+(?:now|full[- ]time|part[- ]time))?\s+as"
+)
 _ROLE = re.compile(
     r"^i\s+(?:(?:now|currently|still|also|just|recently|finally|officially)\s+)?"
     r"(work as|'m working as|am working as|got a job as|was promoted to|'ve been promoted to|"
     r"have been promoted to|got promoted to|became|'ve become|have become|started as|retrained as|"
-    r"trained as|qualified as|am|'m)\s+(.+)$",
+    rf"trained as|qualified as|{_WORKING_AS}|am|'m)\s+(.+)$",
+    re.I,
+)
+# "I retired last year", "I'm retired now": retiring is a role, whatever the job was
+_RETIRED = re.compile(
+    r"^i\s+(?:am\s+|have\s+)?(?:(?:now|finally|officially|just|recently|happily|fully)\s+)*"
+    r"((?:semi-)?retired)(?P<rest>.*)$",
     re.I,
 )
 _LEFT_JOB = re.compile(
@@ -197,6 +234,10 @@ def _role_value(text: str) -> tuple[str, str | None]:
 
 
 def _job(s: str, said_at: datetime) -> list[RuleLearning]:
+    if (m := _RETIRED.match(s)) and (
+        not _TRAIL.sub("", m.group("rest")).strip() or _VALUE_END.match(m.group("rest"))
+    ):
+        return [RuleLearning(f"The user is {m.group(1).lower()}.", "fact", About("profile", "role"), 0.8)]
     if m := _LEFT_JOB.match(s):
         org = _org(m.group("org") or "")
         role = m.group("role") or m.group("oldrole")
@@ -239,7 +280,11 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         return out
     if m := _ROLE.match(s):
         verb = m.group(1).lower()
-        value, employer = _role_value(m.group(2))
+        said, origin = m.group(2), None
+        # "a nurse from Bergen": a named place after "from" is where the user is from, not the role
+        if o := re.match(r"^(.+?)\s+from\s+((?:the\s+)?[A-Z].*)$", said):
+            said, origin = o.group(1), _place(o.group(2))
+        value, employer = _role_value(said)
         # the noun phrase stays whole with its of-phrase ("head of department"); its head is the noun
         # before "of"
         value = re.split(r"\s+(?:in|who|that|and|but)\s+", value, maxsplit=1)[0]
@@ -247,6 +292,8 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         head = core.split()[-1].lower() if core else ""
         if value.lower() in _NOT_OCCUPATION or head in _NOT_OCCUPATION or len(value.split()) > 5:
             return []
+        if re.fullmatch(_WORKING_AS, verb) and not _OCCUPATION.search(head):
+            return []  # "consulting as ..." names a job only when its head is an occupation
         if verb in {"am", "'m"}:
             if not re.match(r"^(?:an?\s+)", _TRAIL.sub("", m.group(2)).strip(), re.I):
                 return []
@@ -259,5 +306,7 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
             out.append(
                 RuleLearning(f"The user works at {employer}.", "fact", About("profile", "employer"), 0.85)
             )
+        if origin:
+            out.append(_origin(origin))
         return out
     return []
