@@ -471,3 +471,49 @@ def test_switching_from_the_one_held_choice() -> None:
 
 def _held(text: str, held: dict[About, str]) -> list[tuple[str, About | None]]:
     return [(f.text, f.about) for f in extract(text, SAID, held=held)]
+
+
+def test_a_bounded_stay_is_no_home() -> None:
+    assert all(a != HOME for _, a in _pairs("We're renting a chalet in Zermatt for a week.", notes=True))
+    assert all(a != HOME for _, a in _pairs("We share a cabin in Lapland on holiday.", notes=True))
+
+
+def test_an_imperative_about_this_one_answer_is_a_request() -> None:
+    assert _pairs("Make your reply shorter.") == []
+
+
+def test_a_decision_to_split_something_else_is_no_parting() -> None:
+    assert all(a != RELATIONSHIP for _, a in _pairs("We decided to split the cost.", notes=True))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I landed a position at Arcadis.", "I've accepted a new role with Unilever.", "I took a job at Lidl."],
+)
+def test_getting_or_starting_a_job_noun_names_the_employer(text: str) -> None:
+    [(said, about)] = _pairs(text)
+    assert about == EMPLOYER and said.startswith("The user works at ")
+
+
+@pytest.mark.parametrize("text", ["I was let go in February.", "I got laid off.", "I've lost my job."])
+def test_a_dismissal_ends_the_employer(text: str) -> None:
+    assert _pairs(text) == [("The user lost their job.", EMPLOYER)]
+
+
+def test_a_move_from_one_place_to_another_is_the_second() -> None:
+    assert _pairs("We moved from Ghent to Namur.") == [("The user lives in Namur.", HOME)]
+    assert all(a != HOME for _, a in _pairs("I moved from the desk to the sofa.", notes=True))
+
+
+def test_swapping_one_choice_for_another() -> None:
+    assert _pairs("I've swapped black coffee for rooibos.") == [("The user prefers rooibos.", DRINK)]
+    assert _pairs("I replaced Emacs with Helix.") == [("The user prefers Helix.", EDITOR)]
+    assert all(a is None for _, a in _pairs("I swapped seats with my brother.", notes=True))
+
+
+def test_losing_a_bound_name_is_a_death() -> None:
+    known = {"pixel": About("pet", "pixel")}
+    said = [(f.text, f.about) for f in extract("We lost Pixel on Tuesday.", SAID, known=known)]
+    assert said == [("Pixel died.", About("pet", "pixel"))]
+    # a name bound to nothing is no death (a dated event at most)
+    assert all(f.about is None for f in extract("We lost Zora on Tuesday.", SAID, known=known))

@@ -127,6 +127,12 @@ _NAME_DIED = re.compile(
 )
 
 
+# "We lost Rex last week", "we buried Grandma Ines": a bereavement verb before a bound or titled name
+_LOST_NAMED = re.compile(
+    rf"^(?i:i|we)\s+(?i:(?:just|sadly|recently)\s+)?(?i:lost|buried)\s+"
+    rf"(?:(?P<title>(?i:{_KIN}))\s+)?(?P<name>{_NAME_WORD})(?:\s+(?i:in|on|last|this|yesterday|today|"
+    rf"two|a few|after)\b.*)?$"
+)
 # "We had to put Rex down", "we had Rex put to sleep", "I had to put my dog Rex to sleep": a pet put down
 _PUT_DOWN = re.compile(
     rf"^(?i:i|we)\s+(?i:(?:just|sadly|finally)\s+)?(?i:(?:have\s+)?had\s+to\s+)?(?i:put|have|had)\s+"
@@ -146,10 +152,10 @@ def _bound_name(s: str, known: Mapping[str, About]) -> list[RuleLearning]:
         else:
             about, text = known.get(name.lower()), f"{name} died."
         return [] if about is None else [RuleLearning(text, "fact", about, 0.8, named=name)]
-    m = _NAME_DIED.match(s)
+    m = _NAME_DIED.match(s) or _LOST_NAMED.match(s)
     if m is None:
         return []
-    name = m.group(2)
+    name = m.group("name") if "name" in m.groupdict() else m.group(2)
     about = known.get(name.lower())
     if about is None and m.group("title"):
         key, unique = _kin_key(m.group("title"))

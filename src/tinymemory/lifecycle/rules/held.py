@@ -52,7 +52,8 @@ def from_held(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
             return []  # "I live in Galway, not Cork" says its fact whole; the other rules read it
         if about := _holding(old, held):
             text = re.sub(rf"\b{re.escape(old)}\b", new, held[about], flags=re.I)
-            return [RuleLearning(text, "fact" if about.kind != "preference" else "preference", about, 0.8)]
+            kind = about.kind if about.kind in {"preference", "instruction"} else "fact"
+            return [RuleLearning(text, kind, about, 0.8)]
         return []
     if (m := _LEFT.match(s)) and (not m.group("rest").strip() or _ended(m.group("rest")) == ""):
         about = _holding(m.group(1), held, _ENDABLE)

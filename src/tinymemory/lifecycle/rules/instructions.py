@@ -38,8 +38,9 @@ _YOUR_OUTPUT = (
     r"examples|output)"
 )
 _ABOUT_ANSWERS = re.compile(
-    rf"^(?:please\s+)?(?:keep|make|write|format|limit|cap|structure|start|end|sign off|finish|put|give)\s+"
-    rf"(?:all\s+(?:of\s+)?)?your\s+{_YOUR_OUTPUT}\b.*$",
+    r"^(?:please\s+)?(?:keep|make|write|format|limit|cap|structure|start|end|sign off|finish|put|give)\s+"
+    r"(?:all\s+(?:of\s+)?)?your\s+(?:answers|replies|responses|messages|explanations|summaries|emails|"
+    r"examples|code samples)\b.*$",  # plural: every answer; "make your answer shorter" is about this one
     re.I,
 )
 _WHENEVER = re.compile(r"^(?:whenever|every time|each time|any time)\s+(.+?),\s*(?:please\s+)?(.+)$", re.I)

@@ -108,7 +108,7 @@ _RELATIONSHIP = re.compile(
     r"in a relationship|broke up|split up|broken up|"
     # idioms of marrying, "going out with", partings in progress and partings decided
     r"tied the knot|hitched|eloped|going out|going steady|separating|splitting up|breaking up|"
-    r"divorcing|getting a divorce|(?:decided|agreed|chosen)\s+to\s+(?:separate|split up|split|divorce|"
+    r"divorcing|getting a divorce|(?:decided|agreed|chosen)\s+to\s+(?:separate|split up|divorce|"
     r"get divorced|break up|go our separate ways|call it quits))\b(?P<rest>.*)$",
     re.I,
 )
@@ -133,7 +133,6 @@ _STATE_TEXT = {
 _DECIDED = {
     "separate": "separating",
     "split up": "splitting up",
-    "split": "splitting up",
     "divorce": "divorcing",
     "get divorced": "divorcing",
     "break up": "breaking up",

@@ -39,11 +39,18 @@ _SWITCHED_MY = re.compile(
     r"(?:over\s+)?(?:from\s+(.+?)\s+)?to\s+(.+)$",
     re.I,
 )
+# "I've swapped coffee for tea", "I replaced Chrome with Firefox": the object after "for"/"with" is the
+# new choice
+_SWAPPED = re.compile(
+    r"^i\s+(?:have\s+)?(?:(?:just|recently|finally)\s+)?(?:swapped|traded|exchanged|replaced|ditched)\s+"
+    r"(?:my\s+)?(.+?)\s+(?:for|with)\s+(.+)$",
+    re.I,
+)
 # Verbs of losing a liking: "I've lost interest in X", "I've gone off X", "I've grown out of X"
 _LOST_LIKING = re.compile(
     r"^i\s+(?:have\s+|had\s+)?(?:(?:kind of|kinda|sort of|completely|totally|really|just|finally)\s+)?"
-    r"(?:lost (?:all |my |any )?interest in|gone off|went off|got tired of|gotten tired of|grown tired of|"
-    r"grew tired of|got bored (?:of|with)|gotten bored (?:of|with)|grown bored (?:of|with)|"
+    r"(?:lost (?:all |my |any )?interest in|gone off|went off|gotten tired of|grown tired of|"
+    r"grew tired of|gotten bored (?:of|with)|grown bored (?:of|with)|"
     r"fallen out of love with|fell out of love with|grown out of|grew out of|outgrown|outgrew|"
     r"went cold on|gone cold on)\s+(.+)$",
     re.I,
@@ -161,10 +168,20 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
             return []  # "I switched my phone to silent" names no choice the rules keep
         said = f"The user prefers {new} as their {head}." if head == key else f"The user prefers {new}."
         return [RuleLearning(said, "preference", About("preference", key), 0.8)]
+    if m := _SWAPPED.match(s):
+        given, new = _ended(_value(m.group(1))), _ended(_value(m.group(2)))
+        key = _preference_key(new, given) if new else ""
+        if key not in _CATEGORIES:
+            return []  # "I swapped shifts with Ana" names no choice the rules keep
+        return [
+            RuleLearning(
+                f"The user prefers {third_person(new)}.", "preference", About("preference", key), 0.8
+            )
+        ]
     if m := _LOST_LIKING.match(s):
         obj = _ended(_value(m.group(1)))
-        if not obj or _REACTION.match(obj) or len(obj.split()) > 5:
-            return []
+        if not obj or _REACTION.match(obj) or len(obj.split()) > 5 or re.match(r"^(?:my|our)\b", obj, re.I):
+            return []  # a liking is of a thing in general: "grown out of my shoes" is no liking lost
         key = _preference_key(obj, None)
         key = key if key in _CATEGORIES else _activity_key(obj)
         return [

@@ -72,18 +72,26 @@ _HOME = re.compile(
     r"(live in|live near|'m living in|am living in|are living in|'re living in|'m based in|am based in|"
     r"are based in|'re based in|'m based out of|(?:have\s+)?(?:moved|relocated)(?:\s+house)?"
     # a particle of direction changes no destination: "moved back to", "moved down to", "moved out to"
-    r"(?:\s+(?:back|down|up|over|out|across|away|home|south|north|east|west|abroad))*\s+to|"
+    r"(?:\s+(?:back|down|up|over|out|across|away|home|south|north|east|west|abroad))*"
+    r"(?:\s+from\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)?\s+to|"
     r"(?:have\s+|are\s+|am\s+)?(?:settled|settling)\s+(?:down\s+)?in|live)\s+(.+)$",
     re.I,
 )
 # "I rent a flat in X", "we're settling into our new place in X": a home named by the dwelling in it
 _DWELLING = re.compile(
     rf"^{_HOUSEHOLD}\s+(?:(?:am|are|have)\s+)?"
-    r"(?:rent|renting|rented|share|sharing|moved into|moving into|settled into|settling into|"
+    r"(?:rent|renting|share|sharing|moved into|settled into|settling into|"
     r"live in|living in)\s+"
     r"(?:a|an|the|my|our)\s+(?:[\w'-]+\s+){0,3}?"
     r"(?:flat|apartment|house|place|home|cottage|studio|condo|bungalow|room|loft|townhouse|duplex|"
     r"houseboat|farmhouse|villa|cabin|bedsit)\s+(?:in|near|outside|just outside|on the edge of)\s+(.+)$",
+    re.I,
+)
+# a bounded stay: "for a week", "for the holidays", "on holiday"
+_STAY = re.compile(
+    r"\b(?:for\s+(?:a|an|one|two|three|a few|a couple of|the)\s+(?:\w+\s+)?(?:nights?|days?|weeks?|"
+    r"weekends?|holidays?|summer|winter|month|festival|conference)|on\s+(?:holiday|vacation|"
+    r"(?:our|my)\s+honeymoon|a trip|business))\b",
     re.I,
 )
 # "we're in Adelaide now": being in a place is a home only when the clause says it is the present state
@@ -126,6 +134,8 @@ def _home(s: str, said_at: datetime) -> list[RuleLearning]:
             else []
         )
     if (m := _DWELLING.match(s)) or (m := _IN_NOW.match(s)):
+        if _STAY.search(s):
+            return []  # "we're renting a villa in Crete for a week" is a stay, not a home
         place = _place(next(g for g in m.groups() if g))
         if place and _is_name(place):
             return [RuleLearning(f"The user lives in {place}.", "fact", About("profile", "home"), 0.8)]
@@ -181,7 +191,17 @@ _EMPLOYER = re.compile(
     r"started at|started working at|started working for|got a job at|got a job with|got hired by|"
     r"got hired at|was hired by|'ve been hired by|have been hired by|'ve joined|have joined|"
     r"started a new job at|started a job at|'ve started a new job at|'m employed by|am employed by|"
-    r"'m employed at|have started at|have started a new job at|now work at)\s+(.+)$",
+    r"'m employed at|have started at|have started a new job at|now work at|"
+    # a verb of getting or starting with a job noun: "landed a role at", "took a position with"
+    r"(?:have\s+)?(?:got|gotten|landed|took|taken|accepted|found|secured|started|begun|began)\s+"
+    r"(?:a|an|the|my)\s+(?:new\s+)?(?:(?:full|part)[- ]time\s+)?(?:job|position|role|post|placement)"
+    r"\s+(?:at|with))\s+(.+)$",
+    re.I,
+)
+# "I was laid off", "I got made redundant", "I lost my job": a dismissal ends the employer unnamed
+_DISMISSED = re.compile(
+    r"^i\s+(?:was|got|have been|have just been|just got|just lost|lost|have lost)\s+"
+    r"(?:laid off|made redundant|let go|fired|sacked|my job)(?P<rest>.*)$",
     re.I,
 )
 # a verb of working other than "work" ("freelancing as", "I contract as"): the role after "as"
@@ -238,6 +258,10 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         not _TRAIL.sub("", m.group("rest")).strip() or _VALUE_END.match(m.group("rest"))
     ):
         return [RuleLearning(f"The user is {m.group(1).lower()}.", "fact", About("profile", "role"), 0.8)]
+    if (m := _DISMISSED.match(s)) and (
+        not _TRAIL.sub("", m.group("rest")).strip() or _VALUE_END.match(m.group("rest"))
+    ):
+        return [RuleLearning("The user lost their job.", "fact", About("profile", "employer"), 0.75)]
     if m := _LEFT_JOB.match(s):
         org = _org(m.group("org") or "")
         role = m.group("role") or m.group("oldrole")
