@@ -21,7 +21,8 @@ else yield nothing. The rules are about English clause structure, never about pa
 
 This module reads a turn clause by clause and dispatches each clause; the rules live beside it, one
 job a module: sentences (cutting and cleaning clauses), english (shared words, value ends, third
-person), profile, people, health, days, preferences, instructions, notes; learning holds the type.
+person), profile, people, health, days, preferences, instructions, held (corrections and the like,
+read against what the thread holds), notes; learning holds the type.
 """
 
 from __future__ import annotations
