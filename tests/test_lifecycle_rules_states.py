@@ -462,11 +462,13 @@ def test_leaving_a_held_place_or_workplace_ends_it() -> None:
     assert _held("We left Oslo in May.", held) == []  # nothing held names Oslo
 
 
-def test_switching_from_the_one_held_choice() -> None:
-    held = {DRINK: "The user drinks chicory coffee."}
+def test_switching_from_the_choice_just_held() -> None:
+    held = {EDITOR: "The user uses Vim.", DRINK: "The user drinks chicory coffee."}
     assert _held("I've switched to switchel.", held) == [("The user prefers switchel.", DRINK)]
-    held[EDITOR] = "The user uses Vim."
-    assert _held("I've switched to switchel.", held) == []  # two held choices: unclear which one
+    held[HOME] = "The user lives in Turin."
+    # the latest subject is no choice, so the switch names none
+    assert all(a is None for _, a in _held("I've switched to night shifts.", held))
+    assert _held("We moved to Bari.", held) == [("The user lives in Bari.", HOME)]
 
 
 def _held(text: str, held: dict[About, str]) -> list[tuple[str, About | None]]:

@@ -1,5 +1,5 @@
 """What a clause says about a value the thread already holds: a correction ("X, not Y"), leaving a held
-place or workplace ("we left Dubai"), or switching from the one held choice ("I've switched to X").
+place or workplace ("we left Dubai"), or switching from the choice just held ("I've switched to X").
 
 These forms name no subject of their own; English leaves it to what was said before, so they read the
 thread's held learnings (subject -> latest text) and change the one whose value they name.
@@ -28,7 +28,7 @@ _LEFT = re.compile(
     rf"(?i:left|moved away from|moved out of|quit)\s+(?:(?i:the)\s+)?({_NAME_RUN})(?P<rest>.*)$"
 )
 _SWITCHED = re.compile(
-    r"^(?:i|we)\s+(?:have\s+)?(?:(?:just|recently|finally|now)\s+)?(?:switched|changed|moved)\s+"
+    r"^(?:i|we)\s+(?:have\s+)?(?:(?:just|recently|finally|now)\s+)?(?:switched|changed)\s+"
     r"(?:over\s+)?to\s+(.+)$",
     re.I,
 )
@@ -62,9 +62,10 @@ def from_held(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
         new = _ended(_value(m.group(1)))
         if not new or _preference_key(new, None) in _CATEGORIES or len(new.split()) > 3:
             return []  # a known kind of choice is the preference rules' to read
-        chosen = [a for a in held if a.kind == "preference" and a.key in _CATEGORIES]
-        if len(chosen) == 1:
-            return [RuleLearning(f"The user prefers {third_person(new)}.", "preference", chosen[0], 0.75)]
+        # the choice switched from is the one just talked about: the latest held subject, if it is one
+        last = list(held)[-1]
+        if last.kind == "preference" and last.key in _CATEGORIES:
+            return [RuleLearning(f"The user prefers {third_person(new)}.", "preference", last, 0.75)]
     return []
 
 
