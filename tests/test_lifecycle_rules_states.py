@@ -519,3 +519,79 @@ def test_losing_a_bound_name_is_a_death() -> None:
     assert said == [("Pixel died.", About("pet", "pixel"))]
     # a name bound to nothing is no death (a dated event at most)
     assert all(f.about is None for f in extract("We lost Zora on Tuesday.", SAID, known=known))
+
+
+@pytest.mark.parametrize(
+    ("text", "allergen"),
+    [("I've got a sesame allergy.", "sesame"), ("I have got a mild latex allergy.", "latex")],
+)
+def test_have_got_an_allergy_is_read_whole(text: str, allergen: str) -> None:
+    assert _pairs(text) == [(f"The user is allergic to {allergen}.", About("health", f"allergy {allergen}"))]
+
+
+def test_cant_get_enough_of_is_a_liking() -> None:
+    assert _pairs("I can't get enough of sea swimming.") == [
+        ("The user loves sea swimming.", About("preference", "sea swimming"))
+    ]
+
+
+def test_a_naming_request_with_a_standing_marker_is_a_name() -> None:
+    assert _pairs("Please call me Jojo from now on.") == [("The user's name is Jojo.", NAME)]
+
+
+def test_how_much_the_user_works_is_not_the_role() -> None:
+    assert _pairs("I'm a part-time florist.") == [("The user works as a florist.", ROLE)]
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        ("I've gone freelance.", "freelance"),
+        ("I'm self-employed.", "self-employed"),
+        ("I'm unemployed.", "unemployed"),
+    ],
+)
+def test_a_state_of_working_is_a_role(text: str, state: str) -> None:
+    assert _pairs(text) == [(f"The user is {state}.", ROLE)]
+
+
+def test_a_promotion_to_a_role() -> None:
+    assert _pairs("I got a promotion to head chef.") == [("The user works as a head chef.", ROLE)]
+
+
+@pytest.mark.parametrize(
+    "text", ["Lior and I have split.", "We called off the engagement.", "My boyfriend and I split in June."]
+)
+def test_a_split_or_an_engagement_called_off_is_a_parting(text: str) -> None:
+    [(said, about)] = _pairs(text)
+    assert about == RELATIONSHIP and "broke up" in said
+
+
+def test_splitting_a_thing_is_no_parting() -> None:
+    assert all(a != RELATIONSHIP for _, a in _pairs("We split the pizza.", notes=True))
+
+
+def test_a_correction_may_say_it_is() -> None:
+    held = {About("date", "anniversary"): "The user's anniversary is 3 June."}
+    assert _held("Sorry, it's 4 June, not 3 June.", held) == [
+        ("The user's anniversary is 4 June.", About("date", "anniversary"))
+    ]
+
+
+def test_an_imperative_scoped_to_every_answer_is_standing() -> None:
+    [(said, about)] = _pairs("Please use metric units in your answers.")
+    assert about is not None and about.kind == "instruction" and said == "Use metric units in your answers."
+    # the scope is not the subject: the same instruction said with "from now on" is the same subject
+    assert _pairs("Use metric units from now on.")[0][1] == about
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("We made the move to Aarhus.", "Aarhus"),
+        ("I now call Halifax home.", "Halifax"),
+        ("Home is a bedsit near Salford these days.", "Salford"),
+    ],
+)
+def test_other_shapes_of_a_home(text: str, place: str) -> None:
+    assert _pairs(text) == [(f"The user lives in {place}.", HOME)]

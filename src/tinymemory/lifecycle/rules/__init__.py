@@ -179,6 +179,9 @@ _NEGATION = re.compile(
 def _clause(s: str, said_at: datetime) -> list[RuleLearning]:
     if not s:
         return []
+    # "please call me Bex from now on" asks for a name, whatever marks it as standing
+    if m := _NAME.match(_STANDING_MARK.sub("", s).strip(" ,")):
+        return [_name(m.group(1))]
     found = _instruction(s)
     if found is not None:
         return [found]
@@ -205,6 +208,11 @@ def _clause(s: str, said_at: datetime) -> list[RuleLearning]:
         if got:
             return got + [k for k in kin if all(g.about != k.about for g in got)]
     return kin + _event(s, said_at)
+
+
+_STANDING_MARK = re.compile(
+    r"^(?:always|from now on|going forward|in future)\s*,?\s+|\s*,?\s+(?:from now on|going forward)$", re.I
+)
 
 
 def _unfronted(s: str) -> str:

@@ -14,13 +14,14 @@ from tinymemory.lifecycle.rules.learning import RuleLearning
 _ALLERGY = re.compile(
     r"^i(?:'m| am| have been| was)?\s+(?:(?:severely|very|really|mildly|slightly|deathly|super|also|so)\s+)*"
     r"allergic to\s+(.+)$|^i\s+(?:have|'ve got|have got|got)\s+(?:an?\s+)?(?:(?:severe|bad|mild|serious)\s+)?"
-    r"allergy to\s+(.+)$|^i\s+(?:have|'ve got|have got)\s+(?:an?\s+)?(?:(?:severe|bad|mild|serious)\s+)?"
+    r"allergy to\s+(.+)$|^i\s+(?:have got|'ve got|have)\s+(?:an?\s+)?(?:(?:severe|bad|mild|serious)\s+)?"
     r"([\w\s-]+?)\s+allergy$|^my\s+([\w\s-]+?)\s+allergy\b",
     re.I,
 )
 _INTOLERANT = re.compile(
     r"^i(?:'m| am)\s+(?:(?:very|really|a bit|slightly)\s+)?([\w-]+)\s+intolerant$|"
-    r"^i(?:'m| am)\s+intolerant to\s+(.+)$|^i\s+(?:have|'ve got)\s+(?:an?\s+)?([\w\s-]+?)\s+intolerance$",
+    r"^i(?:'m| am)\s+intolerant to\s+(.+)$|"
+    r"^i\s+(?:have got|'ve got|have)\s+(?:an?\s+)?([\w\s-]+?)\s+intolerance$",
     re.I,
 )
 _CONDITION = re.compile(

@@ -46,6 +46,7 @@ def from_held(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
         return []
     if m := _NOT_THAT.match(s):
         new, old = (m.group("new") or m.group("new2")).strip(), (m.group("old") or m.group("old2")).strip()
+        new = re.sub(r"^(?:it's|it is|it was|that's|that is|i meant|i mean)\s+", "", new, flags=re.I)
         if len(old) < 3 or _NOT_A_VALUE.match(old) or _NOT_A_VALUE.match(new):
             return []
         if re.match(r"^(?:i|we|my|our)\s", new, re.I):

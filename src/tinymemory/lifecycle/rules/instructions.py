@@ -40,7 +40,9 @@ _YOUR_OUTPUT = (
 _ABOUT_ANSWERS = re.compile(
     r"^(?:please\s+)?(?:keep|make|write|format|limit|cap|structure|start|end|sign off|finish|put|give)\s+"
     r"(?:all\s+(?:of\s+)?)?your\s+(?:answers|replies|responses|messages|explanations|summaries|emails|"
-    r"examples|code samples)\b.*$",  # plural: every answer; "make your answer shorter" is about this one
+    r"examples|code samples)\b.*$|"  # plural: every answer; "make your answer shorter" is about this one
+    r"^(?:please\s+)?[a-z]+\b.*\s+in\s+(?:all\s+(?:of\s+)?)?your\s+(?:answers|replies|responses|messages|"
+    r"emails|explanations)$",  # "use bullet points in your answers"
     re.I,
 )
 _WHENEVER = re.compile(r"^(?:whenever|every time|each time|any time)\s+(.+?),\s*(?:please\s+)?(.+)$", re.I)
@@ -160,6 +162,12 @@ def _instruction_key(action: str) -> str:
     """The subject of an instruction: its verb phrase, with "in <X>" values folded ("answer in French"
     and "answer in Spanish" are one subject, so the later one wins)."""
     action = re.sub(r"^(?:please|to|you|kindly)\s+", "", action.strip(), flags=re.I)
+    # the scope "in your answers" is where every instruction applies, not what it is about
+    action = re.sub(
+        r"\s+in\s+(?:all\s+(?:of\s+)?)?your\s+(?:answers|replies|responses|messages|explanations)$",
+        "",
+        action,
+    )
     # a proper adjective before a noun is the value, not the subject: "use British spelling" and "use
     # American spelling" are one subject
     action = re.sub(

@@ -108,7 +108,9 @@ _RELATIONSHIP = re.compile(
     r"in a relationship|broke up|split up|broken up|"
     # idioms of marrying, "going out with", partings in progress and partings decided
     r"tied the knot|hitched|eloped|going out|going steady|separating|splitting up|breaking up|"
-    r"divorcing|getting a divorce|(?:decided|agreed|chosen)\s+to\s+(?:separate|split up|divorce|"
+    r"divorcing|getting a divorce|split(?=\s*$|\s+(?:in|last|this|on|after|a|two|recently|for good)\b)|"
+    r"(?:broke|broken|called)\s+off\s+(?:the|our|my)\s+(?:engagement|wedding)|"
+    r"(?:decided|agreed|chosen)\s+to\s+(?:separate|split up|divorce|"
     r"get divorced|break up|go our separate ways|call it quits))\b(?P<rest>.*)$",
     re.I,
 )
@@ -118,6 +120,7 @@ _STATE_TEXT = {
     "broken up": "broke up",
     "broke up": "broke up",
     "split up": "broke up",
+    "split": "broke up",
     "tied the knot": "is married",
     "hitched": "is married",
     "eloped": "is married",
@@ -165,6 +168,8 @@ _PARTNER_PREP = {
 
 def _relationship(m: re.Match[str]) -> list[RuleLearning]:
     state = " ".join(m.group("state").lower().split())
+    if re.match(r"^(?:broke|broken|called) off ", state):
+        state = "broke up"  # an engagement or a wedding called off is a parting
     if d := re.match(r"^(?:decided|agreed|chosen) to (.+)$", state):
         state = _DECIDED[d.group(1)]
     pair = m.group("name") or m.group("name2") or m.group("name3")

@@ -58,7 +58,7 @@ _LOST_LIKING = re.compile(
 _LIKE = re.compile(
     r"^i\s+(?:really\s+|do\s+|absolutely\s+|totally\s+|truly\s+|also\s+|still\s+|kind of\s+|kinda\s+|"
     r"honestly\s+|just\s+)*(like|love|adore|enjoy|dislike|hate|detest|loathe|don't like|do not like|"
-    r"can't stand|cannot stand|don't enjoy|do not enjoy)\s+(.+)$",
+    r"can't stand|cannot stand|don't enjoy|do not enjoy|can't get enough of|cannot get enough of)\s+(.+)$",
     re.I,
 )
 _FAN = re.compile(
@@ -231,6 +231,8 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
             "cannot stand": "cannot stand",
             "don't enjoy": "does not enjoy",
             "do not enjoy": "does not enjoy",
+            "can't get enough of": "loves",
+            "cannot get enough of": "loves",
         }
         said = phrase.get(verb, conjugate(verb))
         return [

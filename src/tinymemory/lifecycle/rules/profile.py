@@ -74,19 +74,26 @@ _HOME = re.compile(
     # a particle of direction changes no destination: "moved back to", "moved down to", "moved out to"
     r"(?:\s+(?:back|down|up|over|out|across|away|home|south|north|east|west|abroad))*"
     r"(?:\s+from\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)?\s+to|"
-    r"(?:have\s+|are\s+|am\s+)?(?:settled|settling)\s+(?:down\s+)?in|live)\s+(.+)$",
+    r"(?:have\s+|are\s+|am\s+)?(?:settled|settling)\s+(?:down\s+)?in|(?:have\s+)?made the (?:big\s+)?move to|"
+    r"live)\s+(.+)$",
     re.I,
 )
+# "a small flat in X", "our new place near X": a dwelling and where it is
+_DWELLING_AT = (
+    r"(?:a|an|the|my|our)\s+(?:[\w'-]+\s+){0,3}?"
+    r"(?:flat|apartment|house|place|home|cottage|studio|condo|bungalow|room|loft|townhouse|duplex|"
+    r"houseboat|farmhouse|villa|cabin|bedsit)\s+(?:in|near|outside|just outside|on the edge of)\s+"
+)
+_DWELLING_IN = re.compile(rf"^{_DWELLING_AT}", re.I)
 # "I rent a flat in X", "we're settling into our new place in X": a home named by the dwelling in it
 _DWELLING = re.compile(
     rf"^{_HOUSEHOLD}\s+(?:(?:am|are|have)\s+)?"
     r"(?:rent|renting|share|sharing|moved into|settled into|settling into|"
-    r"live in|living in)\s+"
-    r"(?:a|an|the|my|our)\s+(?:[\w'-]+\s+){0,3}?"
-    r"(?:flat|apartment|house|place|home|cottage|studio|condo|bungalow|room|loft|townhouse|duplex|"
-    r"houseboat|farmhouse|villa|cabin|bedsit)\s+(?:in|near|outside|just outside|on the edge of)\s+(.+)$",
+    rf"live in|living in)\s+{_DWELLING_AT}(.+)$",
     re.I,
 )
+# "we now call Brisbane home": calling a place home
+_CALL_HOME = re.compile(rf"^{_HOUSEHOLD}\s+(?:now\s+)?call\s+((?:the\s+)?(?-i:[A-Z]).+?)\s+home$", re.I)
 # a bounded stay: "for a week", "for the holidays", "on holiday"
 _STAY = re.compile(
     r"\b(?:for\s+(?:a|an|one|two|three|a few|a couple of|the)\s+(?:\w+\s+)?(?:nights?|days?|weeks?|"
@@ -127,13 +134,15 @@ _HOME_IS = re.compile(
 
 def _home(s: str, said_at: datetime) -> list[RuleLearning]:
     if m := _HOME_IS.match(s):
-        place = _place(m.group(1))  # "home is Tbilisi": only a named place is a home
+        place = _place(
+            _DWELLING_IN.sub("", m.group(1), count=1)
+        )  # "home is Tbilisi": only a named place is a home
         return (
             [RuleLearning(f"The user lives in {place}.", "fact", About("profile", "home"), 0.8)]
             if (place and _is_name(place))
             else []
         )
-    if (m := _DWELLING.match(s)) or (m := _IN_NOW.match(s)):
+    if (m := _DWELLING.match(s)) or (m := _IN_NOW.match(s)) or (m := _CALL_HOME.match(s)):
         if _STAY.search(s):
             return []  # "we're renting a villa in Crete for a week" is a stay, not a home
         place = _place(next(g for g in m.groups() if g))
@@ -213,14 +222,17 @@ _WORKING_AS = (
 _ROLE = re.compile(
     r"^i\s+(?:(?:now|currently|still|also|just|recently|finally|officially)\s+)?"
     r"(work as|'m working as|am working as|got a job as|was promoted to|'ve been promoted to|"
-    r"have been promoted to|got promoted to|became|'ve become|have become|started as|retrained as|"
+    r"have been promoted to|got promoted to|(?:got|was given|earned|have got) a promotion to|became|"
+    r"'ve become|have become|started as|retrained as|"
     rf"trained as|qualified as|{_WORKING_AS}|am|'m)\s+(.+)$",
     re.I,
 )
-# "I retired last year", "I'm retired now": retiring is a role, whatever the job was
+# "I retired last year", "I'm retired now", "I've gone freelance": a state of working is a role,
+# whatever the job was
 _RETIRED = re.compile(
-    r"^i\s+(?:am\s+|have\s+)?(?:(?:now|finally|officially|just|recently|happily|fully)\s+)*"
-    r"((?:semi-)?retired)(?P<rest>.*)$",
+    r"^i\s+(?:am\s+|have\s+|have gone\s+|went\s+|have become\s+|became\s+)?"
+    r"(?:(?:now|finally|officially|just|recently|happily|fully)\s+)*"
+    r"((?:semi-)?retired|self-employed|freelance|unemployed|out of work|between jobs)(?P<rest>.*)$",
     re.I,
 )
 _LEFT_JOB = re.compile(
@@ -248,6 +260,8 @@ def _role_value(text: str) -> tuple[str, str | None]:
     if m:
         # the workplace is not part of the role; a named one is the employer
         value, employer = m.group(1), (_org(m.group(2)) if _is_name(m.group(2)) else None)
+    # "a full-time illustrator": how much the user works is not the role
+    value = re.sub(r"^((?:an?|the)\s+)?(?:full|part)[- ]time\s+", r"\1", value, flags=re.I)
     value = _VALUE_END.split(value, maxsplit=1)[0].strip().rstrip(",.; ")
     value = re.sub(r"^(?:an?|the)\s+", "", value, flags=re.I)
     return value, employer
