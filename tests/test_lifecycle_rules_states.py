@@ -595,3 +595,15 @@ def test_an_imperative_scoped_to_every_answer_is_standing() -> None:
 )
 def test_other_shapes_of_a_home(text: str, place: str) -> None:
     assert _pairs(text) == [(f"The user lives in {place}.", HOME)]
+
+
+def test_a_parting_verb_with_an_object_parts_a_thing() -> None:
+    assert all(a != RELATIONSHIP for _, a in _pairs("We broke up the fight.", notes=True))
+
+
+def test_an_answer_imperative_for_this_time_is_a_request() -> None:
+    assert _pairs("Keep your answers brief this time.") == []
+
+
+def test_swapping_for_nothing_names_no_choice() -> None:
+    assert _pairs("I've swapped tea for nothing.") == []

@@ -37,6 +37,10 @@ _YOUR_OUTPUT = (
     r"(?:answers?|replies|reply|responses?|messages?|explanations?|summaries|summary|emails?|code samples|"
     r"examples|output)"
 )
+# "this time", "for this one": a request about the answer at hand, not a standing one
+_THIS_ONCE = re.compile(
+    r"\b(?:this time|for now|for this one|just this once|this once|right now|here)\b", re.I
+)
 _ABOUT_ANSWERS = re.compile(
     r"^(?:please\s+)?(?:keep|make|write|format|limit|cap|structure|start|end|sign off|finish|put|give)\s+"
     r"(?:all\s+(?:of\s+)?)?your\s+(?:answers|replies|responses|messages|explanations|summaries|emails|"
@@ -100,7 +104,7 @@ def _instruction(s: str) -> RuleLearning | None:
         if m.group("tail"):
             rest = rest[:1].lower() + rest[1:]  # the imperative's verb began the sentence
         return _standing(f"{lead.capitalize()}, {third_person(rest)}.", rest)  # the user's own words
-    if _ABOUT_ANSWERS.match(body):
+    if _ABOUT_ANSWERS.match(body) and not _THIS_ONCE.search(body):
         rest = _value(body)
         return _standing(f"{rest[:1].upper()}{rest[1:]}.", rest)
     if m := _WHENEVER.match(body):

@@ -132,6 +132,7 @@ _STATE_TEXT = {
     "divorcing": "is getting divorced",
     "getting a divorce": "is getting divorced",
 }
+_PARTING = {"broke up", "split up", "broken up", "split", "splitting up", "breaking up"}
 # a parting decided is a parting under way: "we have decided to separate" -> "is separating"
 _DECIDED = {
     "separate": "separating",
@@ -168,6 +169,10 @@ _PARTNER_PREP = {
 
 def _relationship(m: re.Match[str]) -> list[RuleLearning]:
     state = " ".join(m.group("state").lower().split())
+    if state in _PARTING and re.match(
+        r"^\s*(?:the|a|an|our|my|their|it|them|this|that)\b", m.group("rest"), re.I
+    ):
+        return []  # "we split up the tasks": a parting verb with an object parts a thing, not a couple
     if re.match(r"^(?:broke|broken|called) off ", state):
         state = "broke up"  # an engagement or a wedding called off is a parting
     if d := re.match(r"^(?:decided|agreed|chosen) to (.+)$", state):

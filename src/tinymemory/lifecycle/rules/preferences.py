@@ -170,6 +170,8 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         return [RuleLearning(said, "preference", About("preference", key), 0.8)]
     if m := _SWAPPED.match(s):
         given, new = _ended(_value(m.group(1))), _ended(_value(m.group(2)))
+        if re.match(r"^(?:nothing|anything|something|it|them|one|another)\b", new, re.I):
+            return []
         key = _preference_key(new, given) if new else ""
         if key not in _CATEGORIES:
             return []  # "I swapped shifts with Ana" names no choice the rules keep
