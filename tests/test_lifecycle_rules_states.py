@@ -607,3 +607,50 @@ def test_an_answer_imperative_for_this_time_is_a_request() -> None:
 
 def test_swapping_for_nothing_names_no_choice() -> None:
     assert _pairs("I've swapped tea for nothing.") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It turns out I'm allergic to mango.",
+        "I just found out I am allergic to mango.",
+        "My GP says I'm allergic to mango.",
+    ],
+)
+def test_a_frame_of_finding_out_embeds_the_fact(text: str) -> None:
+    assert _pairs(text) == [("The user is allergic to mango.", About("health", "allergy mango"))]
+
+
+def test_a_frame_of_finding_out_about_someone_else_is_theirs() -> None:
+    assert all(a is None for _, a in _pairs("It turns out my neighbour is allergic to mango.", notes=True))
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        (
+            "I've developed an allergy to wasps.",
+            ("The user is allergic to wasps.", About("health", "allergy wasps")),
+        ),
+        ("I have got asthma.", ("The user has asthma.", About("health", "condition asthma"))),
+        (
+            "I was diagnosed with asthma as a child.",
+            ("The user has asthma.", About("health", "condition asthma")),
+        ),
+    ],
+)
+def test_acquiring_or_having_got_a_condition(text: str, want: tuple[str, About]) -> None:
+    assert _pairs(text) == [want]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("My brother's called Idan.", ("The user's brother is Idan.", About("family", "brother idan"))),
+        ("Our rabbit's named Clover.", ("The user has a rabbit named Clover.", About("pet", "clover"))),
+        ("The name's Futoshi.", ("The user's name is Futoshi.", NAME)),
+        ("Everyone knows me as Fu.", ("The user's name is Fu.", NAME)),
+    ],
+)
+def test_contracted_and_idiomatic_naming(text: str, want: tuple[str, About]) -> None:
+    assert _pairs(text) == [want]

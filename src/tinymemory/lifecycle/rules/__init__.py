@@ -187,6 +187,9 @@ def _clause(s: str, said_at: datetime) -> list[RuleLearning]:
         return [found]
     if _QUESTION_START.match(s):
         return []
+    if m := _FOUND_OUT.match(s):
+        # "it turns out I'm allergic to kiwi": a frame of finding out or being told embeds the fact
+        return [x for c in clauses(_clean(m.group(1))) for x in _clause(c, said_at)]
     if m := _REMEMBER.match(s):
         inner = _clean(m.group(1))
         if not inner:
@@ -276,6 +279,13 @@ def _negated(s: str, said_at: datetime) -> list[RuleLearning]:
     return [RuleLearning(no_longer(f.text), f.kind, f.about, f.confidence) for f in out]
 
 
+_FOUND_OUT = re.compile(
+    r"^(?:it turns out|turns out|as it turns out|i (?:have\s+)?(?:recently\s+|just\s+|finally\s+)?"
+    r"(?:found out|learned|learnt|discovered|realised|realized|been told)|"
+    r"my (?:doctor|gp|dentist|allergist|specialist|consultant|nurse) (?:says|said|told me|thinks|confirmed))"
+    r",?\s+(?:that\s+)?(?=(?:i|i'm|i am|i have|i've)\b)(.+)$",
+    re.I,
+)
 _REMEMBER = re.compile(
     r"^(?:remember|don't forget|do not forget|note|keep in mind)\s+(?:that\s+)?(.+)$", re.I
 )

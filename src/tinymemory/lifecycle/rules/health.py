@@ -13,8 +13,10 @@ from tinymemory.lifecycle.rules.learning import RuleLearning
 
 _ALLERGY = re.compile(
     r"^i(?:'m| am| have been| was)?\s+(?:(?:severely|very|really|mildly|slightly|deathly|super|also|so)\s+)*"
-    r"allergic to\s+(.+)$|^i\s+(?:have|'ve got|have got|got)\s+(?:an?\s+)?(?:(?:severe|bad|mild|serious)\s+)?"
-    r"allergy to\s+(.+)$|^i\s+(?:have got|'ve got|have)\s+(?:an?\s+)?(?:(?:severe|bad|mild|serious)\s+)?"
+    r"allergic to\s+(.+)$|^i\s+(?:have got|have developed|developed|have|'ve got|got)\s+(?:an?\s+)?"
+    r"(?:(?:severe|bad|mild|serious)\s+)?allergy to\s+(.+)$|"
+    r"^i\s+(?:have got|have developed|developed|'ve got|have)\s+(?:an?\s+)?"
+    r"(?:(?:severe|bad|mild|serious)\s+)?"
     r"([\w\s-]+?)\s+allergy$|^my\s+([\w\s-]+?)\s+allergy\b",
     re.I,
 )
@@ -26,8 +28,8 @@ _INTOLERANT = re.compile(
 )
 _CONDITION = re.compile(
     r"^i(?:'ve| have)?\s+(?:(?:recently|just|finally)\s+)?(?:was|been|got)\s+diagnosed with\s+(.+)$|"
-    r"^i\s+suffer from\s+(.+)$|^i\s+(?:have|'ve got|live with|deal with|struggle with|get|often get|"
-    r"keep getting)\s+"
+    r"^i\s+suffer from\s+(.+)$|^i\s+(?:have got|have developed|developed|have|'ve got|live with|deal with|"
+    r"struggle with|get|often get|keep getting)\s+"
     r"((?:type [12] |chronic |mild |severe |bad |cluster |tension |frequent )?(?:diabetes|asthma|arthritis|"
     r"migraines|headaches|panic attacks|anxiety attacks|seizures|nosebleeds|cold sores|"
     r"(?:high|low) (?:cholesterol|blood pressure|blood sugar|iron|thyroid levels|vitamin d)|epilepsy|"

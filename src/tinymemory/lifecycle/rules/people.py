@@ -47,7 +47,7 @@ _PETS = (
 )
 _MY_KIN = re.compile(
     rf"^(?i:my|our)\s+(?i:(?:little|big|older|younger|baby|eldest|oldest|youngest|twin|new|late)\s+)?"
-    rf"(?i:({_KIN}))(?i:'s name is\s+|\s+is\s+(?:called\s+|named\s+)?|,\s*|"
+    rf"(?i:({_KIN}))(?i:'s name is\s+|'s\s+(?:called|named)\s+|\s+is\s+(?:called\s+|named\s+)?|,\s*|"
     rf"\s+(?:is\s+)?(?:called|named)\s+|\s+)"
     rf"({_NAME_RUN})\b(.*)$"
 )
@@ -72,8 +72,9 @@ _PET_OWN = re.compile(
     re.I,
 )
 _MY_PET = re.compile(
-    rf"^(?i:my|our)\s+(?i:(?:new|little|old|rescue)\s+)?(?i:({_PETS}))(?i:'s name is\s+|\s+is\s+(?:called\s+|"
-    rf"named\s+)?|,\s*|\s+(?:is\s+)?(?:called|named)\s+|\s+)({_NAME_RUN})\b(.*)$"
+    rf"^(?i:my|our)\s+(?i:(?:new|little|old|rescue)\s+)?(?i:({_PETS}))"
+    rf"(?i:'s name is\s+|'s\s+(?:called|named)\s+|\s+is\s+(?:called\s+|named\s+)?|,\s*|"
+    rf"\s+(?:is\s+)?(?:called|named)\s+|\s+)({_NAME_RUN})\b(.*)$"
 )
 # "We rescued a greyhound named Dash", "I have a border collie called Tess": a creature adopted, rescued
 # or had, and named, is a pet whatever its kind; a person or a made thing ("a band called ...") is not

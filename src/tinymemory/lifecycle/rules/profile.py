@@ -16,12 +16,13 @@ _GREETING_NAME = re.compile(rf"^(?i:hi|hello|hey)\b[,!.]?\s+(?i:i'm|i am|this is
 # The name the user goes by, or asks to be called: "I'd rather you called me ...", "my friends call me ..."
 # (contractions are expanded before this reads: "I'd" is "I would").
 _NAME = re.compile(
-    rf"^(?:(?i:my name is|my name's|my first name is|call me|you can call me|i go by|i am called|"
+    rf"^(?:(?i:my name is|my name's|my first name is|the name's|the name is|call me|you can call me|"
+    rf"i go by|i am called|"
     rf"i'm called|please call me|(?:i would\s+)?(?:rather|prefer|like)\s+to\s+be\s+called|"
     rf"i (?:would\s+)?prefer to be called|i would rather be called|i would like you to call me|"
     rf"i would (?:rather|prefer)(?:\s+it)?(?:\s+if)?\s+you\s+(?:to\s+)?call(?:ed)?\s+me|"
     rf"(?:everyone|everybody|people|most people|(?:all\s+)?my friends|friends|my family)\s+"
-    rf"(?:(?:all|just|usually|mostly)\s+)*calls?\s+me)"
+    rf"(?:(?:all|just|usually|mostly)\s+)*(?:calls?\s+me|knows?\s+me\s+as))"
     rf")\s+({_NAME_RUN})"
 )
 
