@@ -654,3 +654,64 @@ def test_acquiring_or_having_got_a_condition(text: str, want: tuple[str, About])
 )
 def test_contracted_and_idiomatic_naming(text: str, want: tuple[str, About]) -> None:
     assert _pairs(text) == [want]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("I've started a new job as a welder.", ("The user works as a welder.", ROLE)),
+        ("I changed careers and became a potter.", ("The user works as a potter.", ROLE)),
+        ("I've left my job.", ("The user left their job.", EMPLOYER)),
+        ("I've gone back to black tea.", ("The user prefers black tea.", DRINK)),
+        ("I've given up caffeine.", ("The user avoids caffeine.", About("health", "avoids caffeine"))),
+        ("I changed my name to Odile.", ("The user's name is Odile.", NAME)),
+    ],
+)
+def test_more_verbs_of_change(text: str, want: tuple[str, About]) -> None:
+    assert _pairs(text) == [want]
+
+
+def test_leaving_work_for_the_day_is_no_job_ended() -> None:
+    assert all(a != EMPLOYER for _, a in _pairs("I left work early today.", notes=True))
+
+
+@pytest.mark.parametrize(
+    "text", ["I'm not allergic to latex after all.", "It turns out I'm not allergic to latex."]
+)
+def test_a_negation_found_out_or_after_all_ends_the_state(text: str) -> None:
+    assert _pairs(text) == [("The user is no longer allergic to latex.", About("health", "allergy latex"))]
+
+
+def test_no_longer_at_a_held_workplace_ends_it() -> None:
+    held = {EMPLOYER: "The user works at Arup."}
+    assert _held("I'm no longer with Arup.", held) == [("The user no longer works at Arup.", EMPLOYER)]
+    assert _held("I'm not at Arup anymore.", held) == [("The user no longer works at Arup.", EMPLOYER)]
+    assert _held("I've moved on from Arup.", held) == [("The user no longer works at Arup.", EMPLOYER)]
+    # without "anymore" "not at" says where the user is today
+    assert all(a is None for _, a in _held("I'm not at Arup today.", held))
+
+
+def test_you_can_stop_lifts_an_instruction() -> None:
+    [first] = extract("Always answer in Welsh.", SAID)
+    [later] = extract("You can stop answering in Welsh.", SAID)
+    assert later.about == first.about and later.text.startswith("No longer a standing instruction")
+
+
+def test_never_mind_is_no_never() -> None:
+    assert _pairs("Never mind the typo.") == []
+
+
+def test_an_instruction_dropped_by_the_words_of_its_subject() -> None:
+    [held] = extract("Always use bullet points in your answers.", SAID)
+    assert held.about is not None
+    known = {f"instruction {held.about.key}": held.about}
+    [dropped] = extract("Forget what I said about bullet points.", SAID, known=known)
+    assert dropped.about == held.about and dropped.text.startswith("No longer a standing instruction")
+    assert extract("Never mind the headings.", SAID, known=known) == []
+
+
+def test_a_relative_named_by_kinship_alone_died() -> None:
+    assert _pairs("My father passed away.") == [("The user's father died.", About("family", "father"))]
+    known = {"ines": About("family", "aunt ines")}
+    said = [(f.text, f.about) for f in extract("Sadly my aunt died.", SAID, known=known)]
+    assert said == [("The user's aunt died.", About("family", "aunt ines"))]

@@ -47,7 +47,7 @@ from tinymemory.lifecycle.rules.english import (
 )
 from tinymemory.lifecycle.rules.health import _AVOID, _health
 from tinymemory.lifecycle.rules.held import from_held
-from tinymemory.lifecycle.rules.instructions import _base_phrase, _instruction, _swapped, known_slot
+from tinymemory.lifecycle.rules.instructions import _base_phrase, _dropped, _instruction, _swapped, known_slot
 from tinymemory.lifecycle.rules.learning import RuleLearning
 from tinymemory.lifecycle.rules.notes import _attribute, _event, _note
 from tinymemory.lifecycle.rules.people import _KIN, _PETS, _family, _introduced, _kin_key, _kin_named_in
@@ -90,7 +90,7 @@ def extract(
             out.append(intro)
             continue
         for clause in _pointed_back(clauses(_clean(sentence))):
-            swapped = _swapped(clause, known or {})
+            swapped = _swapped(clause, known or {}) or _dropped(clause, known or {})
             found = (
                 _bound_name(clause, known or {})
                 or ([swapped] if swapped else from_held(clause, held or {}))
@@ -142,9 +142,22 @@ _PUT_DOWN = re.compile(
 )
 
 
+# "My grandmother passed away", "my dad died": a relative named by kinship alone
+_KIN_DIED = re.compile(
+    rf"^(?i:my|our)\s+(?i:late\s+)?(?P<rel>(?i:{_KIN}))\s+(?i:has\s+|just\s+|sadly\s+)?"
+    r"(?i:died|passed away|passed)\b"
+)
+
+
 def _bound_name(s: str, known: Mapping[str, About]) -> list[RuleLearning]:
     """ "Rex died": a bare name the thread already bound to a pet or a relative ends that subject; so
-    does a pet put down, named with its kind or bound before."""
+    does a pet put down, named with its kind or bound before, and a relative named by kinship alone (the
+    one of that kinship the thread named, if it named one)."""
+    if m := _KIN_DIED.match(s):
+        key, unique = _kin_key(m.group("rel"))
+        named = {a for a in known.values() if a.kind == "family" and a.key.split()[0] == key}
+        kin = About("family", key) if unique or len(named) != 1 else named.pop()
+        return [RuleLearning(f"The user's {m.group('rel').lower()} died.", "fact", kin, 0.8)]
     if m := _PUT_DOWN.match(s):
         name = m.group("name")
         if m.group("what"):
@@ -171,7 +184,8 @@ def _bound_name(s: str, known: Mapping[str, About]) -> list[RuleLearning]:
 
 _NEGATION = re.compile(
     r"\b(?:no longer|not anymore|not any more|anymore|any more|not\s+\w+\s+anymore)\b|"
-    r"\b(?:don't|do not|doesn't|am not|'m not|isn't|aren't|haven't|can't)\b.*\b(?:anymore|any more)\b",
+    r"\b(?:don't|do not|doesn't|am not|'m not|isn't|aren't|haven't|can't)\b.*"
+    r"\b(?:anymore|any more|after all)\b",
     re.I,
 )
 
@@ -189,7 +203,12 @@ def _clause(s: str, said_at: datetime) -> list[RuleLearning]:
         return []
     if m := _FOUND_OUT.match(s):
         # "it turns out I'm allergic to kiwi": a frame of finding out or being told embeds the fact
-        return [x for c in clauses(_clean(m.group(1))) for x in _clause(c, said_at)]
+        # a negated state found out is a correction: "it turns out I'm not allergic" -> "not ... after all"
+        embedded = [
+            re.sub(r"^(i am not|i do not|i don't)\b(.*)$", r"\1\2 after all", c, flags=re.I)
+            for c in clauses(_clean(m.group(1)))
+        ]
+        return [x for c in embedded for x in _clause(c, said_at)]
     if m := _REMEMBER.match(s):
         inner = _clean(m.group(1))
         if not inner:
@@ -257,7 +276,7 @@ def _begun(s: str) -> str:
 
 def _negated(s: str, said_at: datetime) -> list[RuleLearning]:
     """ "I don't live in Lisbon anymore" -> the positive reading's subject, with a "no longer" value."""
-    positive = re.sub(r"\s*\b(?:anymore|any more)\b", "", s, flags=re.I)
+    positive = re.sub(r"\s*\b(?:anymore|any more|after all)\b", "", s, flags=re.I)
     if _AVOID.match(positive):
         return _health(positive, said_at)  # "I don't eat meat anymore": what the user avoids now
     positive = re.sub(r"\b(?:no longer|not)\s+", "", positive, flags=re.I)

@@ -56,7 +56,8 @@ _AVOID = re.compile(
 )
 # "I avoid pork", "I stay away from dairy": a food the user keeps off
 _AVOIDS = re.compile(
-    r"^i\s+(?:(?:also|strictly|generally|always|mostly|try to)\s+)?(avoid|stay away from|steer clear of)\s+"
+    r"^i\s+(?:(?:also|strictly|generally|always|mostly|try to)\s+)?(?:have\s+)?"
+    r"(avoid|stay away from|steer clear of|given up|gave up|cut out|quit)\s+"
     r"(meat|red meat|pork|beef|fish|seafood|shellfish|dairy|gluten|eggs|alcohol|sugar|caffeine|nuts|"
     r"peanuts|wheat|soy|chicken|lamb|bread|carbs|processed food)\b",
     re.I,

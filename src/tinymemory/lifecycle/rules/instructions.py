@@ -54,7 +54,8 @@ _WITHDRAW = re.compile(
     r"^(?:you\s+)?(?:don't|do not|no)\s+(?:need|have)\s+to\s+(.+?)\s+(?:any ?more|from now on)$|"
     r"^no need to\s+(.+?)\s+any ?more$|^(?:you can|feel free to|it's fine to|it is fine to|it's ok to|"
     r"it's okay to)\s+(.+?)\s+again$|^(?:please\s+)?(?:stop|quit)\s+(\w+ing\b.*)$|"
-    r"^(?:forget|drop|cancel|ignore)\s+(?:the|my)\s+(?:rule|instruction|request)\s+(?:about|to|of)\s+(.+)$",
+    r"^(?:forget|drop|cancel|ignore)\s+(?:the|my)\s+(?:rule|instruction|request)\s+(?:about|to|of)\s+(.+)$|"
+    r"^(?:you can|you may|feel free to)\s+stop\s+(\w+ing\b.*)$",  # leave off: the instruction is lifted
     re.I,
 )
 _YOU_SUBJECT = re.compile(
@@ -87,7 +88,7 @@ def _instruction(s: str) -> RuleLearning | None:
         word = (m.group(1) or "always").lower()
         rest = _strip_standing(m.group(2))
         return _standing(f"{word.capitalize()} {third_person(rest)}.", rest)
-    if m := _ALWAYS.match(body):
+    if m := _ALWAYS.match(body) if not re.match(r"^never\s+mind\b", body, re.I) else None:
         word, rest = m.group(1).lower(), _strip_standing(m.group(2))
         if not rest:
             return None
@@ -144,6 +145,33 @@ def _swapped(s: str, known: Mapping[str, About]) -> RuleLearning | None:
     if about is None:
         return None
     return RuleLearning(f"From now on, {third_person(action)}.", "instruction", about, 0.85)
+
+
+# "Never mind the bullet points", "forget what I said about metric units": an instruction dropped by
+# the words of its subject
+_DROP = re.compile(
+    r"^(?:never mind|forget|drop|scrap|ignore|disregard)\s+(?:what i said about|the (?:bit|part|rule|"
+    r"instruction|request|thing) about|about)?\s*(?:the\s+|my\s+)?(.+)$",
+    re.I,
+)
+
+
+def _dropped(s: str, known: Mapping[str, About]) -> RuleLearning | None:
+    """The one standing instruction the thread holds whose subject has every word the clause drops, as
+    withdrawn; none when no instruction, or more than one, fits."""
+    m = _DROP.match(s)
+    words = set(_key(_value(m.group(1))).split()) if m else set()
+    if not words or words == {"general"}:
+        return None
+    held = {a for k, a in known.items() if k.startswith(known_slot("")) and words <= set(a.key.split())}
+    if len(held) != 1:
+        return None
+    return RuleLearning(
+        f"No longer a standing instruction: {_value(m.group(1)) if m else ''}.",
+        "instruction",
+        held.pop(),
+        0.85,
+    )
 
 
 def known_slot(key: str) -> str:

@@ -92,7 +92,8 @@ _NOT_A_PET = re.compile(
 )
 _DIED = re.compile(r"\b(?:passed away|died|passed|was put down|had to be put down|is gone)\b", re.I)
 _LOST_PET = re.compile(
-    rf"^(?:i|we)\s+(?:(?:just|recently|sadly)\s+)?(?:lost|had to put down|said goodbye to)\s+(?:my|our)\s+"
+    rf"^(?:i|we)\s+(?:(?:just|recently|sadly)\s+)?"
+    rf"(?:lost|had to put down|said goodbye to|had to say goodbye to)\s+(?:my|our)\s+"
     rf"(?:(?:old|little|beloved|sweet)\s+)?({_PETS}|{_KIN}),?\s+({_NAME_RUN})\b",
     re.I,
 )

@@ -27,8 +27,8 @@ _PREFER = re.compile(
     re.I,
 )
 _SWITCHED = re.compile(
-    r"^i(?:'ve| have)?\s+(?:(?:just|recently|finally)\s+)?(?:switched|changed|gone over)\s+"
-    r"(?:from\s+(.+?)\s+)?to\s+(.+)$",
+    r"^i(?:'ve| have)?\s+(?:(?:just|recently|finally)\s+)?(?:switched|changed|gone over|"
+    r"(?:gone|went|switched|changed)\s+back)\s+(?:from\s+(.+?)\s+)?to\s+(.+)$",
     re.I,
 )
 # "I switched my editor to Helix", "I've changed my browser from Chrome to Firefox": the object names

@@ -17,7 +17,7 @@ _GREETING_NAME = re.compile(rf"^(?i:hi|hello|hey)\b[,!.]?\s+(?i:i'm|i am|this is
 # (contractions are expanded before this reads: "I'd" is "I would").
 _NAME = re.compile(
     rf"^(?:(?i:my name is|my name's|my first name is|the name's|the name is|call me|you can call me|"
-    rf"i go by|i am called|"
+    rf"i go by|i am called|i (?:have\s+)?changed my name to|"
     rf"i'm called|please call me|(?:i would\s+)?(?:rather|prefer|like)\s+to\s+be\s+called|"
     rf"i (?:would\s+)?prefer to be called|i would rather be called|i would like you to call me|"
     rf"i would (?:rather|prefer)(?:\s+it)?(?:\s+if)?\s+you\s+(?:to\s+)?call(?:ed)?\s+me|"
@@ -225,7 +225,10 @@ _ROLE = re.compile(
     r"(work as|'m working as|am working as|got a job as|was promoted to|'ve been promoted to|"
     r"have been promoted to|got promoted to|(?:got|was given|earned|have got) a promotion to|became|"
     r"'ve become|have become|started as|retrained as|"
-    rf"trained as|qualified as|{_WORKING_AS}|am|'m)\s+(.+)$",
+    rf"trained as|qualified as|{_WORKING_AS}|"
+    # a job noun after a verb of getting or starting: "I've started a new job as a nurse"
+    r"(?:have\s+)?(?:got|gotten|landed|took|taken|accepted|found|started|begun|began)\s+(?:a|an|the|my)\s+"
+    r"(?:new\s+)?(?:(?:full|part)[- ]time\s+)?(?:job|position|role|post)\s+as|am|'m)\s+(.+)$",
     re.I,
 )
 # "I retired last year", "I'm retired now", "I've gone freelance": a state of working is a role,
@@ -281,7 +284,8 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         org = _org(m.group("org") or "")
         role = m.group("role") or m.group("oldrole")
         out = []
-        if m.group("verb").lower() in {"left", "have left"} and not m.group("job"):
+        mine = org.lower() in {"my job", "my position", "my role"}
+        if m.group("verb").lower() in {"left", "have left"} and not (m.group("job") or mine):
             return []  # "I left Lisbon" may be a place: only "left my job at ..." is a job
         # a verb that can only mean a job names its workplace even by a common noun ("the fire service")
         only_job = not re.match(r"^(?:quit|left|have left|have quit)$", m.group("verb"), re.I)

@@ -19,7 +19,7 @@ _CLAUSE_SPLIT = re.compile(
 # A verb that continues the subject of the clause before it: "I live in X and work as a Y".
 _ELLIPSIS_VERBS = (
     r"work|live|love|like|prefer|hate|enjoy|have|am|study|teach|own|play|moved|relocated|quit|left|"
-    r"joined|started|got|drink|eat|go|went|run|ran|speak|use|can't|don't|do not|no longer|never|always"
+    r"joined|started|got|became|drink|eat|go|went|run|ran|speak|use|can't|don't|do not|no longer|never|always"
 )
 _ELLIPSIS_SPLIT = re.compile(rf"\s*(?:,\s*|\s+)(?:and|but)\s+(?=(?:{_ELLIPSIS_VERBS})\b)", re.I)
 
