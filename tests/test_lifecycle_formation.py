@@ -285,3 +285,15 @@ async def test_a_name_bound_earlier_in_the_thread_ends_its_subject_without_my(en
     # in another thread the name is bound to nothing, so a bare name keeps nothing
     await say(mem, "s2", "Pepper died on Sunday.")
     assert [i for i in await learnings(engine) if "Pepper" in i.text and i.meta.about is not None] == []
+
+
+async def test_a_correction_or_a_leaving_changes_the_value_the_thread_holds(engine: SqliteEngine) -> None:
+    clock = Clock()
+    mem = AgentMemory(engine, "a", layout=LAYOUT, now=clock)
+    await say(mem, "s1", "I work for Nokia.", "I live in Espoo.")
+    between = clock.t
+    await say(mem, "s1", "Sorry, Ericsson, not Nokia.", "We left Espoo in the spring.")
+    assert await on(engine, About("profile", "employer")) == ["The user works at Ericsson."]
+    assert await on(engine, HOME) == ["The user no longer lives in Espoo."]
+    # the old values stay readable as they were
+    assert await on(engine, About("profile", "employer"), as_of=between) == ["The user works at Nokia."]

@@ -120,8 +120,12 @@ def _same_value(a: Candidate, b: Candidate) -> bool:
 async def _rule_candidates(turns: list[Turn], notes: bool) -> list[Candidate]:
     out: list[Candidate] = []
     known: dict[str, About] = {}  # names bound to a pet or a relative ("Rex died"), instructions held
+    held: dict[About, str] = {}  # each subject's latest text, oldest first ("Boeing, not Airbus")
     for turn in turns:
-        for found in rules.extract(turn.text, turn.said_at, notes=notes, known=known):
+        for found in rules.extract(turn.text, turn.said_at, notes=notes, known=known, held=held):
+            if found.about is not None:
+                held.pop(found.about, None)
+                held[found.about] = found.text
             if found.named and found.about is not None:
                 known[found.named.lower()] = found.about
             if found.kind == "instruction" and found.about is not None:

@@ -21,7 +21,8 @@ else yield nothing. The rules are about English clause structure, never about pa
 
 This module reads a turn clause by clause and dispatches each clause; the rules live beside it, one
 job a module: sentences (cutting and cleaning clauses), english (shared words, value ends, third
-person), profile, people, health, days, preferences, instructions, notes; learning holds the type.
+person), profile, people, health, days, preferences, instructions, held (corrections and the like,
+read against what the thread holds), notes; learning holds the type.
 """
 
 from __future__ import annotations
@@ -41,13 +42,15 @@ from tinymemory.lifecycle.rules.english import (
     _STANDING,
     _sentence_case,
     conjugate,
+    no_longer,
     third_person,
 )
 from tinymemory.lifecycle.rules.health import _AVOID, _health
-from tinymemory.lifecycle.rules.instructions import _base_phrase, _instruction, _swapped, known_slot
+from tinymemory.lifecycle.rules.held import from_held
+from tinymemory.lifecycle.rules.instructions import _base_phrase, _dropped, _instruction, _swapped, known_slot
 from tinymemory.lifecycle.rules.learning import RuleLearning
 from tinymemory.lifecycle.rules.notes import _attribute, _event, _note
-from tinymemory.lifecycle.rules.people import _PETS, _family, _introduced, _kin_named_in
+from tinymemory.lifecycle.rules.people import _KIN, _PETS, _family, _introduced, _kin_key, _kin_named_in
 from tinymemory.lifecycle.rules.preferences import _activity, _preferences
 from tinymemory.lifecycle.rules.profile import _GREETING_NAME, _NAME, _home, _job, _name, _names
 from tinymemory.lifecycle.rules.sentences import _SENTENCES, _clean, _present, clauses
@@ -56,13 +59,19 @@ __all__ = ["RuleLearning", "clauses", "conjugate", "extract", "known_slot", "thi
 
 
 def extract(
-    text: str, said_at: datetime, *, notes: bool = False, known: Mapping[str, About] | None = None
+    text: str,
+    said_at: datetime,
+    *,
+    notes: bool = False,
+    known: Mapping[str, About] | None = None,
+    held: Mapping[About, str] | None = None,
 ) -> list[RuleLearning]:
     """Learnings in one user turn, in clause order. With `notes`, a first-person statement no rule
     recognises is kept as a note without a subject (what the user said about themselves). `known` maps
     the (lowercased) names earlier turns bound to a pet or a relative to that subject, so "Rex died"
     needs no "my", and "instruction <key>" to each standing instruction's subject, so "use X instead"
-    replaces it."""
+    replaces it. `held` maps each subject earlier turns gave a value to its latest text, oldest first,
+    so "Boeing, not Airbus" or "we left Dubai" changes the subject whose value it names."""
     out: list[RuleLearning] = []
     for raw in _SENTENCES.split(text):
         sentence = raw.strip()
@@ -81,8 +90,12 @@ def extract(
             out.append(intro)
             continue
         for clause in _pointed_back(clauses(_clean(sentence))):
-            swapped = _swapped(clause, known or {})
-            found = _bound_name(clause, known or {}) or ([swapped] if swapped else _clause(clause, said_at))
+            swapped = _swapped(clause, known or {}) or _dropped(clause, known or {})
+            found = (
+                _bound_name(clause, known or {})
+                or ([swapped] if swapped else from_held(clause, held or {}))
+                or _clause(clause, said_at)
+            )
             if not found and notes:
                 found = _note(clause)
             out.extend(found)
@@ -107,12 +120,20 @@ def _pointed_back(parts: list[str]) -> list[str]:
     return out
 
 
+# "Rex died", "Grandpa Walter passed away": a kinship title before a name is how one names one's own
+# relative, so it needs no earlier turn
 _NAME_DIED = re.compile(
-    rf"^({_NAME_WORD})\s+(?:has\s+|just\s+|sadly\s+)?"
+    rf"^(?:(?P<title>(?i:{_KIN}))\s+)?({_NAME_WORD})\s+(?:has\s+|just\s+|sadly\s+)?"
     r"(?:died|passed away|passed|was put down|had to be put down)\b"
 )
 
 
+# "We lost Rex last week", "we buried Grandma Ines": a bereavement verb before a bound or titled name
+_LOST_NAMED = re.compile(
+    rf"^(?i:i|we)\s+(?i:(?:just|sadly|recently)\s+)?(?i:lost|buried)\s+"
+    rf"(?:(?P<title>(?i:{_KIN}))\s+)?(?P<name>{_NAME_WORD})(?:\s+(?i:in|on|last|this|yesterday|today|"
+    rf"two|a few|after)\b.*)?$"
+)
 # "We had to put Rex down", "we had Rex put to sleep", "I had to put my dog Rex to sleep": a pet put down
 _PUT_DOWN = re.compile(
     rf"^(?i:i|we)\s+(?i:(?:just|sadly|finally)\s+)?(?i:(?:have\s+)?had\s+to\s+)?(?i:put|have|had)\s+"
@@ -121,9 +142,22 @@ _PUT_DOWN = re.compile(
 )
 
 
+# "My grandmother passed away", "my dad died": a relative named by kinship alone
+_KIN_DIED = re.compile(
+    rf"^(?i:my|our)\s+(?i:late\s+)?(?P<rel>(?i:{_KIN}))\s+(?i:has\s+|just\s+|sadly\s+)?"
+    r"(?i:died|passed away|passed)\b"
+)
+
+
 def _bound_name(s: str, known: Mapping[str, About]) -> list[RuleLearning]:
     """ "Rex died": a bare name the thread already bound to a pet or a relative ends that subject; so
-    does a pet put down, named with its kind or bound before."""
+    does a pet put down, named with its kind or bound before, and a relative named by kinship alone (the
+    one of that kinship the thread named, if it named one)."""
+    if m := _KIN_DIED.match(s):
+        key, unique = _kin_key(m.group("rel"))
+        named = {a for a in known.values() if a.kind == "family" and a.key.split()[0] == key}
+        kin = About("family", key) if unique or len(named) != 1 else named.pop()
+        return [RuleLearning(f"The user's {m.group('rel').lower()} died.", "fact", kin, 0.8)]
     if m := _PUT_DOWN.match(s):
         name = m.group("name")
         if m.group("what"):
@@ -132,18 +166,26 @@ def _bound_name(s: str, known: Mapping[str, About]) -> list[RuleLearning]:
         else:
             about, text = known.get(name.lower()), f"{name} died."
         return [] if about is None else [RuleLearning(text, "fact", about, 0.8, named=name)]
-    m = _NAME_DIED.match(s)
-    about = known.get(m.group(1).lower()) if m else None
-    if m is None or about is None:
+    m = _NAME_DIED.match(s) or _LOST_NAMED.match(s)
+    if m is None:
         return []
-    return [RuleLearning(f"{m.group(1)} died.", "fact", about, 0.8, named=m.group(1))]
+    name = m.group("name") if "name" in m.groupdict() else m.group(2)
+    about = known.get(name.lower())
+    if about is None and m.group("title"):
+        key, unique = _kin_key(m.group("title"))
+        about = About("family", key if unique else f"{key} {name.lower()}")
+    if about is None:
+        return []
+    who = f"{m.group('title')} {name}" if m.group("title") else name
+    return [RuleLearning(f"{who} died.", "fact", about, 0.8, named=name)]
 
 
 # -- the clause rules ------------------------------------------------------------------------------------
 
 _NEGATION = re.compile(
     r"\b(?:no longer|not anymore|not any more|anymore|any more|not\s+\w+\s+anymore)\b|"
-    r"\b(?:don't|do not|doesn't|am not|'m not|isn't|aren't|haven't|can't)\b.*\b(?:anymore|any more)\b",
+    r"\b(?:don't|do not|doesn't|am not|'m not|isn't|aren't|haven't|can't)\b.*"
+    r"\b(?:anymore|any more|after all)\b",
     re.I,
 )
 
@@ -151,11 +193,22 @@ _NEGATION = re.compile(
 def _clause(s: str, said_at: datetime) -> list[RuleLearning]:
     if not s:
         return []
+    # "please call me Bex from now on" asks for a name, whatever marks it as standing
+    if m := _NAME.match(_STANDING_MARK.sub("", s).strip(" ,")):
+        return [_name(m.group(1))]
     found = _instruction(s)
     if found is not None:
         return [found]
     if _QUESTION_START.match(s):
         return []
+    if m := _FOUND_OUT.match(s):
+        # "it turns out I'm allergic to kiwi": a frame of finding out or being told embeds the fact
+        # a negated state found out is a correction: "it turns out I'm not allergic" -> "not ... after all"
+        embedded = [
+            re.sub(r"^(i am not|i do not|i don't)\b(.*)$", r"\1\2 after all", c, flags=re.I)
+            for c in clauses(_clean(m.group(1)))
+        ]
+        return [x for c in embedded for x in _clause(c, said_at)]
     if m := _REMEMBER.match(s):
         inner = _clean(m.group(1))
         if not inner:
@@ -177,6 +230,11 @@ def _clause(s: str, said_at: datetime) -> list[RuleLearning]:
         if got:
             return got + [k for k in kin if all(g.about != k.about for g in got)]
     return kin + _event(s, said_at)
+
+
+_STANDING_MARK = re.compile(
+    r"^(?:always|from now on|going forward|in future)\s*,?\s+|\s*,?\s+(?:from now on|going forward)$", re.I
+)
 
 
 def _unfronted(s: str) -> str:
@@ -218,7 +276,7 @@ def _begun(s: str) -> str:
 
 def _negated(s: str, said_at: datetime) -> list[RuleLearning]:
     """ "I don't live in Lisbon anymore" -> the positive reading's subject, with a "no longer" value."""
-    positive = re.sub(r"\s*\b(?:anymore|any more)\b", "", s, flags=re.I)
+    positive = re.sub(r"\s*\b(?:anymore|any more|after all)\b", "", s, flags=re.I)
     if _AVOID.match(positive):
         return _health(positive, said_at)  # "I don't eat meat anymore": what the user avoids now
     positive = re.sub(r"\b(?:no longer|not)\s+", "", positive, flags=re.I)
@@ -237,18 +295,16 @@ def _negated(s: str, said_at: datetime) -> list[RuleLearning]:
             break
     else:
         out = _activity(positive)  # "I don't play chess anymore" ends the activity kept
-    return [RuleLearning(_no_longer(f.text), f.kind, f.about, f.confidence) for f in out]
+    return [RuleLearning(no_longer(f.text), f.kind, f.about, f.confidence) for f in out]
 
 
-def _no_longer(text: str) -> str:
-    """ "The user lives in X." -> "The user no longer lives in X."; "... is X" -> "... is no longer X"."""
-    if m := re.match(r"^(The user(?:'s [\w ]+?)?) (is|are|has) (.*)$", text):
-        return f"{m.group(1)} {m.group(2)} no longer {m.group(3)}"
-    if m := re.match(r"^The user (\w+)\b(.*)$", text):
-        return f"The user no longer {m.group(1)}{m.group(2)}"
-    return f"No longer: {text}"
-
-
+_FOUND_OUT = re.compile(
+    r"^(?:it turns out|turns out|as it turns out|i (?:have\s+)?(?:recently\s+|just\s+|finally\s+)?"
+    r"(?:found out|learned|learnt|discovered|realised|realized|been told)|"
+    r"my (?:doctor|gp|dentist|allergist|specialist|consultant|nurse) (?:says|said|told me|thinks|confirmed))"
+    r",?\s+(?:that\s+)?(?=(?:i|i'm|i am|i have|i've)\b)(.+)$",
+    re.I,
+)
 _REMEMBER = re.compile(
     r"^(?:remember|don't forget|do not forget|note|keep in mind)\s+(?:that\s+)?(.+)$", re.I
 )

@@ -6,8 +6,9 @@ import re
 from datetime import datetime
 
 from tinymemory.api import About
-from tinymemory.lifecycle.rules.english import _MONTHS, _TRAIL, _key, _sentence_case
+from tinymemory.lifecycle.rules.english import _MONTHS, _TRAIL, _VALUE_END, _key, _sentence_case
 from tinymemory.lifecycle.rules.learning import RuleLearning
+from tinymemory.lifecycle.rules.people import _PEOPLE
 
 # dates --------------------------------------------------------------------------------------------------
 
@@ -18,10 +19,12 @@ _BIRTHDAY = re.compile(
     re.I,
 )
 _AGE = re.compile(
-    r"^i\s+(?:am|just turned|turned|have just turned|will be|will turn|turn)\s+(\d{1,3})"
-    r"(?:\s+(?:years?|yrs?)\s+old)?(?=\s*$|\s*,|\s+(?:now|today|this|next|on|in|last|and|but|soon)\b)",
+    r"^i\s+(?:am|just turned|turned|have just turned|have turned|will be|will turn|turn)\s+(\d{1,3})"
+    r"(?:\s+(?:years?|yrs?)\s+old)?(?P<rest>.*)$",
     re.I,
 )
+# what may follow an age: nothing, a clause, or a time phrase ("I turned 42 yesterday", "... last week")
+_AFTER_AGE = re.compile(r"^\s*(?:$|,|(?:now|this|next|on|in|last|and|but|soon)\b)", re.I)
 
 
 def _dates(s: str, said_at: datetime) -> list[RuleLearning]:
@@ -30,6 +33,8 @@ def _dates(s: str, said_at: datetime) -> list[RuleLearning]:
         when = re.sub(r"^on\s+", "", when, flags=re.I)
         when = re.split(r"\s*(?:,|\band\b|\bbut\b|\bso\b)\s*", when, maxsplit=1)[0]
         who = m.group("who") or m.group("name")
+        if m.group("who") and _PEOPLE.search(who):
+            return []  # a friend's or a colleague's birthday is their fact, as their other facts are
         what = (m.group("what") or m.group("what2")).lower().replace("bday", "birthday")
         if not re.search(rf"\d|{_MONTHS}|today|tomorrow|next|this|week", when, re.I):
             return []
@@ -42,7 +47,7 @@ def _dates(s: str, said_at: datetime) -> list[RuleLearning]:
                 RuleLearning(f"The user's birthday is {when}.", "fact", About("profile", "birthday"), 0.9)
             ]
         return [RuleLearning(f"The user's {what} is {when}.", "fact", About("date", what), 0.85)]
-    if m := _AGE.match(s):
+    if (m := _AGE.match(s)) and (_AFTER_AGE.match(m.group("rest")) or _VALUE_END.match(m.group("rest"))):
         age = int(m.group(1))
         if 1 <= age <= 120:
             return [RuleLearning(f"The user is {age} years old.", "fact", About("profile", "age"), 0.85)]

@@ -34,7 +34,9 @@ _VALUE_END = re.compile(
     r"because|since|when|after|before|so that|which|where|and i|but i|and we|but we|with my|with our|"
     r"for work|for good|for a while|for now|full[- ]time|part[- ]time|at the moment|according to|"
     r"over the (?:summer|winter|spring|autumn|weekend|holidays|past|last)|at the (?:start|end) of|"
-    r"earlier this|later this)\b|\s(?:for|over)\s+(?:the\s+(?:past|last)\s+)?"
+    r"earlier this|later this|"
+    r"as an? (?:kid|child|adult|teen|teenager|baby|toddler|student))\b|"
+    r"\s(?:for|over)\s+(?:the\s+(?:past|last)\s+)?"
     r"(?:\d+|a|an|one|two|three|four|five|"
     r"six|seven|eight|nine|ten|twelve|twenty|a few|a couple of|several|many|some|nearly|almost|over|about)"
     r"\s*(?:\w+\s+)?(?:years?|months?|weeks?|days?|decades?|ages)\b|\s(?:for ages|for years|for decades|"
@@ -79,7 +81,13 @@ _FRONTED = re.compile(
     rf"(?:\d{{4}}|(?:{_MONTHS})\b(?:\s+\d{{4}})?|spring|summer|autumn|fall|winter|the summer|the spring)|"
     rf"(?:last|this|next|earlier this|later this)\s+(?:week|weekend|month|year|spring|summer|autumn|fall|"
     rf"winter|(?:{_MONTHS})\b)|(?:(?:a|an|one|two|three|four|five|six|a few|a couple of|several|many|some)"
-    rf"\s+)?\w+\s+ago|yesterday|today|this morning|last night|years later|a while back)"
+    rf"\s+)?\w+\s+ago|yesterday|today|this morning|last night|years later|a while back|"
+    # a prepositional time phrase: "over the summer", "during the holidays", "at the end of May"
+    rf"(?:over|during|throughout|after|before)\s+the\s+(?:(?:past|last|next)\s+(?:few\s+)?)?"
+    rf"(?:summer|spring|autumn|fall|winter|weekend|holidays|holiday|break|week|weeks|month|months|"
+    rf"year|years|pandemic|lockdown)|at\s+the\s+(?:start|end|beginning)\s+of\s+(?:the\s+)?"
+    rf"(?:(?:{_MONTHS})\b|\w+)|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    rf"in\s+the\s+end|eventually|in\s+the\s+(?:spring|summer|autumn|fall|winter))"
     rf",?\s+(?=(?:i|we|my|our)\b)",
     re.I,
 )
@@ -98,6 +106,9 @@ def _is_name(value: str) -> bool:
 
 
 def _article(noun: str) -> str:
+    if re.match(r"^[A-Z]{2,5}\s+[a-z]", noun):
+        # an initialism before a common noun is read letter by letter: "a UX designer", "an HR manager"
+        return ("an " if noun[0] in "AEFHILMNORSX" else "a ") + noun
     if re.match(r"^(?:an?|the|my)\s", noun, re.I) or noun[:1].isupper():
         return noun
     return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
@@ -226,6 +237,15 @@ def third_person(text: str) -> str:
     for pattern, repl in swaps[5:]:
         out = re.sub(pattern, repl, out, flags=re.I)
     return out
+
+
+def no_longer(text: str) -> str:
+    """ "The user lives in X." -> "The user no longer lives in X."; "... is X" -> "... is no longer X"."""
+    if m := re.match(r"^(The user(?:'s [\w ]+?)?) (is|are|has) (.*)$", text):
+        return f"{m.group(1)} {m.group(2)} no longer {m.group(3)}"
+    if m := re.match(r"^The user (\w+)\b(.*)$", text):
+        return f"The user no longer {m.group(1)}{m.group(2)}"
+    return f"No longer: {text}"
 
 
 def _sentence_case(text: str) -> str:

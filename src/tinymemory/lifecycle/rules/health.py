@@ -13,20 +13,23 @@ from tinymemory.lifecycle.rules.learning import RuleLearning
 
 _ALLERGY = re.compile(
     r"^i(?:'m| am| have been| was)?\s+(?:(?:severely|very|really|mildly|slightly|deathly|super|also|so)\s+)*"
-    r"allergic to\s+(.+)$|^i\s+(?:have|'ve got|have got|got)\s+(?:an?\s+)?(?:(?:severe|bad|mild|serious)\s+)?"
-    r"allergy to\s+(.+)$|^i\s+(?:have|'ve got|have got)\s+(?:an?\s+)?(?:(?:severe|bad|mild|serious)\s+)?"
+    r"allergic to\s+(.+)$|^i\s+(?:have got|have developed|developed|have|'ve got|got)\s+(?:an?\s+)?"
+    r"(?:(?:severe|bad|mild|serious)\s+)?allergy to\s+(.+)$|"
+    r"^i\s+(?:have got|have developed|developed|'ve got|have)\s+(?:an?\s+)?"
+    r"(?:(?:severe|bad|mild|serious)\s+)?"
     r"([\w\s-]+?)\s+allergy$|^my\s+([\w\s-]+?)\s+allergy\b",
     re.I,
 )
 _INTOLERANT = re.compile(
     r"^i(?:'m| am)\s+(?:(?:very|really|a bit|slightly)\s+)?([\w-]+)\s+intolerant$|"
-    r"^i(?:'m| am)\s+intolerant to\s+(.+)$|^i\s+(?:have|'ve got)\s+(?:an?\s+)?([\w\s-]+?)\s+intolerance$",
+    r"^i(?:'m| am)\s+intolerant to\s+(.+)$|"
+    r"^i\s+(?:have got|'ve got|have)\s+(?:an?\s+)?([\w\s-]+?)\s+intolerance$",
     re.I,
 )
 _CONDITION = re.compile(
     r"^i(?:'ve| have)?\s+(?:(?:recently|just|finally)\s+)?(?:was|been|got)\s+diagnosed with\s+(.+)$|"
-    r"^i\s+suffer from\s+(.+)$|^i\s+(?:have|'ve got|live with|deal with|struggle with|get|often get|"
-    r"keep getting)\s+"
+    r"^i\s+suffer from\s+(.+)$|^i\s+(?:have got|have developed|developed|have|'ve got|live with|deal with|"
+    r"struggle with|get|often get|keep getting)\s+"
     r"((?:type [12] |chronic |mild |severe |bad |cluster |tension |frequent )?(?:diabetes|asthma|arthritis|"
     r"migraines|headaches|panic attacks|anxiety attacks|seizures|nosebleeds|cold sores|"
     r"(?:high|low) (?:cholesterol|blood pressure|blood sugar|iron|thyroid levels|vitamin d)|epilepsy|"
@@ -53,14 +56,17 @@ _AVOID = re.compile(
 )
 # "I avoid pork", "I stay away from dairy": a food the user keeps off
 _AVOIDS = re.compile(
-    r"^i\s+(?:(?:also|strictly|generally|always|mostly|try to)\s+)?(avoid|stay away from|steer clear of)\s+"
+    r"^i\s+(?:(?:also|strictly|generally|always|mostly|try to)\s+)?(?:have\s+)?"
+    r"(avoid|stay away from|steer clear of|given up|gave up|cut out|quit)\s+"
     r"(meat|red meat|pork|beef|fish|seafood|shellfish|dairy|gluten|eggs|alcohol|sugar|caffeine|nuts|"
     r"peanuts|wheat|soy|chicken|lamb|bread|carbs|processed food)\b",
     re.I,
 )
 _PRONOUN = re.compile(r"^(?:it|them|this|that|these|those|something|everything|anything)$", re.I)
 _OUTGREW = re.compile(
-    r"^i\s+(?:outgrew|grew out of|'ve outgrown|have outgrown)\s+my\s+([\w\s-]+?)\s+allergy", re.I
+    r"^i\s+(?:have\s+|had\s+)?(?:outgrew|outgrown|grew out of|grown out of|got over|gotten over|"
+    r"got rid of|gotten rid of|shaken off|shook off)\s+(?:my|the)\s+([\w\s-]+?)\s+allergy",
+    re.I,
 )
 
 

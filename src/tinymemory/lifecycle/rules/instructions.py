@@ -26,9 +26,27 @@ _DONT_EVER = re.compile(
     r"^(?:please\s+)?(?:don't|do not)\s+(?:ever\s+)?(.+?)(?:,?\s+(?:ever|ever again|again))?$", re.I
 )
 _STANDING_LEAD = re.compile(
-    r"^(?:from now on|going forward|in (?:the )?future|by default|from here on(?: out)?|for all future "
-    r"(?:answers|replies|chats))\s*,?\s+(.+)$|^(.+?)\s*,?\s+(?:from now on|going forward|in (?:the )?future|"
-    r"by default|from here on(?: out)?)$",
+    r"^(?P<lead>from now on|going forward|in (?:the )?future|by default|from here on(?: out)?|for all future "
+    r"(?:answers|replies|chats))\s*,?\s+(.+)$|^(.+?)\s*,?\s+(?P<tail>from now on|going forward|"
+    r"in (?:the )?future|by default|from here on(?: out)?)$",
+    re.I,
+)
+# An imperative about the assistant's answers in general ("keep your answers short", "format your replies
+# as lists") stands without "always": its object is every answer, not this one
+_YOUR_OUTPUT = (
+    r"(?:answers?|replies|reply|responses?|messages?|explanations?|summaries|summary|emails?|code samples|"
+    r"examples|output)"
+)
+# "this time", "for this one": a request about the answer at hand, not a standing one
+_THIS_ONCE = re.compile(
+    r"\b(?:this time|for now|for this one|just this once|this once|right now|here)\b", re.I
+)
+_ABOUT_ANSWERS = re.compile(
+    r"^(?:please\s+)?(?:keep|make|write|format|limit|cap|structure|start|end|sign off|finish|put|give)\s+"
+    r"(?:all\s+(?:of\s+)?)?your\s+(?:answers|replies|responses|messages|explanations|summaries|emails|"
+    r"examples|code samples)\b.*$|"  # plural: every answer; "make your answer shorter" is about this one
+    r"^(?:please\s+)?[a-z]+\b.*\s+in\s+(?:all\s+(?:of\s+)?)?your\s+(?:answers|replies|responses|messages|"
+    r"emails|explanations)$",  # "use bullet points in your answers"
     re.I,
 )
 _WHENEVER = re.compile(r"^(?:whenever|every time|each time|any time)\s+(.+?),\s*(?:please\s+)?(.+)$", re.I)
@@ -36,7 +54,8 @@ _WITHDRAW = re.compile(
     r"^(?:you\s+)?(?:don't|do not|no)\s+(?:need|have)\s+to\s+(.+?)\s+(?:any ?more|from now on)$|"
     r"^no need to\s+(.+?)\s+any ?more$|^(?:you can|feel free to|it's fine to|it is fine to|it's ok to|"
     r"it's okay to)\s+(.+?)\s+again$|^(?:please\s+)?(?:stop|quit)\s+(\w+ing\b.*)$|"
-    r"^(?:forget|drop|cancel|ignore)\s+(?:the|my)\s+(?:rule|instruction|request)\s+(?:about|to|of)\s+(.+)$",
+    r"^(?:forget|drop|cancel|ignore)\s+(?:the|my)\s+(?:rule|instruction|request)\s+(?:about|to|of)\s+(.+)$|"
+    r"^(?:you can|you may|feel free to)\s+stop\s+(\w+ing\b.*)$",  # leave off: the instruction is lifted
     re.I,
 )
 _YOU_SUBJECT = re.compile(
@@ -69,20 +88,26 @@ def _instruction(s: str) -> RuleLearning | None:
         word = (m.group(1) or "always").lower()
         rest = _strip_standing(m.group(2))
         return _standing(f"{word.capitalize()} {third_person(rest)}.", rest)
-    if m := _ALWAYS.match(body):
+    if m := _ALWAYS.match(body) if not re.match(r"^never\s+mind\b", body, re.I) else None:
         word, rest = m.group(1).lower(), _strip_standing(m.group(2))
         if not rest:
             return None
         return _standing(f"{word.capitalize()} {third_person(rest)}.", rest, 0.9)
     if m := _STANDING_LEAD.match(body):
-        rest = _value(m.group(1) or m.group(2))
+        rest = _value(m.group(2) or m.group(3))
+        lead = (m.group("lead") or m.group("tail")).lower()
         if dont := _DONT_EVER.match(rest):
             action = _strip_standing(dont.group(1))
             return _standing(f"Never {third_person(action)}.", action)
         if re.match(r"^(?:i|we|my|our)\b", rest, re.I):
             return None  # "from now on I ..." is about the user, not an instruction
         rest = _ADDRESSED.sub("", rest, count=1).strip()
-        return _standing(f"From now on, {third_person(rest)}.", rest)
+        if m.group("tail"):
+            rest = rest[:1].lower() + rest[1:]  # the imperative's verb began the sentence
+        return _standing(f"{lead.capitalize()}, {third_person(rest)}.", rest)  # the user's own words
+    if _ABOUT_ANSWERS.match(body) and not _THIS_ONCE.search(body):
+        rest = _value(body)
+        return _standing(f"{rest[:1].upper()}{rest[1:]}.", rest)
     if m := _WHENEVER.match(body):
         rest = _value(m.group(2))
         if re.match(r"^(?:i|we|my|our)\b", rest, re.I):
@@ -112,8 +137,41 @@ def _swapped(s: str, known: Mapping[str, About]) -> RuleLearning | None:
         return None
     about = known.get(known_slot(_instruction_key(action)))
     if about is None:
+        # "indent with spaces instead" after "always indent code with tabs": the one instruction held on
+        # the same verb is the one replaced; with two or more it is unclear which, so none is
+        verb = _instruction_key(action).split()[0]
+        same = {a for k, a in known.items() if k.startswith(known_slot("")) and a.key.split()[:1] == [verb]}
+        about = same.pop() if len(same) == 1 else None
+    if about is None:
         return None
     return RuleLearning(f"From now on, {third_person(action)}.", "instruction", about, 0.85)
+
+
+# "Never mind the bullet points", "forget what I said about metric units": an instruction dropped by
+# the words of its subject
+_DROP = re.compile(
+    r"^(?:never mind|forget|drop|scrap|ignore|disregard)\s+(?:what i said about|the (?:bit|part|rule|"
+    r"instruction|request|thing) about|about)?\s*(?:the\s+|my\s+)?(.+)$",
+    re.I,
+)
+
+
+def _dropped(s: str, known: Mapping[str, About]) -> RuleLearning | None:
+    """The one standing instruction the thread holds whose subject has every word the clause drops, as
+    withdrawn; none when no instruction, or more than one, fits."""
+    m = _DROP.match(s)
+    words = set(_key(_value(m.group(1))).split()) if m else set()
+    if not words or words == {"general"}:
+        return None
+    held = {a for k, a in known.items() if k.startswith(known_slot("")) and words <= set(a.key.split())}
+    if len(held) != 1:
+        return None
+    return RuleLearning(
+        f"No longer a standing instruction: {_value(m.group(1)) if m else ''}.",
+        "instruction",
+        held.pop(),
+        0.85,
+    )
 
 
 def known_slot(key: str) -> str:
@@ -136,6 +194,12 @@ def _instruction_key(action: str) -> str:
     """The subject of an instruction: its verb phrase, with "in <X>" values folded ("answer in French"
     and "answer in Spanish" are one subject, so the later one wins)."""
     action = re.sub(r"^(?:please|to|you|kindly)\s+", "", action.strip(), flags=re.I)
+    # the scope "in your answers" is where every instruction applies, not what it is about
+    action = re.sub(
+        r"\s+in\s+(?:all\s+(?:of\s+)?)?your\s+(?:answers|replies|responses|messages|explanations)$",
+        "",
+        action,
+    )
     # a proper adjective before a noun is the value, not the subject: "use British spelling" and "use
     # American spelling" are one subject
     action = re.sub(
@@ -143,6 +207,11 @@ def _instruction_key(action: str) -> str:
         "",
         action,
     )
+    # what the assistant's answers should be like is the value: "keep your answers under 100 words" and
+    # "keep answers that short" are one subject, "keep answers"
+    output = rf"^(\w+(?:\s+off)?)\s+(?:all\s+(?:of\s+)?)?(?:your\s+|the\s+)?({_YOUR_OUTPUT})\b"
+    if o := re.match(output, action, re.I):
+        return _key(f"{o.group(1)} {o.group(2)}")
     m = re.match(r"^(.+?\s(?:in|using))\s+\S+(?:\s+\S+)?$", action, re.I)
     return _key(m.group(1)) if m else _key(action)
 

@@ -41,8 +41,8 @@ def _attribute(s: str, said_at: datetime) -> list[RuleLearning]:
 
 
 def _event(s: str, said_at: datetime) -> list[RuleLearning]:
-    if _MOOD.match(s):
-        return []  # "I'm so tired today" dates a mood, not an event
+    if _MOOD.match(s) or _someone_elses(s):
+        return []  # "I'm so tired today" dates a mood, not an event; a colleague's day is theirs
     dated = _dated(s, said_at)
     # the user (or the user's household) must be a subject: "recommend me something" is a request
     if dated is not None and _SUBJECT_PERSON.search(s) and not re.match(r"^(?:you|your)\b", s, re.I):
@@ -76,7 +76,10 @@ _PLEASANTRY = re.compile(
     r"'d|would|totally|feel the same|'m with you|couldn't agree|can relate|hear you|'m curious|"
     r"am curious|was wondering|wonder|'m wondering|'m not sure|am not sure|have to say|must say|gotta|"
     r"should|need to go|'m off|am off|gotta go|have to go|'ll talk|'m here|am here|'m always here|"
-    r"can't believe|cannot believe)\b",
+    r"can't believe|cannot believe|"
+    # a remark on what the user said is about the conversation, not the user: "I mixed the two up"
+    r"mixed|mixed up|misspoke|mistyped|misread|misremembered|confused|got (?:that|it|this|them|those|"
+    r"the \w+) (?:wrong|mixed up|backwards|confused)|made a typo|made a mistake)\b",
     re.I,
 )
 # How the user is or what kind of day they had: small talk about the moment, not a fact to keep.
@@ -107,10 +110,18 @@ def _note(s: str) -> list[RuleLearning]:
         return []
     if re.search(r"\b(?:you|your|you're|you've|yours)\b", s, re.I):
         return []
-    owner = re.match(r"^(?:my|our)\s+([\w'-]+(?:\s+[\w'-]+)?)", s, re.I)
-    household = re.compile(r"\b(?:kids|children|family|parents)\b", re.I)
-    if owner and _PEOPLE.search(owner.group(1)) and not household.search(owner.group(1)):
-        return []  # what a friend or a colleague did is their fact, not the user's
+    if _someone_elses(s):
+        return []
     if re.match(r"^(?:my|our)\s+[\w-]+'s\s+\w", s, re.I):
         return []  # "my sister's boyfriend works at ...": a possessive chain is about someone else
     return [RuleLearning(_sentence_case(third_person(s)) + ".", "fact", None, 0.6)]
+
+
+_HOUSEHOLD = re.compile(r"\b(?:kids|children|family|parents)\b", re.I)
+
+
+def _someone_elses(s: str) -> bool:
+    """ "My colleague ...", "my friend's ...": what a friend or a colleague did or has is their fact, not
+    the user's (the user's household is the user's)."""
+    owner = re.match(r"^(?:my|our)\s+([\w'-]+(?:\s+[\w'-]+)?)", s, re.I)
+    return bool(owner and _PEOPLE.search(owner.group(1)) and not _HOUSEHOLD.search(owner.group(1)))

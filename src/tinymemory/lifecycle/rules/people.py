@@ -37,7 +37,7 @@ _UNIQUE_KIN = {
 }
 _KIN = (
     "sister|brother|son|daughter|child|kid|baby|cousin|aunt|uncle|niece|nephew|grandmother|grandfather|"
-    "grandma|grandpa|granny|grandson|granddaughter|grandchild|twin|stepson|stepdaughter|stepsister|"
+    "grandma|grandpa|granny|nana|gran|grandad|granddad|auntie|aunty|grandson|granddaughter|grandchild|twin|stepson|stepdaughter|stepsister|"
     "stepbrother|sibling|in-law|sister-in-law|brother-in-law|mother-in-law|father-in-law|"
     + "|".join(sorted(_UNIQUE_KIN, key=len, reverse=True))
 )
@@ -47,7 +47,7 @@ _PETS = (
 )
 _MY_KIN = re.compile(
     rf"^(?i:my|our)\s+(?i:(?:little|big|older|younger|baby|eldest|oldest|youngest|twin|new|late)\s+)?"
-    rf"(?i:({_KIN}))(?i:'s name is\s+|\s+is\s+(?:called\s+|named\s+)?|,\s*|"
+    rf"(?i:({_KIN}))(?i:'s name is\s+|'s\s+(?:called|named)\s+|\s+is\s+(?:called\s+|named\s+)?|,\s*|"
     rf"\s+(?:is\s+)?(?:called|named)\s+|\s+)"
     rf"({_NAME_RUN})\b(.*)$"
 )
@@ -72,8 +72,9 @@ _PET_OWN = re.compile(
     re.I,
 )
 _MY_PET = re.compile(
-    rf"^(?i:my|our)\s+(?i:(?:new|little|old|rescue)\s+)?(?i:({_PETS}))(?i:'s name is\s+|\s+is\s+(?:called\s+|"
-    rf"named\s+)?|,\s*|\s+(?:is\s+)?(?:called|named)\s+|\s+)({_NAME_RUN})\b(.*)$"
+    rf"^(?i:my|our)\s+(?i:(?:new|little|old|rescue)\s+)?(?i:({_PETS}))"
+    rf"(?i:'s name is\s+|'s\s+(?:called|named)\s+|\s+is\s+(?:called\s+|named\s+)?|,\s*|"
+    rf"\s+(?:is\s+)?(?:called|named)\s+|\s+)({_NAME_RUN})\b(.*)$"
 )
 # "We rescued a greyhound named Dash", "I have a border collie called Tess": a creature adopted, rescued
 # or had, and named, is a pet whatever its kind; a person or a made thing ("a band called ...") is not
@@ -91,7 +92,8 @@ _NOT_A_PET = re.compile(
 )
 _DIED = re.compile(r"\b(?:passed away|died|passed|was put down|had to be put down|is gone)\b", re.I)
 _LOST_PET = re.compile(
-    rf"^(?:i|we)\s+(?:(?:just|recently|sadly)\s+)?(?:lost|had to put down|said goodbye to)\s+(?:my|our)\s+"
+    rf"^(?:i|we)\s+(?:(?:just|recently|sadly)\s+)?"
+    rf"(?:lost|had to put down|said goodbye to|had to say goodbye to)\s+(?:my|our)\s+"
     rf"(?:(?:old|little|beloved|sweet)\s+)?({_PETS}|{_KIN}),?\s+({_NAME_RUN})\b",
     re.I,
 )
@@ -99,13 +101,19 @@ _LOST_PET = re.compile(
 # "me and my girlfriend"): a state adjective after a form of "be" or "get" ("are getting divorced", "got
 # engaged", "are separated"), or a verb of parting ("broke up", "have split up").
 _RELATIONSHIP = re.compile(
-    rf"^(?:i|we|(?:(?P<name>{_NAME_RUN})|(?:my|our)\s+(?:{_KIN}))\s+and\s+i|"
+    rf"^(?:i|we|(?:(?P<name>{_NAME_RUN})|(?:my|our)\s+(?:{_KIN})(?:\s+(?P<name3>{_NAME_RUN}))?)\s+and\s+i|"
     rf"me\s+and\s+(?:(?P<name2>{_NAME_RUN})|(?:my|our)\s+(?:{_KIN})))\s+"
     r"(?:(?:just|recently|finally|officially|now|still|happily)\s+)*"
     r"(?:(?:am|are|is|'m|'re)\s+(?:(?:now|still|officially|finally|happily|recently)\s+)*"
-    r"(?:(?P<getting>getting)\s+)?|(?P<got>got|get)\s+|have\s+|has\s+)?"
+    r"(?:(?P<getting>getting)\s+)?|(?P<got>got|get)\s+|(?:have|has)\s+been\s+|have\s+|has\s+)?"
     r"(?P<state>married|engaged|divorced|separated|single|widowed|together|dating|seeing|"
-    r"in a relationship|broke up|split up|broken up)\b(?P<rest>.*)$",
+    r"in a relationship|broke up|split up|broken up|"
+    # idioms of marrying, "going out with", partings in progress and partings decided
+    r"tied the knot|hitched|eloped|going out|going steady|separating|splitting up|breaking up|"
+    r"divorcing|getting a divorce|split(?=\s*$|\s+(?:in|last|this|on|after|a|two|recently|for good)\b)|"
+    r"(?:broke|broken|called)\s+off\s+(?:the|our|my)\s+(?:engagement|wedding)|"
+    r"(?:decided|agreed|chosen)\s+to\s+(?:separate|split up|divorce|"
+    r"get divorced|break up|go our separate ways|call it quits))\b(?P<rest>.*)$",
     re.I,
 )
 _STATE_TEXT = {
@@ -114,6 +122,28 @@ _STATE_TEXT = {
     "broken up": "broke up",
     "broke up": "broke up",
     "split up": "broke up",
+    "split": "broke up",
+    "tied the knot": "is married",
+    "hitched": "is married",
+    "eloped": "is married",
+    "going out": "is dating",
+    "going steady": "is dating",
+    "separating": "is separating",
+    "splitting up": "is breaking up",
+    "breaking up": "is breaking up",
+    "divorcing": "is getting divorced",
+    "getting a divorce": "is getting divorced",
+}
+_PARTING = {"broke up", "split up", "broken up", "split", "splitting up", "breaking up"}
+# a parting decided is a parting under way: "we have decided to separate" -> "is separating"
+_DECIDED = {
+    "separate": "separating",
+    "split up": "splitting up",
+    "divorce": "divorcing",
+    "get divorced": "divorcing",
+    "break up": "breaking up",
+    "go our separate ways": "separating",
+    "call it quits": "breaking up",
 }
 _PARTNER_PREP = {
     "married": "to",
@@ -126,12 +156,30 @@ _PARTNER_PREP = {
     "together": "with",
     "dating": "",
     "seeing": "",
+    "tied the knot": "to",
+    "hitched": "to",
+    "eloped": "with",
+    "going out": "",
+    "going steady": "",
+    "separating": "from",
+    "splitting up": "with",
+    "breaking up": "with",
+    "divorcing": "from",
+    "getting a divorce": "from",
 }
 
 
 def _relationship(m: re.Match[str]) -> list[RuleLearning]:
-    state = m.group("state").lower()
-    pair = m.group("name") or m.group("name2")
+    state = " ".join(m.group("state").lower().split())
+    if state in _PARTING and re.match(
+        r"^\s*(?:the|a|an|our|my|their|it|them|this|that)\b", m.group("rest"), re.I
+    ):
+        return []  # "we split up the tasks": a parting verb with an object parts a thing, not a couple
+    if re.match(r"^(?:broke|broken|called) off ", state):
+        state = "broke up"  # an engagement or a wedding called off is a parting
+    if d := re.match(r"^(?:decided|agreed|chosen) to (.+)$", state):
+        state = _DECIDED[d.group(1)]
+    pair = m.group("name") or m.group("name2") or m.group("name3")
     if state == "together" and re.match(r"^(?:i|we)\s", m.group(0), re.I):
         return []  # "together" needs the two people named: "we are together in this" is no relationship
     said = f"is getting {state}" if m.group("getting") else _STATE_TEXT.get(state, f"is {state}")
@@ -170,9 +218,22 @@ def _kin_key(rel: str) -> tuple[str, bool]:
     low = rel.lower()
     if low in _UNIQUE_KIN:
         return _UNIQUE_KIN[low], True
-    return {"kid": "child", "grandma": "grandmother", "grandpa": "grandfather", "granny": "grandmother"}.get(
-        low, low
-    ), False
+    return _FAMILIAR.get(low, low), False
+
+
+# the familiar forms of a kinship word, keyed under the plain one
+_FAMILIAR = {
+    "kid": "child",
+    "grandma": "grandmother",
+    "granny": "grandmother",
+    "nana": "grandmother",
+    "gran": "grandmother",
+    "grandpa": "grandfather",
+    "grandad": "grandfather",
+    "granddad": "grandfather",
+    "auntie": "aunt",
+    "aunty": "aunt",
+}
 
 
 def _kin_learning(rel: str, name: str) -> RuleLearning:
@@ -235,7 +296,13 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
         return out
     if m := _RELATIONSHIP.match(s):
         return _relationship(m)
-    if (m := _MY_KIN.match(s)) and not _NATIONALITY.search(m.group(2)):
+    # "my partner Jo and I live in ..." is a subject of two: the clause's verb says the fact, and the
+    # relative named in it is kept beside it
+    if (
+        (m := _MY_KIN.match(s))
+        and not _NATIONALITY.search(m.group(2))
+        and not re.match(r"^\s*and\s+i\b", m.group(3), re.I)
+    ):
         rel, name, rest = m.group(1), m.group(2), m.group(3)
         if _DIED.search(rest):
             key, unique = _kin_key(rel)

@@ -11,9 +11,15 @@ from tinymemory.lifecycle.rules.learning import RuleLearning
 
 # preferences --------------------------------------------------------------------------------------------
 
-_FAVOURITE = re.compile(r"^my (?:favou?rite|preferred)\s+([\w\s-]{1,40}?)\s+(?:is|are)\s+(.+)$", re.I)
+# the adjectives of choosing: favourite, preferred, go-to, usual ("my go-to drink is ...")
+_CHOSEN = r"(?:favou?rite|preferred|go-to|go to|usual|regular)"
+_FAVOURITE = re.compile(
+    rf"^my (?:{_CHOSEN})\s+([\w\s-]{{1,40}}?)\s+(?:is|are)\s+(.+)$|"
+    r"^my\s+([\w\s-]{1,40}?)\s+of choice\s+(?:is|are)\s+(.+)$",
+    re.I,
+)
 _FAVOURITE_IS = re.compile(
-    r"^(.{1,40}?)\s+(?:is|are)\s+my\s+(?:absolute\s+)?(?:favou?rite|preferred)\s*([\w\s-]{0,40})$", re.I
+    rf"^(.{{1,40}}?)\s+(?:is|are)\s+my\s+(?:absolute\s+)?(?:{_CHOSEN})\s*([\w\s-]{{0,40}})$", re.I
 )
 _PREFER = re.compile(
     r"^i\s+(?:now\s+|really\s+|much\s+|definitely\s+|still\s+|generally\s+|usually\s+)?prefer\s+(.+?)"
@@ -21,14 +27,38 @@ _PREFER = re.compile(
     re.I,
 )
 _SWITCHED = re.compile(
-    r"^i(?:'ve| have)?\s+(?:(?:just|recently|finally)\s+)?(?:switched|changed|gone over)\s+"
-    r"(?:from\s+(.+?)\s+)?to\s+(.+)$",
+    r"^i(?:'ve| have)?\s+(?:(?:just|recently|finally)\s+)?(?:switched|changed|gone over|"
+    r"(?:gone|went|switched|changed)\s+back)\s+(?:from\s+(.+?)\s+)?to\s+(.+)$",
+    re.I,
+)
+# "I switched my editor to Helix", "I've changed my browser from Chrome to Firefox": the object names
+# the category the new value is a choice in
+_SWITCHED_MY = re.compile(
+    r"^i(?:'ve| have)?\s+(?:(?:just|recently|finally)\s+)?(?:switched|changed|moved|swapped)\s+"
+    r"(?:my|our)\s+(?:(?:default|main|usual|daily|go-to)\s+)?([\w-]+(?:\s+[\w-]+)?)\s+"
+    r"(?:over\s+)?(?:from\s+(.+?)\s+)?to\s+(.+)$",
+    re.I,
+)
+# "I've swapped coffee for tea", "I replaced Chrome with Firefox": the object after "for"/"with" is the
+# new choice
+_SWAPPED = re.compile(
+    r"^i\s+(?:have\s+)?(?:(?:just|recently|finally)\s+)?(?:swapped|traded|exchanged|replaced|ditched)\s+"
+    r"(?:my\s+)?(.+?)\s+(?:for|with)\s+(.+)$",
+    re.I,
+)
+# Verbs of losing a liking: "I've lost interest in X", "I've gone off X", "I've grown out of X"
+_LOST_LIKING = re.compile(
+    r"^i\s+(?:have\s+|had\s+)?(?:(?:kind of|kinda|sort of|completely|totally|really|just|finally)\s+)?"
+    r"(?:lost (?:all |my |any )?interest in|gone off|went off|gotten tired of|grown tired of|"
+    r"grew tired of|gotten bored (?:of|with)|grown bored (?:of|with)|"
+    r"fallen out of love with|fell out of love with|grown out of|grew out of|outgrown|outgrew|"
+    r"went cold on|gone cold on)\s+(.+)$",
     re.I,
 )
 _LIKE = re.compile(
     r"^i\s+(?:really\s+|do\s+|absolutely\s+|totally\s+|truly\s+|also\s+|still\s+|kind of\s+|kinda\s+|"
     r"honestly\s+|just\s+)*(like|love|adore|enjoy|dislike|hate|detest|loathe|don't like|do not like|"
-    r"can't stand|cannot stand|don't enjoy|do not enjoy)\s+(.+)$",
+    r"can't stand|cannot stand|don't enjoy|do not enjoy|can't get enough of|cannot get enough of)\s+(.+)$",
     re.I,
 )
 _FAN = re.compile(
@@ -103,7 +133,7 @@ _REACTION = re.compile(r"^(?:it|that|this|those|these|them|him|her|you|your|the 
 
 def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
     if m := _FAVOURITE.match(s):
-        what, value = _key(m.group(1)), _value(m.group(2))
+        what, value = _key(m.group(1) or m.group(3)), _value(m.group(2) or m.group(4))
         return [
             RuleLearning(
                 f"The user's favourite {what} is {value}.", "preference", About("preference", what), 0.9
@@ -128,6 +158,42 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
             f" over {third_person(other)}." if other else "."
         )
         return [RuleLearning(text, "preference", About("preference", key), 0.85)]
+    if m := _SWITCHED_MY.match(s):
+        new = _ended(_value(m.group(3)))
+        if not new or _REACTION.match(new):
+            return []
+        head = _key(m.group(1)).split()[-1]
+        key = head if head in _CATEGORIES else _preference_key(new, m.group(2))
+        if key not in _CATEGORIES:
+            return []  # "I switched my phone to silent" names no choice the rules keep
+        said = f"The user prefers {new} as their {head}." if head == key else f"The user prefers {new}."
+        return [RuleLearning(said, "preference", About("preference", key), 0.8)]
+    if m := _SWAPPED.match(s):
+        given, new = _ended(_value(m.group(1))), _ended(_value(m.group(2)))
+        if re.match(r"^(?:nothing|anything|something|it|them|one|another)\b", new, re.I):
+            return []
+        key = _preference_key(new, given) if new else ""
+        if key not in _CATEGORIES:
+            return []  # "I swapped shifts with Ana" names no choice the rules keep
+        return [
+            RuleLearning(
+                f"The user prefers {third_person(new)}.", "preference", About("preference", key), 0.8
+            )
+        ]
+    if m := _LOST_LIKING.match(s):
+        obj = _ended(_value(m.group(1)))
+        if not obj or _REACTION.match(obj) or len(obj.split()) > 5 or re.match(r"^(?:my|our)\b", obj, re.I):
+            return []  # a liking is of a thing in general: "grown out of my shoes" is no liking lost
+        key = _preference_key(obj, None)
+        key = key if key in _CATEGORIES else _activity_key(obj)
+        return [
+            RuleLearning(
+                f"The user is no longer interested in {third_person(obj)}.",
+                "preference",
+                About("preference", key),
+                0.8,
+            )
+        ]
     if m := _SWITCHED.match(s):
         old, new = (_value(m.group(1)) if m.group(1) else None), _ended(_value(m.group(2)))
         if not new or _REACTION.match(new):
@@ -167,6 +233,8 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
             "cannot stand": "cannot stand",
             "don't enjoy": "does not enjoy",
             "do not enjoy": "does not enjoy",
+            "can't get enough of": "loves",
+            "cannot get enough of": "loves",
         }
         said = phrase.get(verb, conjugate(verb))
         return [
@@ -240,6 +308,9 @@ def _preference_key(choice: str, other: str | None) -> str:
     for category, members in _CATEGORIES.items():
         if low in members or (other and other.lower() in members):
             return category
+    # a tool's name with a product word after it is the tool: "Sublime Text", "IntelliJ IDEA"
+    if choice[:1].isupper() and len(low.split()) == 2 and low.split()[0] in _CATEGORIES["editor"]:
+        return "editor"
     # a modifier keeps a drink a drink: "rooibos tea", "iced oat lattes"
     head = re.sub(r"(?<=[^s])s$", "", low.split()[-1]) if low.split() else ""
     if any(head == m or low.endswith(f" {m}") or low.endswith(f" {m}s") for m in _CATEGORIES["drink"]) and (

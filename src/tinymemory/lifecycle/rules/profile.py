@@ -16,12 +16,13 @@ _GREETING_NAME = re.compile(rf"^(?i:hi|hello|hey)\b[,!.]?\s+(?i:i'm|i am|this is
 # The name the user goes by, or asks to be called: "I'd rather you called me ...", "my friends call me ..."
 # (contractions are expanded before this reads: "I'd" is "I would").
 _NAME = re.compile(
-    rf"^(?:(?i:my name is|my name's|my first name is|call me|you can call me|i go by|i am called|"
+    rf"^(?:(?i:my name is|my name's|my first name is|the name's|the name is|call me|you can call me|"
+    rf"i go by|i am called|i (?:have\s+)?changed my name to|"
     rf"i'm called|please call me|(?:i would\s+)?(?:rather|prefer|like)\s+to\s+be\s+called|"
     rf"i (?:would\s+)?prefer to be called|i would rather be called|i would like you to call me|"
     rf"i would (?:rather|prefer)(?:\s+it)?(?:\s+if)?\s+you\s+(?:to\s+)?call(?:ed)?\s+me|"
     rf"(?:everyone|everybody|people|most people|(?:all\s+)?my friends|friends|my family)\s+"
-    rf"(?:(?:all|just|usually|mostly)\s+)*calls?\s+me)"
+    rf"(?:(?:all|just|usually|mostly)\s+)*(?:calls?\s+me|knows?\s+me\s+as))"
     rf")\s+({_NAME_RUN})"
 )
 
@@ -64,13 +65,48 @@ def _names(s: str, said_at: datetime) -> list[RuleLearning]:
 
 # home, origin -------------------------------------------------------------------------------------------
 
+# who a home is said of: the user, "we", or the user and one other ("Ana and I", "my partner Jo and I")
+_HOUSEHOLD = r"(?:i|we|(?:my\s+|our\s+)?[\w'-]+(?:\s+(?-i:[A-Z][\w'-]*))? and i)"
 _HOME = re.compile(
-    r"^(?:i|we|(?:my\s+|our\s+)?[\w'-]+ and i)\s+"
+    rf"^{_HOUSEHOLD}\s+"
     r"(?:(?:now|currently|still|also|just|finally|recently|officially)\s+)?"
     r"(live in|live near|'m living in|am living in|are living in|'re living in|'m based in|am based in|"
-    r"are based in|'re based in|'m based out of|moved to|moved back to|relocated to|have moved to|"
-    r"'ve moved to|have relocated to|'ve relocated to|'ve just moved to|settled in|moved house to|"
+    r"are based in|'re based in|'m based out of|(?:have\s+)?(?:moved|relocated)(?:\s+house)?"
+    # a particle of direction changes no destination: "moved back to", "moved down to", "moved out to"
+    r"(?:\s+(?:back|down|up|over|out|across|away|home|south|north|east|west|abroad))*"
+    r"(?:\s+from\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)?\s+to|"
+    r"(?:have\s+|are\s+|am\s+)?(?:settled|settling)\s+(?:down\s+)?in|(?:have\s+)?made the (?:big\s+)?move to|"
     r"live)\s+(.+)$",
+    re.I,
+)
+# "a small flat in X", "our new place near X": a dwelling and where it is
+_DWELLING_AT = (
+    r"(?:a|an|the|my|our)\s+(?:[\w'-]+\s+){0,3}?"
+    r"(?:flat|apartment|house|place|home|cottage|studio|condo|bungalow|room|loft|townhouse|duplex|"
+    r"houseboat|farmhouse|villa|cabin|bedsit)\s+(?:in|near|outside|just outside|on the edge of)\s+"
+)
+_DWELLING_IN = re.compile(rf"^{_DWELLING_AT}", re.I)
+# "I rent a flat in X", "we're settling into our new place in X": a home named by the dwelling in it
+_DWELLING = re.compile(
+    rf"^{_HOUSEHOLD}\s+(?:(?:am|are|have)\s+)?"
+    r"(?:rent|renting|share|sharing|moved into|settled into|settling into|"
+    rf"live in|living in)\s+{_DWELLING_AT}(.+)$",
+    re.I,
+)
+# "we now call Brisbane home": calling a place home
+_CALL_HOME = re.compile(rf"^{_HOUSEHOLD}\s+(?:now\s+)?call\s+((?:the\s+)?(?-i:[A-Z]).+?)\s+home$", re.I)
+# a bounded stay: "for a week", "for the holidays", "on holiday"
+_STAY = re.compile(
+    r"\b(?:for\s+(?:a|an|one|two|three|a few|a couple of|the)\s+(?:\w+\s+)?(?:nights?|days?|weeks?|"
+    r"weekends?|holidays?|summer|winter|month|festival|conference)|on\s+(?:holiday|vacation|"
+    r"(?:our|my)\s+honeymoon|a trip|business))\b",
+    re.I,
+)
+# "we're in Adelaide now": being in a place is a home only when the clause says it is the present state
+_IN_NOW = re.compile(
+    r"^(?:i am|we are)\s+(?:(?:now|back|finally|permanently)\s+)*in\s+(.+?)"
+    r"\s+(?:now|these days|nowadays|for good|permanently)$|"
+    r"^(?:i am|we are)\s+now\s+(?:(?:back|finally|permanently)\s+)*in\s+(.+)$",
     re.I,
 )
 _ORIGIN = re.compile(
@@ -87,6 +123,10 @@ def _place(text: str) -> str:
     return value.rstrip(",.; ")
 
 
+def _origin(place: str) -> RuleLearning:
+    return RuleLearning(f"The user is from {place}.", "fact", About("profile", "origin"), 0.85)
+
+
 _HOME_IS = re.compile(
     r"^home(?:\s+(?:for me|for us|now|these days|nowadays|at the moment|right now))?\s+is\s+(?:now\s+)?(.+)$",
     re.I,
@@ -95,12 +135,21 @@ _HOME_IS = re.compile(
 
 def _home(s: str, said_at: datetime) -> list[RuleLearning]:
     if m := _HOME_IS.match(s):
-        place = _place(m.group(1))  # "home is Tbilisi": only a named place is a home
+        place = _place(
+            _DWELLING_IN.sub("", m.group(1), count=1)
+        )  # "home is Tbilisi": only a named place is a home
         return (
             [RuleLearning(f"The user lives in {place}.", "fact", About("profile", "home"), 0.8)]
             if (place and _is_name(place))
             else []
         )
+    if (m := _DWELLING.match(s)) or (m := _IN_NOW.match(s)) or (m := _CALL_HOME.match(s)):
+        if _STAY.search(s):
+            return []  # "we're renting a villa in Crete for a week" is a stay, not a home
+        place = _place(next(g for g in m.groups() if g))
+        if place and _is_name(place):
+            return [RuleLearning(f"The user lives in {place}.", "fact", About("profile", "home"), 0.8)]
+        return []
     if m := _HOME.match(s):
         place = _place(m.group(2))
         if not place or place.lower() in {"here", "there", "alone", "together", "nearby", "abroad"}:
@@ -110,11 +159,7 @@ def _home(s: str, said_at: datetime) -> list[RuleLearning]:
         return [RuleLearning(f"The user lives in {place}.", "fact", About("profile", "home"), 0.85)]
     if m := _ORIGIN.match(s):
         place = _place(m.group(2))
-        return (
-            [RuleLearning(f"The user is from {place}.", "fact", About("profile", "origin"), 0.85)]
-            if place
-            else []
-        )
+        return [_origin(place)] if place else []
     if m := _BORN.match(s):
         what = _TRAIL.sub("", m.group(1)).strip()
         if re.match(rf"^(?:\d|the\s+\d|(?:{_MONTHS})\b)", what, re.I):
@@ -156,14 +201,42 @@ _EMPLOYER = re.compile(
     r"started at|started working at|started working for|got a job at|got a job with|got hired by|"
     r"got hired at|was hired by|'ve been hired by|have been hired by|'ve joined|have joined|"
     r"started a new job at|started a job at|'ve started a new job at|'m employed by|am employed by|"
-    r"'m employed at|have started at|have started a new job at|now work at)\s+(.+)$",
+    r"'m employed at|have started at|have started a new job at|now work at|"
+    # a verb of getting or starting with a job noun: "landed a role at", "took a position with"
+    r"(?:have\s+)?(?:got|gotten|landed|took|taken|accepted|found|secured|started|begun|began)\s+"
+    r"(?:a|an|the|my)\s+(?:new\s+)?(?:(?:full|part)[- ]time\s+)?(?:job|position|role|post|placement)"
+    r"\s+(?:at|with))\s+(.+)$",
     re.I,
+)
+# "I was laid off", "I got made redundant", "I lost my job": a dismissal ends the employer unnamed
+_DISMISSED = re.compile(
+    r"^i\s+(?:was|got|have been|have just been|just got|just lost|lost|have lost)\s+"
+    r"(?:laid off|made redundant|let go|fired|sacked|my job)(?P<rest>.*)$",
+    re.I,
+)
+# a verb of working other than "work" ("freelancing as", "I contract as"): the role after "as"
+_WORKING_AS = (
+    r"(?:am\s+|have been\s+)?(?:freelanc(?:e|ing)|contract(?:ing)?|consult(?:ing)?|temp(?:ing)?|"
+    r"moonlight(?:ing)?|employed|practi[sc](?:e|ing)|working freelance|working part-time|"
+    r"working full-time)(?:\s+(?:now|full[- ]time|part[- ]time))?\s+as"
 )
 _ROLE = re.compile(
     r"^i\s+(?:(?:now|currently|still|also|just|recently|finally|officially)\s+)?"
     r"(work as|'m working as|am working as|got a job as|was promoted to|'ve been promoted to|"
-    r"have been promoted to|got promoted to|became|'ve become|have become|started as|retrained as|"
-    r"trained as|qualified as|am|'m)\s+(.+)$",
+    r"have been promoted to|got promoted to|(?:got|was given|earned|have got) a promotion to|became|"
+    r"'ve become|have become|started as|retrained as|"
+    rf"trained as|qualified as|{_WORKING_AS}|"
+    # a job noun after a verb of getting or starting: "I've started a new job as a nurse"
+    r"(?:have\s+)?(?:got|gotten|landed|took|taken|accepted|found|started|begun|began)\s+(?:a|an|the|my)\s+"
+    r"(?:new\s+)?(?:(?:full|part)[- ]time\s+)?(?:job|position|role|post)\s+as|am|'m)\s+(.+)$",
+    re.I,
+)
+# "I retired last year", "I'm retired now", "I've gone freelance": a state of working is a role,
+# whatever the job was
+_RETIRED = re.compile(
+    r"^i\s+(?:am\s+|have\s+|have gone\s+|went\s+|have become\s+|became\s+)?"
+    r"(?:(?:now|finally|officially|just|recently|happily|fully)\s+)*"
+    r"((?:semi-)?retired|self-employed|freelance|unemployed|out of work|between jobs)(?P<rest>.*)$",
     re.I,
 )
 _LEFT_JOB = re.compile(
@@ -191,17 +264,28 @@ def _role_value(text: str) -> tuple[str, str | None]:
     if m:
         # the workplace is not part of the role; a named one is the employer
         value, employer = m.group(1), (_org(m.group(2)) if _is_name(m.group(2)) else None)
+    # "a full-time illustrator": how much the user works is not the role
+    value = re.sub(r"^((?:an?|the)\s+)?(?:full|part)[- ]time\s+", r"\1", value, flags=re.I)
     value = _VALUE_END.split(value, maxsplit=1)[0].strip().rstrip(",.; ")
     value = re.sub(r"^(?:an?|the)\s+", "", value, flags=re.I)
     return value, employer
 
 
 def _job(s: str, said_at: datetime) -> list[RuleLearning]:
+    if (m := _RETIRED.match(s)) and (
+        not _TRAIL.sub("", m.group("rest")).strip() or _VALUE_END.match(m.group("rest"))
+    ):
+        return [RuleLearning(f"The user is {m.group(1).lower()}.", "fact", About("profile", "role"), 0.8)]
+    if (m := _DISMISSED.match(s)) and (
+        not _TRAIL.sub("", m.group("rest")).strip() or _VALUE_END.match(m.group("rest"))
+    ):
+        return [RuleLearning("The user lost their job.", "fact", About("profile", "employer"), 0.75)]
     if m := _LEFT_JOB.match(s):
         org = _org(m.group("org") or "")
         role = m.group("role") or m.group("oldrole")
         out = []
-        if m.group("verb").lower() in {"left", "have left"} and not m.group("job"):
+        mine = org.lower() in {"my job", "my position", "my role"}
+        if m.group("verb").lower() in {"left", "have left"} and not (m.group("job") or mine):
             return []  # "I left Lisbon" may be a place: only "left my job at ..." is a job
         # a verb that can only mean a job names its workplace even by a common noun ("the fire service")
         only_job = not re.match(r"^(?:quit|left|have left|have quit)$", m.group("verb"), re.I)
@@ -239,7 +323,11 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         return out
     if m := _ROLE.match(s):
         verb = m.group(1).lower()
-        value, employer = _role_value(m.group(2))
+        said, origin = m.group(2), None
+        # "a nurse from Bergen": a named place after "from" is where the user is from, not the role
+        if o := re.match(r"^(.+?)\s+from\s+((?:the\s+)?[A-Z].*)$", said):
+            said, origin = o.group(1), _place(o.group(2))
+        value, employer = _role_value(said)
         # the noun phrase stays whole with its of-phrase ("head of department"); its head is the noun
         # before "of"
         value = re.split(r"\s+(?:in|who|that|and|but)\s+", value, maxsplit=1)[0]
@@ -247,6 +335,8 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         head = core.split()[-1].lower() if core else ""
         if value.lower() in _NOT_OCCUPATION or head in _NOT_OCCUPATION or len(value.split()) > 5:
             return []
+        if re.fullmatch(_WORKING_AS, verb) and not _OCCUPATION.search(head):
+            return []  # "consulting as ..." names a job only when its head is an occupation
         if verb in {"am", "'m"}:
             if not re.match(r"^(?:an?\s+)", _TRAIL.sub("", m.group(2)).strip(), re.I):
                 return []
@@ -259,5 +349,7 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
             out.append(
                 RuleLearning(f"The user works at {employer}.", "fact", About("profile", "employer"), 0.85)
             )
+        if origin:
+            out.append(_origin(origin))
         return out
     return []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from tinymemory.lifecycle.rules.english import _LEAD
+from tinymemory.lifecycle.rules.people import _KIN, _PETS
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 # -- clauses ------------------------------------------------------------------------------------------
@@ -18,7 +19,7 @@ _CLAUSE_SPLIT = re.compile(
 # A verb that continues the subject of the clause before it: "I live in X and work as a Y".
 _ELLIPSIS_VERBS = (
     r"work|live|love|like|prefer|hate|enjoy|have|am|study|teach|own|play|moved|relocated|quit|left|"
-    r"joined|started|got|drink|eat|go|went|run|ran|speak|use|can't|don't|do not|no longer|never|always"
+    r"joined|started|got|became|drink|eat|go|went|run|ran|speak|use|can't|don't|do not|no longer|never|always"
 )
 _ELLIPSIS_SPLIT = re.compile(rf"\s*(?:,\s*|\s+)(?:and|but)\s+(?=(?:{_ELLIPSIS_VERBS})\b)", re.I)
 
@@ -34,14 +35,23 @@ _CONTRACTIONS = (
 )
 
 
+_NAMED_KIN = re.compile(
+    rf"^(?i:my|our)\s+(?:[a-z]+\s+)?(?i:{_KIN}|{_PETS})\s*,?\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s*,?$"
+)
+
+
 def clauses(sentence: str) -> list[str]:
     """A sentence cut where a new first-person subject begins ("..., and I ...", "...; I ...") or where a
     verb continues the first one's subject ("I live in X and work as Y" -> "I work as Y")."""
     out: list[str] = []
     parts: list[str] = []
     for part in _CLAUSE_SPLIT.split(sentence):
-        # "Sam and I ...", "My wife and I ...": a subject of one or two words is not a clause of its own
-        if parts and len(parts[-1].split()) <= 2 and not re.match(r"^(?:i|we)\b", parts[-1], re.I):
+        # "Sam and I ...", "My wife and I ...", "My husband Tom and I ...": a subject of one or two words,
+        # or a relative or a pet with a name, is not a clause of its own
+        if parts and (
+            (len(parts[-1].split()) <= 2 and not re.match(r"^(?:i|we)\b", parts[-1], re.I))
+            or _NAMED_KIN.match(parts[-1])
+        ):
             parts[-1] = f"{parts[-1]} and {part}"
         else:
             parts.append(part)
