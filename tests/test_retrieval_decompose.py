@@ -145,6 +145,19 @@ async def test_pages_through_a_cursor_follow_the_merged_order(tmp_path: Path) ->
         await engine.close()
 
 
+async def test_an_explained_split_question_ranks_each_hit_where_the_merge_put_it(tmp_path: Path) -> None:
+    engine = await _conversation(tmp_path / "m.db")
+    try:
+        plain = await engine.fetch(FetchRequest(QUESTION, filter=MY, limit=6))
+        told = await engine.fetch(FetchRequest(QUESTION, filter=MY, limit=6, explain=True))
+        assert _texts(told.hits) == _texts(plain.hits)
+        for place, hit in enumerate(told.hits, start=1):
+            assert hit.why is not None and hit.why.rank == place
+            assert round(hit.why.score, 6) == hit.score
+    finally:
+        await engine.close()
+
+
 @pytest.mark.parametrize("mode", [FetchMode.LEXICAL, FetchMode.HYBRID])
 async def test_another_tenants_rows_move_nothing(tmp_path: Path, mode: FetchMode) -> None:
     alone = await _conversation(tmp_path / "a.db")

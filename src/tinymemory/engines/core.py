@@ -307,7 +307,13 @@ class StorageEngine(AsyncClosing):
                 found.setdefault((hit.item.id, hit.score), hit)
         order = pipeline.merge_reads([[(h.item.id, h.score) for h in read] for read in hits])
         end = plan.offset + req.limit
-        return FetchPage(whole.snapshot, [found[kv] for kv in order[plan.offset : end]], len(order) > end)
+        page = [found[kv] for kv in order[plan.offset : end]]
+        if req.explain:  # a hit's signals are its own read's; its rank is its place in the merged order
+            page = [
+                h if h.why is None else replace(h, why=replace(h.why, rank=plan.offset + i + 1))
+                for i, h in enumerate(page)
+            ]
+        return FetchPage(whole.snapshot, page, len(order) > end)
 
     @operation("recall")
     async def recall(self, request: RecallRequest) -> RecallResult:
