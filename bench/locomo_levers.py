@@ -15,9 +15,16 @@ handed or to how its output is merged, replayed the same way:
 - `session spread`: the default read's order, each turn's score times `decay` to the power of how
   many turns of its session rank above it, so a list question's top reaches more sessions (its
   evidence is spread over them) without reading more;
-- `decomposition`: a question naming two people ("Caroline and Melanie", "X or Y") or two clauses joined
-  by "and" is also asked as one sub-question each (no LLM: text rules, `split_question`); each
-  sub-question's pooled read is ranked and the orders are merged by best relevance.
+- `decomposition` (shipped as the `decompose` stage): a question naming two things ("Caroline and
+  Melanie", "X or Y") or two questions joined by "and" is also asked once per part
+  (`retrieval.decompose.sub_questions`, text rules, no LLM); each part's pooled read is ranked and the
+  orders are merged by best relevance (`pipeline.merge_reads`, what the engine does), or the parts'
+  candidate lists are fused before one reranking (rank fusion picks the pool, each row keeps its best
+  score of the ranker);
+- `wider lists`: each ranker's best 80 / 100 / 150 instead of 60, ranked by the shipped model;
+- `feedback` (pseudo-relevance feedback): the words of the default read's best turns that are rarest
+  in the conversation (the reach) added to the lexical query, that read's extra rows (or its whole list)
+  put into the lexical pool.
 
 Conversations 0-1 choose, 2-3 check; both are reported. Recall is deterministic.
 
@@ -30,11 +37,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import re
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,7 +56,10 @@ from tinymemory.api.timeutil import from_us
 from tinymemory.engines.sqlite import SqliteEngine
 from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.config import DEFAULT_CONFIG
+from tinymemory.retrieval.decompose import sub_questions
 from tinymemory.retrieval.embedders.default import default_embedder
+from tinymemory.retrieval.fusion import rrf
+from tinymemory.retrieval.text import default_analyzer, tokenize
 
 POOL = pipeline.pool_size(20)  # what bench/locomo.py's fetch of the top 20 pools
 FULL = 1000  # a limit whose pool holds every turn of one conversation
@@ -72,24 +83,33 @@ class Question:
     evidence: set[int]  # row keys
     full: Captured
     subs: list[Captured]
+    feedback: dict[tuple[int, int], pipeline.Ranked]  # (top, words) -> the expanded query's lexical list
 
 
-_NAMES_AND = re.compile(r"\b([A-Z][a-z]+) (and|or) ([A-Z][a-z]+)\b")
-_CLAUSE_AND = re.compile(
-    r",? and (?=(?:what|when|where|who|how|which|why|did|does|do|is|was|has|have)\b)", re.I
-)
+FEEDBACK = ((3, 5), (5, 10))  # (best turns read, words added)
+_LABEL = re.compile(r"^[A-Z][a-z]+: ")
 
 
-def split_question(question: str) -> list[str]:
-    """Sub-questions of an "and"/"or" question, without an LLM: two names joined by and/or become one
-    question per name ("What do Caroline and Melanie both like?" -> "What do Caroline both like?",
-    ...), two clauses joined by "and" plus a question word or auxiliary become two questions. Empty
-    when the question is not of that shape."""
-    m = _NAMES_AND.search(question)
-    if m:
-        return [question[: m.start()] + name + question[m.end() :] for name in (m.group(1), m.group(3))]
-    parts = [p.strip() for p in _CLAUSE_AND.split(question) if p.strip()]
-    return parts if len(parts) > 1 else []
+def feedback_words(c: Captured, question: str, top: int, words: int) -> list[str]:
+    """The `words` words of the default read's `top` best turns (speaker labels left out) that are not
+    query terms, by how many of those turns hold them times their idf over the conversation (the reach:
+    every turn is in the captured semantic list)."""
+    analyzer = default_analyzer()
+    df: Counter[str] = Counter()
+    for lt in c.light.values():
+        df.update(set(analyzer.index_terms(_LABEL.sub("", lt.text or ""))))
+    asked = set(analyzer.query_terms(question))
+    held: Counter[str] = Counter()
+    surface: dict[str, str] = {}
+    for key, _ in default_read(c)[:top]:
+        for word in tokenize(_LABEL.sub("", c.light[key].text or "")):
+            terms = analyzer.query_terms(word)
+            if len(terms) == 1 and terms[0] not in asked:
+                surface.setdefault(terms[0], word)
+                held[terms[0]] += 1
+    n = len(c.light)
+    best = sorted(held, key=lambda t: -held[t] * math.log(n / (1 + df[t])))
+    return [surface[t] for t in best[:words]]
 
 
 async def capture(path: Path) -> tuple[list[Question], Any]:
@@ -105,7 +125,12 @@ async def capture(path: Path) -> tuple[list[Question], Any]:
     out: list[Question] = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            engine = SqliteEngine(Path(tmp) / "levers.db", embedder=CachedEmbedder(default_embedder()))
+            # the decompose stage off: each captured read is one question's (the parts are asked apart)
+            engine = SqliteEngine(
+                Path(tmp) / "levers.db",
+                embedder=CachedEmbedder(default_embedder()),
+                retrieval=DEFAULT_CONFIG.without("decompose"),
+            )
             id_to_dia, _, _ = await store_all(engine, convs)
             import sqlite3
 
@@ -113,9 +138,9 @@ async def capture(path: Path) -> tuple[list[Question], Any]:
                 rows = conn.execute("SELECT rowid, id, ns FROM items").fetchall()
             rowid_of = {(str(ns), id_to_dia[i]): int(r) for r, i, ns in rows if i in id_to_dia}
 
-            async def ask(q: str, flt: MetaFilter) -> Captured:
+            async def ask(q: str, flt: MetaFilter, mode: FetchMode = FetchMode.HYBRID) -> Captured:
                 seen.clear()
-                await engine.fetch(FetchRequest(query=q, mode=FetchMode.HYBRID, filter=flt, limit=FULL))
+                await engine.fetch(FetchRequest(query=q, mode=mode, filter=flt, limit=FULL))
                 return seen[-1]
 
             for ci, conv in enumerate(convs):
@@ -123,9 +148,13 @@ async def capture(path: Path) -> tuple[list[Question], Any]:
                 flt = MetaFilter(reach=Reach.exact(ns))
                 for question, cat, evidence in conv.questions:
                     full = await ask(question, flt)
-                    subs = [await ask(s, flt) for s in split_question(question)]
+                    subs = [await ask(s, flt) for s in sub_questions(question)]
+                    expanded = {}
+                    for top, words in FEEDBACK:
+                        more = " ".join(feedback_words(full, question, top, words))
+                        expanded[(top, words)] = (await ask(f"{question} {more}", flt, FetchMode.LEXICAL)).lex
                     rel = {rowid_of[(str(ns), d)] for d in evidence if (str(ns), d) in rowid_of}
-                    out.append(Question(ci, cat, rel, full, subs))
+                    out.append(Question(ci, cat, rel, full, subs, expanded))
             await engine.close()
     finally:
         pipeline.rank = original  # type: ignore[assignment]
@@ -138,16 +167,17 @@ def ranked(c: Captured, lex: pipeline.Ranked, sem: pipeline.Ranked) -> pipeline.
     return pipeline.rank(FetchMode.HYBRID, lex, sem, light, **c.kw)
 
 
-def pooled(c: Captured, window: bool = True) -> tuple[pipeline.Ranked, pipeline.Ranked]:
-    """The lists the engine hands `rank` for a fetch of the top 20: each ranker's best 60, and with the
-    window stage (a question naming days) each ranker's best 60 observed inside those days merged in."""
-    lex, sem = c.lex[:POOL], c.sem[:POOL]
+def pooled(c: Captured, window: bool = True, pool: int = POOL) -> tuple[pipeline.Ranked, pipeline.Ranked]:
+    """The lists the engine hands `rank` for a fetch of the top 20: each ranker's best 60 (or `pool`),
+    and with the window stage (a question naming days) each ranker's best observed inside those days
+    merged in."""
+    lex, sem = c.lex[:pool], c.sem[:pool]
     hint = c.kw.get("derived")
     if not window or hint is None or c.kw.get("hint") is not None or not c.kw["cfg"].temporal.window:
         return lex, sem
     inside = {k for k, lt in c.light.items() if hint.start <= from_us(lt.observed_at) < hint.end}
-    lex = pipeline.merged(lex, [kv for kv in c.lex if kv[0] in inside][:POOL])
-    sem = pipeline.merged(sem, [kv for kv in c.sem if kv[0] in inside][:POOL])
+    lex = pipeline.merged(lex, [kv for kv in c.lex if kv[0] in inside][:pool])
+    sem = pipeline.merged(sem, [kv for kv in c.sem if kv[0] in inside][:pool])
     return lex, sem
 
 
@@ -246,23 +276,55 @@ def session_spread(order: pipeline.Ranked, light: dict[int, pipeline.Light], dec
 
 
 def decomposed(q: Question, base: Callable[[Captured], pipeline.Ranked], how: str) -> pipeline.Ranked:
-    """The question's read merged with its sub-questions' reads: by best relevance (`max`), or by
-    taking turns from each order (`interleave`)."""
+    """The question's read merged with its sub-questions' reads: by best relevance (`max`, the shipped
+    `decompose` stage), or by taking turns from each order (`interleave`)."""
     orders = [base(q.full)] + [base(s) for s in q.subs]
     if len(orders) == 1:
         return orders[0]
     if how == "max":
-        best: dict[int, float] = {}
-        for order in orders:
-            for k, s in order:
-                best[k] = max(best.get(k, 0.0), s)
-        return sorted(best.items(), key=lambda kv: -kv[1])
+        return pipeline.merge_reads(orders)
     out: dict[int, float] = {}
     for i in range(max(len(o) for o in orders)):
         for o in orders:
             if i < len(o) and o[i][0] not in out:
                 out[o[i][0]] = -float(len(out))
     return list(out.items())
+
+
+def best_of(lists: list[pipeline.Ranked], keep: set[int]) -> pipeline.Ranked:
+    """The rows of `keep`, each at its best score in any of the lists, best first."""
+    best: dict[int, float] = {}
+    for lst in lists:
+        for k, v in lst:
+            if k in keep and v > best.get(k, -1.0):
+                best[k] = v
+    return sorted(best.items(), key=lambda kv: -kv[1])
+
+
+def fused_parts(q: Question, pool: int) -> pipeline.Ranked:
+    """The parts' candidate lists fused before one reranking: per ranker, rank fusion of the question's
+    and its parts' pooled lists picks the best `pool` rows, each with its best score of that ranker."""
+    if not q.subs:
+        return default_read(q.full)
+    reads = [pooled(q.full)] + [pooled(s) for s in q.subs]
+    lists = []
+    for side in (0, 1):
+        ranked_lists = [r[side] for r in reads]
+        keep = {k for k, _ in rrf([[k for k, _ in lst] for lst in ranked_lists])[:pool]}
+        lists.append(best_of(ranked_lists, keep))
+    return ranked(q.full, lists[0], lists[1])
+
+
+def feedback_read(q: Question, top: int, words: int, how: str) -> pipeline.Ranked:
+    """The default read with the expanded lexical query's list: its best 30 rows not pooled yet added
+    (`add`), or in place of the lexical list (`replace`)."""
+    lex, sem = pooled(q.full)
+    expanded = q.feedback[(top, words)]
+    if how == "replace":
+        return ranked(q.full, expanded[:POOL], sem)
+    have = {k for k, _ in lex}
+    extra = [kv for kv in expanded if kv[0] not in have][:30]
+    return ranked(q.full, sorted(lex + extra, key=lambda kv: -kv[1]), sem)
 
 
 def recall(questions: list[Question], orders: list[pipeline.Ranked]) -> dict[str, float]:
@@ -276,8 +338,7 @@ def recall(questions: list[Question], orders: list[pipeline.Ranked]) -> dict[str
             cells[f"R@{k} {CATEGORIES[q.cat]}"].append(got)
             split = "tune" if q.conv in TUNE else "check" if q.conv in CHECK else "other"
             cells[f"R@{k} {split}"].append(got)
-            if q.cat == 2:
-                cells[f"R@{k} temporal {split}"].append(got)
+            cells[f"R@{k} {CATEGORIES[q.cat]} {split}"].append(got)
     return {name: sum(v) / len(v) for name, v in cells.items()}
 
 
@@ -286,7 +347,11 @@ COLUMNS = [
     "R@10",
     "R@20",
     "R@20 multi-hop",
+    "R@20 multi-hop tune",
+    "R@20 multi-hop check",
     "R@10 open-domain",
+    "R@10 open-domain tune",
+    "R@10 open-domain check",
     "R@10 temporal tune",
     "R@10 temporal check",
     "R@10 tune",
@@ -297,8 +362,8 @@ COLUMNS = [
 def levers(questions: list[Question]) -> list[tuple[str, list[pipeline.Ranked], float]]:
     """Each variant's orders and its ranking CPU time per question (ms)."""
     variants: list[tuple[str, Callable[[Question], pipeline.Ranked]]] = [
-        ("default (shipped read, window stage on)", lambda q: default_read(q.full)),
-        ("without the window stage (the read before this round)", lambda q: without_window(q.full)),
+        ("read once (the shipped read without the decompose stage)", lambda q: default_read(q.full)),
+        ("read once, without the window stage either", lambda q: without_window(q.full)),
     ]
     for n in (1, 2, 3):
         for score in ("sum", "max"):
@@ -325,8 +390,34 @@ def levers(questions: list[Question]) -> list[tuple[str, list[pipeline.Ranked], 
         )
     for how in ("max", "interleave"):
         variants.append(
-            (f"decomposition, merged by {how}", lambda q, how=how: decomposed(q, default_read, how))
+            (
+                f"decomposition, merged by {how}"
+                + (" (shipped: the decompose stage)" if how == "max" else ""),
+                lambda q, how=how: decomposed(q, default_read, how),
+            )
         )
+    for pool in (90, 120):
+        variants.append(
+            (
+                f"decomposition, the parts' lists fused (rank fusion, best {pool}) before one reranking",
+                lambda q, pool=pool: fused_parts(q, pool),
+            )
+        )
+    for width in (80, 100, 150):
+        variants.append(
+            (
+                f"wider lists: each ranker's best {width}",
+                lambda q, w=width: ranked(q.full, *pooled(q.full, pool=w)),
+            )
+        )
+    for top, words in FEEDBACK:
+        for how in ("add", "replace"):
+            variants.append(
+                (
+                    f"feedback: {words} words of the best {top} turns, the expanded list's rows ({how})",
+                    lambda q, top=top, words=words, how=how: feedback_read(q, top, words, how),
+                )
+            )
     variants.append(
         (
             "session read (2, sum) + decomposition (max)",
@@ -392,16 +483,17 @@ def render(questions: list[Question], results: list[tuple[str, list[pipeline.Ran
             "",
             f"Data: `locomo_dev.json`, {len(questions)} questions; hybrid, the default embedder. Each "
             "question's full candidate lists are captured once from the SQLite engine, then each variant "
-            "replays `pipeline.rank` on what it would be handed (the default read reproduces "
-            "`bench/locomo.py`'s hybrid figures). The session read adds the best sessions' turns with the "
-            "two rankers' own scores for them, which an engine would have to supply (not built: see "
-            f"docs/architecture/retrieval.md). {decomposable} questions split into sub-questions. "
+            "replays `pipeline.rank` on what it would be handed (the shipped read, `decomposition, merged "
+            "by max`, reproduces `bench/locomo.py`'s hybrid figures). The session read adds the best "
+            "sessions' turns with the two rankers' own scores for them, which an engine would have to "
+            "supply (not built: see docs/architecture/retrieval.md); feedback reads the expanded query "
+            f"through the engine's lexical ranker. {decomposable} questions split into sub-questions. "
             "`ms` is the ranking CPU time per question in this process (no SQL, no embedding of "
             f"sub-questions); machine: {machine_line()}, shared, so it is noisy. Recall is deterministic.",
             "",
             table(["variant", *COLUMNS, "rank ms"], rows),
             "",
-            "Where the evidence of the default read sits (share of evidence turns):",
+            "Where the evidence of the read once sits (share of evidence turns):",
             "",
             outside_pool(questions),
         ]

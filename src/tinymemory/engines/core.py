@@ -8,7 +8,9 @@ and Postgres are two storages, and a new engine is one more (docs/architecture/e
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 import numpy as np
@@ -32,6 +34,7 @@ from tinymemory.api.requests import (
     ForgetResult,
     GetRequest,
     GetResult,
+    Hit,
     ListRequest,
     ListResult,
     PurgeRequest,
@@ -43,12 +46,13 @@ from tinymemory.api.requests import (
 from tinymemory.api.timeutil import ensure_utc, utcnow
 from tinymemory.engines.cursors import CursorCodec, FetchCursor, ListCursor, fingerprint
 from tinymemory.engines.rows import to_us
-from tinymemory.engines.storage import CandidateQuery, IndexReport, Storage
+from tinymemory.engines.storage import CandidateQuery, FetchPage, IndexReport, Storage
 from tinymemory.engines.telemetry import operation
 from tinymemory.engines.versions import Floats, Pending, embeds_inline, start_embed_new
 from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.answer import Answerer, ExtractiveAnswerer, answer_recall
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
+from tinymemory.retrieval.decompose import sub_questions
 from tinymemory.retrieval.embedders.base import Embedder
 from tinymemory.retrieval.query import QueryAnalysis
 from tinymemory.retrieval.temporal import with_event_range
@@ -227,11 +231,6 @@ class StorageEngine(AsyncClosing):
             cursor_pool=cur.pool if cur is not None else None,
             cursor_offset=cur.offset if cur is not None else 0,
         )
-        embed_query: Callable[[], Floats] | None = None
-        if mode is not FetchMode.LEXICAL:
-            assert self.embedder is not None  # check_fetch serves semantic modes only with one
-            embedder, text = self.embedder, req.query
-            embed_query = lambda: query_vector(op, embedder, text)  # noqa: E731
         query = CandidateQuery(
             mode=mode,
             text=req.query,
@@ -240,12 +239,16 @@ class StorageEngine(AsyncClosing):
             want=plan.want,
             postings_budget=plan.postings_budget(),
             context_weight=cfg.context.weight,
-            embed_query=embed_query,
+            embed_query=self._query_embedding(op, mode, req.query),
         )
-        ranking = pipeline.FetchRanking(
-            mode, analysis, req.time_hint, plan.offset, req.limit, cfg, self.analyzer, req.explain
-        )
-        page = await self.storage.fetch(op, query, ranking)
+        parts = sub_questions(req.query) if cfg.decompose.enabled and plan.pooled else ()
+        if parts:
+            page = await self._decomposed(op, req, query, plan, analysis, parts)
+        else:
+            ranking = pipeline.FetchRanking(
+                mode, analysis, req.time_hint, plan.offset, req.limit, cfg, self.analyzer, req.explain
+            )
+            page = await self.storage.fetch(op, query, ranking)
         nxt = None
         if page.more and pages:
             fp = fp or fingerprint("fetch", req.query, mode.value, req.filter, req.time_hint)
@@ -253,6 +256,64 @@ class StorageEngine(AsyncClosing):
                 await self._cursors(op), fp
             )
         return FetchResult(tuple(page.hits), mode, nxt)
+
+    def _query_embedding(self, op: str, mode: FetchMode, text: str) -> Callable[[], Floats] | None:
+        """How a read embeds its query text (None for a lexical read)."""
+        if mode is FetchMode.LEXICAL:
+            return None
+        assert self.embedder is not None  # check_fetch serves semantic modes only with one
+        embedder = self.embedder
+        return lambda: query_vector(op, embedder, text)
+
+    async def _decomposed(
+        self,
+        op: str,
+        req: FetchRequest,
+        query: CandidateQuery,
+        plan: pipeline.FetchPlan,
+        analysis: QueryAnalysis,
+        parts: Sequence[str],
+    ) -> FetchPage:
+        """The `decompose` stage: the whole question and each part read over the same filter and
+        snapshot, each ranked over its own pool in full, merged by best score (pipeline.merge_reads),
+        then paged; a later page reads the same snapshot and so merges the same order."""
+        mode, cfg = query.mode, self.retrieval
+
+        def ranking(text: str | QueryAnalysis) -> pipeline.FetchRanking:
+            return pipeline.FetchRanking(
+                mode, text, req.time_hint, 0, plan.pool, cfg, self.analyzer, req.explain
+            )
+
+        whole = await self.storage.fetch(op, query, ranking(analysis))
+        reads = await asyncio.gather(
+            *(
+                self.storage.fetch(
+                    op,
+                    replace(
+                        query,
+                        text=part,
+                        snapshot=whole.snapshot,
+                        embed_query=self._query_embedding(op, mode, part),
+                    ),
+                    ranking(QueryAnalysis.of(part, self.analyzer)),
+                )
+                for part in parts
+            )
+        )
+        hits = [whole.hits, *(read.hits for read in reads)]
+        found: dict[tuple[str, float], Hit] = {}
+        for read in hits:
+            for hit in read:
+                found.setdefault((hit.item.id, hit.score), hit)
+        order = pipeline.merge_reads([[(h.item.id, h.score) for h in read] for read in hits])
+        end = plan.offset + req.limit
+        page = [found[kv] for kv in order[plan.offset : end]]
+        if req.explain:  # a hit's signals are its own read's; its rank is its place in the merged order
+            page = [
+                h if h.why is None else replace(h, why=replace(h.why, rank=plan.offset + i + 1))
+                for i, h in enumerate(page)
+            ]
+        return FetchPage(whole.snapshot, page, len(order) > end)
 
     @operation("recall")
     async def recall(self, request: RecallRequest) -> RecallResult:

@@ -97,6 +97,14 @@ class RerankConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class DecomposeConfig:
+    """Ask a question about two named things (or two joined questions) once per part as well, and merge
+    the reads by each memory's best score (decompose.py): each part's read finds its own side."""
+
+    enabled: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class PriorConfig:
     """A confidence multiplier in [1 - confidence_strength, 1]: confident memory wins near-ties."""
 
@@ -114,6 +122,7 @@ STAGES = (
     "neighbours",
     "dated",
     "priors",
+    "decompose",
 )
 
 
@@ -125,6 +134,7 @@ class RetrievalConfig:
     temporal: TemporalConfig = field(default_factory=TemporalConfig)
     rerank: RerankConfig = field(default_factory=RerankConfig)
     priors: PriorConfig = field(default_factory=PriorConfig)
+    decompose: DecomposeConfig = field(default_factory=DecomposeConfig)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.fusion.lexical_weight <= 1.0:
@@ -167,6 +177,8 @@ class RetrievalConfig:
             return replace(self, rerank=replace(self.rerank, dated=False))
         if stage == "priors":
             return replace(self, priors=PriorConfig(confidence_strength=0.0))
+        if stage == "decompose":
+            return replace(self, decompose=DecomposeConfig(enabled=False))
         raise ValueError(f"retrieval: `stage` `{stage}` is not one of {', '.join(STAGES)}")
 
     def all_off(self) -> RetrievalConfig:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -41,6 +41,7 @@ from tinymemory.retrieval.temporal import (
 from tinymemory.retrieval.text import Analyzer, term_set
 
 Ranked = list[tuple[int, float]]
+K = TypeVar("K")
 
 MIN_POOL = 50
 POSTINGS_BUDGET = 10_000
@@ -411,6 +412,20 @@ def _model_rerank(
         trace.names, trace.rows = FEATURES, rows
         trace.row_of = {key: i for i, key in enumerate(keys)}
     return sorted(scored, key=lambda kv: -kv[1])  # stable: ties keep the pool's order
+
+
+def merge_reads(reads: Sequence[Sequence[tuple[K, float]]]) -> list[tuple[K, float]]:
+    """The `decompose` stage's one order from a question's read and its parts' reads (each best first,
+    scores of the same scale): every key at its best score in any read, ties in the order the keys
+    first appear (the whole question's read first), so a part's best memory joins the top beside the
+    whole question's instead of below all of it."""
+    best: dict[K, float] = {}
+    for read in reads:
+        for key, score in read:
+            if key not in best or score > best[key]:
+                best[key] = score
+    order = {key: i for i, key in enumerate(best)}
+    return sorted(best.items(), key=lambda kv: (-kv[1], order[kv[0]]))
 
 
 def page(ranked: Ranked, offset: int, limit: int) -> tuple[Ranked, bool]:
