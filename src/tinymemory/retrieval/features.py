@@ -90,11 +90,18 @@ def named_sources(query: str, sources: set[str]) -> set[str]:
     return {s for s in sources if s and is_named(speaker_name(s), words)}
 
 
-def speaker_column(query: str, pooled: Sequence[Candidate]) -> list[float] | None:
-    """The speaker feature of each pooled candidate: 1 when the query names any name its speaker goes
-    by; None when it names none of them (the column stays 0)."""
+@lru_cache(maxsize=8192)
+def row_reads(text: str, source: str | None, extra: str | None, turn: bool) -> tuple[frozenset[str], float]:
+    """What the features read from a row's own columns alone: the names its speaker goes by
+    (speakers.speakers) and its `question` feature. One cached call per pooled candidate, where a
+    lookup in each cache cost more than the features themselves."""
+    return speakers(text, source, extra, turn), 1.0 if is_question(text) else 0.0
+
+
+def speaker_column(query: str, of: Sequence[frozenset[str]]) -> list[float] | None:
+    """The speaker feature of each pooled candidate from the names its speaker goes by (`of`, in pool
+    order): 1 when the query names any of them; None when it names none (the column stays 0)."""
     words = query_words(query)
-    of = [speakers(c.text, c.source, c.extra, c.thread is not None) for c in pooled]
     hit = {n for n in frozenset().union(*of) if is_named(n, words)}
     if not hit:
         return None
@@ -177,11 +184,10 @@ def rank_array(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
     return out
 
 
-def _unit(scores: list[float]) -> npt.NDArray[np.float64]:
-    """`fusion.minmax` of one list's scores, in list order."""
-    lo, hi = min(scores), max(scores)  # a short list: quicker in Python than in numpy
+def _unit(scores: npt.NDArray[np.float64], lo: float, hi: float) -> npt.NDArray[np.float64]:
+    """`fusion.minmax` of one list's scores, in list order, given their lowest and highest."""
     span = hi - lo
-    return (np.array(scores) - lo) / span if span > 0 else np.ones(len(scores))
+    return (scores - lo) / span if span > 0 else np.ones(len(scores))
 
 
 def feature_columns(
@@ -197,34 +203,43 @@ def feature_columns(
 ) -> tuple[list[int], npt.NDArray[np.float64]]:
     """`feature_rows` as one array (a row per pooled key, FEATURES order): the list features are
     computed a column at a time, the ones read from a candidate's columns one key at a time. Each
-    list holds a key once (a ranker's best-first list)."""
-    keys = list(dict.fromkeys([k for k, _ in lex] + [k for k, _ in sem]))
+    list holds a key once (a ranker's best-first list), so the lexical list's rows are the first ones,
+    in its order."""
+    lex_keys = [k for k, _ in lex]
+    keys = list(dict.fromkeys(lex_keys + [k for k, _ in sem]))
     n = len(keys)
     out = np.zeros((n, len(FEATURES)), dtype=np.float64)
     at = {k: i for i, k in enumerate(keys)}
     if lex:
-        scores = [s for _, s in lex]
-        rows = [at[k] for k, _ in lex]
-        out[rows, _LEX_NORM] = _unit(scores)
-        out[rows, _LEX_RANK] = 1.0 / (1.0 + rank_array(np.array(scores)) / 10.0)
-        out[rows, _LEX_RAW] = scores
+        listed = [s for _, s in lex]
+        scores = np.array(listed)
+        # the first rows, in order (a slice, not a gather), unless the list repeats a key
+        top: slice | list[int] = (
+            slice(0, len(lex)) if keys[: len(lex)] == lex_keys else [at[k] for k in lex_keys]
+        )
+        out[top, _LEX_NORM] = _unit(scores, min(listed), max(listed))
+        out[top, _LEX_RANK] = 1.0 / (1.0 + rank_array(scores) / 10.0)
+        out[top, _LEX_RAW] = scores
     if sem:
-        scores = [s for _, s in sem]
-        rows = [at[k] for k, _ in sem]
-        out[:, _COSINE] = min(scores)  # absent rows get the pool's lowest
-        out[rows, _SEM_NORM] = _unit(scores)
-        out[rows, _SEM_RANK] = 1.0 / (1.0 + rank_array(np.array(scores)) / 10.0)
+        listed = [s for _, s in sem]
+        scores = np.array(listed)
+        rows = np.array([at[k] for k, _ in sem], dtype=np.intp)
+        lowest = min(listed)
+        out[:, _COSINE] = lowest  # absent rows get the pool's lowest
+        out[rows, _SEM_NORM] = _unit(scores, lowest, max(listed))
+        out[rows, _SEM_RANK] = 1.0 / (1.0 + rank_array(scores) / 10.0)
         out[rows, _COSINE] = scores
     absent = Candidate("")
     no_terms: frozenset[str] = frozenset()
     pooled = [candidates.get(k, absent) for k in keys]
     terms = [terms_of.get(k, no_terms) for k in keys]
-    speaker = speaker_column(query, pooled)
+    reads = [row_reads(c.text, c.source, c.extra, c.thread is not None) for c in pooled]
+    speaker = speaker_column(query, [names for names, _ in reads])
     if speaker is not None:
         out[:, _SPEAKER] = speaker
     if query_terms:
         out[:, _COVERAGE] = coverages(query_terms, term_weights, terms)
-    out[:, _QUESTION] = [1.0 if is_question(c.text) else 0.0 for c in pooled]
+    out[:, _QUESTION] = [question for _, question in reads]
     out[:, _LENGTH] = [math.log1p(len(t)) for t in terms]
     dated = dated_column(query, pooled, window)
     if dated is not None:

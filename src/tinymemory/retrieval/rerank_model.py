@@ -90,8 +90,8 @@ def relevances(features: npt.NDArray[np.float64], bias: float, weights: Linear) 
     z = np.zeros(len(features), dtype=np.float64)
     for i, w in weights:
         z = z + w * features[:, i]
-    exp = math.exp
-    return [1.0 / (1.0 + exp(-max(-60.0, min(60.0, bias + s)))) for s in z.tolist()]
+    exp = math.exp  # numpy's exp may round differently from the math module's: the scores stay its
+    return [1.0 / (1.0 + exp(-s)) for s in np.clip(bias + z, -60.0, 60.0).tolist()]
 
 
 def relevance(row: Sequence[float], bias: float, weights: Mapping[str, float], off: frozenset[str]) -> float:
