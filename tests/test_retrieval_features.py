@@ -453,3 +453,18 @@ async def test_a_question_naming_a_month_finds_memory_of_that_month_worded_other
             assert len(seen) == len(set(seen))
             found[label] = (stored[-1].id in seen, len(seen))
     assert found == {"on": (True, 51), "off": (False, 50)}
+
+
+def test_relevances_clip_far_logits_as_relevance_of_does() -> None:
+    import numpy as np
+
+    from tinymemory.retrieval.rerank_model import linear, relevance_of, relevances
+
+    laid = linear({"lex_rank": 1.0, "cosine": -1.0}, frozenset())
+    rows = [[0.0] * len(FEATURES) for _ in range(4)]
+    logits = [(0.0, 500.5), (0.0, 60.9), (0.0, 59.5), (1.0, 2.0)]  # z = -500, -60.4, -59, -0.5
+    for row, (lex_rank, cosine) in zip(rows, logits, strict=True):
+        row[FEATURES.index("lex_rank")], row[FEATURES.index("cosine")] = lex_rank, cosine
+    got = relevances(np.array(rows), 0.5, laid)
+    assert got == [relevance_of(row, 0.5, laid) for row in rows]
+    assert 0.0 < got[0] == got[1] < got[2] < got[3] < 1.0  # past -60 every logit reads as -60
