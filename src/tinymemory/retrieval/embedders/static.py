@@ -65,15 +65,23 @@ def token_ids(tokenizer: Tokenizer, texts: Sequence[str]) -> tuple[Ids, Ids]:
     return lengths, np.fromiter(flat, dtype=np.int64, count=int(lengths.sum()))
 
 
+_FIRST = np.zeros(1, dtype=np.intp)  # one segment, from the first row
+
+
 def sum_rows(out: Vectors, table: Table, fallback: Vectors, lengths: Ids, ids: Ids) -> None:
     """Write into `out` each text's normalised sum of its tokens' rows (`fallback` for a text with no
     token). Rows are widened to float32 before they are summed, so a float16 table and its float32
     widening give the same bits."""
     if ids.size:
-        starts = np.cumsum(lengths) - lengths
-        nonempty = lengths > 0
         rows = table[ids].astype(np.float32, copy=False)
-        out[nonempty] = np.add.reduceat(rows, starts[nonempty], axis=0)
+        # one text at a time: the same bits as one `reduceat` over the whole batch (each sum reads its own
+        # rows only), about five times faster on a batch of short texts, where a single `reduceat` over
+        # many segments of a (tokens, dim) block spends its time on per-column strides
+        start = 0
+        for i, end in enumerate(np.cumsum(lengths).tolist()):
+            if end > start:
+                np.add.reduceat(rows[start:end], _FIRST, axis=0, out=out[i : i + 1])
+            start = end
     norms = np.linalg.norm(out, axis=1)
     known = norms > 1e-12
     out[known] /= norms[known, None]
