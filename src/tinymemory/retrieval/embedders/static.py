@@ -36,7 +36,7 @@ from tinymemory.retrieval.embedders.tables import (
     verify_table,
 )
 from tinymemory.retrieval.embedders.transformer import LocalEmbedder
-from tinymemory.retrieval.embedders.wordpiece import UNK_ID, load_tokenizer
+from tinymemory.retrieval.embedders.wordpiece import UNK_ID, WordIds, load_tokenizer
 
 if TYPE_CHECKING:  # imported by the load, on the thread that first embeds, not at engine start
     from tokenizers import Tokenizer
@@ -60,8 +60,13 @@ INLINE_TEXTS = 16
 def token_ids(tokenizer: Tokenizer, texts: Sequence[str]) -> tuple[Ids, Ids]:
     """Each text's token count and all their ids, concatenated (no special tokens)."""
     encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
-    lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
-    flat = itertools.chain.from_iterable(e.ids for e in encodings)
+    return id_arrays([e.ids for e in encodings])
+
+
+def id_arrays(ids: Sequence[Sequence[int]]) -> tuple[Ids, Ids]:
+    """Texts' token ids as their counts and one concatenated array."""
+    lengths = np.fromiter((len(i) for i in ids), dtype=np.int64, count=len(ids))
+    flat = itertools.chain.from_iterable(ids)
     return lengths, np.fromiter(flat, dtype=np.int64, count=int(lengths.sum()))
 
 
@@ -107,6 +112,7 @@ class _Loaded:
 
     def __init__(self, tokenizer: Tokenizer, table: Table, fallback: Vectors) -> None:
         self.tokenizer = tokenizer
+        self.words = WordIds(tokenizer)  # the tokenizer's ids, each word's cached
         self.table = table  # (vocab, dim) read-only; rows of tokens that were not distilled are zero
         self.fallback = fallback  # (dim,) unit vector for texts with no known token
         self._looked_up = 0
@@ -263,5 +269,5 @@ class StaticMiniLMEmbedder(LocalEmbedder[_Loaded]):
         return _Loaded(tokenizer=tokenizer, table=table, fallback=(unk / norm).astype(np.float32))
 
     def _embed_into(self, out: Vectors, loaded: _Loaded, texts: Sequence[str]) -> None:
-        lengths, ids = token_ids(loaded.tokenizer, texts)
+        lengths, ids = id_arrays(loaded.words.ids(texts))
         sum_rows(out, loaded.table_for(ids.size), loaded.fallback, lengths, ids)

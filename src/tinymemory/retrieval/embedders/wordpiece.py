@@ -3,6 +3,9 @@ distiller builds with it, so it lives below both (no import cycle between them).
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,3 +24,76 @@ def load_tokenizer(path: Path) -> Tokenizer:
     tokenizer.no_padding()
     tokenizer.no_truncation()
     return tokenizer
+
+
+# A plain ASCII text (no control character but tab, newline and carriage return): BERT's normaliser only
+# lower-cases it, and its pre-tokenizer splits it into runs of letters and digits and single punctuation
+# marks (every other printable ASCII character is punctuation to it), dropping the whitespace.
+_PLAIN_ASCII = re.compile(r"[\t\n\r\x20-\x7e]*")
+_PRE_TOKENS = re.compile(r"[a-z0-9]+|[^a-z0-9\t\n\r ]")
+# words whose ids are kept while the cache is below this many words (then it starts again)
+_WORDS_MAX = 200_000
+
+
+class WordIds:
+    """A BERT WordPiece tokenizer's ids for texts, with each word's ids cached: WordPiece splits a word
+    the same way wherever it stands, so a plain ASCII text's ids are its words' ids in order, read from
+    the cache (a miss asks the tokenizer once). Anything else, or a text holding one of the tokenizer's
+    added tokens (`[CLS]`, matched before normalising), goes to the tokenizer whole. The tokenizer's
+    per-text work was most of a short text's embedding."""
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        self.tokenizer = tokenizer
+        config = json.loads(tokenizer.to_str())
+        normalizer = config.get("normalizer") or {}
+        self.cached = (  # the pipeline the split above mirrors; another tokenizer is asked every time
+            normalizer.get("type") == "BertNormalizer"
+            and normalizer.get("lowercase") is True
+            and normalizer.get("clean_text") is True
+            and (config.get("pre_tokenizer") or {}).get("type") == "BertPreTokenizer"
+            and (config.get("model") or {}).get("type") == "WordPiece"
+        )
+        self._added = tuple(str(t["content"]) for t in config.get("added_tokens") or ())
+        self._words: dict[str, list[int]] = {}
+
+    def ids(self, texts: Sequence[str]) -> list[list[int]]:
+        """Each text's token ids, without special tokens: the same as the tokenizer's."""
+        out: list[list[int]] = [[] for _ in texts]
+        whole: list[int] = []  # texts the tokenizer reads whole
+        split: list[tuple[int, list[str]]] = []
+        for i, text in enumerate(texts):
+            if self.cached and _PLAIN_ASCII.fullmatch(text) and not any(a in text for a in self._added):
+                split.append((i, _PRE_TOKENS.findall(text.lower())))
+            else:
+                whole.append(i)
+        if whole:
+            encoded = self.tokenizer.encode_batch([texts[i] for i in whole], add_special_tokens=False)
+            for i, enc in zip(whole, encoded, strict=True):
+                out[i] = list(enc.ids)
+        if split:
+            words = self._lookup({w for _, ws in split for w in ws})
+            for i, ws in split:
+                ids = out[i]
+                for w in ws:
+                    ids.extend(words[w])
+        return out
+
+    def _lookup(self, distinct: set[str]) -> dict[str, list[int]]:
+        """These words' ids: from the cache, the missing ones from the tokenizer in one call (and kept)."""
+        known = self._words
+        found: dict[str, list[int]] = {}
+        missing: list[str] = []
+        for w in distinct:
+            got = known.get(w)
+            if got is None:
+                missing.append(w)
+            else:
+                found[w] = got
+        if missing:
+            encoded = self.tokenizer.encode_batch(missing, add_special_tokens=False)
+            new = {w: list(enc.ids) for w, enc in zip(missing, encoded, strict=True)}
+            if len(known) + len(new) > _WORDS_MAX:
+                known.clear()
+            known.update(new)
+            found.update(new)
+        return found
