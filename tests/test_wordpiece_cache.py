@@ -1,6 +1,6 @@
 """The static embedder's word cache gives exactly the WordPiece tokenizer's ids, text by text: plain ASCII
-from cached words, anything else (non-ASCII, control characters, the tokenizer's added tokens) from the
-tokenizer itself."""
+from its words (each split by WordPiece in Python once, then cached), anything else (non-ASCII, control
+characters, the tokenizer's added tokens) from the tokenizer itself."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ EDGES = [
     "naïve café résumé",
     "東京で会いましょう",
     "Hello, World!!",
+    "unaffable xyzzyplugh qwertyuiopasdfghjkl 1234567890123 tokenization's",  # several pieces, or none
 ]
 
 

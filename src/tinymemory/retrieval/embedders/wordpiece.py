@@ -31,8 +31,8 @@ def load_tokenizer(path: Path) -> Tokenizer:
 # marks (every other printable ASCII character is punctuation to it), dropping the whitespace.
 _PLAIN_ASCII = re.compile(r"[\t\n\r\x20-\x7e]*")
 _PRE_TOKENS = re.compile(r"[a-z0-9]+|[^a-z0-9\t\n\r ]")
-# words whose ids are kept while the cache is below this many words (then it starts again)
-_WORDS_MAX = 200_000
+# words whose ids are kept while the cache is below this many words (then it starts again): about 6 MB
+_WORDS_MAX = 20_000
 
 
 class WordIds:
@@ -54,7 +54,14 @@ class WordIds:
             and (config.get("model") or {}).get("type") == "WordPiece"
         )
         self._added = tuple(str(t["content"]) for t in config.get("added_tokens") or ())
-        self._words: dict[str, list[int]] = {}
+        self._words: dict[str, tuple[int, ...]] = {}
+        model = config.get("model") or {}
+        self._vocab: dict[str, int] = dict(model.get("vocab") or {})
+        self._prefix = str(model.get("continuing_subword_prefix", "##"))
+        self._longest = int(model.get("max_input_chars_per_word", 100))
+        unk = self._vocab.get(str(model.get("unk_token", "[UNK]")))
+        self.cached = self.cached and unk is not None and bool(self._vocab)
+        self._unk = (unk,) if unk is not None else ()
 
     def ids(self, texts: Sequence[str]) -> list[list[int]]:
         """Each text's token ids, without special tokens: the same as the tokenizer's."""
@@ -78,10 +85,10 @@ class WordIds:
                     ids.extend(words[w])
         return out
 
-    def _lookup(self, distinct: set[str]) -> dict[str, list[int]]:
+    def _lookup(self, distinct: set[str]) -> dict[str, tuple[int, ...]]:
         """These words' ids: from the cache, the missing ones from the tokenizer in one call (and kept)."""
         known = self._words
-        found: dict[str, list[int]] = {}
+        found: dict[str, tuple[int, ...]] = {}
         missing: list[str] = []
         for w in distinct:
             got = known.get(w)
@@ -90,10 +97,31 @@ class WordIds:
             else:
                 found[w] = got
         if missing:
-            encoded = self.tokenizer.encode_batch(missing, add_special_tokens=False)
-            new = {w: list(enc.ids) for w, enc in zip(missing, encoded, strict=True)}
+            new = {w: self._pieces(w) for w in missing}
             if len(known) + len(new) > _WORDS_MAX:
                 known.clear()
             known.update(new)
             found.update(new)
         return found
+
+    def _pieces(self, word: str) -> tuple[int, ...]:
+        """WordPiece on one pre-token, as the tokenizer's model does it: the longest piece of the vocabulary
+        at each point (after the first, with the continuation prefix), and the unknown token for a word
+        that is too long or that some point has no piece for. Cheaper in Python than a call into the
+        tokenizer for one word."""
+        if len(word) > self._longest:
+            return self._unk
+        vocab, out, start = self._vocab, [], 0
+        while start < len(word):
+            end = len(word)
+            while end > start:
+                piece = word[start:end] if start == 0 else self._prefix + word[start:end]
+                got = vocab.get(piece)
+                if got is not None:
+                    out.append(got)
+                    break
+                end -= 1
+            else:
+                return self._unk
+            start = end
+        return tuple(out)
