@@ -16,9 +16,14 @@ every measurement alike, each of:
   with the commit's CPU and the WAL frames it appends), and a plain insert's commit beside it.
 
 `store_many` is timed per batch of `--batch` new memories into a second file, with the default embedder
-and without one (embedder=None: the lexical index only), so the embedding's share shows.
+and without one (embedder=None: the lexical index only), so the embedding's share shows; then the same
+stages as a single store's, batch by batch on this thread, per item.
 
-    python bench/writes.py [--stores 400] [--batches 8] [--batch 1000] [--prefill 2000] [--no-write]
+Last, where a store's pages go: for `--page-stores` more stores, the pages its commit appends to the WAL,
+each named by the b-tree that holds it (SQLite's `dbstat`; a page no b-tree holds is on the free list).
+
+    python bench/writes.py [--stores 400] [--batches 8] [--batch 1000] [--prefill 2000] [--page-stores 40]
+                           [--no-write]
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse
 import asyncio
+import collections
 import sqlite3
 import statistics
 import struct
@@ -178,12 +184,97 @@ def wal_frames(path: Path) -> int:
         return int(struct.unpack("=I", shm.read(20)[16:20])[0])
 
 
+BATCH_PARTS = ("validation", "content key", "embedding", "date reader", "write", "commit")
+
+
+def batch_parts(path: Path, texts: list[str], batch: int, batches: int) -> dict[str, list[float]]:
+    """A `store_many`'s stages, as `StorageEngine._store` and the writer thread run them, on this thread
+    with no overlap: µs per item of each batch of `batch` new memories (one embedding call per batch)."""
+    ns = Namespace.parse(NAMESPACE)
+    out: dict[str, list[float]] = {n: [] for n in BATCH_PARTS}
+    mem = Memory(path, namespace=NAMESPACE)  # opened for its embedder and analyzer
+    try:
+        engine = mem.engine
+        assert isinstance(engine, SqliteEngine) and engine.embedder is not None
+        embedder, analyzer = engine.embedder, engine.analyzer
+    finally:
+        mem.close()
+    space = store.VectorSpace(embedder.name, embedder.dim, embedder.embed)
+    conn = db.connect(str(path))
+    try:
+        for b in range(batches):
+            chunk = texts[b * batch : (b + 1) * batch]
+            marks = [time.perf_counter()]
+            items = validate.check_new_items(
+                "store_many", [NewItem(ItemKind.CONVERSATION, t, ItemMeta(namespace=ns)) for t in chunk]
+            )
+            marks.append(time.perf_counter())
+            keys = [content_key(it) for it in items]
+            marks.append(time.perf_counter())
+            vectors = space.embed([embed_text(it) for it in items])
+            marks.append(time.perf_counter())
+            dated = [with_event_range(it) for it in items]
+            marks.append(time.perf_counter())
+            db.begin_write(conn)
+            pending = [Pending(it, k, v) for it, k, v in zip(dated, keys, vectors, strict=True)]
+            store.write_items(conn, pending, analyzer, space, utcnow())
+            marks.append(time.perf_counter())
+            conn.execute("COMMIT")
+            marks.append(time.perf_counter())
+            for i, name in enumerate(BATCH_PARTS):
+                out[name].append((marks[i + 1] - marks[i]) * 1e6 / len(chunk))
+    finally:
+        conn.close()
+    return out
+
+
+def store_pages(path: Path, texts: list[str]) -> tuple[dict[str, float], int]:
+    """The pages each `Memory.store` of `texts` appends to the WAL, by the b-tree holding each (mean per
+    store; a page no b-tree holds is on the free list), and how many stores were counted (a store whose
+    commit started the WAL over is not)."""
+    counts: collections.Counter[str] = collections.Counter()
+    counted = 0
+    mem = Memory(path, namespace=NAMESPACE)
+    try:
+        mem.store(texts[0])  # uncounted: it opens the WAL (closing the file had removed it)
+        for text in texts[1:]:
+            before = wal_frames(path)
+            mem.store(text)
+            pages = wal_pages(path)
+            if len(pages) <= before:
+                continue
+            new = pages[before:]
+            with sqlite3.connect(path) as look:
+                owner = dict(look.execute("SELECT pageno, name FROM dbstat WHERE aggregate = FALSE"))
+            counts.update(owner.get(page, "(free list)") for page in new)
+            counted += 1
+    finally:
+        mem.close()
+    return {name: n / max(counted, 1) for name, n in counts.items()}, counted
+
+
+def wal_pages(path: Path) -> list[int]:
+    """The page number of each valid frame of the file's WAL, in order (frame headers; `wal_frames` says
+    how many are valid)."""
+    valid = wal_frames(path)
+    with open(f"{path}-wal", "rb") as wal:
+        header = wal.read(32)
+        size = int(struct.unpack(">I", header[8:12])[0])
+        pages = []
+        for i in range(valid):
+            wal.seek(32 + i * (24 + size))
+            pages.append(int(struct.unpack(">I", wal.read(4))[0]))
+    return pages
+
+
 async def batch_rates(
     path: Path, texts: list[str], batch: int, batches: int, embedder: str | None
-) -> list[float]:
-    """Items per second of each `store_many` batch of new memories."""
+) -> tuple[list[float], list[float]]:
+    """Items per second of each `store_many` batch of new memories, by the wall clock and by the process's
+    CPU time (every thread's: what the batch would reach with the cores to itself, its syncs aside)."""
     ns = Namespace.parse(NAMESPACE)
     rates: list[float] = []
+    cpu_rates: list[float] = []
     async with SqliteEngine(path, embedder=embedder) as engine:
         await engine.store_many(
             [NewItem(ItemKind.CONVERSATION, t, ItemMeta(namespace=ns)) for t in texts[:batch]]
@@ -193,18 +284,21 @@ async def batch_rates(
                 NewItem(ItemKind.CONVERSATION, t, ItemMeta(namespace=ns))
                 for t in texts[b * batch : (b + 1) * batch]
             ]
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             await engine.store_many(items)
             rates.append(len(items) / (time.perf_counter() - t))
-    return rates
+            cpu_rates.append(len(items) / (time.process_time() - cpu))
+    return rates, cpu_rates
 
 
 def render(
     args: argparse.Namespace,
     machine: str,
     pair: dict[str, list[float]],
-    rates: dict[str, list[float]],
+    rates: dict[str, tuple[list[float], list[float]]],
     parts: dict[str, list[float]],
+    stages: dict[str, list[float]],
+    pages: tuple[dict[str, float], int] | None,
     load_end: float,
 ) -> str:
     med = {k: statistics.median(v) for k, v in pair.items()}
@@ -213,6 +307,7 @@ def render(
     paired = statistics.median(s / p for s, p in zip(pair["store"], pair["plain"], strict=True))
     budget = TARGET_RATIO * med["plain"] * 1000  # µs
     before_commit = sum(part[k] for k in PARTS[:5])
+    staged_all = sum(statistics.median(v) for v in stages.values())
     prepare = sum(part[k] for k in PARTS[:4])
     lines = [
         "## Writes (`bench/writes.py`)",
@@ -239,15 +334,19 @@ def render(
         f"ratios (target at most {TARGET_RATIO:.0f}x: **{'met' if ratio <= TARGET_RATIO else 'not met'}**).",
         "",
         f"`store_many`, {args.batches} batches of {args.batch:,} new memories each into a fresh file "
-        "(after one untimed batch), items per second:",
+        "(after one untimed batch), items per second by the wall clock, and by the process's CPU time (all "
+        "its threads: what the batches would reach with the cores to themselves, syncs aside):",
         "",
         table(
-            ["embedder", "items/s (median)", "slowest batch"],
-            [[k, f"{statistics.median(v):,.0f}", f"{min(v):,.0f}"] for k, v in rates.items()],
+            ["embedder", "items/s (median)", "slowest batch", "items/s by CPU (median)"],
+            [
+                [k, f"{statistics.median(w):,.0f}", f"{min(w):,.0f}", f"{statistics.median(c):,.0f}"]
+                for k, (w, c) in rates.items()
+            ],
         ),
         "",
         f"Target at least {TARGET_RATE:,} items/s with the default embedder: "
-        f"**{'met' if statistics.median(rates['default']) >= TARGET_RATE else 'not met'}**.",
+        f"**{'met' if statistics.median(rates['default'][0]) >= TARGET_RATE else 'not met'}**.",
         "",
         "Where one store's time goes: its parts in order on one thread, with no hand-off between threads "
         "(the write on a connection with the engine's settings, its commit timed apart), and a plain "
@@ -272,7 +371,42 @@ def render(
         f"{part['WAL frames']:.0f} WAL frames against {part['plain WAL frames']:.0f}); and the sync facade's "
         "own work the rest (on SQLite a store runs on the caller's thread: its coroutine on a private "
         "loop of that thread, its flush under the writer's lock, with no hand-off between threads).",
+        "",
+        f"`store_many`'s stages, as the engine runs them but one after another on one thread (the engine "
+        f"embeds on a worker thread while the loop reads the dates), {args.batches} batches of "
+        f"{args.batch:,} new memories into the default embedder's file after its timed batches; µs per "
+        "item, median over batches:",
+        "",
+        table(
+            ["stage", "µs per item"],
+            [[k, f"{statistics.median(v):,.1f}"] for k, v in stages.items()]
+            + [
+                [
+                    "all (items/s on one thread)",
+                    f"{staged_all:,.1f} ({1e6 / staged_all:,.0f}/s)",
+                ]
+            ],
+        ),
     ]
+    if pages is not None:
+        by_tree, counted = pages
+        total = sum(by_tree.values())
+        lines += [
+            "",
+            f"Where one store's pages go: the WAL frames the commits of {counted} more `Memory.store` calls "
+            "appended, each named by the b-tree holding its page (SQLite's `dbstat`; `(free list)`: a page "
+            "no b-tree holds, freed by FTS5's segment merges and zeroed by `secure_delete`), mean per store:",
+            "",
+            table(
+                ["b-tree", "pages per store"],
+                [
+                    [f"`{k}`", f"{v:.1f}"]
+                    for k, v in sorted(by_tree.items(), key=lambda kv: -kv[1])
+                    if v >= 0.05
+                ]
+                + [["all", f"{total:.1f}"]],
+            ),
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -284,26 +418,40 @@ def main() -> int:
     parser.add_argument("--batches", type=int, default=8, help="timed store_many batches per embedder")
     parser.add_argument("--batch", type=int, default=1000, help="memories per store_many batch")
     parser.add_argument("--prefill", type=int, default=2000, help="memories stored before the single stores")
+    parser.add_argument("--page-stores", type=int, default=40, help="stores whose WAL pages are attributed")
     parser.add_argument("--no-write", action="store_true", help="print the section, leave docs/ alone")
     args = parser.parse_args()
-    for name in ("stores", "batches", "batch", "prefill"):
+    for name in ("stores", "batches", "batch", "prefill", "page_stores"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1")
     machine = machine_line()
     words, p = vocabulary(LOCOMO)
-    need = max(args.prefill + 2 * args.stores, (args.batches + 1) * args.batch)
+    need = max(args.prefill + 2 * args.stores + args.page_stores, (2 * args.batches + 1) * args.batch)
     texts = sentences(need, words, p)
     with tempfile.TemporaryDirectory(prefix="tinymemory-writes-") as tmp:
         root = Path(tmp)
         print(f"{args.stores} stores against plain inserts ...", file=sys.stderr)
         pair, parts = single_writes(root / "single.db", texts, args.prefill, args.stores)
-        rates: dict[str, list[float]] = {}
+        rates: dict[str, tuple[list[float], list[float]]] = {}
         for label, embedder in (("default", "default"), ("none (lexical only)", None)):
             print(f"store_many, embedder {label} ...", file=sys.stderr)
             rates[label] = asyncio.run(
                 batch_rates(root / f"many-{embedder}.db", texts, args.batch, args.batches, embedder)
             )
-    md = render(args, machine, pair, rates, parts, os.getloadavg()[0])
+        print("store_many's stages ...", file=sys.stderr)
+        stages = batch_parts(
+            root / "many-default.db", texts[(args.batches + 1) * args.batch :], args.batch, args.batches
+        )
+        print("where one store's pages go ...", file=sys.stderr)
+        at = args.prefill + 2 * args.stores
+        try:
+            pages: tuple[dict[str, float], int] | None = store_pages(
+                root / "single.db", texts[at : at + args.page_stores]
+            )
+        except sqlite3.OperationalError as exc:  # an SQLite built without the dbstat table
+            print(f"  skipped: {exc}", file=sys.stderr)
+            pages = None
+    md = render(args, machine, pair, rates, parts, stages, pages, os.getloadavg()[0])
     print(md)
     if not args.no_write:
         write_section("writes", md)

@@ -164,3 +164,36 @@ async def test_an_embedder_failure_is_unavailable_and_writes_nothing(
         with pytest.raises(Unavailable, match=r"^store_many: the embedder"):
             await eng.store_many([note("one"), note("two")])
         assert (await eng.list(ListRequest())).items == ()
+
+
+def test_a_batch_stores_each_vector_given_and_embeds_only_those_missing(tmp_path: Path) -> None:
+    """A version whose vector was not embedded ahead (the replay hint missed it) is embedded while the batch
+    is written; the others keep the vector they came with, byte for byte as `to_blob` stores it."""
+    from tinymemory.api.ids import content_key as key_of
+    from tinymemory.api.timeutil import utcnow
+    from tinymemory.engines.sqlite import db, store
+    from tinymemory.engines.sqlite.vectors import to_blob
+    from tinymemory.retrieval.text import default_analyzer
+
+    emb = HashEmbedder()
+    space = store.VectorSpace(emb.name, emb.dim, emb.embed)
+    items = [note("tea is green"), note("coffee is black"), note("water is clear")]
+    given = emb.embed([store.embed_text(items[0]), store.embed_text(items[2])])
+    pending = [
+        store.Pending(items[0], key_of(items[0]), given[0]),
+        store.Pending(items[1], key_of(items[1]), None),
+        store.Pending(items[2], key_of(items[2]), given[1]),
+    ]
+    emb.embedded_texts = 0
+    conn = db.connect(str(tmp_path / "w.db"))
+    try:
+        analyzer, now = default_analyzer(), utcnow()
+        results = db.in_write(conn, lambda c: store.write_items(c, pending, analyzer, space, now))
+        rows = conn.execute(
+            "SELECT i.id, v.vec FROM vectors v JOIN items i ON i.rowid = v.item_rowid ORDER BY i.rowid"
+        ).fetchall()
+    finally:
+        conn.close()
+    assert emb.embedded_texts == 1  # only the item that came without a vector
+    want = [to_blob(given[0]), to_blob(emb.embed([store.embed_text(items[1])])[0]), to_blob(given[1])]
+    assert [(str(r[0]), bytes(r[1])) for r in rows] == [(r.id, w) for r, w in zip(results, want, strict=True)]

@@ -90,3 +90,13 @@ def test_a_file_that_is_not_an_array_is_unavailable(tmp_path: Path) -> None:
     bad.write_bytes(b"not an array at all")
     with pytest.raises(Unavailable, match="is unreadable"):
         map_table(bad)
+
+
+def test_a_text_has_the_same_vector_bits_alone_and_in_any_batch() -> None:
+    emb = StaticMiniLMEmbedder()
+    texts = [*TEXTS, "word " * 600, "a", "the exhibition opens in June and Dana paints for it every night"]
+    batch = emb.embed(texts)
+    alone = np.vstack([emb.embed([t]) for t in texts])
+    shuffled = emb.embed(texts[::-1])[::-1]
+    assert batch.view(np.uint32).tobytes() == alone.view(np.uint32).tobytes()
+    assert batch.view(np.uint32).tobytes() == shuffled.view(np.uint32).tobytes()

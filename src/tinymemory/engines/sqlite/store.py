@@ -17,10 +17,11 @@ from tinymemory.api.requests import StoreResult
 from tinymemory.engines.rows import PURGED_TABLES, to_us
 from tinymemory.engines.sqlite import lexstats, threads
 from tinymemory.engines.sqlite import relations as edges
-from tinymemory.engines.sqlite.vectors import to_blob
+from tinymemory.engines.sqlite.vectors import to_blobs
 from tinymemory.engines.sqlite.where import ACTIVE, WHERE
 from tinymemory.engines.versions import (
     CORRECTABLE,
+    Floats,
     Pending,
     VectorSpace,
     embed_text,
@@ -83,9 +84,34 @@ def write_items(
     """
     deltas = lexstats.Deltas()
     fresh = _unstored(conn, [p.ckey for p in pending])
-    results = [_write_one(conn, p, analyzer, space, now, context, deltas, fresh) for p in pending]
+    written: list[Written] = []
+    results = [_write_one(conn, p, analyzer, now, context, deltas, fresh, written) for p in pending]
     deltas.flush(conn)
+    if space is not None and written:
+        _write_vectors(conn, space, written)
     return results
+
+
+# a version written by `_write_one`: its rowid, the item as stored, and its vector if the caller had one
+Written = tuple[int, NewItem, Floats | None]
+
+
+def _write_vectors(conn: sqlite3.Connection, space: VectorSpace, written: Sequence[Written]) -> None:
+    """The written versions' vectors, in one statement: those the caller did not embed (a store the
+    replay hint missed) embedded here in one call, and all of them narrowed to the stored width at once."""
+    block = np.empty((len(written), space.dim), dtype=np.float32)
+    missing: list[int] = []
+    for i, (_, _, vector) in enumerate(written):
+        if vector is None:
+            missing.append(i)
+        else:
+            block[i] = np.asarray(vector, dtype=np.float32).reshape(-1)
+    if missing:
+        block[missing] = space.embed([embed_text(written[i][1]) for i in missing])
+    conn.executemany(
+        "INSERT INTO vectors (item_rowid, embedder, dim, vec) VALUES (?, ?, ?, ?)",
+        [(w[0], space.name, space.dim, blob) for w, blob in zip(written, to_blobs(block), strict=True)],
+    )
 
 
 def _unstored(conn: sqlite3.Connection, keys: Sequence[str]) -> set[bytes]:
@@ -133,11 +159,11 @@ def _write_one(
     conn: sqlite3.Connection,
     p: Pending,
     analyzer: Analyzer,
-    space: VectorSpace | None,
     now: datetime,
     context: bool,
     deltas: lexstats.Deltas,
     fresh: set[bytes],
+    written: list[Written],
 ) -> StoreResult:
     key = stored_key(p.ckey)
     new_key = key in fresh  # no row holds it (the batch's first item of it): nothing to look up
@@ -168,7 +194,7 @@ def _write_one(
     # so that its indexed length goes in with it
     body = item.text if not meta.summary else f"{item.text}\n{meta.summary}"
     ctx = _neighbour_context(conn, item, analyzer, deltas) if context else ""
-    columns = (analyzer.index_text(meta.title or ""), analyzer.index_text(body), ctx)
+    columns = (analyzer.index_text(meta.title) if meta.title else "", analyzer.index_text(body), ctx)
     posted = lexstats.postings_of(*columns)
     values["lex_len"] = lexstats.length(posted)
     rowid = conn.execute(_insert_sql(tuple(values)), tuple(values.values())).lastrowid
@@ -180,13 +206,7 @@ def _write_one(
         )
     write_side_rows(conn, rowid, meta)
     lexstats.index(conn, deltas, rowid, str(meta.namespace), *columns, posted)
-    if space is not None:
-        vector = p.vector if p.vector is not None else space.embed([embed_text(item)])[0]
-        vec = np.asarray(vector, dtype=np.float32).reshape(-1)
-        conn.execute(
-            "INSERT INTO vectors (item_rowid, embedder, dim, vec) VALUES (?, ?, ?, ?)",
-            (rowid, space.name, space.dim, to_blob(vec)),
-        )
+    written.append((rowid, item, p.vector))  # its vector goes in with the batch's (`_write_vectors`)
     return decided.result
 
 

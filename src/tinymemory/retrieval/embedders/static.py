@@ -36,7 +36,7 @@ from tinymemory.retrieval.embedders.tables import (
     verify_table,
 )
 from tinymemory.retrieval.embedders.transformer import LocalEmbedder
-from tinymemory.retrieval.embedders.wordpiece import UNK_ID, load_tokenizer
+from tinymemory.retrieval.embedders.wordpiece import UNK_ID, WordIds, load_tokenizer
 
 if TYPE_CHECKING:  # imported by the load, on the thread that first embeds, not at engine start
     from tokenizers import Tokenizer
@@ -60,9 +60,17 @@ INLINE_TEXTS = 16
 def token_ids(tokenizer: Tokenizer, texts: Sequence[str]) -> tuple[Ids, Ids]:
     """Each text's token count and all their ids, concatenated (no special tokens)."""
     encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
-    lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
-    flat = itertools.chain.from_iterable(e.ids for e in encodings)
+    return id_arrays([e.ids for e in encodings])
+
+
+def id_arrays(ids: Sequence[Sequence[int]]) -> tuple[Ids, Ids]:
+    """Texts' token ids as their counts and one concatenated array."""
+    lengths = np.fromiter((len(i) for i in ids), dtype=np.int64, count=len(ids))
+    flat = itertools.chain.from_iterable(ids)
     return lengths, np.fromiter(flat, dtype=np.int64, count=int(lengths.sum()))
+
+
+_FIRST = np.zeros(1, dtype=np.intp)  # one segment, from the first row
 
 
 def sum_rows(out: Vectors, table: Table, fallback: Vectors, lengths: Ids, ids: Ids) -> None:
@@ -70,10 +78,15 @@ def sum_rows(out: Vectors, table: Table, fallback: Vectors, lengths: Ids, ids: I
     token). Rows are widened to float32 before they are summed, so a float16 table and its float32
     widening give the same bits."""
     if ids.size:
-        starts = np.cumsum(lengths) - lengths
-        nonempty = lengths > 0
         rows = table[ids].astype(np.float32, copy=False)
-        out[nonempty] = np.add.reduceat(rows, starts[nonempty], axis=0)
+        # one text at a time: the same bits as one `reduceat` over the whole batch (each sum reads its own
+        # rows only), about five times faster on a batch of short texts, where a single `reduceat` over
+        # many segments of a (tokens, dim) block spends its time on per-column strides
+        start = 0
+        for i, end in enumerate(np.cumsum(lengths).tolist()):
+            if end > start:
+                np.add.reduceat(rows[start:end], _FIRST, axis=0, out=out[i : i + 1])
+            start = end
     norms = np.linalg.norm(out, axis=1)
     known = norms > 1e-12
     out[known] /= norms[known, None]
@@ -99,6 +112,7 @@ class _Loaded:
 
     def __init__(self, tokenizer: Tokenizer, table: Table, fallback: Vectors) -> None:
         self.tokenizer = tokenizer
+        self.words = WordIds(tokenizer)  # the tokenizer's ids, each word's cached
         self.table = table  # (vocab, dim) read-only; rows of tokens that were not distilled are zero
         self.fallback = fallback  # (dim,) unit vector for texts with no known token
         self._looked_up = 0
@@ -255,5 +269,5 @@ class StaticMiniLMEmbedder(LocalEmbedder[_Loaded]):
         return _Loaded(tokenizer=tokenizer, table=table, fallback=(unk / norm).astype(np.float32))
 
     def _embed_into(self, out: Vectors, loaded: _Loaded, texts: Sequence[str]) -> None:
-        lengths, ids = token_ids(loaded.tokenizer, texts)
+        lengths, ids = id_arrays(loaded.words.ids(texts))
         sum_rows(out, loaded.table_for(ids.size), loaded.fallback, lengths, ids)
