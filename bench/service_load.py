@@ -1452,11 +1452,11 @@ def workers_compare_lines(rows: list[dict[str, Any]]) -> list[str]:
         cpu = min(cpu_per_recall_ms(r) for r in at)
         out += [
             f"What bounds it: the server used at most {busiest:.2f} of the {cores} cores at any level "
-            "(the client and the machine's other jobs had the rest), so in this run a second worker found "
-            f"no core of its own. At {cpu:.0f} ms of CPU per answered recall on {W_TARGET_ITEMS:,} "
-            f"memories, even {cores} free cores would hold a server near "
-            f"{1000 * cores / cpu:,.0f} recalls per second: the cost of one recall, not the number of "
-            "processes, is what keeps the targets out of reach.",
+            "(the client and the machine's other jobs had the rest). At "
+            f"{cpu:.1f} ms of CPU per answered recall on {W_TARGET_ITEMS:,} memories, {cores} cores given "
+            f"to the server alone would answer near {1000 * cores / cpu:,.0f} recalls per second, so the "
+            "cost of one recall, more than the number of processes, bounds the throughput and the "
+            "latency under load.",
             "",
         ]
     return out if cells else []
