@@ -83,8 +83,6 @@ class Light(NamedTuple):
     before: int | None = None
     after: int | None = None
     extra: str | None = None
-    # the text's index terms when the engine keeps them (text.RowTerms); None: analysed on use
-    terms: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,7 +361,7 @@ def features_of(
         thread = (lt.ns or "", lt.thread) if lt.thread is not None else None
         event = own_event(lt.event_from, lt.event_to)
         candidates[rowid] = Candidate(text, lt.source, thread, lt.before, lt.after, lt.extra, event)
-        terms_of[rowid] = lt.terms if lt.terms is not None else term_set(analyzer, text)
+        terms_of[rowid] = term_set(analyzer, text)
     return feature_columns(
         lex,
         sem,

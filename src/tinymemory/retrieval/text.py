@@ -7,9 +7,7 @@ stemming and stop words behave the same in SQLite and Postgres.
 from __future__ import annotations
 
 import re
-import threading
 import unicodedata
-from collections import OrderedDict
 from functools import lru_cache
 
 import Stemmer
@@ -122,47 +120,6 @@ def term_set(analyzer: Analyzer, text: str) -> frozenset[str]:
     """A text's index terms as a set. Cached: the same memories reach the pools (and the answers) of
     many reads, and their analysis is most of the reranker's cost (the terms depend on the text alone)."""
     return frozenset(analyzer.index_terms(text))
-
-
-# rows whose term sets a store keeps (about a kilobyte each)
-ROW_TERMS = 8192
-
-
-class RowTerms:
-    """One store's rows' index-term sets (`term_set` of the text the rerankers read), by row key.
-
-    A whole-store read pools different rows on every fetch, so a cache keyed by text alone seldom hits,
-    and analysing a pool's texts was about a millisecond of each fetch. An entry is keyed by the row
-    (and its text's hash, though a row's text never changes and a row key is never reused), so it is
-    found only for a row the read itself pooled (a row another tenant holds with the same text is
-    another key), and the store drops every entry when it forgets or purges anything (`clear`): a
-    forgotten row's terms do not outlive it. Bounded: the oldest entries go first."""
-
-    def __init__(self, analyzer: Analyzer, size: int = ROW_TERMS) -> None:
-        self.analyzer = analyzer
-        self._size = size
-        # oldest first: popping the front of a plain dict that many deletions went through is a scan
-        self._held: OrderedDict[tuple[int, int], frozenset[str]] = OrderedDict()
-        self._lock = threading.Lock()  # reader threads share it
-
-    def of(self, key: int, text: str) -> frozenset[str]:
-        entry = (key, hash(text))
-        found = self._held.get(entry)
-        if found is not None:
-            return found
-        terms = frozenset(self.analyzer.index_terms(text))
-        with self._lock:
-            self._held[entry] = terms
-            while len(self._held) > self._size:
-                self._held.popitem(last=False)
-        return terms
-
-    def clear(self) -> None:
-        with self._lock:
-            self._held.clear()
-
-    def __len__(self) -> int:
-        return len(self._held)
 
 
 @lru_cache(maxsize=1)

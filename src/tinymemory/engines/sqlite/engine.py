@@ -63,7 +63,7 @@ from tinymemory.retrieval import pipeline
 from tinymemory.retrieval.answer import Answerer
 from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
 from tinymemory.retrieval.embedders.base import Embedder
-from tinymemory.retrieval.text import Analyzer, RowTerms
+from tinymemory.retrieval.text import Analyzer
 
 if TYPE_CHECKING:
     from tinymemory.engines.sqlite.ann import FirstRound
@@ -192,7 +192,6 @@ class SqliteStorage(Storage):
         self._closed = False
         self.last_semantic_plan: search.Plan | None = None  # for tests and diagnostics
         self._decoded = reads.decoded_rows()  # the items of rows fetches paged lately (reads.py)
-        self.row_terms = RowTerms(self.analyzer)  # the index terms of rows fetches pooled lately (text.py)
         self._embed_s = 0.0  # how long query embeddings have lately taken (INLINE_EMBED_S)
         # how long fetches of a (filter, mode) have lately taken, and the reads now on reader threads
         self._read_s: dict[tuple[MetaFilter, FetchMode], float] = {}
@@ -278,18 +277,12 @@ class SqliteStorage(Storage):
     async def forget_ids(
         self, op: str, ids: Sequence[str], reach: Reach | None, now: datetime
     ) -> tuple[list[str], list[str]]:
-        try:
-            return await self._in_write(op, lambda w: store.forget_ids(w, ids, reach, now))
-        finally:
-            self.row_terms.clear()  # forgotten rows' terms leave the process
+        return await self._in_write(op, lambda w: store.forget_ids(w, ids, reach, now))
 
     async def forget_filter(self, op: str, flt: MetaFilter, reach: Reach | None, now: datetime) -> list[str]:
-        try:
-            return await self._run(
-                op, lambda c: db.in_write(c, lambda w: store.forget_filter(w, flt, reach, now))
-            )
-        finally:
-            self.row_terms.clear()
+        return await self._run(
+            op, lambda c: db.in_write(c, lambda w: store.forget_filter(w, flt, reach, now))
+        )
 
     async def purge(self, op: str, reach: Reach | None, forgotten_before: int | None) -> int:
         def purge_rows(w: sqlite3.Connection) -> int:
@@ -304,7 +297,6 @@ class SqliteStorage(Storage):
             n = db.in_write(c, purge_rows)
             if n:
                 self._decoded.cache_clear()  # purged items leave the process too
-                self.row_terms.clear()
             if n and self._matrix is not None:
                 self._matrix.reset()  # drop purged rows; reloads lazily on the next semantic read
             if n and self._copies is not None:
@@ -485,7 +477,7 @@ class SqliteStorage(Storage):
         detail = ranking.light_detail(anchor)
         light: dict[int, pipeline.Light] = {}
         if detail is not None:
-            light = search.light_rows(conn, candidate_rowids(lexical, sem), detail, snapshot, self.row_terms)
+            light = search.light_rows(conn, candidate_rowids(lexical, sem), detail, snapshot)
         page, more = ranking.page(lexical, sem, light, stats, anchor)
         items = reads.items_by_rowid(conn, [r for r, _ in page], self._decoded)
         return FetchPage(snapshot, page_hits(page, items, ranking.why), more)

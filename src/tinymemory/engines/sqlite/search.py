@@ -35,7 +35,7 @@ from tinymemory.retrieval.pipeline import (
     unit_cosine,
     unit_score,
 )
-from tinymemory.retrieval.text import Analyzer, RowTerms
+from tinymemory.retrieval.text import Analyzer
 
 if TYPE_CHECKING:  # ann.py loads on first use (ann_reads.py)
     from tinymemory.engines.sqlite import ann
@@ -500,35 +500,29 @@ def light_rows(
     rowids: list[int],
     detailed: bool = False,
     snapshot: int | None = None,
-    terms: RowTerms | None = None,
 ) -> dict[int, Light]:
     """The light columns of candidate rows (fusion priors, time spans); `detailed` adds what the
     rerankers read: the indexed text, source, thread, the thread's neighbouring turns up to
-    `snapshot`, the extra column (where a host may keep the speaker) and, from `terms` (the store's
-    RowTerms), the text's index terms."""
+    `snapshot` and the extra column (where a host may keep the speaker)."""
     cur = conn.cursor()
     cur.row_factory = None  # plain tuples, made into Light in C (a fetch makes one per candidate)
     if not detailed:
         rows = cur.execute(
             "SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to,"
-            " NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL"  # the detailed columns, not read
+            " NULL, NULL, NULL, NULL, NULL, NULL, NULL"  # the detailed columns, not read
             " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
             (json.dumps(rowids),),
         )
-        make = Light._make
-        return {r[0]: make(r[1:]) for r in rows}
-    rows = cur.execute(
-        f"SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to, {_TEXT},"
-        f" coalesce(i.source_id, i.source_kind), i.ns, i.thread_id, {_NEIGHBOURS},"
-        " nullif(i.extra, '{}')"
-        " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
-        (snapshot if snapshot is not None else max_rowid(conn), json.dumps(rowids)),
-    )
+    else:
+        rows = cur.execute(
+            f"SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to, {_TEXT},"
+            f" coalesce(i.source_id, i.source_kind), i.ns, i.thread_id, {_NEIGHBOURS},"
+            " nullif(i.extra, '{}')"
+            " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
+            (snapshot if snapshot is not None else max_rowid(conn), json.dumps(rowids)),
+        )
     make = Light._make
-    if terms is None:
-        return {r[0]: make((*r[1:], None)) for r in rows}
-    of = terms.of
-    return {r[0]: make((*r[1:], of(r[0], r[5] or ""))) for r in rows}
+    return {r[0]: make(r[1:]) for r in rows}
 
 
 def max_rowid(conn: sqlite3.Connection) -> int:
