@@ -123,7 +123,7 @@ def _pointed_back(parts: list[str]) -> list[str]:
 # "Rex died", "Grandpa Walter passed away": a kinship title before a name is how one names one's own
 # relative, so it needs no earlier turn
 _NAME_DIED = re.compile(
-    rf"^(?:(?P<title>(?i:{_KIN}))\s+)?({_NAME_WORD})\s+(?:has\s+|just\s+|sadly\s+)?"
+    rf"^(?:(?P<title>(?i:{_KIN}))\s+)?(?P<name>{_NAME_WORD})\s+(?:has\s+|just\s+|sadly\s+)?"
     r"(?:died|passed away|passed|was put down|had to be put down)\b"
 )
 
@@ -169,7 +169,7 @@ def _bound_name(s: str, known: Mapping[str, About]) -> list[RuleLearning]:
     m = _NAME_DIED.match(s) or _LOST_NAMED.match(s)
     if m is None:
         return []
-    name = m.group("name") if "name" in m.groupdict() else m.group(2)
+    name = m.group("name")
     about = known.get(name.lower())
     if about is None and m.group("title"):
         key, unique = _kin_key(m.group("title"))
