@@ -141,6 +141,12 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with AsyncExitStack() as stack:
+            # Closed last (the stack unwinds in reverse): the periodic jobs stop before the engine
+            # they use is closed, so a tick at shutdown never runs on a closed engine.
+            if owned:
+                stack.push_async_callback(the_engine.close)
+            if changes is not None:
+                stack.callback(changes.close)
             for enter in extra_lifespans:
                 await stack.enter_async_context(enter())
             # One lock for the periodic jobs: the worker holding it runs the gate and retention.
@@ -157,10 +163,6 @@ def create_app(
                 yield
             finally:
                 state.ready = False
-                if owned:
-                    await the_engine.close()
-                if changes is not None:
-                    changes.close()
 
     app = FastAPI(
         title="tinymemory",
