@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("usearch")
 
 from test_sqlite_support import note
-from tinymemory.engines.sqlite import SqliteEngine
+from tinymemory.engines.sqlite import SqliteEngine, ann
 from tinymemory.engines.sqlite.ann import HnswIndex, index_path, should_use
 from tinymemory.engines.sqlite.vectors import VectorMatrix, top_order
 
@@ -118,6 +118,31 @@ async def test_top_ten_agrees_with_the_exact_scan(tmp_path: Path) -> None:
     # a stored vector finds itself first, with its exact cosine
     keys, scores = index.search(EMB.embed_query("memory 77"), 1)
     assert keys[0] == stored_rowids(path)[77] and scores[0] == pytest.approx(1.0, abs=2e-3)
+
+
+async def test_a_search_at_an_expansion_finds_what_usearch_finds_at_it(tmp_path: Path) -> None:
+    # the index keeps usearch's own expansion low and asks for more rows instead (ann.EXPANSION_FLOOR):
+    # the rows must be those usearch gives with its expansion set, for each expansion a read asks
+    path = tmp_path / "m.db"
+    await fill(path, [f"memory {i}" for i in range(4000)])
+    index = built(path)
+    raw = index._index
+    differ = 0
+    for q in range(60):
+        query = EMB.embed_query(f"question {q}")
+        got = {}
+        for ef in (ann.EXPANSION_FLOOR, 512):
+            keys, _ = index.search(query, 12, expansion=ef)
+            raw.expansion_search = ef
+            want = raw.search(np.asarray(query, dtype=np.float32), 12, threads=1)
+            raw.expansion_search = ann.EXPANSION_FLOOR
+            assert sorted(keys.tolist()) == sorted(int(k) for k in want.keys)
+            got[ef] = keys.tolist()
+        differ += got[ann.EXPANSION_FLOOR] != got[512]
+        first = index.first_round(query, 12, expansion=512)
+        assert first.answers(raw, np.asarray(query, dtype=np.float32), first.ask, 512)
+        assert not first.answers(raw, np.asarray(query, dtype=np.float32), first.ask, 256)
+    assert differ > 0  # the expansion changes what this graph finds, so the comparison means something
 
 
 async def test_refresh_adds_only_new_rows_and_search_respects_the_snapshot(tmp_path: Path) -> None:

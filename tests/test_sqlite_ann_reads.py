@@ -269,16 +269,18 @@ async def test_the_graph_round_asked_ahead_gives_the_rows_the_read_would_ask_for
         for q in QUERIES:
             qvec = emb.embed_query(q)
             first = graphs.first_round(qvec, 10)
-            assert first is not None and first.answers(graph._index, qvec, first.ask)
+            assert first is not None and first.answers(graph._index, qvec, first.ask, first.expansion)
             ahead = graph.search(qvec, ann_reads.first_k(10), max_rowid=ITEMS, first=first)
             asked = graph.search(qvec, ann_reads.first_k(10), max_rowid=ITEMS)
             assert ahead[0].tolist() == asked[0].tolist() and ahead[1].tolist() == asked[1].tolist()
             other = emb.embed_query(q + " and more")
-            assert not first.answers(graph._index, other, first.ask)  # another query asks again
+            assert not first.answers(
+                graph._index, other, first.ask, first.expansion
+            )  # another query asks again
     async with SqliteEngine(path, embedder=emb) as serial:  # the graph asked on the reader alone
         graphs = serial.storage._graphs
         assert graphs is not None
-        graphs.first_round = lambda qvec, n: None  # type: ignore[method-assign]
+        graphs.first_round = lambda qvec, n, expansion=None: None  # type: ignore[method-assign]
         again = []
         for q in QUERIES:
             got = await serial.fetch(FetchRequest(q, mode=FetchMode.HYBRID, limit=10))

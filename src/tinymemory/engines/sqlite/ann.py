@@ -51,7 +51,11 @@ ADD_BATCH = 512
 DTYPE = "f16"  # f32 measured the same recall at twice the file; i8 measured recall@10 0.67 at 1M
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
-EXPANSION_SEARCH = 512
+EXPANSION_SEARCH = 512  # a search's expansion unless its read asks for another (ann_reads.py)
+# usearch walks max(its index's expansion, the rows asked) candidates, so the index keeps this low one and
+# a search at expansion e asks for max(rows wanted, e) rows and keeps the best it wanted: the rows a
+# search at e gives (100 queries of 100 at 100,000 rows), with no setting shared by concurrent searches
+EXPANSION_FLOOR = 64
 CENTRE = 0.5  # share of the first rows' mean subtracted from every row (see the module docstring)
 # Keys from here up are placeholders that overwrite removed rows' slots; never returned.
 PLACEHOLDER_BASE = 1 << 63
@@ -116,7 +120,7 @@ class HnswIndex:
             dtype=self.dtype,
             connectivity=self.connectivity,
             expansion_add=self.expansion_add,
-            expansion_search=self.expansion_search,
+            expansion_search=EXPANSION_FLOOR,
         )
 
     @property
@@ -152,7 +156,7 @@ class HnswIndex:
             return False
         if restored is None or len(restored) != int(meta["nodes"]) - int(meta["free"]):
             return False
-        restored.expansion_search = self.expansion_search
+        restored.expansion_search = EXPANSION_FLOOR
         self._index, self.viewed = restored, view
         self._mapped = self.path if view else None
         self._shift = shift
@@ -182,7 +186,7 @@ class HnswIndex:
         """A viewed graph cannot take adds or removals: copy the file into memory first."""
         if self.viewed:
             copied = self._index.copy()  # from the mapping, not the path: the file may be newer
-            copied.expansion_search = self.expansion_search
+            copied.expansion_search = EXPANSION_FLOOR
             self._index, self.viewed = copied, False
 
     # -- changes ----------------------------------------------------------------------------------
@@ -321,21 +325,30 @@ class HnswIndex:
     # -- reads ------------------------------------------------------------------------------------
 
     def set_expansion(self, expansion_search: int) -> None:
-        """Candidates kept while searching the graph: recall against latency, no rebuild needed."""
+        """Candidates kept while searching the graph, for searches that name none: recall against
+        latency, no rebuild needed."""
         self.expansion_search = expansion_search
-        self._index.expansion_search = expansion_search
 
-    def first_round(self, query: Floats, k: int) -> FirstRound:
+    def first_round(self, query: Floats, k: int, expansion: int | None = None) -> FirstRound:
         """The graph's answer to the first round of `search(query, k, ...)`, computed ahead (on another
         thread, while the lexical side runs: usearch releases the GIL); `search` takes it as given."""
         q = np.asarray(query, dtype=np.float32)
-        ask = self._first_ask(k)
+        ask, depth = self._first_ask(k), self._depth(expansion)
         if ask <= 0:
-            return FirstRound(self._index, q, ask, None)
-        return FirstRound(self._index, q, ask, self._index.search(q, ask, threads=1))
+            return FirstRound(self._index, q, ask, depth, None)
+        return FirstRound(self._index, q, ask, depth, self._walk(q, ask, depth))
 
     def _first_ask(self, k: int) -> int:
         return min(k + min(self.placeholders, k), len(self._index))
+
+    def _depth(self, expansion: int | None) -> int:
+        return self.expansion_search if expansion is None else expansion
+
+    def _walk(self, q: Floats, ask: int, depth: int) -> tuple[Any, Any]:
+        """usearch's best `ask` rows for `q` at expansion `depth` (see EXPANSION_FLOOR): keys and
+        distances, best first."""
+        found = self._index.search(q, min(max(ask, depth), len(self._index)), threads=1)
+        return found.keys[:ask], found.distances[:ask]
 
     def search(
         self,
@@ -344,25 +357,27 @@ class HnswIndex:
         max_rowid: int | None = None,
         keep: Callable[[int], bool] | None = None,
         first: FirstRound | None = None,
+        expansion: int | None = None,
     ) -> tuple[Ints, Floats]:
         """Up to k (rowid, cosine) best first, ties by rowid, of the rows at or below `max_rowid` that
         `keep` accepts. usearch has no filtered search in Python, so the graph is asked for more rows
         (4x more each time) until k pass or it has no more to give. `first` is the first round asked
-        ahead (`first_round`): used when it was asked of this graph, for this query and this many rows."""
+        ahead (`first_round`): used when it was asked of this graph, for this query, this many rows and
+        this `expansion` (candidates kept while walking; `expansion_search` when None)."""
         if k <= 0 or self.size == 0:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
         q = np.asarray(query, dtype=np.float32)
         base = float(q @ self._shift) if self._shift is not None else 0.0
         total = len(self._index)
-        ask = self._first_ask(k)
+        ask, depth = self._first_ask(k), self._depth(expansion)
         while True:
-            if first is not None and first.answers(self._index, q, ask):
+            if first is not None and first.answers(self._index, q, ask, depth):
                 found = first.found
             else:
-                found = self._index.search(q, ask, threads=1)
+                found = self._walk(q, ask, depth)
             first = None
-            keys = np.asarray(found.keys, dtype=np.uint64)
-            scores = (1.0 + base - np.asarray(found.distances, dtype=np.float32)).astype(np.float32)
+            keys = np.asarray(found[0], dtype=np.uint64)
+            scores = (1.0 + base - np.asarray(found[1], dtype=np.float32)).astype(np.float32)
             ok = keys < PLACEHOLDER_BASE
             if max_rowid is not None:
                 ok &= keys <= max_rowid
@@ -385,13 +400,15 @@ class FirstRound:
     index: Any
     query: Floats
     ask: int
+    expansion: int
     found: Any
 
-    def answers(self, index: Any, query: Floats, ask: int) -> bool:
+    def answers(self, index: Any, query: Floats, ask: int, expansion: int) -> bool:
         return (
             self.found is not None
             and self.index is index
             and self.ask == ask
+            and self.expansion == expansion
             and (self.query is query or bool(np.array_equal(self.query, query)))
         )
 

@@ -96,6 +96,17 @@ def _ann() -> ModuleType:
 TAIL_MAX = 20_000
 # Candidates a read may ask the graph for before it falls back to the exact scan.
 MAX_K = 4_096
+# The graph's expansion for a hybrid read (a semantic one walks at ann.EXPANSION_SEARCH): its lexical list
+# backs the dense one, so a shallower walk costs it no recall (whole-store LoCoMo at 100,000 rows, R@10
+# the same at 256 as at 512: docs/benchmarks.md, oneshot_phases) at half the graph's time.
+HYBRID_EXPANSION = 256
+
+
+def expansion_for(hybrid: bool) -> int | None:
+    """The graph's expansion for a read: HYBRID_EXPANSION for a hybrid one, else the graph's own."""
+    return HYBRID_EXPANSION if hybrid else None
+
+
 # usearch 2.26 leaves some nodes unreachable when rows are added on several threads at once (600 rows on
 # 2 threads: 19 graphs of 20 had a row no search could return; 5,000 rows: 2 rows; one thread: none), so
 # the background build adds on one thread: slower, but every stored row stays findable, and the other
@@ -277,13 +288,14 @@ class GraphHolder:
         """Whether a graph is in memory: a large read will most likely walk it, not scan."""
         return self._graph is not None
 
-    def first_round(self, qvec: Floats, n: int) -> ann.FirstRound | None:
-        """The first round a whole-store read of `n` rows will ask of the graph in memory, asked now:
-        on the helper thread, beside the lexical side (see `candidates`). None without a graph."""
+    def first_round(self, qvec: Floats, n: int, expansion: int | None = None) -> ann.FirstRound | None:
+        """The first round a whole-store read of `n` rows will ask of the graph in memory (at
+        `expansion`, `expansion_for`), asked now: on the helper thread, beside the lexical side (see
+        `candidates`). None without a graph."""
         graph = self._graph
         if graph is None or graph.size == 0 or qvec.shape != (self.dim,):
             return None
-        return graph.first_round(qvec, first_k(n))
+        return graph.first_round(qvec, first_k(n), expansion)
 
     def _ready(self) -> None:
         if self._on_ready is not None:
@@ -533,12 +545,14 @@ def candidates(
     tail: tuple[Ints, Floats],
     copy: vecfile.Mapped | None = None,
     first: ann.FirstRound | None = None,
+    expansion: int | None = None,
 ) -> Candidates:
     """The graph's k nearest rows at or below `snapshot`, scored exactly (from the matrix's mapped
     `copy` when there is one: at 100k, re-scoring 132 rows from the table cost about what the graph
     search did), with the scored tail. `first` is the graph's first round asked ahead
-    (`GraphHolder.first_round`): the same rows, found while the lexical side ran."""
-    keys, _ = graph.search(qvec, k, max_rowid=snapshot, first=first)
+    (`GraphHolder.first_round`): the same rows, found while the lexical side ran. `expansion` is the
+    read's (`expansion_for`)."""
+    keys, _ = graph.search(qvec, k, max_rowid=snapshot, first=first, expansion=expansion)
     exhausted = len(keys) < min(k, graph.size)
     graph_ids, graph_scores = scored_known(conn, embedder, dim, keys, qvec, copy)
     tail_ids, tail_scores = tail

@@ -34,7 +34,7 @@ from tinymemory.engines.core import Clock, StorageEngine
 from tinymemory.engines.cursors import ListCursor
 from tinymemory.engines.paths import default_db_path
 from tinymemory.engines.sqlite import db, graph, portable, reads, search, store
-from tinymemory.engines.sqlite.ann_reads import GraphHolder, drop_all_files
+from tinymemory.engines.sqlite.ann_reads import GraphHolder, drop_all_files, expansion_for
 from tinymemory.engines.sqlite.connections import (
     DEFAULT_READERS,
     Connections,
@@ -343,9 +343,10 @@ class SqliteStorage(Storage):
         # semantic side on the helper (the graph's first round when a graph is in memory, else the
         # matrix scan), so the two rankers use both cores.
         embedding: QueryVector | None = None
+        expansion = expansion_for(query.mode is FetchMode.HYBRID)
         if query.embed_query is not None:
             ahead = not is_selective(query.filter)
-            embedding = self._embed_query(op, query.embed_query, ahead, query.want)
+            embedding = self._embed_query(op, query.embed_query, ahead, query.want, expansion)
         key = (query.filter, query.mode)
 
         def read(conn: sqlite3.Connection, here: bool = False) -> FetchPage:
@@ -456,7 +457,15 @@ class SqliteStorage(Storage):
             if not self._matrix.loaded and snapshot <= MATRIX_FILE_ROWS:
                 self._matrix.refresh(conn)  # a small file: its vectors held, not read again per fetch
             outcome = search.semantic(
-                conn, self._matrix, qvec, flt, snapshot, query.want, early, self._graphs
+                conn,
+                self._matrix,
+                qvec,
+                flt,
+                snapshot,
+                query.want,
+                early,
+                self._graphs,
+                expansion_for(mode is FetchMode.HYBRID),
             )
             self.last_semantic_plan = outcome.plan
             sem = outcome.ranked
@@ -482,10 +491,13 @@ class SqliteStorage(Storage):
         items = reads.items_by_rowid(conn, [r for r, _ in page], self._decoded)
         return FetchPage(snapshot, page_hits(page, items, ranking.why), more)
 
-    def _embed_query(self, op: str, embed: Callable[[], Floats], ahead: bool, want: int) -> QueryVector:
-        """The query vector, and with `ahead` the graph's first round for `want` rows (a graph in
-        memory) or the matrix scan over the rows loaded so far, on the helper thread while the reader
-        thread ranks lexically (SQLite and usearch release the GIL: the two run side by side)."""
+    def _embed_query(
+        self, op: str, embed: Callable[[], Floats], ahead: bool, want: int, expansion: int | None
+    ) -> QueryVector:
+        """The query vector, and with `ahead` the graph's first round for `want` rows at `expansion`
+        (a graph in memory) or the matrix scan over the rows loaded so far, on the helper thread while
+        the reader thread ranks lexically (SQLite and usearch release the GIL: the two run side by
+        side)."""
         matrix, graphs = self._matrix, self._graphs
 
         def work() -> tuple[Floats, Early]:
@@ -493,7 +505,7 @@ class SqliteStorage(Storage):
             vec = embed()
             self._embed_s = 0.8 * self._embed_s + 0.2 * (time.perf_counter() - start)
             if ahead and graphs is not None and graphs.loaded:
-                return vec, graphs.first_round(vec, want)
+                return vec, graphs.first_round(vec, want, expansion)
             if ahead and matrix is not None and matrix.size and vec.shape == (matrix.dim,):
                 return vec, matrix.early_scores(vec)
             return vec, None

@@ -298,10 +298,12 @@ def semantic(
     n: int,
     early: EarlyScores | ann.FirstRound | None = None,
     graphs: ann_reads.GraphHolder | None = None,
+    expansion: int | None = None,
 ) -> SemanticOutcome:
     """The semantic candidates of a read. `early` is work done ahead on the helper thread, beside the
     lexical side: the matrix scanned so far (`VectorMatrix.early_scores`), or the graph's first round
-    (`GraphHolder.first_round`); each is used only by the plan it belongs to, and gives the same rows."""
+    (`GraphHolder.first_round`); each is used only by the plan it belongs to, and gives the same rows.
+    `expansion` is the graph's, should the read walk it (`ann_reads.expansion_for`)."""
     if n <= 0:
         return SemanticOutcome([], Plan.SCAN)
     nodes = reach_nodes(flt)
@@ -320,7 +322,7 @@ def semantic(
     wants_graph = graphs is not None and not is_selective(flt) and graphs.serves(rows)
     if graphs is not None and wants_graph:
         first = None if early is None or isinstance(early, EarlyScores) else early
-        found = _approximate(conn, graphs, qvec, flt, snapshot, n, first)
+        found = _approximate(conn, graphs, qvec, flt, snapshot, n, first, expansion)
         if found is not None:
             return found
     matrix.refresh(conn)
@@ -420,9 +422,11 @@ def _approximate(
     snapshot: int,
     n: int,
     first: ann.FirstRound | None = None,
+    expansion: int | None = None,
 ) -> SemanticOutcome | None:
-    """The graph plan (see ann_reads.py); None when there is no graph yet, its tail is too long, or
-    the filter passes too few of the rows the graph can be asked for."""
+    """The graph plan (see ann_reads.py), walking the graph at `expansion`; None when there is no
+    graph yet, its tail is too long, or the filter passes too few of the rows the graph can be asked
+    for."""
     graph = graphs.graph(conn, build=False)
     if graph is None:
         return None
@@ -434,7 +438,7 @@ def _approximate(
     k = ann_reads.first_k(n)
     while k <= ann_reads.MAX_K:
         found = ann_reads.candidates(
-            conn, graph, qvec, snapshot, k, graphs.dim, graphs.embedder, tail, copy, first
+            conn, graph, qvec, snapshot, k, graphs.dim, graphs.embedder, tail, copy, first, expansion
         )
         picked = [int(r) for r in found.rowids]
         ok = _visible(conn, picked, flt, snapshot)
