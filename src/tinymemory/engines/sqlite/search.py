@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -86,7 +87,7 @@ def filter_first_cap(matrix_rows: int) -> int:
 
 
 def prune_terms(conn: sqlite3.Connection, terms: list[str], budget: int = POSTINGS_BUDGET) -> list[str]:
-    """`prune` by the whole file's counts (FTS5's vocabulary)."""
+    """`prune` by the whole file's counts (FTS5's, summed from `lex_terms`)."""
     return prune(terms, lexstats.stats(conn, None, terms).df, budget)
 
 
@@ -163,15 +164,28 @@ def lexical_whole(
     order = order[scores[order] > 0]  # a row matched only in a field of weight 0
     if selective:
         return [(int(rowids[i]), unit_score(float(scores[i]))) for i in order[:n]]
-    # the rows of a whole-store read are mostly readable (only superseded ones are not), so a few more
-    # than `n` are checked first, then four times as many each round (a check is a look-up per row)
+    return _best_passing(conn, rowids[order], scores[order], unit_score, flt, snapshot, n)
+
+
+def _best_passing(
+    conn: sqlite3.Connection,
+    rowids: npt.NDArray[np.int64],
+    scores: npt.NDArray[np.floating],
+    unit: Callable[[float], float],
+    flt: MetaFilter,
+    snapshot: int,
+    n: int,
+) -> Ranked:
+    """The first `n` of `rowids` (best first) that the filter reads, with their `unit` scores. The
+    rows of a whole-store read are mostly readable (only superseded ones are not), so a few more than
+    `n` are checked first, then four times as many each round (a check is a look-up per row)."""
     ranked: Ranked = []
     at, k = 0, n + BLOCK_MARGIN
-    while len(ranked) < n and at < len(order):
-        batch = order[at : at + k]
-        picked = [int(r) for r in rowids[batch]]
+    while len(ranked) < n and at < len(rowids):
+        picked = [int(r) for r in rowids[at : at + k]]
         ok = _visible(conn, picked, flt, snapshot)
-        ranked += [(r, unit_score(float(scores[i]))) for r, i in zip(picked, batch, strict=True) if r in ok]
+        got = scores[at : at + k].tolist()
+        ranked += [(r, unit(float(v))) for r, v in zip(picked, got, strict=True) if r in ok]
         at, k = at + k, 4 * k
     return ranked[:n]
 
@@ -440,11 +454,9 @@ def _approximate(
         found = ann_reads.candidates(
             conn, graph, qvec, snapshot, k, graphs.dim, graphs.embedder, tail, copy, first, expansion
         )
-        picked = [int(r) for r in found.rowids]
-        ok = _visible(conn, picked, flt, snapshot)
-        ranked = [(r, unit_cosine(float(s))) for r, s in zip(picked, found.scores, strict=True) if r in ok]
+        ranked = _best_passing(conn, found.rowids, found.scores, unit_cosine, flt, snapshot, n)
         if len(ranked) >= n or found.exhausted:
-            return SemanticOutcome(ranked[:n], Plan.HNSW)
+            return SemanticOutcome(ranked, Plan.HNSW)
         k = _widened(k, n, len(ranked))
     return None
 
