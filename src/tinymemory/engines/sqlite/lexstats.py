@@ -249,7 +249,9 @@ def indexed_rows(conn: sqlite3.Connection) -> int:
 
 
 def stats(conn: sqlite3.Connection, scope: Reach | None, query_terms: list[str]) -> ScopeStats:
-    """Statistics over the scope: summed from the per-namespace tables (FTS5's vocabulary for all)."""
+    """Statistics over the scope, summed from the per-namespace tables. For the whole file the sums
+    are FTS5's own counts (tests/test_sqlite_whole_postings.py), read from `lex_terms` rather than
+    FTS5's vocabulary table: 0.04 ms against 0.4 ms for a question's terms at 100,000 rows."""
     params: Params = []
     where = reach_sql(scope, params, column="ns")
     cond = "" if where is None else f" WHERE {where}"
@@ -259,16 +261,12 @@ def stats(conn: sqlite3.Connection, scope: Reach | None, query_terms: list[str])
     df: dict[str, int] = {}
     if query_terms:
         marks = ",".join("?" * len(query_terms))
-        if where is None:
-            rows = conn.execute(f"SELECT term, doc FROM items_vocab WHERE term IN ({marks})", query_terms)
-        else:
-            tparams: Params = list(query_terms)
-            twhere = reach_sql(scope, tparams, column="ns")
-            rows = conn.execute(
-                f"SELECT term, sum(df) FROM lex_terms WHERE term IN ({marks})"
-                f" AND space IN (SELECT id FROM lex_ns WHERE {twhere}) GROUP BY term",
-                tparams,
-            )
+        tparams: Params = list(query_terms)
+        twhere = reach_sql(scope, tparams, column="ns")
+        in_scope = "" if twhere is None else f" AND space IN (SELECT id FROM lex_ns WHERE {twhere})"
+        rows = conn.execute(
+            f"SELECT term, sum(df) FROM lex_terms WHERE term IN ({marks}){in_scope} GROUP BY term", tparams
+        )
         df = {str(t): int(d) for t, d in rows}
     return ScopeStats(int(docs), int(tokens), df)
 
