@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from tinymemory.api.filters import EQUALITY_FIELDS, MetaFilter
@@ -46,7 +47,37 @@ SQLITE = Dialect("?", _sqlite_in, "1", "0")
 POSTGRES = Dialect("%s", _postgres_in, "true", "false")
 
 
+# Compiled conditions kept by what they were compiled from (frozen, compared by value): a fetch compiles
+# its filter and reach for each statement it runs (a user's recall about nine times), and a service
+# compiles the same user's again on every request.
+COMPILED = 1024
+
+
+def _bound(params: Params, bound: tuple[Any, ...]) -> None:
+    """A compiled condition's parameters added to `params` (a list parameter, Postgres's arrays, copied:
+    a statement's parameters are its own)."""
+    params.extend(list(v) if isinstance(v, list) else v for v in bound)
+
+
 def reach_sql(reach: Reach | None, params: Params, dialect: Dialect, column: str = "i.ns") -> str | None:
+    """`compile_reach`, kept (COMPILED)."""
+    if reach is None:
+        return None
+    try:
+        sql, bound = _reach_compiled(reach, dialect, column)
+    except TypeError:  # a value that does not hash (a caller's list): compiled each time
+        return compile_reach(reach, params, dialect, column)
+    _bound(params, bound)
+    return sql
+
+
+@lru_cache(maxsize=COMPILED)
+def _reach_compiled(reach: Reach, dialect: Dialect, column: str) -> tuple[str | None, tuple[Any, ...]]:
+    params: Params = []
+    return compile_reach(reach, params, dialect, column), tuple(params)
+
+
+def compile_reach(reach: Reach | None, params: Params, dialect: Dialect, column: str = "i.ns") -> str | None:
     """Exact nodes as a list membership; a subtree root `r` as `r <= ns < r0 AND (ns = r OR ns >= r/)`.
 
     The range form ('0' is the character after '/') is what LIKE 'r/%' means, without wildcard escaping
@@ -86,6 +117,22 @@ def state_sql(flt: MetaFilter, params: Params, dialect: Dialect) -> str:
 
 
 def filter_sql(flt: MetaFilter, params: Params, dialect: Dialect, *, include_state: bool = True) -> str:
+    """`compile_filter`, kept (COMPILED)."""
+    try:
+        sql, bound = _filter_compiled(flt, dialect, include_state)
+    except TypeError:  # a value that does not hash (a caller's list): compiled each time
+        return compile_filter(flt, params, dialect, include_state=include_state)
+    _bound(params, bound)
+    return sql
+
+
+@lru_cache(maxsize=COMPILED)
+def _filter_compiled(flt: MetaFilter, dialect: Dialect, include_state: bool) -> tuple[str, tuple[Any, ...]]:
+    params: Params = []
+    return compile_filter(flt, params, dialect, include_state=include_state), tuple(params)
+
+
+def compile_filter(flt: MetaFilter, params: Params, dialect: Dialect, *, include_state: bool = True) -> str:
     """The whole filter as one condition (always valid SQL, the dialect's true when unconstrained)."""
     m, in_list = dialect.mark, dialect.in_list
     conds: list[str] = []
