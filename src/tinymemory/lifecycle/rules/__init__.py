@@ -89,7 +89,7 @@ def extract(
         if intro := _introduced(sentence):
             out.append(intro)
             continue
-        for clause in _pointed_back(clauses(_clean(sentence))):
+        for clause in _contrasted(_pointed_back(clauses(_clean(sentence)))):
             swapped = _swapped(clause, known or {}) or _dropped(clause, known or {})
             found = (
                 _bound_name(clause, known or {})
@@ -120,18 +120,42 @@ def _pointed_back(parts: list[str]) -> list[str]:
     return out
 
 
+# "I'm not in Melbourne any more, I'm in Hobart": not being in a place any more is not living there, and
+# being in the place set against it is the present state
+_NOT_IN = re.compile(
+    r"^(i|we)\s+(?:am|are)\s+not\s+(?:(?:living|based)\s+)?in\s+"
+    r"(?P<place>(?-i:(?:the\s+)?[A-Z]).*?)\s+(?:any ?more)$",
+    re.I,
+)
+_IN = re.compile(r"^(?:i am|we are)\s+(?:(?:now|back|down|up|over|out)\s+)*in\s+(?-i:(?:the\s+)?[A-Z])", re.I)
+
+
+def _contrasted(parts: list[str]) -> list[str]:
+    out: list[str] = []
+    for part in parts:
+        if out and _NOT_IN.match(out[-1]) and _IN.match(part) and not re.search(r"\bnow$", part):
+            part = f"{part} now"
+        out.append(part)
+    return [
+        f"{m.group(1)} don't live in {m.group('place')} anymore" if (m := _NOT_IN.match(p)) else p
+        for p in out
+    ]
+
+
 # "Rex died", "Grandpa Walter passed away": a kinship title before a name is how one names one's own
 # relative, so it needs no earlier turn
 _NAME_DIED = re.compile(
     rf"^(?:(?P<title>(?i:{_KIN}))\s+)?(?P<name>{_NAME_WORD})\s+(?:has\s+|just\s+|sadly\s+)?"
-    r"(?:died|passed away|passed|was put down|had to be put down)\b"
+    # "didn't make it" is the euphemism a death is told by: with a bound name it needs no other word
+    r"(?:died|passed away|passed|was put down|had to be put down|did not make it|didn't make it)\b"
 )
 
 
 # "We lost Rex last week", "we buried Grandma Ines": a bereavement verb before a bound or titled name
 _LOST_NAMED = re.compile(
-    rf"^(?i:i|we)\s+(?i:(?:just|sadly|recently)\s+)?(?i:lost|buried)\s+"
-    rf"(?:(?P<title>(?i:{_KIN}))\s+)?(?P<name>{_NAME_WORD})(?:\s+(?i:in|on|last|this|yesterday|today|"
+    rf"^(?i:i|we)\s+(?i:have\s+)?(?i:(?:just|sadly|recently)\s+)?(?i:lost|buried|(?P<bye>said (?:our|my) "
+    rf"(?:last\s+|final\s+)?goodbyes|said (?:a\s+)?(?:last|final) goodbye) to)\s+"
+    rf"(?:(?P<title>(?i:{_KIN}))\s+)?(?P<name>{_NAME_WORD})(?:\s+(?i:in|on|at|last|this|yesterday|today|"
     rf"two|a few|after)\b.*)?$"
 )
 # "We had to put Rex down", "we had Rex put to sleep", "I had to put my dog Rex to sleep": a pet put down
@@ -171,6 +195,8 @@ def _bound_name(s: str, known: Mapping[str, About]) -> list[RuleLearning]:
         return []
     name = m.group("name")
     about = known.get(name.lower())
+    if "bye" in m.groupdict() and m.group("bye") and (about is None or about.kind != "pet"):
+        return []  # "we said our goodbyes to Rex" at the vet's is a death; to a person, a parting
     if about is None and m.group("title"):
         key, unique = _kin_key(m.group("title"))
         about = About("family", key if unique else f"{key} {name.lower()}")

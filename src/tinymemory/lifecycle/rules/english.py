@@ -10,6 +10,7 @@ from tinymemory.retrieval import dates
 _LEAD = re.compile(
     r"^(?:(?:oh|ok|okay|so|well|also|and|but|hey|hi|hello|actually|correction|update|by the way|btw|"
     r"fyi|just so you know|please|pls|no(?=[,!.:;])|yes|yeah|yep|sorry|quick update|news|guess what|"
+    r"(?:good|great|big|bad|some|exciting|sad) news|scratch that|typo|"
     r"i mean|"
     r"in fact|anyway|anyways|oops|wait|heads up|just|plus|then|now|i meant|what i meant is|sadly|"
     r"unfortunately|luckily|fortunately|thankfully|honestly|long story short)\b[,:;!.-]?\s*|"
@@ -27,11 +28,13 @@ _TRAIL = re.compile(
 _VALUE_END = re.compile(
     r"\s*(?:,|\s(?:in|on|since|from|during|around|about|back in)\s+(?:the\s+)?(?:\d+|early|late|mid|spring|"
     r"summer|autumn|fall|winter|january|february|march|april|may|june|july|august|september|october|"
-    r"november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b|\s(?:last|this|next|a few|"
+    r"november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday)\b|\s(?:last|this|next|a few|"
     r"a couple of|two|three|several|some)\s+(?:week|month|year|day|summer|spring|winter|autumn|fall|"
     r"weeks|months|years|days)|\s(?:(?:a|an|one|two|three|four|five|six|a few|a couple of|several|many|"
     r"some)\s+)?\w+\s+ago\b|\s(?:recently|yesterday|today|tonight|lately|"
     r"because|since|when|after|before|so that|which|where|and i|but i|and we|but we|with my|with our|"
+    r"with (?:a|an|the|two|three) [a-z]+ (?:called|named)|"
     r"for work|for good|for a while|for now|full[- ]time|part[- ]time|at the moment|according to|"
     r"over the (?:summer|winter|spring|autumn|weekend|holidays|past|last)|at the (?:start|end) of|"
     r"earlier this|later this|"
@@ -87,7 +90,7 @@ _FRONTED = re.compile(
     rf"(?:summer|spring|autumn|fall|winter|weekend|holidays|holiday|break|week|weeks|month|months|"
     rf"year|years|pandemic|lockdown)|at\s+the\s+(?:start|end|beginning)\s+of\s+(?:the\s+)?"
     rf"(?:(?:{_MONTHS})\b|\w+)|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-    rf"in\s+the\s+end|eventually|in\s+the\s+(?:spring|summer|autumn|fall|winter))"
+    rf"in\s+the\s+end|eventually|originally|in\s+the\s+(?:spring|summer|autumn|fall|winter))"
     rf",?\s+(?=(?:i|we|my|our)\b)",
     re.I,
 )

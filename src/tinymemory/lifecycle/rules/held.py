@@ -26,7 +26,9 @@ _NOT_THAT = re.compile(
 # workplace ends it
 _LEFT = re.compile(
     rf"^(?i:i|we)\s+(?i:have\s+)?(?i:(?:just|finally|recently|officially|already)\s+)?"
-    rf"(?i:left|moved away from|moved out of|moved on from|quit|(?:am|are)\s+no\s+longer\s+(?:at|with|in)|"
+    rf"(?i:left|moved away from|moved out of|moved on from|quit|walked out of|walked out on|"
+    rf"said (?:goodbye|farewell) to|said (?:our|my) goodbyes to|waved goodbye to|"
+    rf"(?:am|are)\s+no\s+longer\s+(?:at|with|in)|"
     rf"(?P<neg>(?:am|are)\s+not\s+(?:at|with|in)))\s+(?:(?i:the)\s+)?(?P<what>{_NAME_RUN})(?P<rest>.*)$"
 )
 _ANYMORE = re.compile(r"\s*\b(?:anymore|any more)\b", re.I)

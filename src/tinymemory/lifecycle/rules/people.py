@@ -58,13 +58,16 @@ _NATIONALITY = re.compile(
     r"Greek|Dutch|French|Swiss|British|English|Irish|Scottish|Welsh|Spanish)$"
 )
 _KIN_IS_MINE = re.compile(
-    rf"^({_NAME_RUN})\s+is\s+(?i:my)\s+(?i:(?:little|big|older|younger)\s+)?(?i:({_KIN}))\b"
+    rf"^({_NAME_RUN})(?:\s+is|\s*,)\s+(?i:my|our)\s+(?i:(?:little|big|older|younger)\s+)?(?i:({_KIN}|{_PETS}))"
+    r"(?:\s*$|\s*,)"
 )
 _HAVE_KIN = re.compile(
     rf"^(?:i|we)\s+(?:have|'ve got|have got|had)\s+(?:(?:an?|one|two|three|four|five|\d+)\s+|(?=twin\s))"
-    rf"(?:(?:little|big|older|younger|baby|twin|grown-up)\s+)?({_KIN})s?\s*(?:,|:|named|called|-)?\s*(.+)$",
+    rf"(?:(?:little|big|older|younger|baby|twin|grown-up)\s+)?({_KIN}|boy|girl)s?\s*(?:,|:|named|called|-)?\s*(.+)$",
     re.I,
 )
+# children one has, by sex: "I've got three boys" are sons
+_CHILD = {"boy": "son", "girl": "daughter"}
 _PET_OWN = re.compile(
     rf"^(?:i|we)\s+(?:(?:just|recently|finally)\s+)?(?:have|'ve got|have got|got|adopted|rescued|"
     rf"brought home|bought)\s+(?:an?|one|two|three|\d+|a new|a little)\s+(?:(?:new|little|baby|"
@@ -72,15 +75,15 @@ _PET_OWN = re.compile(
     re.I,
 )
 _MY_PET = re.compile(
-    rf"^(?i:my|our)\s+(?i:(?:new|little|old|rescue)\s+)?(?i:({_PETS}))"
+    rf"^(?i:my|our)\s+(?i:(?:[a-z-]+\s+){{0,2}}?)(?i:({_PETS}))"
     rf"(?i:'s name is\s+|'s\s+(?:called|named)\s+|\s+is\s+(?:called\s+|named\s+)?|,\s*|"
     rf"\s+(?:is\s+)?(?:called|named)\s+|\s+)({_NAME_RUN})\b(.*)$"
 )
 # "We rescued a greyhound named Dash", "I have a border collie called Tess": a creature adopted, rescued
 # or had, and named, is a pet whatever its kind; a person or a made thing ("a band called ...") is not
 _ADOPTED_NAMED = re.compile(
-    rf"^(?i:i|we)\s+(?i:(?:just|recently|finally)\s+)?(?P<verb>(?i:adopted|rescued|took in|have|have got|"
-    rf"got))\s+(?i:an?|one)\s+"
+    rf"^(?i:i|we)\s+(?i:have\s+)?(?i:(?:just|recently|finally)\s+)?(?P<verb>(?i:adopted|rescued|took in|"
+    rf"brought home|have|have got|got|keep))\s+(?i:an?|one)\s+"
     rf"((?i:[a-z-]+)(?:\s+(?i:[a-z-]+))?)\s+(?i:named|called)\s+({_NAME_RUN})\b"
 )
 _NOT_A_PET = re.compile(
@@ -112,6 +115,8 @@ _RELATIONSHIP = re.compile(
     r"tied the knot|hitched|eloped|going out|going steady|separating|splitting up|breaking up|"
     r"divorcing|getting a divorce|split(?=\s*$|\s+(?:in|last|this|on|after|a|two|recently|for good)\b)|"
     r"(?:broke|broken|called)\s+off\s+(?:the|our|my)\s+(?:engagement|wedding)|"
+    # a divorce completed: "we finalised our divorce", "my divorce came through"
+    r"(?:finali[sz]ed|completed)\s+(?:our|my|the)\s+divorce|"
     r"(?:decided|agreed|chosen)\s+to\s+(?:separate|split up|divorce|"
     r"get divorced|break up|go our separate ways|call it quits))\b(?P<rest>.*)$",
     re.I,
@@ -175,6 +180,8 @@ def _relationship(m: re.Match[str]) -> list[RuleLearning]:
         r"^\s*(?:the|a|an|our|my|their|it|them|this|that)\b", m.group("rest"), re.I
     ):
         return []  # "we split up the tasks": a parting verb with an object parts a thing, not a couple
+    if re.match(r"^(?:finali[sz]ed|completed) ", state):
+        state = "divorced"
     if re.match(r"^(?:broke|broken|called) off ", state):
         state = "broke up"  # an engagement or a wedding called off is a parting
     if d := re.match(r"^(?:decided|agreed|chosen) to (.+)$", state):
@@ -191,7 +198,9 @@ def _relationship(m: re.Match[str]) -> list[RuleLearning]:
         rest,
         re.I,
     )
-    name = pair or (who.group(1) if who else None)
+    # or in a clause set beside it: "seeing someone now, his name's Mateo"
+    apposed = re.search(rf",\s*(?:his|her|their)\s+name(?:'s|\s+is)\s+({_NAME_RUN})\b", rest)
+    name = pair or (who.group(1) if who else None) or (apposed.group(1) if apposed else None)
     if name and name.split()[0] in {"I", "We", "My", "Me", "Our"}:
         name = None
     if said == "is dating" and not name:
@@ -237,6 +246,7 @@ _FAMILIAR = {
 
 
 def _kin_learning(rel: str, name: str) -> RuleLearning:
+    name = re.sub(r"'s$", "", name)  # "my brother Sean's car": the possessive is not part of the name
     key, unique = _kin_key(rel)
     about = About("family", key if unique else f"{key} {name.lower()}")
     return RuleLearning(f"The user's {rel.lower()} is {name}.", "fact", about, 0.85, named=name)
@@ -269,7 +279,7 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
     if (m := _ADOPTED_NAMED.match(s)) and not (
         _PEOPLE.search(m.group(2))
         or re.search(rf"\b(?:{_KIN}|girl|boy|child|kid)s?\b", m.group(2), re.I)
-        or (m.group("verb").lower() in {"have", "have got", "got"} and _NOT_A_PET.search(m.group(2)))
+        or (m.group("verb").lower() in {"have", "have got", "got", "keep"} and _NOT_A_PET.search(m.group(2)))
     ):
         return [_pet_learning(m.group(2), m.group(3))]
     if m := _MY_PET.match(s):
@@ -292,7 +302,8 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
             if pet := _PET_OWN.match(part):
                 out += [_pet_learning(pet.group(1), n) for n in _names_in(pet.group(2))]
             elif kin := _HAVE_KIN.match(part):
-                out += [_kin_learning(kin.group(1), n) for n in _names_in(kin.group(2))]
+                rel = _CHILD.get(kin.group(1).lower(), kin.group(1))
+                out += [_kin_learning(rel, n) for n in _names_in(kin.group(2))]
         return out
     if m := _RELATIONSHIP.match(s):
         return _relationship(m)
@@ -309,7 +320,9 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
             about = About("family", key if unique else f"{key} {name.lower()}")
             return [RuleLearning(f"The user's {rel.lower()} {name} died.", "fact", about, 0.8)]
         return [_kin_learning(rel, name)]
-    if m := _KIN_IS_MINE.match(s):
+    if (m := _KIN_IS_MINE.match(s)) and m.group(1).split()[0] not in _NOT_A_NAME:
+        if re.fullmatch(_PETS, m.group(2), re.I):
+            return [_pet_learning(m.group(2), m.group(1))]
         return [_kin_learning(m.group(2), m.group(1))]
     return []
 
@@ -347,6 +360,13 @@ _PET_NAMED = re.compile(
 )
 
 
+# "we share a flat with a cat called Pickles": a pet with its kind and name inside a clause about the user
+_A_PET_NAMED = re.compile(
+    rf"\b(?i:with|have|has|got)\s+(?i:an?|one|our|my)\s+(?i:[a-z-]+\s+)?(?i:({_PETS}))\s+(?i:called|named)\s+"
+    rf"({_NAME_RUN})\b"
+)
+
+
 def _kin_named_in(s: str) -> list[RuleLearning]:
     """Every "my <relative> <Name>" and "our <pet>, <Name>" inside a clause whose subject is the user
     (or the user and someone: "my partner and I ...")."""
@@ -358,7 +378,10 @@ def _kin_named_in(s: str) -> list[RuleLearning]:
         if m.group(2).split()[0] not in _NOT_A_NAME and not _NATIONALITY.search(m.group(2))
     ]
     pets = [
-        _pet_learning(m.group(1), m.group(2)) for m in _PET_NAMED.finditer(s) if m.group(2) not in _NOT_A_NAME
+        _pet_learning(m.group(1), m.group(2))
+        for rx in (_PET_NAMED, _A_PET_NAMED)
+        for m in rx.finditer(s)
+        if m.group(2) not in _NOT_A_NAME
     ]
     return kin + pets
 

@@ -6,7 +6,16 @@ import re
 from datetime import datetime
 
 from tinymemory.api import About
-from tinymemory.lifecycle.rules.english import _MONTHS, _NAME_RUN, _TRAIL, _VALUE_END, _article, _is_name
+from tinymemory.lifecycle.rules.english import (
+    _MONTHS,
+    _NAME_RUN,
+    _TRAIL,
+    _VALUE_END,
+    _article,
+    _ended,
+    _is_name,
+    _key,
+)
 from tinymemory.lifecycle.rules.learning import RuleLearning
 from tinymemory.lifecycle.rules.people import _NATIONALITY
 
@@ -71,7 +80,10 @@ _HOME = re.compile(
     rf"^{_HOUSEHOLD}\s+"
     r"(?:(?:now|currently|still|also|just|finally|recently|officially)\s+)?"
     r"(live in|live near|'m living in|am living in|are living in|'re living in|'m based in|am based in|"
-    r"are based in|'re based in|'m based out of|(?:have\s+)?(?:moved|relocated)(?:\s+house)?"
+    r"are based in|'re based in|'m based out of|am based out of|are based out of|"
+    # the idiom of moving house: "we've upped sticks to X"
+    r"(?:have\s+)?upped sticks(?:\s+and\s+moved)?(?:\s+(?:back|down|up|over|out|across|away|home))*\s+to|"
+    r"(?:have\s+)?(?:moved|relocated)(?:\s+house)?"
     # a particle of direction changes no destination: "moved back to", "moved down to", "moved out to"
     r"(?:\s+(?:back|down|up|over|out|across|away|home|south|north|east|west|abroad))*"
     r"(?:\s+from\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)?\s+to|"
@@ -89,8 +101,23 @@ _DWELLING_IN = re.compile(rf"^{_DWELLING_AT}", re.I)
 # "I rent a flat in X", "we're settling into our new place in X": a home named by the dwelling in it
 _DWELLING = re.compile(
     rf"^{_HOUSEHOLD}\s+(?:(?:am|are|have)\s+)?"
-    r"(?:rent|renting|share|sharing|moved into|settled into|settling into|"
-    rf"live in|living in)\s+{_DWELLING_AT}(.+)$",
+    r"(?:rent|renting|share|sharing|moved into|settled into|settling into|own|have got|got|have|"
+    rf"live in|living in)\s+(?!(?:a|an|the|my|our)\s+(?:holiday|second|summer|weekend|country)\b)"
+    rf"{_DWELLING_AT}(.+)$",
+    re.I,
+)
+# "my place is in Melbourne", "our flat's in Leith": where the user's dwelling is
+_DWELLING_IS = re.compile(
+    r"^(?:my|our)\s+(?:(?:new|own|little|current)\s+)?(?:flat|apartment|house|place|home|cottage|studio|"
+    r"condo|bungalow|loft|townhouse)\s+is\s+(?:now\s+)?(?:in|near|just outside)\s+(.+)$",
+    re.I,
+)
+# "Work shipped me off to Chicago", "I was transferred to Leeds": a move the employer made
+_SENT = re.compile(
+    r"^(?:(?:work|my work|my job|my company|my employer|the company|my firm|the firm|they)\s+"
+    r"(?:has\s+|have\s+)?(?:relocated|transferred|posted|moved|shipped|packed)\s+(?:me|us)"
+    r"(?:\s+(?:off|out|over|back|down|up))?|i\s+(?:was|have been|got|am being)\s+"
+    r"(?:relocated|transferred|posted|shipped(?:\s+off)?))\s+to\s+(.+)$",
     re.I,
 )
 # "we now call Brisbane home": calling a place home
@@ -104,7 +131,8 @@ _STAY = re.compile(
 )
 # "we're in Adelaide now": being in a place is a home only when the clause says it is the present state
 _IN_NOW = re.compile(
-    r"^(?:i am|we are)\s+(?:(?:now|back|finally|permanently)\s+)*in\s+(.+?)"
+    # a particle of direction changes nothing: "I'm down in Brighton these days"
+    r"^(?:i am|we are)\s+(?:(?:now|back|finally|permanently|down|up|over|out)\s+)*in\s+(.+?)"
     r"\s+(?:now|these days|nowadays|for good|permanently)$|"
     r"^(?:i am|we are)\s+now\s+(?:(?:back|finally|permanently)\s+)*in\s+(.+)$",
     re.I,
@@ -143,7 +171,17 @@ def _home(s: str, said_at: datetime) -> list[RuleLearning]:
             if (place and _is_name(place))
             else []
         )
-    if (m := _DWELLING.match(s)) or (m := _IN_NOW.match(s)) or (m := _CALL_HOME.match(s)):
+    if (m := _SENT.match(s)) and not _STAY.search(s):
+        place = _place(m.group(1))
+        if place and _is_name(place):
+            return [RuleLearning(f"The user lives in {place}.", "fact", About("profile", "home"), 0.8)]
+        return []
+    if (
+        (m := _DWELLING.match(s))
+        or (m := _DWELLING_IS.match(s))
+        or (m := _IN_NOW.match(s))
+        or (m := _CALL_HOME.match(s))
+    ):
         if _STAY.search(s):
             return []  # "we're renting a villa in Crete for a week" is a stay, not a home
         place = _place(next(g for g in m.groups() if g))
@@ -162,6 +200,11 @@ def _home(s: str, said_at: datetime) -> list[RuleLearning]:
         return [_origin(place)] if place else []
     if m := _BORN.match(s):
         what = _TRAIL.sub("", m.group(1)).strip()
+        if re.fullmatch(r"(?:in\s+)?\d{4}", what):
+            # a year is not a birthday: "born in 1990" says when, not which day comes round each year
+            return [
+                RuleLearning(f"The user was born in {what}.", "fact", About("profile", "birth year"), 0.85)
+            ]
         if re.match(rf"^(?:\d|the\s+\d|(?:{_MONTHS})\b)", what, re.I):
             value = re.split(r"\s+(?:in|at)\s+(?=[A-Z])", what)[0].strip(", ")
             return [
@@ -202,6 +245,8 @@ _EMPLOYER = re.compile(
     r"got hired at|was hired by|'ve been hired by|have been hired by|'ve joined|have joined|"
     r"started a new job at|started a job at|'ve started a new job at|'m employed by|am employed by|"
     r"'m employed at|have started at|have started a new job at|now work at|"
+    # being on an employer's books: "I'm on the payroll at X", "I'm on the staff of X"
+    r"am on the (?:payroll|books|staff)\s+(?:at|of|with)|"
     # a verb of getting or starting with a job noun: "landed a role at", "took a position with"
     r"(?:have\s+)?(?:got|gotten|landed|took|taken|accepted|found|secured|started|begun|began)\s+"
     r"(?:a|an|the|my)\s+(?:new\s+)?(?:(?:full|part)[- ]time\s+)?(?:job|position|role|post|placement)"
@@ -209,6 +254,21 @@ _EMPLOYER = re.compile(
     re.I,
 )
 # "I was laid off", "I got made redundant", "I lost my job": a dismissal ends the employer unnamed
+# "Today was my first day at Danone", "it's my first week with Arup": a first day at a named place of work
+_FIRST_DAY = re.compile(
+    r"^(?:(?:today|yesterday|monday|tuesday|wednesday|thursday|friday|it)\s+(?:was|is)\s+|i\s+(?:had|have|start)\s+)"
+    r"my\s+first\s+(?:day|week|shift)\s+(?:at|with)\s+((?-i:(?:the\s+)?[A-Z]).+)$",
+    re.I,
+)
+# the employer as the subject: "Lidl have taken me on as a shift supervisor", "Meta let me go"
+_THEY_HIRED = re.compile(
+    r"^(?P<org>(?-i:(?:the\s+)?[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*){0,2}))\s+(?:have|has|just|finally)?\s*"
+    r"(?:(?P<hire>hired|taken on|taken me on|took me on|employed|offered me a job)|"
+    r"(?P<fire>let me go|laid me off|fired me|sacked me|made me redundant|dismissed me))\b(?P<rest>.*)$",
+    re.I,
+)
+# "I used to work at a bank": a job the user had is a past job, kept beside whatever they do now
+_USED_TO_WORK = re.compile(r"^i\s+used\s+to\s+work\s+(?P<prep>at|for|in|as)\s+(?P<what>.+)$", re.I)
 _DISMISSED = re.compile(
     r"^i\s+(?:was|got|have been|have just been|just got|just lost|lost|have lost)\s+"
     r"(?:laid off|made redundant|let go|fired|sacked|my job)(?P<rest>.*)$",
@@ -222,7 +282,8 @@ _WORKING_AS = (
 )
 _ROLE = re.compile(
     r"^i\s+(?:(?:now|currently|still|also|just|recently|finally|officially)\s+)?"
-    r"(work as|'m working as|am working as|got a job as|was promoted to|'ve been promoted to|"
+    r"(work as|work (?:nights|days|evenings|weekends|shifts|nights and weekends) as|'m working as|"
+    r"am working as|got a job as|was promoted to|'ve been promoted to|(?:have\s+)?stepped up to|"
     r"have been promoted to|got promoted to|(?:got|was given|earned|have got) a promotion to|became|"
     r"'ve become|have become|started as|retrained as|"
     rf"trained as|qualified as|{_WORKING_AS}|"
@@ -272,6 +333,46 @@ def _role_value(text: str) -> tuple[str, str | None]:
 
 
 def _job(s: str, said_at: datetime) -> list[RuleLearning]:
+    if m := _USED_TO_WORK.match(s):
+        what = _ended(m.group("what")) if m.group("prep") != "as" else _role_value(m.group("what"))[0]
+        if not what:
+            return []
+        prep = m.group("prep").lower()
+        kind = "past role" if prep == "as" else "past employer"
+        said = _article(what) if prep == "as" else what
+        return [
+            RuleLearning(
+                f"The user used to work {prep} {said}.",
+                "fact",
+                About("profile", f"{kind} {_key(what)}"),
+                0.75,
+            )
+        ]
+    if m := _FIRST_DAY.match(s):
+        org = _org(m.group(1))
+        return (
+            [RuleLearning(f"The user works at {org}.", "fact", About("profile", "employer"), 0.8)]
+            if org
+            else []
+        )
+    if m := _THEY_HIRED.match(s):
+        org = m.group("org")
+        if m.group("org").split()[0] in {"I", "We", "They", "He", "She", "It", "My", "Our", "You", "Work"}:
+            return []
+        if m.group("fire"):
+            return [
+                RuleLearning(f"The user no longer works at {org}.", "fact", About("profile", "employer"), 0.8)
+            ]
+        out = [RuleLearning(f"The user works at {org}.", "fact", About("profile", "employer"), 0.8)]
+        if r := re.match(r"^\s+as\s+(.+)$", m.group("rest")):
+            hired_as = _role_value(r.group(1))[0]
+            if hired_as:
+                out.append(
+                    RuleLearning(
+                        f"The user works as {_article(hired_as)}.", "fact", About("profile", "role"), 0.8
+                    )
+                )
+        return out
     if (m := _RETIRED.match(s)) and (
         not _TRAIL.sub("", m.group("rest")).strip() or _VALUE_END.match(m.group("rest"))
     ):
@@ -330,12 +431,12 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         value, employer = _role_value(said)
         # the noun phrase stays whole with its of-phrase ("head of department"); its head is the noun
         # before "of"
-        value = re.split(r"\s+(?:in|who|that|and|but)\s+", value, maxsplit=1)[0]
+        value = re.split(r"\s+(?:in|on|who|that|and|but)\s+", value, maxsplit=1)[0]
         core = re.split(r"\s+of\s+", value, maxsplit=1)[0]
         head = core.split()[-1].lower() if core else ""
         if value.lower() in _NOT_OCCUPATION or head in _NOT_OCCUPATION or len(value.split()) > 5:
             return []
-        if re.fullmatch(_WORKING_AS, verb) and not _OCCUPATION.search(head):
+        if (re.fullmatch(_WORKING_AS, verb) or "stepped" in verb) and not _OCCUPATION.search(head):
             return []  # "consulting as ..." names a job only when its head is an occupation
         if verb in {"am", "'m"}:
             if not re.match(r"^(?:an?\s+)", _TRAIL.sub("", m.group(2)).strip(), re.I):

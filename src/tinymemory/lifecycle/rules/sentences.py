@@ -40,6 +40,41 @@ _NAMED_KIN = re.compile(
 )
 
 
+# "Gareth, my husband, does the cooking": a name with its relation in apposition is "my husband Gareth"
+_APPOSED = re.compile(
+    rf"^(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?),\s+(?P<rel>(?i:my|our)\s+(?:[a-z-]+\s+)?(?i:{_KIN}|{_PETS})),\s+"
+)
+# "..., she's called Luna", "...; his name is Mateo": a clause naming what the clause before introduced
+_NAMED_NEXT = re.compile(
+    r"^(?:(?:she|he|it|they)(?:\s+is|'s|\s+are)\s+(?:called|named)|(?:her|his|its|their)\s+name"
+    r"(?:'s|\s+is))\s+(?-i:([A-Z][\w'-]*))$",
+    re.I,
+)
+
+
+def _apposed(sentence: str) -> str:
+    m = _APPOSED.match(sentence)
+    if m is None or m.group("name").split()[0] in {"I", "We", "My", "Our", "The", "Yes", "No", "Oh", "So"}:
+        return sentence
+    # a lead adverb ("Honestly, my sister, she ...") or a subject restated by a pronoun is no apposition
+    rest = sentence[m.end() :]
+    if m.group("name").lower().endswith("ly") or re.match(r"^(?:she|he|they|it|i|we|you)\b", rest, re.I):
+        return sentence
+    return f"{m.group('rel')} {m.group('name')} {rest}"
+
+
+def _named_next(parts: list[str]) -> list[str]:
+    """ "We brought home a greyhound; she's called Luna" -> "We brought home a greyhound named Luna"."""
+    out: list[str] = []
+    for part in parts:
+        m = _NAMED_NEXT.match(part)
+        if m and out and re.search(r"\b(?:an?)\s+(?:[\w-]+\s+){0,2}[\w-]+$", out[-1], re.I):
+            out[-1] = f"{out[-1]} named {m.group(1)}"
+            continue
+        out.append(part)
+    return out
+
+
 def clauses(sentence: str) -> list[str]:
     """A sentence cut where a new first-person subject begins ("..., and I ...", "...; I ...") or where a
     verb continues the first one's subject ("I live in X and work as Y" -> "I work as Y")."""
@@ -61,11 +96,11 @@ def clauses(sentence: str) -> list[str]:
         out.append(pieces[0])
         for piece in pieces[1:]:
             out.append(f"{subject.group(1)} {piece}" if subject else piece)
-    return [c for c in (_clean(p) for p in out) if c]
+    return _named_next([c for c in (_clean(p) for p in out) if c])
 
 
 def _clean(raw: str) -> str:
-    s = raw.strip().rstrip(".!?").strip()
+    s = _apposed(raw.strip().rstrip(".!?").strip())
     s = re.sub(r"[\u2019\u2018]", "'", s)
     for pattern, full in _CONTRACTIONS:
         s = re.sub(pattern, full, s, flags=re.I)
