@@ -132,7 +132,10 @@ def test_a_year_of_birth_is_no_birthday() -> None:
 
 def test_a_relative_named_before_a_birthday_keeps_the_name_out_of_the_relation() -> None:
     said = _pairs("My sister Ama's birthday falls on 2 March.")
-    assert said == [("The user's sister Ama's birthday is 2 March.", About("date", "sister ama birthday"))]
+    assert said == [
+        ("The user's sister Ama's birthday is 2 March.", About("date", "sister ama birthday")),
+        ("The user's sister is Ama.", About("family", "sister ama")),
+    ]
     # the possessive is not part of a relative's name elsewhere either
     assert _pairs("My sister Ama's car broke down.") == [
         ("The user's sister is Ama.", About("family", "sister ama"))
@@ -209,3 +212,145 @@ def test_a_divorce_finalised_and_a_death_told_by_euphemism() -> None:
     # saying goodbye to a person is a parting, and a name the thread never bound may be anyone
     assert _pairs("We said our goodbyes to Leo at the airport.", known=known) == []
     assert _pairs("Rex didn't make it.", known=known) == []
+
+
+# -- health ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("I'm asthmatic.", ("The user is asthmatic.", "condition asthma")),
+        ("I'm type 2 diabetic.", ("The user is type 2 diabetic.", "condition diabetes")),
+        ("I've had eczema since I was little.", ("The user has eczema.", "condition eczema")),
+        ("I'm on medication for hypertension.", ("The user has hypertension.", "condition hypertension")),
+        ("I was told yesterday that I'm epileptic.", ("The user is epileptic.", "condition epilepsy")),
+    ],
+)
+def test_a_condition_by_its_adjective_its_treatment_or_its_duration(text: str, want: tuple[str, str]) -> None:
+    assert _pairs(text) == [(want[0], About("health", want[1]))]
+
+
+def test_a_treatment_or_a_perfect_without_a_condition_is_none() -> None:
+    assert all(a is None for _, a in _pairs("I'm on the train for work.", notes=True))
+    assert all(a is None for _, a in _pairs("I've had a cold since Monday.", notes=True))
+
+
+def test_a_reaction_names_an_allergy_and_a_bare_allergic_points_back() -> None:
+    assert _pairs("I have asthma, and latex gives me a rash.") == [
+        ("The user has asthma.", About("health", "condition asthma")),
+        ("The user is allergic to latex.", About("health", "allergy latex")),
+    ]
+    assert _pairs("Kiwi makes me itch; I'm allergic.") == [
+        ("The user is allergic to kiwi.", About("health", "allergy kiwi"))
+    ]
+    assert _pairs("I'm allergic.") == []
+
+
+def test_a_diet_concluded_and_ended_by_eating_again() -> None:
+    diet = About("health", "diet")
+    assert _pairs("I eat eggs but no meat, so vegetarian, basically.") == [("The user is vegetarian.", diet)]
+    held = {diet: "The user is vegan."}
+    assert _pairs("I've started eating cheese again.", held=held) == [("The user is no longer vegan.", diet)]
+    # what the diet allows changes nothing
+    assert _pairs("I've started eating fish again.", held={diet: "The user is pescatarian."}) == []
+
+
+def test_a_measure_back_to_normal_ends_the_condition_naming_it() -> None:
+    cond = About("health", "condition high cholesterol")
+    held = {cond: "The user has high cholesterol."}
+    assert _pairs("My cholesterol is back to normal.", held=held) == [
+        ("The user no longer has high cholesterol.", cond)
+    ]
+    assert all(a != cond for _, a in _pairs("My knee is back to normal.", held=held))
+
+
+# -- preferences -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "about"),
+    [
+        ("Nothing beats a cold lager in the evening.", About("preference", "cold lager")),
+        ("There's nothing like a strong espresso.", About("preference", "drink")),
+        ("I practically live on green tea.", About("preference", "drink")),
+        ("I'm nuts about sailing.", About("preference", "sailing")),
+        ("I'm a huge cricket fan.", About("preference", "cricket")),
+        ("Emacs is my editor of choice.", About("preference", "editor")),
+        ("Purple has always been my favourite colour.", About("preference", "colour")),
+        ("I've jumped ship to Neovim.", About("preference", "editor")),
+    ],
+)
+def test_likings_and_choices_said_by_idiom(text: str, about: About) -> None:
+    assert [a for _, a in _pairs(text)] == [about]
+
+
+def test_a_habit_of_speech_or_a_clause_is_no_favourite() -> None:
+    assert all(a is None for _, a in _pairs("My go-to excuse is that I'm busy.", notes=True))
+    assert all(a is None for _, a in _pairs("My usual answer is the weather.", notes=True))
+    assert _pairs("Nothing beats that feeling.") == []
+    assert _pairs("I'm a big fan.") == []
+
+
+def test_loving_it_after_an_activity_is_loving_the_activity() -> None:
+    assert ("The user loves swimming.", About("preference", "swimming")) in _pairs(
+        "I swim on Fridays and love it."
+    )
+    # possession is no activity: "it" is the thing had
+    assert all(a != About("preference", "having") for _, a in _pairs("I have a kayak and love it."))
+
+
+# -- instructions ----------------------------------------------------------------------------------------
+
+
+def test_an_imperative_bounded_by_what_the_assistant_does_each_time_stands() -> None:
+    [f] = extract("Use British spelling whenever you write emails.", SAID)
+    assert f.kind == "instruction" and f.text == "Use British spelling whenever you write emails."
+    [g] = extract("Keep it formal when you reply to clients.", SAID)
+    assert g.kind == "instruction"
+    # an event of the moment is no standing condition
+    assert extract("Ring me when you get home.", SAID) == []
+
+
+def test_a_condition_is_part_of_a_whenever_instructions_subject() -> None:
+    [sql] = extract("Whenever you write SQL, put keywords in capitals.", SAID)
+    [css] = extract("Whenever you write CSS, put keywords in capitals.", SAID)
+    assert sql.about != css.about
+
+
+def test_a_negative_imperative_on_a_bare_plural_is_a_never() -> None:
+    assert _pairs("Don't bother with footnotes.") == [
+        ("Never bother with footnotes.", About("instruction", "bother with footnotes"))
+    ]
+    assert _pairs("Don't use those tables.") == []  # a thing at hand, not a kind
+
+
+def test_an_instruction_dropped_by_its_noun_without_what_places_it() -> None:
+    [held] = extract("Always end each answer with a short summary.", SAID)
+    assert held.about is not None
+    known = {f"instruction {held.about.key}": held.about}
+    [dropped] = extract("Forget the summary at the end.", SAID, known=known)
+    assert dropped.about == held.about and dropped.text.startswith("No longer a standing instruction")
+
+
+# -- names, and appointments read against the thread -----------------------------------------------------
+
+
+def test_a_name_in_a_cleft_of_calling() -> None:
+    assert _pairs("Kit is what everyone calls me.") == [("The user's name is Kit.", About("profile", "name"))]
+    assert _pairs("Paris is what I want.") == []
+
+
+def test_a_name_spelled_out_corrects_the_held_name() -> None:
+    name = About("profile", "name")
+    assert _pairs("It's Cathryn with a y.", held={name: "The user's name is Catherine."}) == [
+        ("The user's name is Cathryn.", name)
+    ]
+    assert _pairs("It's Cathryn with a y.") == []
+
+
+def test_an_appointment_read_against_a_held_role() -> None:
+    held = {ROLE: "The user works as a solicitor."}
+    assert _pairs("The firm has made me a partner.", held=held) == [("The user works as a partner.", ROLE)]
+    assert _pairs("My boss made me a coffee.", held=held) == []
+    assert _pairs("The firm has made me a partner.") == []

@@ -51,7 +51,7 @@ from tinymemory.lifecycle.rules.instructions import _base_phrase, _dropped, _ins
 from tinymemory.lifecycle.rules.learning import RuleLearning
 from tinymemory.lifecycle.rules.notes import _attribute, _event, _note
 from tinymemory.lifecycle.rules.people import _KIN, _PETS, _family, _introduced, _kin_key, _kin_named_in
-from tinymemory.lifecycle.rules.preferences import _activity, _preferences
+from tinymemory.lifecycle.rules.preferences import _NOT_ACTIVITY, _activity, _gerund, _preferences
 from tinymemory.lifecycle.rules.profile import _GREETING_NAME, _NAME, _home, _job, _name, _names
 from tinymemory.lifecycle.rules.sentences import _SENTENCES, _clean, _present, clauses
 
@@ -110,9 +110,29 @@ _OBJECT = re.compile(
 )
 
 
+# an activity: a verb and, up to a preposition or a time phrase, its object ("I play chess on Sundays")
+_DOING = re.compile(
+    r"^i\s+(?:(?:usually|often|always|also|still)\s+)?([a-z]+)\b((?:\s+(?!(?:to|at|in|on|with|for|most|every|each|"
+    r"a|an|the|my|our|some|all)\b)[a-z]+){0,2})",
+    re.I,
+)
+# "Eggs make me ill; I'm allergic": an allergy with no object is to what the clause before says harms
+_HARMS = re.compile(r"^([\w' -]{2,30}?)\s+(?:makes?|gives?|brings?)\s+me\b", re.I)
+
+
 def _pointed_back(parts: list[str]) -> list[str]:
     out: list[str] = []
     for part in parts:
+        # "I cycle to work and love it": a liking of "it" after an activity is a liking of the activity
+        liked = re.fullmatch(
+            r"(i\s+(?:really\s+|absolutely\s+)?(?:love|like|enjoy|adore|hate))\s+it", part, re.I
+        )
+        act = _DOING.match(out[-1]) if out and liked else None
+        if liked and act and act.group(1).lower() not in _NOT_ACTIVITY:
+            part = f"{liked.group(1)} {_gerund(act.group(1).lower())}{act.group(2) or ''}"
+        harm = _HARMS.match(out[-1]) if out else None
+        if harm and re.fullmatch(r"i am (?:\w+\s+)?(?:allergic|intolerant)", part, re.I):
+            part = f"{part} to {harm.group(1).lower()}"
         prev = _OBJECT.match(out[-1]) if out else None
         if prev and re.search(r"\s(?:it|them)$", part, re.I):
             part = re.sub(r"(?<=\s)(?:it|them)$", prev.group(1), part, flags=re.I)
@@ -326,7 +346,9 @@ def _negated(s: str, said_at: datetime) -> list[RuleLearning]:
 
 _FOUND_OUT = re.compile(
     r"^(?:it turns out|turns out|as it turns out|i (?:have\s+)?(?:recently\s+|just\s+|finally\s+)?"
-    r"(?:found out|learned|learnt|discovered|realised|realized|been told)|"
+    r"(?:found out|learned|learnt|discovered|realised|realized|been told|was told|got told)"
+    # a time phrase may say when: "I was told last month that ..."
+    r"(?:\s+(?:last|this)\s+\w+|\s+yesterday|\s+today|\s+\w+\s+ago)?|"
     r"my (?:doctor|gp|dentist|allergist|specialist|consultant|nurse) (?:says|said|told me|thinks|confirmed))"
     r",?\s+(?:that\s+)?(?=(?:i|i'm|i am|i have|i've)\b)(.+)$",
     re.I,

@@ -37,7 +37,8 @@ _VALUE_END = re.compile(
     r"with (?:a|an|the|two|three) [a-z]+ (?:called|named)|"
     r"for work|for good|for a while|for now|full[- ]time|part[- ]time|at the moment|according to|"
     r"over the (?:summer|winter|spring|autumn|weekend|holidays|past|last)|at the (?:start|end) of|"
-    r"earlier this|later this|"
+    r"earlier this|later this|in the (?:morning|mornings|evening|evenings|afternoon|afternoons)|at night|"
+    r"at (?:the )?weekends?|on (?:the )?weekends?|"
     r"as an? (?:kid|child|adult|teen|teenager|baby|toddler|student))\b|"
     r"\s(?:for|over)\s+(?:the\s+(?:past|last)\s+)?"
     r"(?:\d+|a|an|one|two|three|four|five|"
@@ -71,6 +72,7 @@ _HYPOTHETICAL = re.compile(
 _PLAN = re.compile(
     r"\b(?:thinking of|thinking about|considering|dream of|dreaming of|hope to|hoping to|plan to|"
     r"planning to|planning on|want to|wanna|going to(?!\s+(?:the|a|an|my|our|his|her|their)\b)|gonna|"
+    r"toying with the idea|weighing up|mulling over|"
     r"about to|trying to decide|might|"
     r"training to be|training to become|training as|retraining as|studying to be|studying to become|"
     r"(?:am|are)\s+planning\s+(?:a|an|my|our|the|some)|need to|needs to|have to|has to)\b",
@@ -164,6 +166,7 @@ _IRREGULAR_PAST = frozenset(
         "built kept slept taught caught flew drove rode swam sang heard held paid put quit set cut "
         "hurt let broke chose fell forgot grew hit led meant moved sold shot shut split spoke stole "
         "struck threw understood woke wore used joined started tried finished visited decided "
+        "hung fought dug swung stuck bit hid rang drew froze shook forgave rose sank sprang "
     )
     .strip(" ")
     .split(" ")
@@ -244,7 +247,9 @@ def third_person(text: str) -> str:
 
 def no_longer(text: str) -> str:
     """ "The user lives in X." -> "The user no longer lives in X."; "... is X" -> "... is no longer X"."""
-    if m := re.match(r"^(The user(?:'s [\w ]+?)?) (is|are|has) (.*)$", text):
+    if m := re.match(r"^(The user(?:'s [\w ]+?)?) (has|have) (.*)$", text):
+        return f"{m.group(1)} no longer {m.group(2)} {m.group(3)}"  # "no longer has", not "has no longer"
+    if m := re.match(r"^(The user(?:'s [\w ]+?)?) (is|are) (.*)$", text):
         return f"{m.group(1)} {m.group(2)} no longer {m.group(3)}"
     if m := re.match(r"^The user (\w+)\b(.*)$", text):
         return f"The user no longer {m.group(1)}{m.group(2)}"

@@ -37,7 +37,7 @@ _CONDITION = re.compile(
     r"hypertension|ibs|crohn's|eczema|psoriasis|a heart condition|a bad back|back pain|insomnia|"
     r"sleep apnea|tinnitus|lupus|multiple sclerosis|ms|cancer|long covid|a thyroid condition|"
     r"hypothyroidism|fibromyalgia|ptsd|ocd|dyslexia|glaucoma|gout|anemia|anaemia))\b(.*)$|"
-    r"^i(?:'m| am)\s+(diabetic|asthmatic|epileptic|celiac|coeliac|anemic|anaemic|pregnant|"
+    r"^i(?:'m| am)\s+((?:type [12] )?(?:diabetic|asthmatic|epileptic|celiac|coeliac|anemic|anaemic)|pregnant|"
     r"colorblind|colour-blind|color-blind|deaf|hard of hearing|dyslexic|autistic|short-sighted|"
     r"near-sighted|nearsighted)\b",
     re.I,
@@ -48,6 +48,35 @@ _DIET = re.compile(
     r"plant-based|kosher|halal|gluten-free|dairy-free)\b",
     re.I,
 )
+# "I eat fish but no other meat, so pescatarian, really": a diet named as the conclusion of a clause
+# about what the user eats
+_SO_DIET = re.compile(
+    r"^i\s+(?:eat|do not eat|don't eat|avoid|cut out|have cut out|gave up|have given up)\b.*,?\s+so\s+"
+    r"(?:i am\s+|i'm\s+)?(?:(?:basically|technically|mostly|kind of|sort of)\s+)?(?:an?\s+)?"
+    r"(vegan|vegetarian|pescatarian|pescetarian|plant-based)"
+    r"(?:,?\s+(?:really|basically|i guess|i suppose|now))?$",
+    re.I,
+)
+# what each diet keeps off: eating it again ends the diet
+DIET_EXCLUDES = {
+    "vegetarian": {"meat", "fish", "chicken", "pork", "beef", "lamb", "seafood", "bacon"},
+    "pescatarian": {"meat", "chicken", "pork", "beef", "lamb", "bacon"},
+    "vegan": {
+        "meat",
+        "fish",
+        "chicken",
+        "pork",
+        "beef",
+        "lamb",
+        "seafood",
+        "dairy",
+        "eggs",
+        "cheese",
+        "bacon",
+    },
+}
+DIET_EXCLUDES["pescetarian"] = DIET_EXCLUDES["pescatarian"]
+DIET_EXCLUDES["plant-based"] = DIET_EXCLUDES["vegan"]
 _AVOID = re.compile(
     r"^i\s+(?:(?:also|strictly)\s+)?(?:don't|do not|can't|cannot|never)\s+(eat|drink|have|consume|touch)\s+"
     r"(meat|red meat|pork|beef|fish|seafood|shellfish|dairy|gluten|eggs|alcohol|sugar|caffeine|nuts|"
@@ -62,6 +91,28 @@ _AVOIDS = re.compile(
     r"peanuts|wheat|soy|chicken|lamb|bread|carbs|processed food)\b",
     re.I,
 )
+# "I'm on tablets for high blood pressure": a treatment names the condition it treats
+_TREATED = re.compile(
+    r"^i\s+(?:am|have been)\s+(?:now\s+|still\s+)?on\s+(?:(?:some|daily|the)\s+)?"
+    r"(?:tablets|pills|medication|meds|medicine|insulin|an inhaler|inhalers|antidepressants|treatment|"
+    r"injections)\s+for\s+(?:my\s+)?(.+)$",
+    re.I,
+)
+# "Penicillin brings me out in hives", "shellfish gives me a rash": a reaction of the skin is an allergy
+_REACTION = re.compile(
+    r"^(?P<what>[\w' -]{2,30}?)\s+(?:brings?|bring)\s+me\s+out\s+in\s+(?:hives|a rash|spots|welts)|"
+    r"^(?P<what2>[\w' -]{2,30}?)\s+(?:gives?|give)\s+me\s+(?:hives|a rash|anaphylaxis)",
+    re.I,
+)
+_CONDITION_NOUN = {
+    "diabetic": "diabetes",
+    "asthmatic": "asthma",
+    "epileptic": "epilepsy",
+    "anaemic": "anaemia",
+    "anemic": "anemia",
+    "dyslexic": "dyslexia",
+    "autistic": "autism",
+}
 _PRONOUN = re.compile(r"^(?:it|them|this|that|these|those|something|everything|anything)$", re.I)
 _OUTGREW = re.compile(
     r"^i\s+(?:have\s+|had\s+)?(?:outgrew|outgrown|grew out of|grown out of|got over|gotten over|"
@@ -111,18 +162,36 @@ def _health(s: str, said_at: datetime) -> list[RuleLearning]:
                 0.85,
             )
         ]
+    if m := _TREATED.match(s):
+        what = _VALUE_END.split(_TRAIL.sub("", m.group(1)), maxsplit=1)[0].strip()
+        if what and len(what.split()) <= 4 and not _PRONOUN.match(what):
+            return [
+                RuleLearning(f"The user has {what}.", "fact", About("health", f"condition {_key(what)}"), 0.8)
+            ]
+    if m := _REACTION.match(s):
+        what = (m.group("what") or m.group("what2")).strip()
+        if not _PRONOUN.match(what) and len(what.split()) <= 3:
+            return [
+                RuleLearning(
+                    f"The user is allergic to {what.lower()}.",
+                    "fact",
+                    About("health", f"allergy {_key(what)}"),
+                    0.8,
+                )
+            ]
     if m := _CONDITION.match(s):
         if m.group(5):
             word = m.group(5).lower()
             text = f"The user is {word}."
-            key = word
+            # the adjective and the noun of a condition are one subject: "diabetic" and "has diabetes"
+            key = _CONDITION_NOUN.get(word.split()[-1], word.split()[-1])
         else:
             what = _VALUE_END.split(_TRAIL.sub("", m.group(1) or m.group(2) or m.group(3)), maxsplit=1)[
                 0
             ].strip()
             text, key = f"The user has {what}.", what.lower()
         return [RuleLearning(text, "fact", About("health", f"condition {_key(key)}"), 0.85)]
-    if m := _DIET.match(s):
+    if (m := _DIET.match(s)) or (m := _SO_DIET.search(s)):
         diet = m.group(1).lower()
         return [RuleLearning(f"The user is {diet}.", "fact", About("health", "diet"), 0.85)]
     if m := _AVOIDS.match(s):

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from tinymemory.api import About
 from tinymemory.lifecycle.rules.english import _NAME_RUN, _ended, _value, no_longer, third_person
+from tinymemory.lifecycle.rules.health import DIET_EXCLUDES
 from tinymemory.lifecycle.rules.learning import RuleLearning
 from tinymemory.lifecycle.rules.preferences import _CATEGORIES, _preference_key
 
@@ -43,6 +44,16 @@ _NOT_A_VALUE = re.compile(
     re.I,
 )
 _ENDABLE = {("profile", "home"), ("profile", "employer")}
+# "I've started eating meat again": eating again what the held diet keeps off ends the diet
+_EATS_AGAIN = re.compile(
+    r"^(?:i|we)\s+(?:have\s+|am\s+|are\s+)?(?:(?:started|begun|began|gone back to|went back to)\s+)?"
+    r"(?:eating|eat)\s+(?P<food>[a-z]+)\s+again$",
+    re.I,
+)
+# "My blood pressure is back to normal": a measure back to normal ends the held condition naming it
+_NORMAL_AGAIN = re.compile(
+    r"^my\s+(?P<what>[\w ]{3,30}?)(?:'s|\s+is|\s+are)\s+(?:back to normal|normal again|back in range)$", re.I
+)
 
 
 def from_held(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
@@ -59,6 +70,23 @@ def from_held(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
             rest = _ANYMORE.sub("", rest)
         about = _holding(m.group("what"), held, _ENDABLE) if not rest.strip() or _ended(rest) == "" else None
         return [RuleLearning(no_longer(held[about]), "fact", about, 0.8)] if about else []
+    if m := _EATS_AGAIN.match(s):
+        diet = About("health", "diet")
+        said = held.get(diet, "")
+        word = re.sub(r"^The user is (?:a |an )?|\.$", "", said).lower()
+        if m.group("food").lower() in DIET_EXCLUDES.get(word, set()):
+            return [RuleLearning(no_longer(said), "fact", diet, 0.8)]
+        return []
+    if m := _NORMAL_AGAIN.match(s):
+        words = set(m.group("what").lower().split())
+        ended = [
+            a
+            for a in held
+            if a.kind == "health" and a.key.startswith("condition ") and words <= set(a.key.split())
+        ]
+        if len(ended) == 1:
+            return [RuleLearning(no_longer(held[ended[0]]), "fact", ended[0], 0.8)]
+        return []
     if m := _SWITCHED.match(s):
         new = _ended(_value(m.group(1)))
         if not new or _preference_key(new, None) in _CATEGORIES or len(new.split()) > 3:
@@ -70,7 +98,39 @@ def from_held(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
     return []
 
 
+# "it's John with an h": spelling a name out corrects the name held
+_SPELLED = re.compile(
+    rf"^(?:(?:it is|it's|that is|that's)\s+)?(?P<name>{_NAME_RUN}),?\s+with\s+(?:an?|two|double)\s+"
+    r"(?-i:[A-Za-z])(?:'s)?(?:\s+(?:at the end|in the middle|not\s+(?:an?\s+)?\w))?$",
+    re.I,
+)
+
+
+# "They've made me ward sister", "the board made me a partner": an appointment, read against a held role
+_MADE_ME = re.compile(
+    r"^(?:they|they have|they've|the \w+|my \w+|(?-i:[A-Z])\w*)\s+(?:have\s+|has\s+|finally\s+|just\s+)*"
+    r"(?:made|appointed|named)\s+me\s+(?:an?\s+|the\s+|their\s+|our\s+)?(?P<role>[a-z-]+(?:\s+[a-z-]+){0,3}?)"
+    r"(?:\s+(?:as of|from|starting|last|this|next|on|in)\b.*)?$",
+    re.I,
+)
+_RANK = re.compile(
+    r"(?:er|or|ist|ian|ant|ent|eer|ect|head|lead|chief|captain|partner|sister|chair|chairperson|principal|"
+    r"deputy|officer|president|editor|nurse|chef|director|manager|supervisor)$",
+    re.I,
+)
+
+
 def _corrected(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
+    role = About("profile", "role")
+    if (m := _MADE_ME.match(s)) and role in held and _RANK.search(m.group("role")):
+        said = m.group("role")
+        article = (
+            "" if re.match(r"^(?:head|chief|deputy)\b", said) else ("an " if said[0] in "aeiou" else "a ")
+        )
+        return [RuleLearning(f"The user works as {article}{said}.", "fact", role, 0.8)]
+    name = About("profile", "name")
+    if (m := _SPELLED.match(s)) and name in held:
+        return [RuleLearning(f"The user's name is {m.group('name')}.", "fact", name, 0.85)]
     """ "Boeing, not Airbus": the held subject naming the old value, with the new one in its place."""
     m = _NOT_THAT.match(s)
     if m is None:

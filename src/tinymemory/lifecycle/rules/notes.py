@@ -34,6 +34,10 @@ def _attribute(s: str, said_at: datetime) -> list[RuleLearning]:
             return []
         if re.match(r"^(?:so|very|really|too|kind of|a bit|pretty|super)\b", value, re.I):
             return []
+        # a habit ("my go-to excuse", "my usual order") is no attribute, and neither is a clause
+        chosen = r"^(?:favou?rite|preferred|go-to|go to|usual|regular)\b"
+        if re.match(chosen, m.group(1), re.I) or re.match(r"^(?:that|to|when|because|how|if)\b", value, re.I):
+            return []
         return [
             RuleLearning(f"The user's {what} is {third_person(value)}.", "fact", About("profile", what), 0.8)
         ]

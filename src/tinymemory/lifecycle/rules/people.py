@@ -370,7 +370,9 @@ _A_PET_NAMED = re.compile(
 def _kin_named_in(s: str) -> list[RuleLearning]:
     """Every "my <relative> <Name>" and "our <pet>, <Name>" inside a clause whose subject is the user
     (or the user and someone: "my partner and I ...")."""
-    if not re.match(r"^(?:i|we)\b|^[\w' ]{1,30}?\band i\b", s, re.I):
+    # the user's clause, or one about a named relative's thing ("my brother Sean's birthday is ...")
+    own = re.match(rf"^(?i:my|our)\s+(?i:{_KIN})\s+[A-Z][\w-]*'s\s", s)
+    if not (own or re.match(r"^(?:i|we)\b|^[\w' ]{1,30}?\band i\b", s, re.I)):
         return []
     kin = [
         _kin_learning(m.group(1), m.group(2))

@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 
 from tinymemory.api import About
-from tinymemory.lifecycle.rules.english import _ended, _key, _value, conjugate, third_person
+from tinymemory.lifecycle.rules.english import _ended, _key, _sentence_case, _value, conjugate, third_person
 from tinymemory.lifecycle.rules.learning import RuleLearning
 
 # preferences --------------------------------------------------------------------------------------------
@@ -19,7 +19,27 @@ _FAVOURITE = re.compile(
     re.I,
 )
 _FAVOURITE_IS = re.compile(
-    rf"^(.{{1,40}}?)\s+(?:is|are)\s+my\s+(?:absolute\s+)?(?:{_CHOSEN})\s*([\w\s-]{{0,40}})$", re.I
+    rf"^(.{{1,40}}?)(?:'s|\s+is|\s+are|\s+has\s+(?:always\s+)?been|\s+have\s+(?:always\s+)?been)\s+my\s+"
+    rf"(?:absolute\s+|all-time\s+)?(?:(?:{_CHOSEN})\s*([\w\s-]{{0,40}})|([\w-]+(?:\s+[\w-]+)?)\s+of\s+choice)$",
+    re.I,
+)
+# "My go-to excuse is ...": what one habitually says is a habit of speech, not a liking
+_SAYING = re.compile(
+    r"\b(?:excuse|answer|reply|response|line|reason|joke|argument|comeback|phrase|saying|complaint|story|"
+    r"question|apology|insult|lie)s?$",
+    re.I,
+)
+# "Nothing beats a proper cup of tea", "you can't beat X", "there's nothing like X": a liking said by
+# comparison with everything else
+_NOTHING_BEATS = re.compile(
+    r"^(?:nothing|nothing at all)\s+(?:beats|compares to|tops)\s+(.+)$|"
+    r"^(?:you can't|you cannot|can't)\s+beat\s+(.+)$|"
+    r"^there is nothing (?:quite\s+)?like\s+(.+)$|^there's nothing (?:quite\s+)?like\s+(.+)$",
+    re.I,
+)
+# "I basically live on Diet Coke": what one lives on is a staple
+_LIVE_ON = re.compile(
+    r"^i\s+(?:(?:basically|practically|pretty much|mostly|just|literally)\s+)*live\s+on\s+(.+)$", re.I
 )
 _PREFER = re.compile(
     r"^i\s+(?:now\s+|really\s+|much\s+|definitely\s+|still\s+|generally\s+|usually\s+)?prefer\s+(.+?)"
@@ -27,8 +47,8 @@ _PREFER = re.compile(
     re.I,
 )
 _SWITCHED = re.compile(
-    r"^i(?:'ve| have)?\s+(?:(?:just|recently|finally)\s+)?(?:switched|changed|gone over|"
-    r"(?:gone|went|switched|changed)\s+back)\s+(?:from\s+(.+?)\s+)?to\s+(.+)$",
+    r"^i(?:'ve| have)?\s+(?:(?:just|recently|finally)\s+)?(?:switched|changed|gone over|jumped ship|migrated|"
+    r"moved over|(?:gone|went|switched|changed)\s+back)\s+(?:from\s+(.+?)\s+)?to\s+(.+)$",
     re.I,
 )
 # "I switched my editor to Helix", "I've changed my browser from Chrome to Firefox": the object names
@@ -63,7 +83,14 @@ _LIKE = re.compile(
 )
 _FAN = re.compile(
     r"^i(?:'m| am)\s+(?:(?:a|such a|a huge|a big|a massive|huge|big|really|so|totally|very|not|not really|"
-    r"not much of)\s+)*(fan of|into|obsessed with|crazy about|passionate about|keen on|a fan of)\s+(.+)$",
+    r"not much of)\s+)*(fan of|into|obsessed with|crazy about|mad about|nuts about|wild about|hooked on|"
+    r"passionate about|keen on|a fan of)\s+(.+)$",
+    re.I,
+)
+# "I'm a big rugby fan": the noun before "fan" is what the user is a fan of
+_X_FAN = re.compile(
+    r"^i(?:'m| am)\s+(?:an?\s+)?(?:(?:big|huge|massive|lifelong|die-hard|diehard|real|true|keen)\s+)*"
+    r"([\w-]+(?:\s+[\w-]+)?)\s+(?:fan|lover|nut|buff|fanatic)$",
     re.I,
 )
 # Bare "I prefer X" needs a subject so a later "I prefer Y" replaces it; a few common ones are known.
@@ -88,6 +115,12 @@ _CATEGORIES = {
         "flat white",
         "decaf",
         "matcha",
+        "coke",
+        "cola",
+        "lemonade",
+        "kombucha",
+        "chai",
+        "smoothie",
         "hot chocolate",
     },
     "editor": {
@@ -134,19 +167,36 @@ _REACTION = re.compile(r"^(?:it|that|this|those|these|them|him|her|you|your|the 
 def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
     if m := _FAVOURITE.match(s):
         what, value = _key(m.group(1) or m.group(3)), _value(m.group(2) or m.group(4))
+        # a clause ("that I'm busy", "to ...") is no choice, and a habit of speech is no liking
+        if re.match(r"^(?:that|to|when|because|how|if|i|we|it|just)\b", value, re.I) or _SAYING.search(what):
+            return []
         return [
             RuleLearning(
                 f"The user's favourite {what} is {value}.", "preference", About("preference", what), 0.9
             )
         ]
     if m := _FAVOURITE_IS.match(s):
-        value, what = _value(m.group(1)), _key(m.group(2) or m.group(1))
-        if _REACTION.match(value):
+        named = m.group(2) or m.group(3)
+        value, what = _value(m.group(1)), _key(named or m.group(1))
+        if _REACTION.match(value) or _SAYING.search(what):
             return []
+        # with no noun after "favourite" the value is its own subject: "Thai food is my favourite"
+        said = (
+            f"The user's favourite {what} is {value}."
+            if named and named.strip()
+            else f"{value} is the user's favourite."
+        )
+        return [RuleLearning(_sentence_case(said), "preference", About("preference", what), 0.85)]
+    if (m := _NOTHING_BEATS.match(s)) or (m := _LIVE_ON.match(s)):
+        obj = _ended(_value(next(g for g in m.groups() if g)))
+        if not obj or _REACTION.match(obj) or len(obj.split()) > 5:
+            return []
+        low = re.sub(r"^(?:an?|the|my|proper|good|decent|real)\s+", "", obj, flags=re.I)
+        low = re.sub(r"^(?:proper|good|decent|real|nice)\s+", "", low, flags=re.I)
+        key = _preference_key(low, None)
+        key = key if key in _CATEGORIES else _activity_key(low)
         return [
-            RuleLearning(
-                f"The user's favourite {what} is {value}.", "preference", About("preference", what), 0.85
-            )
+            RuleLearning(f"The user loves {third_person(obj)}.", "preference", About("preference", key), 0.8)
         ]
     if m := _PREFER.match(s):
         choice = _value(m.group(1))
@@ -211,6 +261,17 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
     if (m := _USE.match(s)) and (key := _preference_key(_value(m.group(1)), None)) in _CATEGORIES:
         obj = _value(m.group(1))
         return [RuleLearning(f"The user uses {obj}.", "preference", About("preference", key), 0.75)]
+    if (m := _X_FAN.match(s)) and not re.fullmatch(
+        r"(?:not|no|bit|real|big|huge|massive|true|keen|lifelong|die-hard|diehard|such a|such|an?)",
+        m.group(1),
+        re.I,
+    ):
+        obj = m.group(1)
+        return [
+            RuleLearning(
+                f"The user is a fan of {obj}.", "preference", About("preference", _activity_key(obj)), 0.8
+            )
+        ]
     if m := _FAN.match(s):
         negative = bool(re.search(r"\bnot\b", s, re.I))
         obj = _value(m.group(2))
@@ -280,7 +341,8 @@ def _activity(s: str) -> list[RuleLearning]:
     m = _ACTIVITY.match(s)
     if not m:
         return []
-    verb, obj = m.group(1).lower(), _ended(_value(m.group(2)))
+    # the object ends where a time phrase or a reason begins, even as the first word ("since the accident")
+    verb, obj = m.group(1).lower(), _ended(" " + _value(m.group(2)))
     light = verb in {"do", "go"} and bool(obj) and not _NOT_OBJECT.search(obj)
     if (verb in _NOT_ACTIVITY and not light) or verb.endswith("ed") or len(obj.split()) > 4:
         return []

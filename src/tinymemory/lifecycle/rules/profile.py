@@ -36,6 +36,14 @@ _NAME = re.compile(
 )
 
 
+# "Shiv is what my friends call me", "Bea is what everyone uses": the name before a cleft of calling
+_NAME_CLEFT = re.compile(
+    rf"^({_NAME_RUN})\s+is\s+what\s+(?i:(?:everyone|everybody|people|most people|my friends|friends|"
+    rf"my family|they|folks)\s+(?:(?:all|usually|mostly|tend to)\s+)?(?:calls?\s+me|uses?|go with|goes with|"
+    rf"know me as|knows me as)|i\s+(?:go by|prefer|answer to))\b"
+)
+
+
 def _name(name: str) -> RuleLearning:
     return RuleLearning(f"The user's name is {name}.", "fact", About("profile", "name"), 0.9)
 
@@ -64,7 +72,7 @@ _NOT_NAMES = frozenset(
 
 
 def _names(s: str, said_at: datetime) -> list[RuleLearning]:
-    if m := _NAME.match(s):
+    if (m := _NAME.match(s)) or (m := _NAME_CLEFT.match(s)):
         return [_name(m.group(1))]
     m = _BARE_NAME.match(s)
     if m and m.group(1).split()[0] not in _NOT_NAMES and not _NATIONALITY.search(m.group(1)):

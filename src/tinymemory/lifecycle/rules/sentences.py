@@ -13,13 +13,16 @@ _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _SUBJECT_START = r"(?:i|i'm|i've|i'd|i'll|i am|i was|my|we|we're|we've|our)\b"
 _CLAUSE_SPLIT = re.compile(
     rf"\s*;\s*|\s*(?:,\s*|\s+)(?:and|but|so|plus|though|although|while|whereas|yet)\s+(?={_SUBJECT_START}|"
-    rf"(?:also|now|actually)\s+{_SUBJECT_START})|,\s+(?={_SUBJECT_START})",
+    rf"(?:also|now|actually)\s+{_SUBJECT_START}|"
+    # a clause whose object is the user is about the user too: "..., and penicillin brings me out in hives"
+    rf"[\w' -]{{2,30}}?\s+(?:brings?|gives?|makes?)\s+me\b)|,\s+(?={_SUBJECT_START})",
     re.I,
 )
 # A verb that continues the subject of the clause before it: "I live in X and work as a Y".
 _ELLIPSIS_VERBS = (
     r"work|live|love|like|prefer|hate|enjoy|have|am|study|teach|own|play|moved|relocated|quit|left|"
-    r"joined|started|got|became|drink|eat|go|went|run|ran|speak|use|can't|don't|do not|no longer|never|always"
+    r"joined|started|got|became|retired|drink|eat|go|went|run|ran|speak|use|can't|don't|do not|no longer|"
+    r"never|always"
 )
 _ELLIPSIS_SPLIT = re.compile(rf"\s*(?:,\s*|\s+)(?:and|but)\s+(?=(?:{_ELLIPSIS_VERBS})\b)", re.I)
 
@@ -139,6 +142,8 @@ def _present(s: str) -> str:
         r"^(i|we)\s+have\s+been\s+(?=\w+ing\b)", lambda m: f"{m.group(1)} {_be(m.group(1))} ", s, flags=re.I
     )
     duration = r"(?=.*\s(?:for|since)\s)"
+    # "I've had epilepsy since I was a teenager": a condition had for a while is one the user has
+    s = re.sub(rf"^(i|we)\s+have\s+had\s+(?!a\b|an\b|the\b|my\b|to\b){duration}", r"\1 have ", s, flags=re.I)
     s = re.sub(
         rf"^(i|we)\s+have\s+(lived|worked)\b{duration}",
         lambda m: f"{m.group(1)} {_BASE[m.group(2).lower()]}",
