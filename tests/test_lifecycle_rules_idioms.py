@@ -354,3 +354,72 @@ def test_an_appointment_read_against_a_held_role() -> None:
     assert _pairs("The firm has made me a partner.", held=held) == [("The user works as a partner.", ROLE)]
     assert _pairs("My boss made me a coffee.", held=held) == []
     assert _pairs("The firm has made me a partner.") == []
+
+
+# -- more of the same classes, in other words -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("These days we're in Denver.", "Denver"),
+        ("We bought a house in Derby.", "Derby"),
+        ("I'm renting in Hackney at the moment.", "Hackney"),
+        ("I'm settling into life in Graz.", "Graz"),
+        ("We're Berlin-based now.", "Berlin"),
+    ],
+)
+def test_more_homes(text: str, place: str) -> None:
+    assert _pairs(text) == [(f"The user lives in {place}.", HOME)]
+
+
+def test_more_work() -> None:
+    assert _pairs("I'm now head of sales at Ikea.") == [
+        ("The user works as a head of sales.", ROLE),
+        ("The user works at Ikea.", EMPLOYER),
+    ]
+    assert _pairs("I handed in my notice.") == [("The user left their job.", EMPLOYER)]
+    assert _pairs("I've been hired as a porter at Kings.") == [
+        ("The user works as a porter.", ROLE),
+        ("The user works at Kings.", EMPLOYER),
+    ]
+    assert _pairs("I'm going freelance.") == [("The user is freelance.", ROLE)]
+    assert _pairs("I'm a Vim user.") == [("The user uses Vim.", About("preference", "editor"))]
+
+
+def test_a_relative_lost_or_a_child_welcomed() -> None:
+    assert _pairs("I lost my mum in April.") == [("The user's mum died.", About("family", "mother"))]
+    assert all(a != About("family", "mother") for _, a in _pairs("I lost my mum's ring.", notes=True))
+    assert _pairs("We welcomed a baby boy, Arlo, in May.") == [
+        ("The user's son is Arlo.", About("family", "son arlo"))
+    ]
+    assert all(a is None for _, a in _pairs("I had a girl in my class called Zoe.", notes=True))
+
+
+def test_conditions_cleared_and_foods_kept_off() -> None:
+    assert _pairs("My eczema has cleared up.") == [
+        ("The user no longer has eczema.", About("health", "condition eczema"))
+    ]
+    assert _pairs("My car has gone.") == []
+    assert _pairs("I'm off dairy.") == [("The user avoids dairy.", About("health", "avoids dairy"))]
+    assert _pairs("I'm teetotal.") == [
+        ("The user does not drink alcohol.", About("health", "avoids alcohol"))
+    ]
+    assert _pairs("Shellfish is a no-go for me, I'm allergic.") == [
+        ("The user is allergic to shellfish.", About("health", "allergy shellfish"))
+    ]
+
+
+def test_activities_taken_up_and_kinds_of_person() -> None:
+    assert _pairs("I've taken up climbing.") == [
+        ("The user is a fan of climbing.", About("preference", "climbing"))
+    ]
+    assert _pairs("I got into Cambridge.") == []
+    assert _pairs("I took up the offer.") == []
+    assert _pairs("I'm more of a coffee person.") == [
+        ("The user is a coffee person.", About("preference", "drink"))
+    ]
+    assert _pairs("I'm a morning person.") == []
+    assert _pairs("No more exclamation marks, please.") == [
+        ("Never use exclamation marks.", About("instruction", "use exclamation marks"))
+    ]

@@ -117,7 +117,11 @@ _DOING = re.compile(
     re.I,
 )
 # "Eggs make me ill; I'm allergic": an allergy with no object is to what the clause before says harms
-_HARMS = re.compile(r"^([\w' -]{2,30}?)\s+(?:makes?|gives?|brings?)\s+me\b", re.I)
+_HARMS = re.compile(
+    r"^(?!(?:i|we|it|this|that|they|he|she|you|there|my|our)\b)([\w' -]{2,30}?)\s+"
+    r"(?:makes?|gives?|brings?|is|are|do|does|don't|doesn't)\b",
+    re.I,
+)
 
 
 def _pointed_back(parts: list[str]) -> list[str]:
@@ -189,7 +193,10 @@ _PUT_DOWN = re.compile(
 # "My grandmother passed away", "my dad died": a relative named by kinship alone
 _KIN_DIED = re.compile(
     rf"^(?i:my|our)\s+(?i:late\s+)?(?P<rel>(?i:{_KIN}))\s+(?i:has\s+|just\s+|sadly\s+)?"
-    r"(?i:died|passed away|passed)\b"
+    r"(?i:died|passed away|passed on|passed)\b|"
+    # "I lost my dad in March": a bereavement verb before a relative by kinship alone, then at most a time
+    rf"^(?i:i|we)\s+(?i:have\s+)?(?i:(?:just|sadly|recently)\s+)?(?i:lost)\s+(?i:my|our)\s+"
+    rf"(?P<rel2>(?i:{_KIN}))(?:\s+(?i:in|on|last|this|yesterday|today|two|a few|after|to)\b.*)?$"
 )
 
 
@@ -198,10 +205,11 @@ def _bound_name(s: str, known: Mapping[str, About]) -> list[RuleLearning]:
     does a pet put down, named with its kind or bound before, and a relative named by kinship alone (the
     one of that kinship the thread named, if it named one)."""
     if m := _KIN_DIED.match(s):
-        key, unique = _kin_key(m.group("rel"))
+        rel = m.group("rel") or m.group("rel2")
+        key, unique = _kin_key(rel)
         named = {a for a in known.values() if a.kind == "family" and a.key.split()[0] == key}
         kin = About("family", key) if unique or len(named) != 1 else named.pop()
-        return [RuleLearning(f"The user's {m.group('rel').lower()} died.", "fact", kin, 0.8)]
+        return [RuleLearning(f"The user's {rel.lower()} died.", "fact", kin, 0.8)]
     if m := _PUT_DOWN.match(s):
         name = m.group("name")
         if m.group("what"):
@@ -287,7 +295,14 @@ def _unfronted(s: str) -> str:
     """ "In 2021 I moved to Ghent" -> "I moved to Ghent": a time phrase before the subject dates the
     clause; the perfect it hid from the tense reading is read again ("Since May I have been ...")."""
     bare = _FRONTED.sub("", s, count=1)
-    return s if bare == s else _present(bare)
+    if bare == s:
+        return s
+    # a fronted marker of the present still marks it: "These days we're in Seattle" is "we're in Seattle now"
+    if re.match(r"^(?:these days|nowadays|currently|at the moment|right now)\b", s, re.I) and re.match(
+        r"^(?:i am|we are)\s+in\s", bare, re.I
+    ):
+        bare = f"{bare} now"
+    return _present(bare)
 
 
 _STOPPED = re.compile(

@@ -11,6 +11,16 @@ from tinymemory.lifecycle.rules.learning import RuleLearning
 
 # health -------------------------------------------------------------------------------------------------
 
+# the conditions the rules know by name
+_CONDITIONS = (
+    r"diabetes|asthma|arthritis|migraines|headaches|panic attacks|anxiety attacks|seizures|nosebleeds|"
+    r"cold sores|"
+    r"(?:high|low) (?:cholesterol|blood pressure|blood sugar|iron|thyroid levels|vitamin d)|epilepsy|"
+    r"celiac disease|coeliac disease|celiac|coeliac|adhd|autism|anxiety|depression|high blood pressure|"
+    r"hypertension|ibs|crohn's|eczema|psoriasis|a heart condition|a bad back|back pain|insomnia|"
+    r"sleep apnea|tinnitus|lupus|multiple sclerosis|ms|cancer|long covid|a thyroid condition|"
+    r"hypothyroidism|fibromyalgia|ptsd|ocd|dyslexia|glaucoma|gout|anemia|anaemia|hay fever|acne|rosacea"
+)
 _ALLERGY = re.compile(
     r"^i(?:'m| am| have been| was)?\s+(?:(?:severely|very|really|mildly|slightly|deathly|super|also|so)\s+)*"
     r"allergic to\s+(.+)$|^i\s+(?:have got|have developed|developed|have|'ve got|got)\s+(?:an?\s+)?"
@@ -30,13 +40,7 @@ _CONDITION = re.compile(
     r"^i(?:'ve| have)?\s+(?:(?:recently|just|finally)\s+)?(?:was|been|got)\s+diagnosed with\s+(.+)$|"
     r"^i\s+suffer from\s+(.+)$|^i\s+(?:have got|have developed|developed|have|'ve got|live with|deal with|"
     r"struggle with|get|often get|keep getting)\s+"
-    r"((?:type [12] |chronic |mild |severe |bad |cluster |tension |frequent )?(?:diabetes|asthma|arthritis|"
-    r"migraines|headaches|panic attacks|anxiety attacks|seizures|nosebleeds|cold sores|"
-    r"(?:high|low) (?:cholesterol|blood pressure|blood sugar|iron|thyroid levels|vitamin d)|epilepsy|"
-    r"celiac disease|coeliac disease|celiac|coeliac|adhd|autism|anxiety|depression|high blood pressure|"
-    r"hypertension|ibs|crohn's|eczema|psoriasis|a heart condition|a bad back|back pain|insomnia|"
-    r"sleep apnea|tinnitus|lupus|multiple sclerosis|ms|cancer|long covid|a thyroid condition|"
-    r"hypothyroidism|fibromyalgia|ptsd|ocd|dyslexia|glaucoma|gout|anemia|anaemia))\b(.*)$|"
+    rf"((?:type [12] |chronic |mild |severe |bad |cluster |tension |frequent )?(?:{_CONDITIONS}))\b(.*)$|"
     r"^i(?:'m| am)\s+((?:type [12] )?(?:diabetic|asthmatic|epileptic|celiac|coeliac|anemic|anaemic)|pregnant|"
     r"colorblind|colour-blind|color-blind|deaf|hard of hearing|dyslexic|autistic|short-sighted|"
     r"near-sighted|nearsighted)\b",
@@ -86,7 +90,7 @@ _AVOID = re.compile(
 # "I avoid pork", "I stay away from dairy": a food the user keeps off
 _AVOIDS = re.compile(
     r"^i\s+(?:(?:also|strictly|generally|always|mostly|try to)\s+)?(?:have\s+)?"
-    r"(avoid|stay away from|steer clear of|given up|gave up|cut out|quit)\s+"
+    r"(avoid|stay away from|steer clear of|given up|gave up|cut out|quit|am off|am staying off|keep off)\s+"
     r"(meat|red meat|pork|beef|fish|seafood|shellfish|dairy|gluten|eggs|alcohol|sugar|caffeine|nuts|"
     r"peanuts|wheat|soy|chicken|lamb|bread|carbs|processed food)\b",
     re.I,
@@ -113,6 +117,12 @@ _CONDITION_NOUN = {
     "dyslexic": "dyslexia",
     "autistic": "autism",
 }
+# "My asthma has cleared up", "my migraines are gone": a condition of the user's that has ended
+_CLEARED = re.compile(
+    r"^my\s+(?P<what>[\w' -]{2,30}?)\s+(?:has|have|is|are)\s+(?:(?:completely|finally|totally)\s+)?"
+    r"(?:cleared up|cleared|gone|gone away|been cured|cured|in remission|resolved)$",
+    re.I,
+)
 _PRONOUN = re.compile(r"^(?:it|them|this|that|these|those|something|everything|anything)$", re.I)
 _OUTGREW = re.compile(
     r"^i\s+(?:have\s+|had\s+)?(?:outgrew|outgrown|grew out of|grown out of|got over|gotten over|"
@@ -161,6 +171,16 @@ def _health(s: str, said_at: datetime) -> list[RuleLearning]:
                 About("health", f"intolerance {_key(what)}"),
                 0.85,
             )
+        ]
+    if m := _CLEARED.match(s):
+        what = m.group("what").strip().lower()
+        if not re.fullmatch(rf"(?:(?:chronic|mild|severe|bad|cluster|tension)\s+)?(?:{_CONDITIONS})", what):
+            return []  # a thing, a person or a passing illness is no condition of the user's kept
+        text = f"The user no longer has {what}."
+        return [RuleLearning(text, "fact", About("health", f"condition {_key(what)}"), 0.8)]
+    if re.match(r"^i am (?:(?:strictly|completely)\s+)?(?:teetotal|tee-total)$", s, re.I):
+        return [
+            RuleLearning("The user does not drink alcohol.", "fact", About("health", "avoids alcohol"), 0.8)
         ]
     if m := _TREATED.match(s):
         what = _VALUE_END.split(_TRAIL.sub("", m.group(1)), maxsplit=1)[0].strip()

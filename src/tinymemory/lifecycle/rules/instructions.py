@@ -64,7 +64,7 @@ _WHEN_YOU = re.compile(
 # (what is meant in general, not a thing at hand) stands as a "never"
 _DONT_PLURAL = re.compile(
     r"^(?:please\s+)?(?:don't|do not)\s+(?P<act>(?:bother\s+with|use|add|include|put|give\s+me|send|write|"
-    r"start\s+with|end\s+with)\s+(?P<obj>(?:any\s+)?[a-z-]+s(?:\s+or\s+[a-z-]+s)?))$",
+    r"start\s+with|end\s+with)\s+(?P<obj>(?:any\s+)?(?:[a-z-]+\s+)?[a-z-]+s(?:\s+or\s+[a-z-]+s)?))$",
     re.I,
 )
 _WITHDRAW = re.compile(
@@ -135,6 +135,9 @@ def _instruction(s: str) -> RuleLearning | None:
         act, cond = _value(m.group("act")), _value(m.group("cond"))
         said = f"{act[:1].upper()}{act[1:]} whenever you {cond}."
         return _standing(third_person(said), act)
+    if m := re.match(r"^no more\s+(?P<obj>(?:[a-z-]+\s+)?[a-z-]+s)(?:,?\s+please)?$", body, re.I):
+        # "No more emojis, please": a kind of thing refused from here on
+        return _standing(f"Never use {m.group('obj')}.", f"use {m.group('obj')}")
     if (m := _DONT_PLURAL.match(body)) and not re.search(r"\b(?:this|these|those|that)\b", body, re.I):
         action = m.group("act")
         return _standing(f"Never {third_person(action)}.", action)

@@ -258,7 +258,18 @@ def _pet_learning(animal: str, name: str) -> RuleLearning:
     )
 
 
+# "We welcomed a baby girl, Ivy", "I had a baby boy called Max": a child born, by sex, with the name
+_BABY = re.compile(
+    rf"^(?i:i|we)\s+(?i:have\s+)?(?i:(?:just|recently|finally)\s+)?(?i:welcomed|had)\s+(?i:a)\s+"
+    rf"(?i:(?:beautiful|healthy|little|new)\s+)?(?i:baby\s+)?(?P<sex>(?i:girl|boy|daughter|son))\s*,?\s+"
+    rf"(?i:(?:called|named)\s+)?(?P<name>{_NAME_RUN})\b"
+)
+
+
 def _family(s: str, said_at: datetime) -> list[RuleLearning]:
+    if m := _BABY.match(s):
+        rel = _CHILD.get(m.group("sex").lower(), m.group("sex").lower())
+        return [_kin_learning(rel, m.group("name"))]
     if m := _LOST_PET.match(s):
         what, name = m.group(1), m.group(2)
         if re.fullmatch(_PETS, what, re.I):
@@ -303,6 +314,8 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
                 out += [_pet_learning(pet.group(1), n) for n in _names_in(pet.group(2))]
             elif kin := _HAVE_KIN.match(part):
                 rel = _CHILD.get(kin.group(1).lower(), kin.group(1))
+                if rel != kin.group(1) and re.match(r"^(?:i|we)\s+had\b", part, re.I):
+                    continue  # "I had a boy in my class called Tim": boys had in the past are not sons
                 out += [_kin_learning(rel, n) for n in _names_in(kin.group(2))]
         return out
     if m := _RELATIONSHIP.match(s):

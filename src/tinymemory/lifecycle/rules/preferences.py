@@ -82,15 +82,19 @@ _LIKE = re.compile(
     re.I,
 )
 _FAN = re.compile(
-    r"^i(?:'m| am)\s+(?:(?:a|such a|a huge|a big|a massive|huge|big|really|so|totally|very|not|not really|"
-    r"not much of)\s+)*(fan of|into|obsessed with|crazy about|mad about|nuts about|wild about|hooked on|"
+    r"^i(?:'m| am| have|)\s+(?:(?:a|such a|a huge|a big|a massive|huge|big|really|so|totally|very|not|"
+    r"not really|not much of)\s+)*(fan of|into|obsessed with|crazy about|mad about|nuts about|wild about|"
+    r"hooked on|"
+    # an activity begun: "I've got into pottery", "I've taken up running"
+    r"got into|gotten into|taken up|took up|"
     r"passionate about|keen on|a fan of)\s+(.+)$",
     re.I,
 )
 # "I'm a big rugby fan": the noun before "fan" is what the user is a fan of
 _X_FAN = re.compile(
-    r"^i(?:'m| am)\s+(?:an?\s+)?(?:(?:big|huge|massive|lifelong|die-hard|diehard|real|true|keen)\s+)*"
-    r"([\w-]+(?:\s+[\w-]+)?)\s+(?:fan|lover|nut|buff|fanatic)$",
+    r"^i(?:'m| am)\s+(?:(?:more of|very much|definitely|such|really|totally)\s+)?(?:an?\s+)?"
+    r"(?:(?:big|huge|massive|lifelong|die-hard|diehard|real|true|keen|heavy)\s+)*"
+    r"([\w-]+(?:\s+[\w-]+)?)\s+(?P<noun>fan|lover|nut|buff|fanatic|user|person|drinker)$",
     re.I,
 )
 # Bare "I prefer X" needs a subject so a later "I prefer Y" replaces it; a few common ones are known.
@@ -262,11 +266,19 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         obj = _value(m.group(1))
         return [RuleLearning(f"The user uses {obj}.", "preference", About("preference", key), 0.75)]
     if (m := _X_FAN.match(s)) and not re.fullmatch(
-        r"(?:not|no|bit|real|big|huge|massive|true|keen|lifelong|die-hard|diehard|such a|such|an?)",
+        r"(?:not|no|bit|real|big|huge|massive|true|keen|lifelong|die-hard|diehard|such a|such|an?|morning|"
+        r"night|people)",
         m.group(1),
         re.I,
     ):
-        obj = m.group(1)
+        obj, noun = m.group(1), m.group("noun").lower()
+        key = _preference_key(obj, None)
+        if noun in {"user", "drinker"} and key not in _CATEGORIES:
+            return []  # "a heavy user" names nothing the rules keep
+        if noun in {"user", "person", "drinker"}:
+            # "a Vim user", "more of a tea person": one who uses or takes a kind of thing prefers it
+            said = f"The user uses {obj}." if noun == "user" else f"The user is {_a(obj)} {noun}."
+            return [RuleLearning(said, "preference", About("preference", key), 0.8)]
         return [
             RuleLearning(
                 f"The user is a fan of {obj}.", "preference", About("preference", _activity_key(obj)), 0.8
@@ -274,8 +286,14 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         ]
     if m := _FAN.match(s):
         negative = bool(re.search(r"\bnot\b", s, re.I))
-        obj = _value(m.group(2))
+        obj = _ended(" " + _value(m.group(2)))
         if not obj or _REACTION.match(obj):
+            return []
+        # an activity begun is a bare noun or gerund: "taken up running", not "got into Oxford" or "the offer"
+        begun = m.group(1).lower() in {"got into", "gotten into", "taken up", "took up"}
+        if begun and (
+            not obj[:1].islower() or re.match(r"^(?:a|an|the|my|our|this|that|trouble|debt|bed)\b", obj, re.I)
+        ):
             return []
         text = f"The user is {'not ' if negative else ''}a fan of {third_person(obj)}."
         return [RuleLearning(text, "preference", About("preference", _activity_key(_ended(obj))), 0.8)]
@@ -351,6 +369,10 @@ def _activity(s: str) -> list[RuleLearning]:
     phrase = f"{_gerund(verb)} {obj}".strip()
     said = f"The user {conjugate(verb)}" + (f" {third_person(obj)}." if obj else ".")
     return [RuleLearning(said, "preference", About("preference", _activity_key(phrase)), 0.75)]
+
+
+def _a(noun: str) -> str:
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
 
 
 def _gerund(verb: str) -> str:

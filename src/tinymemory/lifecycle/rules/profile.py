@@ -95,7 +95,8 @@ _HOME = re.compile(
     # a particle of direction changes no destination: "moved back to", "moved down to", "moved out to"
     r"(?:\s+(?:back|down|up|over|out|across|away|home|south|north|east|west|abroad))*"
     r"(?:\s+from\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)?\s+to|"
-    r"(?:have\s+|are\s+|am\s+)?(?:settled|settling)\s+(?:down\s+)?in|(?:have\s+)?made the (?:big\s+)?move to|"
+    r"(?:have\s+|are\s+|am\s+)?(?:settled|settling)\s+(?:down\s+)?(?:into\s+life\s+)?in|"
+    r"(?:am\s+|are\s+)?(?:renting|rent)\s+in|(?:have\s+)?made the (?:big\s+)?move to|"
     r"live)\s+(.+)$",
     re.I,
 )
@@ -109,7 +110,8 @@ _DWELLING_IN = re.compile(rf"^{_DWELLING_AT}", re.I)
 # "I rent a flat in X", "we're settling into our new place in X": a home named by the dwelling in it
 _DWELLING = re.compile(
     rf"^{_HOUSEHOLD}\s+(?:(?:am|are|have)\s+)?"
-    r"(?:rent|renting|share|sharing|moved into|settled into|settling into|own|have got|got|have|"
+    r"(?:rent|renting|share|sharing|moved into|settled into|settling into|own|have got|got|have|bought|"
+    r"have bought|purchased|have purchased|"
     rf"live in|living in)\s+(?!(?:a|an|the|my|our)\s+(?:holiday|second|summer|weekend|country)\b)"
     rf"{_DWELLING_AT}(.+)$",
     re.I,
@@ -129,6 +131,8 @@ _SENT = re.compile(
     re.I,
 )
 # "we now call Brisbane home": calling a place home
+# "We're Toronto-based now": a place before "-based" is where the user is based
+_X_BASED = re.compile(r"^(?:i am|we are)\s+(?:now\s+)?((?-i:[A-Z])[\w' ]*?)-based(?:\s+now)?$", re.I)
 _CALL_HOME = re.compile(rf"^{_HOUSEHOLD}\s+(?:now\s+)?call\s+((?:the\s+)?(?-i:[A-Z]).+?)\s+home$", re.I)
 # a bounded stay: "for a week", "for the holidays", "on holiday"
 _STAY = re.compile(
@@ -189,6 +193,7 @@ def _home(s: str, said_at: datetime) -> list[RuleLearning]:
         or (m := _DWELLING_IS.match(s))
         or (m := _IN_NOW.match(s))
         or (m := _CALL_HOME.match(s))
+        or (m := _X_BASED.match(s))
     ):
         if _STAY.search(s):
             return []  # "we're renting a villa in Crete for a week" is a stay, not a home
@@ -241,7 +246,7 @@ _NOT_OCCUPATION = frozenset(
         "vegetarian|vegan|pescatarian|fan|lover|member|believer|beginner|parent|person|"
         "morning person|night person|introvert|extrovert|christian|mother|father|brother|sister|"
         "daughter|grandmother|grandfather|newcomer|foreigner|outsider|loner|dreamer|fast learner|"
-        "quick learner|night owl|early riser|insider|bit|lot|kind|sort|part|piece|"
+        "quick learner|night owl|early riser|insider|bit|lot|kind|sort|part|piece|user|drinker|"
     )
     .strip("|")
     .split("|")
@@ -292,6 +297,7 @@ _ROLE = re.compile(
     r"^i\s+(?:(?:now|currently|still|also|just|recently|finally|officially)\s+)?"
     r"(work as|work (?:nights|days|evenings|weekends|shifts|nights and weekends) as|'m working as|"
     r"am working as|got a job as|was promoted to|'ve been promoted to|(?:have\s+)?stepped up to|"
+    r"(?:have been|was|got|have got|just got)\s+(?:hired|taken on|employed|appointed|taken on)\s+as|"
     r"have been promoted to|got promoted to|(?:got|was given|earned|have got) a promotion to|became|"
     r"'ve become|have become|started as|retrained as|"
     rf"trained as|qualified as|{_WORKING_AS}|"
@@ -303,9 +309,15 @@ _ROLE = re.compile(
 # "I retired last year", "I'm retired now", "I've gone freelance": a state of working is a role,
 # whatever the job was
 _RETIRED = re.compile(
-    r"^i\s+(?:am\s+|have\s+|have gone\s+|went\s+|have become\s+|became\s+)?"
+    r"^i\s+(?:am\s+going\s+|am\s+|have\s+|have gone\s+|went\s+|have become\s+|became\s+)?"
     r"(?:(?:now|finally|officially|just|recently|happily|fully)\s+)*"
     r"((?:semi-)?retired|self-employed|freelance|unemployed|out of work|between jobs)(?P<rest>.*)$",
+    re.I,
+)
+# "I handed in my notice", "I resigned last week": leaving the job, no workplace named
+_RESIGNED = re.compile(
+    r"^i\s+(?:have\s+)?(?:(?:just|finally|officially)\s+)?(?:handed in my notice|resigned|gave my notice|"
+    r"given my notice|quit my job|have quit my job)(?P<rest>.*)$",
     re.I,
 )
 _LEFT_JOB = re.compile(
@@ -389,6 +401,10 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         not _TRAIL.sub("", m.group("rest")).strip() or _VALUE_END.match(m.group("rest"))
     ):
         return [RuleLearning("The user lost their job.", "fact", About("profile", "employer"), 0.75)]
+    if (m := _RESIGNED.match(s)) and (
+        not _TRAIL.sub("", m.group("rest")).strip() or _VALUE_END.match(m.group("rest"))
+    ):
+        return [RuleLearning("The user left their job.", "fact", About("profile", "employer"), 0.75)]
     if m := _LEFT_JOB.match(s):
         org = _org(m.group("org") or "")
         role = m.group("role") or m.group("oldrole")
@@ -447,7 +463,12 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         if (re.fullmatch(_WORKING_AS, verb) or "stepped" in verb) and not _OCCUPATION.search(head):
             return []  # "consulting as ..." names a job only when its head is an occupation
         if verb in {"am", "'m"}:
-            if not re.match(r"^(?:an?\s+)", _TRAIL.sub("", m.group(2)).strip(), re.I):
+            said_role = _TRAIL.sub("", m.group(2)).strip()
+            # a title with an of-phrase needs no article: "I'm head of marketing at Zalando"
+            titled = re.match(
+                r"^(?:head|director|chief|vp|vice president|manager|lead)\s+of\s", said_role, re.I
+            )
+            if not (re.match(r"^(?:an?\s+)", said_role, re.I) or titled):
                 return []
             if not _OCCUPATION.search(head):
                 return []
