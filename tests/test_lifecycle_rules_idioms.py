@@ -423,3 +423,14 @@ def test_activities_taken_up_and_kinds_of_person() -> None:
     assert _pairs("No more exclamation marks, please.") == [
         ("Never use exclamation marks.", About("instruction", "use exclamation marks"))
     ]
+
+
+def test_hiring_needs_the_user_as_its_object() -> None:
+    assert _pairs("Apple has taken on 200 staff.") == []
+    assert _pairs("Ocado has offered me a job.") == []  # an offer is not a job yet
+
+
+def test_a_middle_name_gone_by_and_moving_in_with_someone_somewhere() -> None:
+    assert _pairs("I go by my middle name, Rose.") == [("The user's name is Rose.", About("profile", "name"))]
+    assert _pairs("I moved in with my boyfriend in Leith.") == [("The user lives in Leith.", HOME)]
+    assert all(a != HOME for _, a in _pairs("I moved in with my sister.", notes=True))

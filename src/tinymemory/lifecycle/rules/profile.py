@@ -26,7 +26,7 @@ _GREETING_NAME = re.compile(rf"^(?i:hi|hello|hey)\b[,!.]?\s+(?i:i'm|i am|this is
 # (contractions are expanded before this reads: "I'd" is "I would").
 _NAME = re.compile(
     rf"^(?:(?i:my name is|my name's|my first name is|the name's|the name is|call me|you can call me|"
-    rf"i go by|i am called|i (?:have\s+)?changed my name to|"
+    rf"i go by|i go by my (?:middle|second|first|last) name,?|i am called|i (?:have\s+)?changed my name to|"
     rf"i'm called|please call me|(?:i would\s+)?(?:rather|prefer|like)\s+to\s+be\s+called|"
     rf"i (?:would\s+)?prefer to be called|i would rather be called|i would like you to call me|"
     rf"i would (?:rather|prefer)(?:\s+it)?(?:\s+if)?\s+you\s+(?:to\s+)?call(?:ed)?\s+me|"
@@ -122,6 +122,12 @@ _DWELLING_IS = re.compile(
     r"condo|bungalow|loft|townhouse)\s+is\s+(?:now\s+)?(?:in|near|just outside)\s+(.+)$",
     re.I,
 )
+# "I moved in with my girlfriend in Hull": moving in with someone somewhere is living there
+_MOVED_IN_WITH = re.compile(
+    rf"^{_HOUSEHOLD}\s+(?:have\s+)?(?:(?:just|finally)\s+)?moved in\s+(?:together\s+)?"
+    r"(?:with\s+(?:my|our|a|an|the)\s+[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]*)?\s+)?(?:in|near)\s+(.+)$",
+    re.I,
+)
 # "Work shipped me off to Chicago", "I was transferred to Leeds": a move the employer made
 _SENT = re.compile(
     r"^(?:(?:work|my work|my job|my company|my employer|the company|my firm|the firm|they)\s+"
@@ -194,6 +200,7 @@ def _home(s: str, said_at: datetime) -> list[RuleLearning]:
         or (m := _IN_NOW.match(s))
         or (m := _CALL_HOME.match(s))
         or (m := _X_BASED.match(s))
+        or (m := _MOVED_IN_WITH.match(s))
     ):
         if _STAY.search(s):
             return []  # "we're renting a villa in Crete for a week" is a stay, not a home
@@ -276,7 +283,7 @@ _FIRST_DAY = re.compile(
 # the employer as the subject: "Lidl have taken me on as a shift supervisor", "Meta let me go"
 _THEY_HIRED = re.compile(
     r"^(?P<org>(?-i:(?:the\s+)?[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*){0,2}))\s+(?:have|has|just|finally)?\s*"
-    r"(?:(?P<hire>hired|taken on|taken me on|took me on|employed|offered me a job)|"
+    r"(?:(?P<hire>hired me|taken me on|took me on|employed me)|"
     r"(?P<fire>let me go|laid me off|fired me|sacked me|made me redundant|dismissed me))\b(?P<rest>.*)$",
     re.I,
 )
