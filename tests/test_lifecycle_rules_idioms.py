@@ -434,3 +434,12 @@ def test_a_middle_name_gone_by_and_moving_in_with_someone_somewhere() -> None:
     assert _pairs("I go by my middle name, Rose.") == [("The user's name is Rose.", About("profile", "name"))]
     assert _pairs("I moved in with my boyfriend in Leith.") == [("The user lives in Leith.", HOME)]
     assert all(a != HOME for _, a in _pairs("I moved in with my sister.", notes=True))
+
+
+def test_an_attribute_stays_an_attribute_but_a_habit_of_speech_is_a_note() -> None:
+    assert _pairs("My goal is to run a marathon.") == [
+        ("The user's goal is to run a marathon.", About("profile", "goal"))
+    ]
+    assert _pairs("My go-to excuse is the traffic.", notes=True) == [
+        ("The user's go-to excuse is the traffic.", None)
+    ]

@@ -19,6 +19,7 @@ from tinymemory.lifecycle.rules.english import (
 )
 from tinymemory.lifecycle.rules.learning import RuleLearning
 from tinymemory.lifecycle.rules.people import _KIN, _PEOPLE
+from tinymemory.lifecycle.rules.preferences import _SAYING
 
 # events and notes ---------------------------------------------------------------------------------------
 
@@ -34,9 +35,10 @@ def _attribute(s: str, said_at: datetime) -> list[RuleLearning]:
             return []
         if re.match(r"^(?:so|very|really|too|kind of|a bit|pretty|super)\b", value, re.I):
             return []
-        # a habit ("my go-to excuse", "my usual order") is no attribute, and neither is a clause
-        chosen = r"^(?:favou?rite|preferred|go-to|go to|usual|regular)\b"
-        if re.match(chosen, m.group(1), re.I) or re.match(r"^(?:that|to|when|because|how|if)\b", value, re.I):
+        # a habit of speech ("my go-to excuse is that I'm busy") is no attribute: it keeps a note
+        chosen = re.match(r"^(?:favou?rite|preferred|go-to|go to|usual|regular)\b", m.group(1), re.I)
+        clause = re.match(r"^(?:that|when|because|how|if)\b", value, re.I)
+        if chosen and (clause or _SAYING.search(m.group(1))):
             return []
         return [
             RuleLearning(f"The user's {what} is {third_person(value)}.", "fact", About("profile", what), 0.8)

@@ -286,11 +286,12 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         ]
     if m := _FAN.match(s):
         negative = bool(re.search(r"\bnot\b", s, re.I))
-        obj = _ended(" " + _value(m.group(2)))
-        if not obj or _REACTION.match(obj):
-            return []
+        obj = _value(m.group(2))
         # an activity begun is a bare noun or gerund: "taken up running", not "got into Oxford" or "the offer"
         begun = m.group(1).lower() in {"got into", "gotten into", "taken up", "took up"}
+        obj = _ended(" " + obj) if begun else obj
+        if not obj or _REACTION.match(obj):
+            return []
         if begun and (
             not obj[:1].islower() or re.match(r"^(?:a|an|the|my|our|this|that|trouble|debt|bed)\b", obj, re.I)
         ):
