@@ -443,3 +443,51 @@ def test_an_attribute_stays_an_attribute_but_a_habit_of_speech_is_a_note() -> No
     assert _pairs("My go-to excuse is the traffic.", notes=True) == [
         ("The user's go-to excuse is the traffic.", None)
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("I'm now a Derby resident.", "Derby"),
+        ("We've made Cardiff our home.", "Cardiff"),
+        ("We've emigrated to Chile.", "Chile"),
+        ("We just closed on a house in Tulsa.", "Tulsa"),
+    ],
+)
+def test_homes_by_residence_emigration_or_purchase(text: str, place: str) -> None:
+    assert _pairs(text) == [(f"The user lives in {place}.", HOME)]
+
+
+def test_a_held_home_swapped_for_another_place() -> None:
+    held = {HOME: "The user lives in Leeds."}
+    assert _pairs("We've swapped Leeds for Lyon.", held=held) == [("The user lives in Lyon.", HOME)]
+    assert all(a != HOME for _, a in _pairs("I swapped Chrome for Firefox.", notes=True, held=held))
+
+
+def test_more_jobs_begun_and_ended() -> None:
+    assert _pairs("I'm starting at Arup on Monday.") == [("The user works at Arup.", EMPLOYER)]
+    assert _pairs("I got sacked from Argos.") == [("The user no longer works at Argos.", EMPLOYER)]
+    assert _pairs("I packed in my job at the council.") == [
+        ("The user no longer works at the council.", EMPLOYER)
+    ]
+    assert _pairs("I work from home for a firm called Loop.") == [("The user works at Loop.", EMPLOYER)]
+    assert _pairs("I start as a junior doctor next week.") == [("The user works as a junior doctor.", ROLE)]
+
+
+def test_instructions_ended_or_asked_to_stop() -> None:
+    assert _pairs("Please don't add a summary any more.") == [
+        ("Never add a summary.", About("instruction", "add summary"))
+    ]
+    assert _pairs("Can you stop adding emojis?") == [
+        ("Never add emojis.", About("instruction", "add emojis"))
+    ]
+    assert _pairs("Can you stop by later?") == []
+    assert _pairs("Don't worry about it any more.") == []
+    # the user's own preference said with "in your replies" is no instruction in the first person
+    assert all(f.kind != "instruction" for f in extract("I prefer tables in your replies.", SAID))
+
+
+def test_a_pet_rehomed_is_no_longer_the_users_but_did_not_die() -> None:
+    assert _pairs("We had to rehome our cat Pixel.") == [
+        ("The user no longer has the cat Pixel.", About("pet", "pixel"))
+    ]

@@ -80,7 +80,8 @@ def extract(
         if sentence.endswith("?"):
             # A question keeps nothing, unless it asks for a standing behaviour ("could you always ...?").
             asks = re.match(r"^(?:please\s+)?(?:can|could|would|will) you\b", sentence, re.I)
-            if not (asks and _STANDING.search(sentence)):
+            # "can you stop using emojis?" asks the same of every answer to come
+            if not (asks and (_STANDING.search(sentence) or re.search(r"\bstop\s+\w+ing\b", sentence, re.I))):
                 continue
         greeting = _GREETING_NAME.match(sentence)
         if greeting:

@@ -44,6 +44,10 @@ _NOT_A_VALUE = re.compile(
     re.I,
 )
 _ENDABLE = {("profile", "home"), ("profile", "employer")}
+_SWAPPED_PLACE = re.compile(
+    rf"^(?i:i|we)\s+(?i:have\s+)?(?i:(?:just|finally)\s+)?(?i:swapped|traded|exchanged)\s+(?P<old>{_NAME_RUN})\s+"
+    rf"(?i:for)\s+(?P<new>{_NAME_RUN})$"
+)
 # "I've started eating meat again": eating again what the held diet keeps off ends the diet
 _EATS_AGAIN = re.compile(
     r"^(?:i|we)\s+(?:have\s+|am\s+|are\s+)?(?:(?:started|begun|began|gone back to|went back to)\s+)?"
@@ -70,6 +74,12 @@ def from_held(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
             rest = _ANYMORE.sub("", rest)
         about = _holding(m.group("what"), held, _ENDABLE) if not rest.strip() or _ended(rest) == "" else None
         return [RuleLearning(no_longer(held[about]), "fact", about, 0.8)] if about else []
+    if m := _SWAPPED_PLACE.match(s):
+        # "We've swapped London for Lisbon": a held home traded for another place
+        home = About("profile", "home")
+        if home in held and re.search(rf"\b{re.escape(m.group('old'))}\b", held[home]):
+            return [RuleLearning(f"The user lives in {m.group('new')}.", "fact", home, 0.8)]
+        return []
     if m := _EATS_AGAIN.match(s):
         diet = About("health", "diet")
         said = held.get(diet, "")

@@ -45,7 +45,8 @@ _ABOUT_ANSWERS = re.compile(
     r"^(?:please\s+)?(?:keep|make|write|format|limit|cap|structure|start|end|sign off|finish|put|give)\s+"
     r"(?:all\s+(?:of\s+)?)?your\s+(?:answers|replies|responses|messages|explanations|summaries|emails|"
     r"examples|code samples)\b.*$|"  # plural: every answer; "make your answer shorter" is about this one
-    r"^(?:please\s+)?[a-z]+\b.*\s+in\s+(?:all\s+(?:of\s+)?)?your\s+(?:answers|replies|responses|messages|"
+    r"^(?:please\s+)?(?!(?:i|we|my|our)\b)[a-z]+\b.*\s+in\s+(?:all\s+(?:of\s+)?)?your\s+(?:answers|replies|"
+    r"responses|messages|"
     r"emails|explanations)$",  # "use bullet points in your answers"
     re.I,
 )
@@ -99,6 +100,14 @@ def _instruction(s: str) -> RuleLearning | None:
             0.85,
         )
     body = _ADDRESSED.sub("", s, count=1).strip()
+    if body != s and _WITHDRAW.match(body):
+        return _instruction(body)  # "can you stop using emojis": the request is the imperative inside it
+    if m := re.match(
+        r"^(?:please\s+)?(?:don't|do not)\s+(?!(?:worry|mind|bother)\b)(.+?)\s+any ?more$", body, re.I
+    ):
+        # "please don't summarise at the end any more": an imperative ended from here on is a "never"
+        action = _value(m.group(1))
+        return _standing(f"Never {third_person(action)}.", action) if action else None
     if m := _YOU_SUBJECT.match(body):
         if not (m.group(1) or _STANDING.search(s)):
             return None
@@ -264,7 +273,7 @@ def _base_phrase(text: str) -> str:
     if not m:
         return text
     stem, rest = m.group(1), m.group(2)
-    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+    if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "lsz":  # "adding" keeps "add"
         stem = stem[:-1]
     elif re.search(r"[bcdfgkpstz]l$", stem):
         stem += "e"  # "cycling" -> "cycle", "juggling" -> "juggle"

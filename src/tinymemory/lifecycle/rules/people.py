@@ -96,7 +96,8 @@ _NOT_A_PET = re.compile(
 _DIED = re.compile(r"\b(?:passed away|died|passed|was put down|had to be put down|is gone)\b", re.I)
 _LOST_PET = re.compile(
     rf"^(?:i|we)\s+(?:(?:just|recently|sadly)\s+)?"
-    rf"(?:lost|had to put down|said goodbye to|had to say goodbye to)\s+(?:my|our)\s+"
+    rf"(?P<verb>lost|had to put down|said goodbye to|had to say goodbye to|rehomed|had to rehome|gave away|"
+    rf"had to give away|found a new home for)\s+(?:my|our)\s+"
     rf"(?:(?:old|little|beloved|sweet)\s+)?({_PETS}|{_KIN}),?\s+({_NAME_RUN})\b",
     re.I,
 )
@@ -271,7 +272,13 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
         rel = _CHILD.get(m.group("sex").lower(), m.group("sex").lower())
         return [_kin_learning(rel, m.group("name"))]
     if m := _LOST_PET.match(s):
-        what, name = m.group(1), m.group(2)
+        what, name = m.group(2), m.group(3)
+        if re.search(r"home|give|gave", m.group("verb"), re.I):
+            # a pet rehomed or given away is no longer the user's: not a death
+            if not re.fullmatch(_PETS, what, re.I):
+                return []
+            text = f"The user no longer has the {what.lower()} {name}."
+            return [RuleLearning(text, "fact", About("pet", name.lower()), 0.8)]
         if re.fullmatch(_PETS, what, re.I):
             return [
                 RuleLearning(

@@ -91,7 +91,7 @@ _HOME = re.compile(
     r"are based in|'re based in|'m based out of|am based out of|are based out of|"
     # the idiom of moving house: "we've upped sticks to X"
     r"(?:have\s+)?upped sticks(?:\s+and\s+moved)?(?:\s+(?:back|down|up|over|out|across|away|home))*\s+to|"
-    r"(?:have\s+)?(?:moved|relocated)(?:\s+house)?"
+    r"(?:have\s+)?(?:moved|relocated|emigrated|immigrated)(?:\s+house)?"
     # a particle of direction changes no destination: "moved back to", "moved down to", "moved out to"
     r"(?:\s+(?:back|down|up|over|out|across|away|home|south|north|east|west|abroad))*"
     r"(?:\s+from\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)?\s+to|"
@@ -111,7 +111,7 @@ _DWELLING_IN = re.compile(rf"^{_DWELLING_AT}", re.I)
 _DWELLING = re.compile(
     rf"^{_HOUSEHOLD}\s+(?:(?:am|are|have)\s+)?"
     r"(?:rent|renting|share|sharing|moved into|settled into|settling into|own|have got|got|have|bought|"
-    r"have bought|purchased|have purchased|"
+    r"have bought|purchased|have purchased|closed on|have closed on|completed on|have completed on|"
     rf"live in|living in)\s+(?!(?:a|an|the|my|our)\s+(?:holiday|second|summer|weekend|country)\b)"
     rf"{_DWELLING_AT}(.+)$",
     re.I,
@@ -139,6 +139,12 @@ _SENT = re.compile(
 # "we now call Brisbane home": calling a place home
 # "We're Toronto-based now": a place before "-based" is where the user is based
 _X_BASED = re.compile(r"^(?:i am|we are)\s+(?:now\s+)?((?-i:[A-Z])[\w' ]*?)-based(?:\s+now)?$", re.I)
+# "I'm a Bristol resident", "I've made Glasgow my home": a place said as the user's residence
+_RESIDENT = re.compile(
+    rf"^(?:i am|we are)\s+(?:now\s+)?(?:an?\s+)?(?:proud\s+)?((?-i:[A-Z])[\w' ]*?)\s+residents?$|"
+    rf"^{_HOUSEHOLD}\s+(?:have\s+)?(?:now\s+)?made\s+((?-i:[A-Z])[\w' ]*?)\s+(?:my|our)\s+(?:new\s+)?home$",
+    re.I,
+)
 _CALL_HOME = re.compile(rf"^{_HOUSEHOLD}\s+(?:now\s+)?call\s+((?:the\s+)?(?-i:[A-Z]).+?)\s+home$", re.I)
 # a bounded stay: "for a week", "for the holidays", "on holiday"
 _STAY = re.compile(
@@ -201,6 +207,7 @@ def _home(s: str, said_at: datetime) -> list[RuleLearning]:
         or (m := _CALL_HOME.match(s))
         or (m := _X_BASED.match(s))
         or (m := _MOVED_IN_WITH.match(s))
+        or (m := _RESIDENT.match(s))
     ):
         if _STAY.search(s):
             return []  # "we're renting a villa in Crete for a week" is a stay, not a home
@@ -253,15 +260,18 @@ _NOT_OCCUPATION = frozenset(
         "vegetarian|vegan|pescatarian|fan|lover|member|believer|beginner|parent|person|"
         "morning person|night person|introvert|extrovert|christian|mother|father|brother|sister|"
         "daughter|grandmother|grandfather|newcomer|foreigner|outsider|loner|dreamer|fast learner|"
-        "quick learner|night owl|early riser|insider|bit|lot|kind|sort|part|piece|user|drinker|"
+        "quick learner|night owl|early riser|insider|bit|lot|kind|sort|part|piece|user|drinker|resident|"
+        "native|local|"
     )
     .strip("|")
     .split("|")
 )
 _EMPLOYER = re.compile(
     r"^i\s+(?:(?:now|currently|still|also|just|recently|finally|officially)\s+)?"
-    r"(work at|work for|'m working at|am working at|'m working for|am working for|joined|"
+    r"(work at|work for|work from home for|work remotely for|'m working at|am working at|'m working for|"
+    r"am working for|joined|"
     r"started at|started working at|started working for|got a job at|got a job with|got hired by|"
+    r"am starting at|start at|am starting work at|"
     r"got hired at|was hired by|'ve been hired by|have been hired by|'ve joined|have joined|"
     r"started a new job at|started a job at|'ve started a new job at|'m employed by|am employed by|"
     r"'m employed at|have started at|have started a new job at|now work at|"
@@ -307,7 +317,7 @@ _ROLE = re.compile(
     r"(?:have been|was|got|have got|just got)\s+(?:hired|taken on|employed|appointed|taken on)\s+as|"
     r"have been promoted to|got promoted to|(?:got|was given|earned|have got) a promotion to|became|"
     r"'ve become|have become|started as|retrained as|"
-    rf"trained as|qualified as|{_WORKING_AS}|"
+    rf"trained as|qualified as|start as|am starting as|{_WORKING_AS}|"
     # a job noun after a verb of getting or starting: "I've started a new job as a nurse"
     r"(?:have\s+)?(?:got|gotten|landed|took|taken|accepted|found|started|begun|began)\s+(?:a|an|the|my)\s+"
     r"(?:new\s+)?(?:(?:full|part)[- ]time\s+)?(?:job|position|role|post)\s+as|am|'m)\s+(.+)$",
@@ -330,6 +340,8 @@ _RESIGNED = re.compile(
 _LEFT_JOB = re.compile(
     r"^i\s+(?:(?:just|finally|recently|officially)\s+)?(?P<verb>quit|left|resigned from|was laid off from|"
     r"got laid off from|was fired from|got fired from|retired from|have left|have quit|"
+    r"was sacked from|got sacked from|was let go from|got let go from|was let go by|got let go by|"
+    r"packed in|jacked in|chucked in|have packed in|"
     r"handed in my notice at|"
     r"stopped working at|stopped working for)\s+(?P<job>my job at\s+|my job with\s+|my position at\s+|"
     r"my role at\s+|my job as\s+(?:an?\s+)?(?P<role>[\w\s-]+?)\s+at\s+|my job as\s+(?:an?\s+)?"
@@ -444,6 +456,11 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         role = None
         if r := re.match(r"^(.+?)\s+as\s+(?:an?\s+)?(.+)$", rest):
             rest, role = r.group(1), _role_value(r.group(2))[0]
+        # "a startup called Nimbus": the name a described workplace goes by
+        if c := re.match(
+            r"^(?:an?|the)\s+(?:[\w-]+\s+){1,3}?(?:called|named)\s+((?-i:[A-Z]).+)$", rest, re.I
+        ):
+            rest = c.group(1)
         org = _org(rest)
         if not org or not (_is_name(org) or (verb in {"work at", "work for"} and org[:1].isalpha())):
             return []
