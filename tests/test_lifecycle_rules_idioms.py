@@ -491,3 +491,20 @@ def test_a_pet_rehomed_is_no_longer_the_users_but_did_not_die() -> None:
     assert _pairs("We had to rehome our cat Pixel.") == [
         ("The user no longer has the cat Pixel.", About("pet", "pixel"))
     ]
+
+
+def test_a_conditioned_instruction_is_changed_by_the_same_action_unconditioned() -> None:
+    [held] = extract("Whenever you write Python, add type hints.", SAID)
+    assert held.about is not None
+    known = {f"instruction {held.about.key}": held.about}
+    [stop] = extract("Stop adding type hints.", SAID, known=known)
+    assert stop.about == held.about and stop.text == "Never add type hints."
+    # with nothing held under a condition the action keeps its own subject
+    [bare] = extract("Stop adding type hints.", SAID)
+    assert bare.about == About("instruction", "add type hints")
+
+
+def test_requests_at_the_assistants_convenience_or_about_this_one_are_no_standing_instruction() -> None:
+    assert _pairs("Whenever you're ready, send the summary.") == []
+    assert _pairs("Keep it short when you reply to this one.") == []
+    assert _pairs("I'm a huge fan of yours.") == []

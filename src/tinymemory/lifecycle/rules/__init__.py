@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime
 
 from tinymemory.api import About
@@ -99,8 +100,19 @@ def extract(
             )
             if not found and notes:
                 found = _note(clause)
-            out.extend(found)
+            out.extend(_scoped(f, known or {}) for f in found)
     return out
+
+
+def _scoped(found: RuleLearning, known: Mapping[str, About]) -> RuleLearning:
+    """ "Stop putting keywords in capitals" after "whenever you write SQL, put keywords in capitals": an
+    instruction the thread holds only under a condition is the one an unconditioned change of the same
+    action changes, when exactly one such is held."""
+    about = found.about
+    if about is None or about.kind != "instruction" or known_slot(about.key) in known:
+        return found
+    scoped = {a for k, a in known.items() if k.startswith(known_slot("")) and a.key.endswith(f" {about.key}")}
+    return replace(found, about=scoped.pop()) if len(scoped) == 1 else found
 
 
 # "I can't take aspirin, I'm allergic to it": "it" at a clause's end is the object of the clause before

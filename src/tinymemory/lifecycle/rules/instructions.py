@@ -39,7 +39,9 @@ _YOUR_OUTPUT = (
 )
 # "this time", "for this one": a request about the answer at hand, not a standing one
 _THIS_ONCE = re.compile(
-    r"\b(?:this time|for now|for this one|just this once|this once|right now|here)\b", re.I
+    r"\b(?:this time|for now|for this one|just this once|this once|right now|here|"
+    r"this (?:one|email|message|answer|reply|question|draft|document))\b",
+    re.I,
 )
 _ABOUT_ANSWERS = re.compile(
     r"^(?:please\s+)?(?:keep|make|write|format|limit|cap|structure|start|end|sign off|finish|put|give)\s+"
@@ -134,7 +136,13 @@ def _instruction(s: str) -> RuleLearning | None:
     if _ABOUT_ANSWERS.match(body) and not _THIS_ONCE.search(body):
         rest = _value(body)
         return _standing(f"{rest[:1].upper()}{rest[1:]}.", rest)
-    if m := _WHENEVER.match(body):
+    # "whenever you're ready, ..." sets no condition: it is a request at the assistant's convenience
+    if (m := _WHENEVER.match(body)) and not re.match(
+        r"^(?:you(?:'re| are) ready|you (?:have|get) (?:a )?(?:time|chance|moment|minute|sec|second)|you can|"
+        r"you like|you want)\b",
+        m.group(1),
+        re.I,
+    ):
         rest = _value(m.group(2))
         if re.match(r"^(?:i|we|my|our)\b", rest, re.I):
             return None

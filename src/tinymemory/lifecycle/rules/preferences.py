@@ -165,7 +165,9 @@ _USE = re.compile(
     r"(?:\s+(?:for|at|on|in|every|everywhere|all|most|with|when|because)\b.*)?$",
     re.I,
 )
-_REACTION = re.compile(r"^(?:it|that|this|those|these|them|him|her|you|your|the idea|the sound of)\b", re.I)
+_REACTION = re.compile(
+    r"^(?:it|that|this|those|these|them|him|her|you|your|yours|the idea|the sound of)\b", re.I
+)
 
 
 def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
