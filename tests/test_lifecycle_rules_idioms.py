@@ -508,3 +508,32 @@ def test_requests_at_the_assistants_convenience_or_about_this_one_are_no_standin
     assert _pairs("Whenever you're ready, send the summary.") == []
     assert _pairs("Keep it short when you reply to this one.") == []
     assert _pairs("I'm a huge fan of yours.") == []
+
+
+def test_more_health_and_likings_in_other_words() -> None:
+    assert _pairs("I'm lactose intolerant now.") == [
+        ("The user is intolerant to lactose.", About("health", "intolerance lactose"))
+    ]
+    assert _pairs("I've developed a soy intolerance.") == [
+        ("The user is intolerant to soy.", About("health", "intolerance soy"))
+    ]
+    assert _pairs("I was diagnosed as asthmatic.") == [
+        ("The user is asthmatic.", About("health", "condition asthma"))
+    ]
+    assert _pairs("My migraines have stopped.") == [
+        ("The user no longer has migraines.", About("health", "condition migraines"))
+    ]
+    assert [a for _, a in _pairs("I'm allergic to nuts, especially almonds.")] == [
+        About("health", "allergy nuts"),
+        About("health", "allergy almonds"),
+    ]
+    assert _pairs("I've gone right off tea.") == [
+        ("The user is no longer interested in tea.", About("preference", "drink"))
+    ]
+    assert _pairs("My all-time favourite book is Emma.") == [
+        ("The user's favourite book is Emma.", About("preference", "book"))
+    ]
+    assert _pairs("I'm more into jazz than rock.") == [
+        ("The user is a fan of jazz.", About("preference", "jazz"))
+    ]
+    assert _pairs("I've converted to Vim.") == [("The user prefers Vim.", About("preference", "editor"))]

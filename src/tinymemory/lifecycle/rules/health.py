@@ -31,9 +31,9 @@ _ALLERGY = re.compile(
     re.I,
 )
 _INTOLERANT = re.compile(
-    r"^i(?:'m| am)\s+(?:(?:very|really|a bit|slightly)\s+)?([\w-]+)\s+intolerant$|"
+    r"^i(?:'m| am)\s+(?:(?:very|really|a bit|slightly)\s+)?([\w-]+)\s+intolerant(?:\s+now)?$|"
     r"^i(?:'m| am)\s+intolerant to\s+(.+)$|"
-    r"^i\s+(?:have got|'ve got|have)\s+(?:an?\s+)?([\w\s-]+?)\s+intolerance$",
+    r"^i\s+(?:have got|'ve got|have developed|developed|have)\s+(?:an?\s+)?([\w\s-]+?)\s+intolerance$",
     re.I,
 )
 _CONDITION = re.compile(
@@ -41,7 +41,8 @@ _CONDITION = re.compile(
     r"^i\s+suffer from\s+(.+)$|^i\s+(?:have got|have developed|developed|have|'ve got|live with|deal with|"
     r"struggle with|get|often get|keep getting)\s+"
     rf"((?:type [12] |chronic |mild |severe |bad |cluster |tension |frequent )?(?:{_CONDITIONS}))\b(.*)$|"
-    r"^i(?:'m| am)\s+((?:type [12] )?(?:diabetic|asthmatic|epileptic|celiac|coeliac|anemic|anaemic)|pregnant|"
+    r"^i(?:'m| am| have been diagnosed as| was diagnosed as| got diagnosed as)\s+(?:an?\s+)?"
+    r"((?:type [12] )?(?:diabetic|asthmatic|epileptic|celiac|coeliac|anemic|anaemic)|pregnant|"
     r"colorblind|colour-blind|color-blind|deaf|hard of hearing|dyslexic|autistic|short-sighted|"
     r"near-sighted|nearsighted)\b",
     re.I,
@@ -120,7 +121,7 @@ _CONDITION_NOUN = {
 # "My asthma has cleared up", "my migraines are gone": a condition of the user's that has ended
 _CLEARED = re.compile(
     r"^my\s+(?P<what>[\w' -]{2,30}?)\s+(?:has|have|is|are)\s+(?:(?:completely|finally|totally)\s+)?"
-    r"(?:cleared up|cleared|gone|gone away|been cured|cured|in remission|resolved)$",
+    r"(?:cleared up|cleared|gone|gone away|been cured|cured|in remission|resolved|stopped)$",
     re.I,
 )
 _PRONOUN = re.compile(r"^(?:it|them|this|that|these|those|something|everything|anything)$", re.I)
@@ -138,7 +139,9 @@ def _items(text: str) -> list[str]:
     out = []
     for p in parts:
         p = _VALUE_END.split(p, maxsplit=1)[0].strip(" .")
-        p = re.sub(r"^(?:all|most|some|any|certain)\s+", "", p, flags=re.I)
+        p = re.sub(
+            r"^(?:all|most|some|any|certain|especially|particularly|mainly|mostly|even)\s+", "", p, flags=re.I
+        )
         if p and len(p.split()) <= 4:
             out.append(p)
     return out

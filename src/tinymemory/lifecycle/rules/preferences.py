@@ -14,7 +14,8 @@ from tinymemory.lifecycle.rules.learning import RuleLearning
 # the adjectives of choosing: favourite, preferred, go-to, usual ("my go-to drink is ...")
 _CHOSEN = r"(?:favou?rite|preferred|go-to|go to|usual|regular)"
 _FAVOURITE = re.compile(
-    rf"^my (?:{_CHOSEN})\s+([\w\s-]{{1,40}}?)\s+(?:is|are)\s+(.+)$|"
+    rf"^my (?:(?:all-time|all time|absolute|very)\s+)?(?:{_CHOSEN})\s+([\w\s-]{{1,40}}?)\s+(?:is|are)\s+"
+    r"(.+)$|"
     r"^my\s+([\w\s-]{1,40}?)\s+of choice\s+(?:is|are)\s+(.+)$",
     re.I,
 )
@@ -48,6 +49,7 @@ _PREFER = re.compile(
 )
 _SWITCHED = re.compile(
     r"^i(?:'ve| have)?\s+(?:(?:just|recently|finally)\s+)?(?:switched|changed|gone over|jumped ship|migrated|"
+    r"converted|"
     r"moved over|(?:gone|went|switched|changed)\s+back)\s+(?:from\s+(.+?)\s+)?to\s+(.+)$",
     re.I,
 )
@@ -68,8 +70,9 @@ _SWAPPED = re.compile(
 )
 # Verbs of losing a liking: "I've lost interest in X", "I've gone off X", "I've grown out of X"
 _LOST_LIKING = re.compile(
-    r"^i\s+(?:have\s+|had\s+)?(?:(?:kind of|kinda|sort of|completely|totally|really|just|finally)\s+)?"
-    r"(?:lost (?:all |my |any )?interest in|gone off|went off|gotten tired of|grown tired of|"
+    r"^i\s+(?:have\s+|had\s+)?(?:(?:kind of|kinda|sort of|completely|totally|really|just|finally|right)\s+)?"
+    r"(?:lost (?:all |my |any )?interest in|(?:gone|went)\s+(?:right\s+|completely\s+)?off|gotten tired of|"
+    r"grown tired of|"
     r"grew tired of|gotten bored (?:of|with)|grown bored (?:of|with)|"
     r"fallen out of love with|fell out of love with|grown out of|grew out of|outgrown|outgrew|"
     r"went cold on|gone cold on)\s+(.+)$",
@@ -82,7 +85,8 @@ _LIKE = re.compile(
     re.I,
 )
 _FAN = re.compile(
-    r"^i(?:'m| am| have|)\s+(?:(?:a|such a|a huge|a big|a massive|huge|big|really|so|totally|very|not|"
+    r"^i(?:'m| am| have|)\s+(?:(?:a|more|much more|such a|a huge|a big|a massive|huge|big|really|so|totally|"
+    r"very|not|"
     r"not really|not much of)\s+)*(fan of|into|obsessed with|crazy about|mad about|nuts about|wild about|"
     r"hooked on|"
     # an activity begun: "I've got into pottery", "I've taken up running"
@@ -288,7 +292,7 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         ]
     if m := _FAN.match(s):
         negative = bool(re.search(r"\bnot\b", s, re.I))
-        obj = _value(m.group(2))
+        obj = re.split(r"\s+than\s+", _value(m.group(2)), maxsplit=1)[0]  # "more into X than Y" is into X
         # an activity begun is a bare noun or gerund: "taken up running", not "got into Oxford" or "the offer"
         begun = m.group(1).lower() in {"got into", "gotten into", "taken up", "took up"}
         obj = _ended(" " + obj) if begun else obj
