@@ -537,3 +537,19 @@ def test_more_health_and_likings_in_other_words() -> None:
         ("The user is a fan of jazz.", About("preference", "jazz"))
     ]
     assert _pairs("I've converted to Vim.") == [("The user prefers Vim.", About("preference", "editor"))]
+
+
+def test_names_with_a_title_or_a_comment_and_ages_in_words() -> None:
+    name = About("profile", "name")
+    assert _pairs("I'm Dr. Nia Obi.") == [("The user's name is Dr. Nia Obi.", name)]
+    assert _pairs("I'm Femi, by the way.") == [("The user's name is Femi.", name)]
+    assert _pairs("You can call me by my nickname, Dee.") == [("The user's name is Dee.", name)]
+    assert _pairs("I just turned forty-one.") == [("The user is 41 years old.", About("profile", "age"))]
+    assert all(a is None for _, a in _pairs("I'm twenty minutes away.", notes=True))
+
+
+def test_a_kinship_word_is_read_whole() -> None:
+    # "grandson" is not "gran" and a son
+    assert _pairs("We have a grandson now, Eli.") == [
+        ("The user's grandson is Eli.", About("family", "grandson eli"))
+    ]

@@ -34,8 +34,41 @@ _NTH_BIRTHDAY = re.compile(
 )
 # "Mum was born on 1 May", "my brother was born on 3 June": a relative's birth date is their birthday
 _KIN_BORN = re.compile(rf"^(?:(?:my|our)\s+)?(?P<who>(?i:{_KIN}))\s+was\s+born\s+on\s+(?P<when>.+)$", re.I)
+# an age in words: "thirty-five", "forty", "nineteen"
+_TENS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+_UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+_TEENS = {
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+}
+_AGE_WORDS = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS)}))?|{'|'.join(_TEENS)})"
+
+
+def _number(said: str) -> int:
+    """ "thirty-five" -> 35, "42" -> 42."""
+    if said.isdigit():
+        return int(said)
+    words = re.split(r"[- ]", said.lower())
+    return _TEENS.get(words[0]) or _TENS.get(words[0], 0) + sum(_UNITS.get(w, 0) for w in words[1:])
+
+
 _AGE = re.compile(
-    r"^i\s+(?:am|just turned|turned|have just turned|have turned|will be|will turn|turn)\s+(\d{1,3})"
+    r"^i\s+(?:am|just turned|turned|have just turned|have turned|will be|will turn|turn)\s+"
+    rf"(\d{{1,3}}|{_AGE_WORDS})"
     r"(?:\s+(?:years?|yrs?)\s+old)?(?P<rest>.*)$",
     re.I,
 )
@@ -93,7 +126,7 @@ def _dates(s: str, said_at: datetime) -> list[RuleLearning]:
             ]
         return [RuleLearning(f"The user's {what} is {when}.", "fact", About("date", what), 0.85)]
     if (m := _AGE.match(s)) and (_AFTER_AGE.match(m.group("rest")) or _VALUE_END.match(m.group("rest"))):
-        age = int(m.group(1))
+        age = _number(m.group(1))
         if 1 <= age <= 120:
             return [RuleLearning(f"The user is {age} years old.", "fact", About("profile", "age"), 0.85)]
     return []

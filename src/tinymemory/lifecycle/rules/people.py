@@ -35,11 +35,19 @@ _UNIQUE_KIN = {
     "stepmom": "stepmother",
     "stepdad": "stepfather",
 }
-_KIN = (
+# longest first, so that an alternation never takes "gran" out of "grandson"
+_KIN_WORDS = (
     "sister|brother|son|daughter|child|kid|baby|cousin|aunt|uncle|niece|nephew|grandmother|grandfather|"
-    "grandma|grandpa|granny|nana|gran|grandad|granddad|auntie|aunty|grandson|granddaughter|grandchild|twin|stepson|stepdaughter|stepsister|"
-    "stepbrother|sibling|in-law|sister-in-law|brother-in-law|mother-in-law|father-in-law|"
-    + "|".join(sorted(_UNIQUE_KIN, key=len, reverse=True))
+    "grandma|grandpa|granny|nana|gran|grandad|granddad|auntie|aunty|grandson|granddaughter|grandchild|"
+    "twin|stepson|stepdaughter|stepsister|stepbrother|sibling|in-law|sister-in-law|brother-in-law|"
+    "mother-in-law|father-in-law"
+)
+_KIN = "|".join(
+    sorted(
+        _KIN_WORDS.split("|") + list(_UNIQUE_KIN),
+        key=len,
+        reverse=True,
+    )
 )
 _PETS = (
     "dog|puppy|pup|cat|kitten|rabbit|bunny|hamster|parrot|budgie|bird|fish|goldfish|turtle|tortoise|"

@@ -25,7 +25,8 @@ _GREETING_NAME = re.compile(rf"^(?i:hi|hello|hey)\b[,!.]?\s+(?i:i'm|i am|this is
 # The name the user goes by, or asks to be called: "I'd rather you called me ...", "my friends call me ..."
 # (contractions are expanded before this reads: "I'd" is "I would").
 _NAME = re.compile(
-    rf"^(?:(?i:my name is|my name's|my first name is|the name's|the name is|call me|you can call me|"
+    rf"^(?:(?i:my name is(?: actually| really)?|my name's|my first name is|the name's|the name is|call me|"
+    rf"you can call me(?: by my (?:nickname|middle name|first name),?)?|"
     rf"i go by|i go by my (?:middle|second|first|last) name,?|i am called|i (?:have\s+)?changed my name to|"
     rf"i'm called|please call me|(?:i would\s+)?(?:rather|prefer|like)\s+to\s+be\s+called|"
     rf"i (?:would\s+)?prefer to be called|i would rather be called|i would like you to call me|"
@@ -49,7 +50,7 @@ def _name(name: str) -> RuleLearning:
 
 
 # "I'm Keziah, and I ...": a clause that is only "I am" and a name, not a nationality or a faith
-_BARE_NAME = re.compile(rf"^(?i:i am)\s+({_NAME_RUN})$")
+_BARE_NAME = re.compile(rf"^(?i:i am)\s+((?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?{_NAME_RUN})$")
 _NOT_NAMES = frozenset(
     [
         "OK",

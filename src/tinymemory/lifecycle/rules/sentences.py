@@ -7,7 +7,8 @@ import re
 from tinymemory.lifecycle.rules.english import _LEAD
 from tinymemory.lifecycle.rules.people import _KIN, _PETS
 
-_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+# a title's full stop ("Dr. Khan") ends no sentence
+_SENTENCES = re.compile(r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<=[.!?])\s+|\n+")
 # -- clauses ------------------------------------------------------------------------------------------
 
 _SUBJECT_START = r"(?:i|i'm|i've|i'd|i'll|i am|i was|my|we|we're|we've|our)\b"
@@ -122,7 +123,8 @@ def _clean(raw: str) -> str:
 _ADDITIVE_TAIL = re.compile(
     r"(?:,?\s+(?:too|as well|also|either|as well as that)|,\s*(?:sadly|unfortunately|luckily|fortunately|"
     r"thankfully|honestly|of course|believe it or not|to make (?:things|matters|it) worse|for the record|"
-    r"for what it's worth|as it happens|funnily enough|if that matters|if that helps|lol|haha))+$",
+    r"for what it's worth|as it happens|funnily enough|if that matters|if that helps|by the way|btw|lol|"
+    r"haha))+$",
     re.I,
 )
 
