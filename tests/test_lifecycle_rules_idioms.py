@@ -553,3 +553,27 @@ def test_a_kinship_word_is_read_whole() -> None:
     assert _pairs("We have a grandson now, Eli.") == [
         ("The user's grandson is Eli.", About("family", "grandson eli"))
     ]
+
+
+def test_there_a_bare_correction_and_a_pet_by_kind_read_against_the_thread() -> None:
+    held = {EMPLOYER: "The user works at Arup.", HOME: "The user lives in Leeds."}
+    assert _pairs("I don't work there any more.", held=held) == [
+        ("The user no longer works at Arup.", EMPLOYER)
+    ]
+    assert _pairs("We moved out last month.", held=held) == [("The user no longer lives in Leeds.", HOME)]
+    assert _pairs("Sorry, I meant Leith.", held={HOME: "The user lives in Leeds."}) == [
+        ("The user lives in Leith.", HOME)
+    ]
+    # the latest held value must end in a name, and a day is no correction of one
+    assert _pairs("Sorry, I meant Leith.", held={DRINK_HELD: "The user drinks tea."}) == []
+    assert _pairs("I mean Tuesday.", held=held) == []
+    pets = {About("pet", "rex"): "The user has a dog named Rex."}
+    assert _pairs("Our dog passed away.", held=pets) == [("The user's dog died.", About("pet", "rex"))]
+    assert _pairs("Our cat passed away.", held=pets) == []
+    assert _pairs("Rex is no longer with us.", known={"rex": About("pet", "rex")}) == [
+        ("Rex died.", About("pet", "rex"))
+    ]
+    assert _pairs("My dog is lovely.") == []  # a pet's trait is no attribute of the user's
+
+
+DRINK_HELD = About("preference", "drink")

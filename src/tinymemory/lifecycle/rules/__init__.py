@@ -47,7 +47,7 @@ from tinymemory.lifecycle.rules.english import (
     third_person,
 )
 from tinymemory.lifecycle.rules.health import _AVOID, _health
-from tinymemory.lifecycle.rules.held import from_held
+from tinymemory.lifecycle.rules.held import from_correction, from_held
 from tinymemory.lifecycle.rules.instructions import _base_phrase, _dropped, _instruction, _swapped, known_slot
 from tinymemory.lifecycle.rules.learning import RuleLearning
 from tinymemory.lifecycle.rules.notes import _attribute, _event, _note
@@ -90,6 +90,9 @@ def extract(
             continue
         if intro := _introduced(sentence):
             out.append(intro)
+            continue
+        if corrected := from_correction(sentence, held or {}):
+            out.extend(corrected)
             continue
         for clause in _contrasted(_pointed_back(clauses(_clean(sentence)))):
             swapped = _swapped(clause, known or {}) or _dropped(clause, known or {})
@@ -184,7 +187,8 @@ def _contrasted(parts: list[str]) -> list[str]:
 _NAME_DIED = re.compile(
     rf"^(?:(?P<title>(?i:{_KIN}))\s+)?(?P<name>{_NAME_WORD})\s+(?:has\s+|just\s+|sadly\s+)?"
     # "didn't make it" is the euphemism a death is told by: with a bound name it needs no other word
-    r"(?:died|passed away|passed|was put down|had to be put down|did not make it|didn't make it)\b"
+    r"(?:died|passed away|passed|was put down|had to be put down|did not make it|didn't make it|"
+    r"is no longer with us)\b"
 )
 
 

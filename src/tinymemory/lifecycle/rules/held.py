@@ -14,6 +14,7 @@ from tinymemory.api import About
 from tinymemory.lifecycle.rules.english import _NAME_RUN, _ended, _value, no_longer, third_person
 from tinymemory.lifecycle.rules.health import DIET_EXCLUDES
 from tinymemory.lifecycle.rules.learning import RuleLearning
+from tinymemory.lifecycle.rules.people import _NOT_A_NAME, _PETS
 from tinymemory.lifecycle.rules.preferences import _CATEGORIES, _preference_key
 
 # "Boeing, not Airbus", "not Airbus, Boeing", "not Airbus but Boeing" (a lead such as "sorry, I meant" is
@@ -60,9 +61,61 @@ _NORMAL_AGAIN = re.compile(
 )
 
 
+# "Sorry, I meant Madrid", "correction: it's Madrid", "make that Aldi": a bare name after a correction lead
+_CORRECTION = re.compile(
+    rf"^(?:(?i:sorry|no|oops|wait|oh|actually|sorry, no)[,!]?\s+)*(?i:i meant|i mean|correction:?|make that|"
+    rf"scratch that,?|typo,?)\s+(?:(?i:it's|it is|it was)\s+)?(?P<new>(?:the\s+)?{_NAME_RUN})[.!]*$"
+)
+# the held texts a bare correction can change: a proper name as the value at the end
+_NAMED_VALUE = re.compile(rf"\b(?P<old>(?:the\s+)?{_NAME_RUN})\.$")
+# "I don't work there any more", "we moved out": the place or workplace held is the one ended
+_THERE = re.compile(
+    r"^(?:i|we)\s+(?:don't|do not|no longer)\s+(?P<verb>work|live)\s+there(?:\s+(?:any ?more))?$|"
+    r"^(?:i|we)\s+(?:have\s+)?(?:just\s+|finally\s+)?(?P<out>moved out)"
+    r"(?:\s+(?:last|this|in|on|two|a few)\b.*)?$",
+    re.I,
+)
+# "we lost our cat", "our dog passed away": a pet by kind alone is the one of that kind the thread holds
+_PET_KIND_DIED = re.compile(
+    rf"^(?:(?i:i|we)\s+(?i:have\s+)?(?i:(?:just|sadly|recently)\s+)?(?i:lost)\s+(?i:my|our)|(?i:my|our))\s+"
+    rf"(?i:(?:old|little|beloved|sweet|poor)\s+)?(?P<kind>(?i:{_PETS}))"
+    r"(?:\s+(?i:(?:has\s+|just\s+|sadly\s+)?(?:died|passed away|passed|is no longer with us)))?"
+    r"(?:\s+(?i:in|on|last|this|yesterday|today|two|a few|after)\b.*)?$"
+)
+
+
+def from_correction(sentence: str, held: Mapping[About, str]) -> list[RuleLearning]:
+    """ "Sorry, I meant Madrid": a name after a correction lead replaces the name that ends the thread's
+    latest held value (a home, a workplace, a name), or nothing when that value is no name."""
+    m = _CORRECTION.match(sentence.strip())
+    if m is None or not held:
+        return []
+    about = list(held)[-1]
+    if about.kind not in {"profile", "pet", "family", "date"}:
+        return []
+    old = _NAMED_VALUE.search(held[about])
+    new = m.group("new")
+    if old is None or new.split()[-1] in _NOT_A_NAME:
+        return []  # "I mean Tuesday" corrects a day, not a held name
+    return [RuleLearning(held[about][: old.start("old")] + new + ".", "fact", about, 0.8)]
+
+
 def from_held(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
     """The learning `s` makes of a held value, or nothing when it names none."""
     if not held:
+        return []
+    if m := _THERE.match(s):
+        there = About(
+            "profile", "employer" if m.group("verb") and m.group("verb").lower() == "work" else "home"
+        )
+        return [RuleLearning(no_longer(held[there]), "fact", there, 0.8)] if there in held else []
+    if m := _PET_KIND_DIED.match(s):
+        kind = m.group("kind").lower()
+        pets = [
+            a for a, t in held.items() if a.kind == "pet" and re.search(rf"\b{re.escape(kind)}\b", t, re.I)
+        ]
+        if len(pets) == 1 and ("died" in s or "passed" in s or "lost" in s or "no longer with us" in s):
+            return [RuleLearning(f"The user's {kind} died.", "fact", pets[0], 0.8)]
         return []
     if corrected := _corrected(s, held):
         return corrected

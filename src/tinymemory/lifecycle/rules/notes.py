@@ -18,7 +18,7 @@ from tinymemory.lifecycle.rules.english import (
     third_person,
 )
 from tinymemory.lifecycle.rules.learning import RuleLearning
-from tinymemory.lifecycle.rules.people import _KIN, _PEOPLE
+from tinymemory.lifecycle.rules.people import _KIN, _PEOPLE, _PETS
 from tinymemory.lifecycle.rules.preferences import _SAYING
 
 # events and notes ---------------------------------------------------------------------------------------
@@ -30,7 +30,8 @@ def _attribute(s: str, said_at: datetime) -> list[RuleLearning]:
     """ "My X is Y" for the user's own attributes (address, email, timezone, goal), not other people."""
     if m := _MY_IS.match(s):
         what, value = _key(m.group(1)), _value(m.group(2))
-        people = _PEOPLE.search(m.group(1)) or re.search(rf"\b(?:{_KIN})s?\b", m.group(1), re.I)
+        # someone else's, or a pet's ("my cat is lovely"), is no attribute of the user's
+        people = _PEOPLE.search(m.group(1)) or re.search(rf"\b(?:{_KIN}|{_PETS})s?\b", m.group(1), re.I)
         if not (what and value) or people or _dated(s, said_at):
             return []
         if re.match(r"^(?:so|very|really|too|kind of|a bit|pretty|super)\b", value, re.I):
