@@ -577,3 +577,10 @@ def test_there_a_bare_correction_and_a_pet_by_kind_read_against_the_thread() -> 
 
 
 DRINK_HELD = About("preference", "drink")
+
+
+def test_living_with_someone_somewhere_home_contracted_and_a_chief_of_a_firm() -> None:
+    assert _pairs("We're living with my in-laws in Ayr.") == [("The user lives in Ayr.", HOME)]
+    assert all(a != HOME for _, a in _pairs("I live with my sister.", notes=True))
+    assert _pairs("Home's Lagos these days.") == [("The user lives in Lagos.", HOME)]
+    assert _pairs("I'm CTO of Loop.") == [("The user works as a CTO of Loop.", ROLE)]

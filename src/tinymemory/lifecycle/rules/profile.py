@@ -125,7 +125,8 @@ _DWELLING_IS = re.compile(
 )
 # "I moved in with my girlfriend in Hull": moving in with someone somewhere is living there
 _MOVED_IN_WITH = re.compile(
-    rf"^{_HOUSEHOLD}\s+(?:have\s+)?(?:(?:just|finally)\s+)?moved in\s+(?:together\s+)?"
+    rf"^{_HOUSEHOLD}\s+(?:have\s+)?(?:(?:just|finally)\s+)?(?:moved in|(?:am |are )?living|live)\s+"
+    r"(?:together\s+)?"
     r"(?:with\s+(?:my|our|a|an|the)\s+[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]*)?\s+)?(?:in|near)\s+(.+)$",
     re.I,
 )
@@ -181,7 +182,8 @@ def _origin(place: str) -> RuleLearning:
 
 
 _HOME_IS = re.compile(
-    r"^home(?:\s+(?:for me|for us|now|these days|nowadays|at the moment|right now))?\s+is\s+(?:now\s+)?(.+)$",
+    r"^home(?:\s+(?:for me|for us|now|these days|nowadays|at the moment|right now))?(?:'s|\s+is)\s+"
+    r"(?:now\s+)?(.+)$",
     re.I,
 )
 
@@ -491,7 +493,10 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
             said_role = _TRAIL.sub("", m.group(2)).strip()
             # a title with an of-phrase needs no article: "I'm head of marketing at Zalando"
             titled = re.match(
-                r"^(?:head|director|chief|vp|vice president|manager|lead)\s+of\s", said_role, re.I
+                r"^(?:head|director|chief|vp|vice president|manager|lead|ceo|cto|cfo|coo|founder|co-founder|"
+                r"president|chair)\s+of\s",
+                said_role,
+                re.I,
             )
             if not (re.match(r"^(?:an?\s+)", said_role, re.I) or titled):
                 return []
