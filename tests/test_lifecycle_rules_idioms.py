@@ -584,3 +584,14 @@ def test_living_with_someone_somewhere_home_contracted_and_a_chief_of_a_firm() -
     assert all(a != HOME for _, a in _pairs("I live with my sister.", notes=True))
     assert _pairs("Home's Lagos these days.") == [("The user lives in Lagos.", HOME)]
     assert _pairs("I'm CTO of Loop.") == [("The user works as a CTO of Loop.", ROLE)]
+
+
+def test_near_misses_of_the_seventh_round() -> None:
+    assert (
+        _pairs("I live on a boat.") == []
+    )  # living on a thing is a staple only with an adverb or a known kind
+    assert _pairs("I basically live on toast.") == [("The user loves toast.", About("preference", "toast"))]
+    assert _pairs("My company moved me to the London office.") == []  # part of the employer, not a place
+    assert _pairs("They posted me to Kabul for six months.") == []  # a bounded stay
+    assert _pairs("Google let me go home early.") == []  # leave, not a dismissal
+    assert _pairs("Please don't mention it any more.") == []  # "it" is something said, not a kind of answer

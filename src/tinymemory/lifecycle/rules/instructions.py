@@ -109,7 +109,9 @@ def _instruction(s: str) -> RuleLearning | None:
     ):
         # "please don't summarise at the end any more": an imperative ended from here on is a "never"
         action = _value(m.group(1))
-        return _standing(f"Never {third_person(action)}.", action) if action else None
+        if not action or re.search(r"\b(?:it|that|this|them)$", action, re.I):
+            return None  # "don't mention it any more" points at something said, not a kind of answer
+        return _standing(f"Never {third_person(action)}.", action)
     if m := _YOU_SUBJECT.match(body):
         if not (m.group(1) or _STANDING.search(s)):
             return None

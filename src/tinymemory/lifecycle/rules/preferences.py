@@ -40,7 +40,9 @@ _NOTHING_BEATS = re.compile(
 )
 # "I basically live on Diet Coke": what one lives on is a staple
 _LIVE_ON = re.compile(
-    r"^i\s+(?:(?:basically|practically|pretty much|mostly|just|literally)\s+)*live\s+on\s+(.+)$", re.I
+    r"^i\s+(?P<adv>(?:(?:basically|practically|pretty much|mostly|just|literally)\s+)*)live\s+on\s+"
+    r"(?P<obj>.+)$",
+    re.I,
 )
 _PREFER = re.compile(
     r"^i\s+(?:now\s+|really\s+|much\s+|definitely\s+|still\s+|generally\s+|usually\s+)?prefer\s+(.+?)"
@@ -198,12 +200,16 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         )
         return [RuleLearning(_sentence_case(said), "preference", About("preference", what), 0.85)]
     if (m := _NOTHING_BEATS.match(s)) or (m := _LIVE_ON.match(s)):
-        obj = _ended(_value(next(g for g in m.groups() if g)))
+        obj = _ended(_value(m.group("obj") if "obj" in m.groupdict() else next(g for g in m.groups() if g)))
         if not obj or _REACTION.match(obj) or len(obj.split()) > 5:
             return []
         low = re.sub(r"^(?:an?|the|my|proper|good|decent|real)\s+", "", obj, flags=re.I)
         low = re.sub(r"^(?:proper|good|decent|real|nice)\s+", "", low, flags=re.I)
         key = _preference_key(low, None)
+        # "I live on a boat" is a home: living on a thing is the idiom of a staple only with an adverb
+        # ("I basically live on toast") or for a known kind of thing ("I live on coffee")
+        if "adv" in m.groupdict() and not (m.group("adv") or key in _CATEGORIES):
+            return []
         key = key if key in _CATEGORIES else _activity_key(low)
         return [
             RuleLearning(f"The user loves {third_person(obj)}.", "preference", About("preference", key), 0.8)

@@ -150,8 +150,9 @@ _RESIDENT = re.compile(
 _CALL_HOME = re.compile(rf"^{_HOUSEHOLD}\s+(?:now\s+)?call\s+((?:the\s+)?(?-i:[A-Z]).+?)\s+home$", re.I)
 # a bounded stay: "for a week", "for the holidays", "on holiday"
 _STAY = re.compile(
-    r"\b(?:for\s+(?:a|an|one|two|three|a few|a couple of|the)\s+(?:\w+\s+)?(?:nights?|days?|weeks?|"
-    r"weekends?|holidays?|summer|winter|month|festival|conference)|on\s+(?:holiday|vacation|"
+    r"\b(?:for\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|several|\d+|a few|"
+    r"a couple of|the)\s+(?:\w+\s+)?(?:nights?|days?|weeks?|"
+    r"weekends?|holidays?|summer|winter|months?|festival|conference)|on\s+(?:holiday|vacation|"
     r"(?:our|my)\s+honeymoon|a trip|business))\b",
     re.I,
 )
@@ -200,7 +201,8 @@ def _home(s: str, said_at: datetime) -> list[RuleLearning]:
         )
     if (m := _SENT.match(s)) and not _STAY.search(s):
         place = _place(m.group(1))
-        if place and _is_name(place):
+        # a named place, not a part of the employer's ("the London office")
+        if place and _is_name(place) and not place.split()[-1][:1].islower():
             return [RuleLearning(f"The user lives in {place}.", "fact", About("profile", "home"), 0.8)]
         return []
     if (
@@ -401,6 +403,12 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         org = m.group("org")
         if m.group("org").split()[0] in {"I", "We", "They", "He", "She", "It", "My", "Our", "You", "Work"}:
             return []
+        rest = m.group("rest")
+        timed = _VALUE_END.match(rest) or re.match(
+            r"^\s+(?:in|after|during|as part of|following|with)\b", rest, re.I
+        )
+        if m.group("fire") and rest.strip() and not timed:
+            return []  # "Google let me go home early" is leave, not a dismissal
         if m.group("fire"):
             return [
                 RuleLearning(f"The user no longer works at {org}.", "fact", About("profile", "employer"), 0.8)
