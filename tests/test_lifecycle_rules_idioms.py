@@ -595,3 +595,22 @@ def test_near_misses_of_the_seventh_round() -> None:
     assert _pairs("They posted me to Kabul for six months.") == []  # a bounded stay
     assert _pairs("Google let me go home early.") == []  # leave, not a dismissal
     assert _pairs("Please don't mention it any more.") == []  # "it" is something said, not a kind of answer
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("Kai and I got back together.", "The user is in a relationship with Kai."),
+        ("Mo and I are officially a couple.", "The user is in a relationship with Mo."),
+        ("Lena and I went our separate ways.", "The user broke up with Lena."),
+        ("My boyfriend Sam dumped me.", "The user broke up with Sam."),
+        ("I proposed to Kate and she said yes!", "The user is engaged to Kate."),
+    ],
+)
+def test_relationships_begun_again_parted_or_proposed(text: str, want: str) -> None:
+    assert (want, RELATIONSHIP) in _pairs(text)
+
+
+def test_a_partner_leaving_a_thing_or_a_proposal_not_accepted_is_no_state() -> None:
+    assert all(a != RELATIONSHIP for _, a in _pairs("My husband left me a note.", notes=True))
+    assert all(a != RELATIONSHIP for _, a in _pairs("I proposed a toast.", notes=True))

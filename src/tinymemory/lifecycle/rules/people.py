@@ -126,9 +126,24 @@ _RELATIONSHIP = re.compile(
     r"(?:broke|broken|called)\s+off\s+(?:the|our|my)\s+(?:engagement|wedding)|"
     # a divorce completed: "we finalised our divorce", "my divorce came through"
     r"(?:finali[sz]ed|completed)\s+(?:our|my|the)\s+divorce|"
+    # back together, a couple, separate ways
+    r"back together|(?:officially\s+)?a couple|(?:went|gone)\s+(?:our|their)\s+separate\s+ways|"
     r"(?:decided|agreed|chosen)\s+to\s+(?:separate|split up|divorce|"
     r"get divorced|break up|go our separate ways|call it quits))\b(?P<rest>.*)$",
     re.I,
+)
+# "My girlfriend dumped me", "Ana left me": a partner parting from the user
+_PARTNER = r"(?:girlfriend|boyfriend|partner|wife|husband|fiance|fiancé|fiancee|fiancée)"
+_DUMPED = re.compile(
+    rf"^(?i:my|our)\s+(?i:{_PARTNER})(?:\s+(?P<name>{_NAME_RUN}))?\s+"
+    r"(?i:has\s+|just\s+)*(?i:dumped|left|broke up with|walked out on|split up with|"
+    r"ended (?:it|things) with)\s+"
+    r"(?i:me)\b(?!\s+(?i:a|an|the|some|my|alone)\b)"
+)
+# "I popped the question and she said yes": a proposal accepted is an engagement
+_PROPOSED = re.compile(
+    rf"^(?i:i)\s+(?i:finally\s+|just\s+)?(?i:popped the question|proposed)"
+    rf"(?:\s+(?i:to)\s+(?P<name>{_NAME_RUN}))?",
 )
 _STATE_TEXT = {
     "together": "is in a relationship",
@@ -137,6 +152,9 @@ _STATE_TEXT = {
     "broke up": "broke up",
     "split up": "broke up",
     "split": "broke up",
+    "back together": "is in a relationship",
+    "a couple": "is in a relationship",
+    "officially a couple": "is in a relationship",
     "tied the knot": "is married",
     "hitched": "is married",
     "eloped": "is married",
@@ -168,6 +186,9 @@ _PARTNER_PREP = {
     "split up": "with",
     "in a relationship": "with",
     "together": "with",
+    "back together": "with",
+    "a couple": "with",
+    "officially a couple": "with",
     "dating": "",
     "seeing": "",
     "tied the knot": "to",
@@ -189,6 +210,8 @@ def _relationship(m: re.Match[str]) -> list[RuleLearning]:
         r"^\s*(?:the|a|an|our|my|their|it|them|this|that)\b", m.group("rest"), re.I
     ):
         return []  # "we split up the tasks": a parting verb with an object parts a thing, not a couple
+    if re.match(r"^(?:went|gone) (?:our|their) separate ways$", state):
+        state = "broke up"
     if re.match(r"^(?:finali[sz]ed|completed) ", state):
         state = "divorced"
     if re.match(r"^(?:broke|broken|called) off ", state):
@@ -203,7 +226,7 @@ def _relationship(m: re.Match[str]) -> list[RuleLearning]:
     # the partner by name, perhaps described first: "to Ana", "a woman named Ana", "someone called Ana"
     who = re.match(
         rf"^(?:(?:to|with|from)\s+)?(?:(?:a|an|this|someone|somebody)\s+(?:[a-z'-]+\s+){{0,3}}?"
-        rf"(?:called|named)\s+)?({_NAME_RUN})\b",
+        rf"(?:called|named)\s+|(?:my|our)\s+(?:{_KIN})\s+)?({_NAME_RUN})\b",
         rest,
         re.I,
     )
@@ -333,6 +356,12 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
                     continue  # "I had a boy in my class called Tim": boys had in the past are not sons
                 out += [_kin_learning(rel, n) for n in _names_in(kin.group(2))]
         return out
+    if m := _DUMPED.match(s):
+        name = f" with {m.group('name')}" if m.group("name") else ""
+        return [RuleLearning(f"The user broke up{name}.", "fact", About("profile", "relationship"), 0.8)]
+    if (m := _PROPOSED.match(s)) and re.search(r"\bsaid yes\b", s, re.I):
+        name = f" to {m.group('name')}" if m.group("name") else ""
+        return [RuleLearning(f"The user is engaged{name}.", "fact", About("profile", "relationship"), 0.8)]
     if m := _RELATIONSHIP.match(s):
         return _relationship(m)
     # "my partner Jo and I live in ..." is a subject of two: the clause's verb says the fact, and the
