@@ -614,3 +614,17 @@ def test_relationships_begun_again_parted_or_proposed(text: str, want: str) -> N
 def test_a_partner_leaving_a_thing_or_a_proposal_not_accepted_is_no_state() -> None:
     assert all(a != RELATIONSHIP for _, a in _pairs("My husband left me a note.", notes=True))
     assert all(a != RELATIONSHIP for _, a in _pairs("I proposed a toast.", notes=True))
+
+
+def test_choices_switched_to_taken_up_or_newly_favoured() -> None:
+    editor = About("preference", "editor")
+    assert _pairs("I've moved to Neovim.") == [("The user prefers Neovim.", editor)]
+    assert _pairs("I've moved to Seville for work.") == [("The user lives in Seville.", HOME)]
+    assert _pairs("I've moved to Lyon.") == [("The user lives in Lyon.", HOME)]  # a place is a home
+    assert _pairs("Emacs is my new favourite editor.") == [("The user's favourite editor is Emacs.", editor)]
+    assert _pairs("I've started using Zed.") == [("The user uses Zed.", editor)]
+    assert _pairs("I'm loving pilates at the moment.") == [
+        ("The user loves pilates.", About("preference", "pilates"))
+    ]
+    assert _pairs("I'm enjoying the book.") == []  # a thing at hand
+    assert all(a is None for _, a in _pairs("I fell in love with Tom.", notes=True))

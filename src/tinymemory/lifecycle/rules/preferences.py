@@ -14,14 +14,14 @@ from tinymemory.lifecycle.rules.learning import RuleLearning
 # the adjectives of choosing: favourite, preferred, go-to, usual ("my go-to drink is ...")
 _CHOSEN = r"(?:favou?rite|preferred|go-to|go to|usual|regular)"
 _FAVOURITE = re.compile(
-    rf"^my (?:(?:all-time|all time|absolute|very)\s+)?(?:{_CHOSEN})\s+([\w\s-]{{1,40}}?)\s+(?:is|are)\s+"
+    rf"^my (?:(?:all-time|all time|absolute|very|new)\s+)?(?:{_CHOSEN})\s+([\w\s-]{{1,40}}?)\s+(?:is|are)\s+"
     r"(.+)$|"
     r"^my\s+([\w\s-]{1,40}?)\s+of choice\s+(?:is|are)\s+(.+)$",
     re.I,
 )
 _FAVOURITE_IS = re.compile(
     rf"^(.{{1,40}}?)(?:'s|\s+is|\s+are|\s+has\s+(?:always\s+)?been|\s+have\s+(?:always\s+)?been)\s+my\s+"
-    rf"(?:absolute\s+|all-time\s+)?(?:(?:{_CHOSEN})\s*([\w\s-]{{0,40}})|([\w-]+(?:\s+[\w-]+)?)\s+of\s+choice)$",
+    rf"(?:absolute\s+|all-time\s+|new\s+)?(?:(?:{_CHOSEN})\s*([\w\s-]{{0,40}})|([\w-]+(?:\s+[\w-]+)?)\s+of\s+choice)$",
     re.I,
 )
 # "My go-to excuse is ...": what one habitually says is a habit of speech, not a liking
@@ -51,6 +51,7 @@ _PREFER = re.compile(
 )
 _SWITCHED = re.compile(
     r"^i(?:'ve| have)?\s+(?:(?:just|recently|finally)\s+)?(?:switched|changed|gone over|jumped ship|migrated|"
+    r"moved|"
     r"converted|"
     r"moved over|(?:gone|went|switched|changed)\s+back)\s+(?:from\s+(.+?)\s+)?to\s+(.+)$",
     re.I,
@@ -83,14 +84,15 @@ _LOST_LIKING = re.compile(
 _LIKE = re.compile(
     r"^i\s+(?:really\s+|do\s+|absolutely\s+|totally\s+|truly\s+|also\s+|still\s+|kind of\s+|kinda\s+|"
     r"honestly\s+|just\s+)*(like|love|adore|enjoy|dislike|hate|detest|loathe|don't like|do not like|"
-    r"can't stand|cannot stand|don't enjoy|do not enjoy|can't get enough of|cannot get enough of)\s+(.+)$",
+    r"can't stand|cannot stand|don't enjoy|do not enjoy|can't get enough of|cannot get enough of|am loving|"
+    r"am enjoying)\s+(.+)$",
     re.I,
 )
 _FAN = re.compile(
     r"^i(?:'m| am| have|)\s+(?:(?:a|more|much more|such a|a huge|a big|a massive|huge|big|really|so|totally|"
     r"very|not|"
     r"not really|not much of)\s+)*(fan of|into|obsessed with|crazy about|mad about|nuts about|wild about|"
-    r"hooked on|"
+    r"hooked on|all about|fallen in love with|"
     # an activity begun: "I've got into pottery", "I've taken up running"
     r"got into|gotten into|taken up|took up|"
     r"passionate about|keen on|a fan of)\s+(.+)$",
@@ -166,7 +168,8 @@ _NOT_A_DRINK = re.compile(
 # of that category
 _USE = re.compile(
     r"^i\s+(?:(?:usually|mostly|only|mainly|just|always|now|still|exclusively)\s+)?"
-    r"(?:use|code in|program in|write\s+(?:(?:all|most|much)\s+(?:of\s+)?)?(?:my\s+)?code\s+in|"
+    r"(?:use|am using|am now using|code in|program in|"
+    r"write\s+(?:(?:all|most|much)\s+(?:of\s+)?)?(?:my\s+)?code\s+in|"
     r"do\s+(?:(?:all|most|much)\s+(?:of\s+)?)?my\s+(?:coding|programming|editing)\s+in)\s+(.+?)"
     r"(?:\s+(?:for|at|on|in|every|everywhere|all|most|with|when|because)\b.*)?$",
     re.I,
@@ -267,6 +270,8 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         key = _preference_key(new, old)
         if key == _key(new) and old is None:
             return []  # "I switched to X" says nothing stable unless X has a known category
+        if re.match(r"^i(?: have)?\s+(?:\w+\s+)?moved\b", s, re.I) and key not in _CATEGORIES:
+            return []  # "I've moved to Seville for a job" is a home: only a known kind of thing is a choice
         return [
             RuleLearning(
                 f"The user prefers {third_person(new)}.", "preference", About("preference", key), 0.8
@@ -300,7 +305,13 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         negative = bool(re.search(r"\bnot\b", s, re.I))
         obj = re.split(r"\s+than\s+", _value(m.group(2)), maxsplit=1)[0]  # "more into X than Y" is into X
         # an activity begun is a bare noun or gerund: "taken up running", not "got into Oxford" or "the offer"
-        begun = m.group(1).lower() in {"got into", "gotten into", "taken up", "took up"}
+        begun = m.group(1).lower() in {
+            "got into",
+            "gotten into",
+            "taken up",
+            "took up",
+            "fallen in love with",
+        }
         obj = _ended(" " + obj) if begun else obj
         if not obj or _REACTION.match(obj):
             return []
@@ -316,6 +327,8 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
             not obj
             or _REACTION.match(obj)
             or obj.lower().startswith(("to hear", "how ", "what ", "the way you"))
+            # "I'm enjoying the book": a progressive liking of a thing at hand is no liking in general
+            or (verb.startswith("am ") and re.match(r"^(?:the|this|that|my|your|our|his|her)\b", obj, re.I))
         ):
             return []
         phrase = {
@@ -326,6 +339,8 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
             "don't enjoy": "does not enjoy",
             "do not enjoy": "does not enjoy",
             "can't get enough of": "loves",
+            "am loving": "loves",
+            "am enjoying": "enjoys",
             "cannot get enough of": "loves",
         }
         said = phrase.get(verb, conjugate(verb))
