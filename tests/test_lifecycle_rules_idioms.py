@@ -628,3 +628,14 @@ def test_choices_switched_to_taken_up_or_newly_favoured() -> None:
     ]
     assert _pairs("I'm enjoying the book.") == []  # a thing at hand
     assert all(a is None for _, a in _pairs("I fell in love with Tom.", notes=True))
+
+
+def test_pets_named_together_or_after_their_breed() -> None:
+    assert [a for _, a in _pairs("Our dogs are called Fig and Plum.")] == [
+        About("pet", "fig"),
+        About("pet", "plum"),
+    ]
+    assert _pairs("Our new kitten is a tabby called Miso.") == [
+        ("The user has a kitten named Miso.", About("pet", "miso"))
+    ]
+    assert all(a is None for _, a in _pairs("My dog is a good boy.", notes=True))

@@ -84,8 +84,13 @@ _PET_OWN = re.compile(
 )
 _MY_PET = re.compile(
     rf"^(?i:my|our)\s+(?i:(?:[a-z-]+\s+){{0,2}}?)(?i:({_PETS}))"
-    rf"(?i:'s name is\s+|'s\s+(?:called|named)\s+|\s+is\s+(?:called\s+|named\s+)?|,\s*|"
+    rf"(?i:'s name is\s+|'s\s+(?:called|named)\s+|\s+is\s+an?\s+[a-z-]+(?:\s+[a-z-]+)?\s+(?:called|named)\s+|"
+    rf"\s+is\s+(?:called\s+|named\s+)?|,\s*|"
     rf"\s+(?:is\s+)?(?:called|named)\s+|\s+)({_NAME_RUN})\b(.*)$"
+)
+# "My cats are called Salt and Pepper": pets of one kind named together
+_MY_PETS = re.compile(
+    rf"^(?i:my|our)\s+(?i:(?:[a-z-]+\s+){{0,2}}?)(?i:(?P<kind>{_PETS}))s\s+(?i:are\s+(?:called|named))\s+(?P<names>.+)$"
 )
 # "We rescued a greyhound named Dash", "I have a border collie called Tess": a creature adopted, rescued
 # or had, and named, is a pet whatever its kind; a person or a made thing ("a band called ...") is not
@@ -331,6 +336,8 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
         or (m.group("verb").lower() in {"have", "have got", "got", "keep"} and _NOT_A_PET.search(m.group(2)))
     ):
         return [_pet_learning(m.group(2), m.group(3))]
+    if m := _MY_PETS.match(s):
+        return [_pet_learning(m.group("kind"), n) for n in _names_in(m.group("names"))]
     if m := _MY_PET.match(s):
         animal, name, rest = m.group(1), m.group(2), m.group(3)
         if _DIED.search(rest):
