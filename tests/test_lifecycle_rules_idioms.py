@@ -639,3 +639,15 @@ def test_pets_named_together_or_after_their_breed() -> None:
         ("The user has a kitten named Miso.", About("pet", "miso"))
     ]
     assert all(a is None for _, a in _pairs("My dog is a good boy.", notes=True))
+
+
+def test_a_pet_said_to_be_in_the_users_home_or_added_to_a_list() -> None:
+    assert _pairs("There's a tabby tom called Biscuit who runs our house.") == [
+        ("The user has a tom named Biscuit.", About("pet", "biscuit"))
+    ]
+    assert _pairs("There's a cat called Tom next door.") == []  # not the user's home
+    assert _pairs("And a whippet, Dot, who's very shy.") == [
+        ("The user has a whippet named Dot.", About("pet", "dot"))
+    ]
+    assert _pairs("And a friend, Sam, who helps.") == []
+    assert _pairs("And a car, Betsy.") == []

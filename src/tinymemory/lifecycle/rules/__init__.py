@@ -51,7 +51,15 @@ from tinymemory.lifecycle.rules.held import from_correction, from_held
 from tinymemory.lifecycle.rules.instructions import _base_phrase, _dropped, _instruction, _swapped, known_slot
 from tinymemory.lifecycle.rules.learning import RuleLearning
 from tinymemory.lifecycle.rules.notes import _attribute, _event, _note
-from tinymemory.lifecycle.rules.people import _KIN, _PETS, _family, _introduced, _kin_key, _kin_named_in
+from tinymemory.lifecycle.rules.people import (
+    _KIN,
+    _PETS,
+    _family,
+    _introduced,
+    _kin_key,
+    _kin_named_in,
+    _listed_pet,
+)
 from tinymemory.lifecycle.rules.preferences import _NOT_ACTIVITY, _activity, _gerund, _preferences
 from tinymemory.lifecycle.rules.profile import _GREETING_NAME, _NAME, _home, _job, _name, _names
 from tinymemory.lifecycle.rules.sentences import _SENTENCES, _clean, _present, clauses
@@ -88,7 +96,7 @@ def extract(
         if greeting:
             out.append(_name(greeting.group(1)))
             continue
-        if intro := _introduced(sentence):
+        if intro := _introduced(sentence) or _listed_pet(sentence):
             out.append(intro)
             continue
         if corrected := from_correction(sentence, held or {}):

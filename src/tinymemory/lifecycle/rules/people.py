@@ -51,7 +51,8 @@ _KIN = "|".join(
 )
 _PETS = (
     "dog|puppy|pup|cat|kitten|rabbit|bunny|hamster|parrot|budgie|bird|fish|goldfish|turtle|tortoise|"
-    "horse|pony|guinea pig|snake|lizard|ferret|gecko|chinchilla|rat|mouse|hedgehog|cockatiel|pig|goat"
+    "horse|pony|guinea pig|snake|lizard|ferret|gecko|chinchilla|rat|mouse|hedgehog|cockatiel|pig|goat|"
+    "tomcat|tom|moggy|moggie|mutt|pooch|kitty"
 )
 _MY_KIN = re.compile(
     rf"^(?i:my|our)\s+(?i:(?:little|big|older|younger|baby|eldest|oldest|youngest|twin|new|late)\s+)?"
@@ -303,7 +304,24 @@ _BABY = re.compile(
 )
 
 
+# "There's a ginger tom called Nacho who rules our house": a pet said to be there, in the user's home
+_THERE_IS_PET = re.compile(
+    rf"^(?i:there is|there's)\s+(?i:an?)\s+(?i:(?:[a-z-]+\s+){{0,2}}?)(?P<kind>(?i:{_PETS}))\s+"
+    rf"(?i:called|named)\s+(?P<name>{_NAME_RUN})\b(?P<rest>.*)$"
+)
+_OURS = re.compile(
+    r"\b(?:our|my)\s+(?:house|home|flat|place|family|household|garden)\b|\bat home\b|\bwith us\b", re.I
+)
+# "And a corgi, Waffles, who's a diva": a pet added to a list the user is giving, without a verb of its own
+_AND_A_PET = re.compile(
+    rf"^(?i:and|also|plus)\s+(?i:an?)\s+(?i:(?:[a-z-]+\s+){{0,2}}?)(?P<kind>[a-z-]+)\s*,\s*"
+    rf"(?P<name>{_NAME_RUN})\s*(?:,\s*(?i:who|which|that)\b.*)?$"
+)
+
+
 def _family(s: str, said_at: datetime) -> list[RuleLearning]:
+    if (m := _THERE_IS_PET.match(s)) and _OURS.search(m.group("rest")):
+        return [_pet_learning(m.group("kind"), m.group("name"))]
     if m := _BABY.match(s):
         rel = _CHILD.get(m.group("sex").lower(), m.group("sex").lower())
         return [_kin_learning(rel, m.group("name"))]
@@ -458,6 +476,19 @@ _INTRO = re.compile(
     rf"(?i:(?:new|little|old|baby|rescue|older|younger|big)\s+)*(?:(?P<pet>(?i:{_PETS}))|(?P<kin>(?i:{_KIN})))"
     rf"[.!]*$"
 )
+
+
+def _listed_pet(sentence: str) -> RuleLearning | None:
+    """ "And a corgi, Waffles, who's a diva": a pet added, by kind and name, to the user's list."""
+    m = _AND_A_PET.match(sentence.strip().rstrip(".!"))
+    if m is None or m.group("name") in _NOT_A_NAME:
+        return None
+    kind = m.group("kind")
+    # any creature, as with a named rescue; a person or a made thing is not a pet
+    person = re.fullmatch(rf"(?:{_KIN}|girl|boy|child|kid)s?", kind, re.I)
+    if _PEOPLE.search(kind) or _NOT_A_PET.search(kind) or person:
+        return None
+    return _pet_learning(kind, m.group("name"))
 
 
 def _introduced(sentence: str) -> RuleLearning | None:
