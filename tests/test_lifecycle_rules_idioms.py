@@ -651,3 +651,13 @@ def test_a_pet_said_to_be_in_the_users_home_or_added_to_a_list() -> None:
     ]
     assert _pairs("And a friend, Sam, who helps.") == []
     assert _pairs("And a car, Betsy.") == []
+
+
+def test_birthdays_in_other_words_and_born_on_a_thing() -> None:
+    bday = About("profile", "birthday")
+    assert _pairs("It's my birthday on the 2nd of May.") == [("The user's birthday is the 2nd of May.", bday)]
+    assert _pairs("My b-day is 5 Jan.") == [("The user's birthday is 5 Jan.", bday)]
+    assert _pairs("I was born on Boxing Day.") == [("The user was born on Boxing Day.", bday)]
+    assert _pairs("I'm a Gemini, born 3 June.") == [("The user's birthday is 3 June.", bday)]
+    # born on a thing is neither a day nor a named place
+    assert all(a is None for _, a in _pairs("I was born on a farm.", notes=True))

@@ -15,15 +15,22 @@ from tinymemory.lifecycle.rules.people import _KIN, _PEOPLE
 # the verb that puts a day on a date: "is", "falls on", "lands on"
 _FALLS = r"(?:'s|\s+is|\s+falls|\s+lands|\s+comes)"
 _BIRTHDAY = re.compile(
-    r"^(?:my|our)\s+(?:(?P<who>[\w\s'-]{1,30}?)'s\s+)?(?P<what>birthday|bday|wedding anniversary|anniversary)"
+    r"^(?:my|our)\s+(?:(?P<who>[\w\s'-]{1,30}?)'s\s+)?"
+    r"(?P<what>birthday|bday|b-day|wedding anniversary|anniversary)"
     rf"{_FALLS}\s+(?:on\s+)?(?P<when>.+)$|^(?P<name>[A-Z][\w-]*)'s\s+(?P<what2>birthday|bday){_FALLS}\s+"
     r"(?:on\s+)?(?P<when2>.+)$",
     re.I,
 )
 # "We celebrate our anniversary on 3 August": the day a date is kept on
 _CELEBRATE = re.compile(
-    r"^(?:i|we)\s+(?:always\s+|usually\s+)?(?:celebrate|mark|have)\s+(?:my|our)\s+"
+    r"^(?:(?:i|we)\s+(?:always\s+|usually\s+)?(?:celebrate|mark|have)|it is|it's)\s+(?:my|our)\s+"
     r"(?P<what>birthday|wedding anniversary|anniversary)\s+on\s+(?P<when>.+)$",
+    re.I,
+)
+# "I'm a Leo, born 1 August": a birth date set beside a clause about the user
+_BORN_BESIDE = re.compile(
+    rf"^i am\b.*,\s*born\s+(?:on\s+)?(?P<when>(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})|"
+    rf"(?:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?)$",
     re.I,
 )
 # "Had my 58th birthday on Tuesday", "I celebrated my 40th": a birthday counted is an age
@@ -87,6 +94,12 @@ def _dates(s: str, said_at: datetime) -> list[RuleLearning]:
                 RuleLearning(f"The user's birthday is {when}.", "fact", About("profile", "birthday"), 0.85)
             ]
         return [RuleLearning(f"The user's {what} is {when}.", "fact", About("date", what), 0.85)]
+    if m := _BORN_BESIDE.match(s):
+        return [
+            RuleLearning(
+                f"The user's birthday is {m.group('when')}.", "fact", About("profile", "birthday"), 0.8
+            )
+        ]
     if (m := _NTH_BIRTHDAY.match(s)) and (not m.group("rest").strip() or _VALUE_END.match(m.group("rest"))):
         age = int(m.group(1))
         if 1 <= age <= 120:
@@ -111,7 +124,12 @@ def _dates(s: str, said_at: datetime) -> list[RuleLearning]:
         who = m.group("who") or m.group("name")
         if m.group("who") and _PEOPLE.search(who):
             return []  # a friend's or a colleague's birthday is their fact, as their other facts are
-        what = (m.group("what") or m.group("what2")).lower().replace("bday", "birthday")
+        what = (
+            (m.group("what") or m.group("what2"))
+            .lower()
+            .replace("b-day", "birthday")
+            .replace("bday", "birthday")
+        )
         if not re.search(rf"\d|{_MONTHS}|today|tomorrow|next|this|week", when, re.I):
             return []
         if who:

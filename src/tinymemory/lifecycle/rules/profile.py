@@ -169,7 +169,7 @@ _ORIGIN = re.compile(
     r"come from|was raised in)\s+(.+)$",
     re.I,
 )
-_BORN = re.compile(r"^i\s+was born\s+(?:on|in)\s+(.+)$", re.I)
+_BORN = re.compile(r"^i\s+was born\s+(on|in)\s+(.+)$", re.I)
 
 
 def _place(text: str) -> str:
@@ -231,7 +231,7 @@ def _home(s: str, said_at: datetime) -> list[RuleLearning]:
         place = _place(m.group(2))
         return [_origin(place)] if place else []
     if m := _BORN.match(s):
-        what = _TRAIL.sub("", m.group(1)).strip()
+        what = _TRAIL.sub("", m.group(2)).strip()
         if re.fullmatch(r"(?:in\s+)?\d{4}", what):
             # a year is not a birthday: "born in 1990" says when, not which day comes round each year
             return [
@@ -242,6 +242,14 @@ def _home(s: str, said_at: datetime) -> list[RuleLearning]:
             return [
                 RuleLearning(f"The user was born on {value}.", "fact", About("profile", "birthday"), 0.85)
             ]
+        if m.group(1).lower() == "on":
+            # "born on Christmas Eve" names a day; "born on a farm" names neither a day nor a named place
+            if what[:1].isupper():
+                value = _VALUE_END.split(what, maxsplit=1)[0].strip(", ")
+                return [
+                    RuleLearning(f"The user was born on {value}.", "fact", About("profile", "birthday"), 0.8)
+                ]
+            return []
         place = _place(what)
         if place and place[0].isupper():
             return [RuleLearning(f"The user was born in {place}.", "fact", About("profile", "origin"), 0.8)]
