@@ -661,3 +661,19 @@ def test_birthdays_in_other_words_and_born_on_a_thing() -> None:
     assert _pairs("I'm a Gemini, born 3 June.") == [("The user's birthday is 3 June.", bday)]
     # born on a thing is neither a day nor a named place
     assert all(a is None for _, a in _pairs("I was born on a farm.", notes=True))
+
+
+def test_more_names_and_wanting_every_answer_so() -> None:
+    name = About("profile", "name")
+    assert _pairs("Most folks call me Jimmy.") == [("The user's name is Jimmy.", name)]
+    assert _pairs("Call me by my first name, Sue.") == [("The user's name is Sue.", name)]
+    assert _pairs("Please address me as Ms Lee.") == [("The user's name is Ms Lee.", name)]
+    assert _pairs("Address me as soon as possible.") == []
+    assert _pairs("I prefer Samantha, actually.", held={name: "The user's name is Sam."}) == [
+        ("The user's name is Samantha.", name)
+    ]
+    assert all(a != name for _, a in _pairs("I prefer Samantha, actually."))  # no name held just before
+    assert _pairs("I want short answers from now on.") == [
+        ("From now on, short answers.", About("instruction", "keep answers"))
+    ]
+    assert all(f.kind != "instruction" for f in extract("I want pizza from now on.", SAID, notes=True))

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 
 from tinymemory.api import About
-from tinymemory.lifecycle.rules.english import _NAME_RUN, _ended, _value, no_longer, third_person
+from tinymemory.lifecycle.rules.english import _NAME_RUN, _NAME_WORD, _ended, _value, no_longer, third_person
 from tinymemory.lifecycle.rules.health import DIET_EXCLUDES
 from tinymemory.lifecycle.rules.learning import RuleLearning
 from tinymemory.lifecycle.rules.people import _NOT_A_NAME, _PETS
@@ -84,6 +84,11 @@ _PET_KIND_DIED = re.compile(
 )
 
 
+_PREFER_NAME = re.compile(
+    rf"^(?i:i)\s+(?i:(?:would\s+)?prefer|(?:would\s+)?rather)\s+({_NAME_WORD})(?i:,?\s+(?:actually|please|instead|now))?$"
+)
+
+
 def from_correction(sentence: str, held: Mapping[About, str]) -> list[RuleLearning]:
     """ "Sorry, I meant Madrid": a name after a correction lead replaces the name that ends the thread's
     latest held value (a home, a workplace, a name), or nothing when that value is no name."""
@@ -104,6 +109,9 @@ def from_held(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
     """The learning `s` makes of a held value, or nothing when it names none."""
     if not held:
         return []
+    if (m := _PREFER_NAME.match(s)) and list(held)[-1] == About("profile", "name"):
+        # "I prefer Samantha, actually" just after a name: the name preferred is the name
+        return [RuleLearning(f"The user's name is {m.group(1)}.", "fact", About("profile", "name"), 0.8)]
     if m := _THERE.match(s):
         there = About(
             "profile", "employer" if m.group("verb") and m.group("verb").lower() == "work" else "home"

@@ -129,6 +129,21 @@ def _instruction(s: str) -> RuleLearning | None:
         if dont := _DONT_EVER.match(rest):
             action = _strip_standing(dont.group(1))
             return _standing(f"Never {third_person(action)}.", action)
+        if w := re.match(
+            rf"^i\s+(?:want|would like|need|prefer|would prefer)\s+"
+            rf"(?P<what>(?:[\w-]+\s+){{0,3}}{_YOUR_OUTPUT})$",
+            rest,
+            re.I,
+        ):
+            # "I want short answers from now on": what the user wants of every answer is an instruction
+            what = w.group("what")
+            noun = what.split()[-1]
+            return RuleLearning(
+                f"{lead.capitalize()}, {what}.",
+                "instruction",
+                About("instruction", _instruction_key(f"keep {noun}")),
+                0.85,
+            )
         if re.match(r"^(?:i|we|my|our)\b", rest, re.I):
             return None  # "from now on I ..." is about the user, not an instruction
         rest = _ADDRESSED.sub("", rest, count=1).strip()

@@ -25,13 +25,15 @@ _GREETING_NAME = re.compile(rf"^(?i:hi|hello|hey)\b[,!.]?\s+(?i:i'm|i am|this is
 # The name the user goes by, or asks to be called: "I'd rather you called me ...", "my friends call me ..."
 # (contractions are expanded before this reads: "I'd" is "I would").
 _NAME = re.compile(
-    rf"^(?:(?i:my name is(?: actually| really)?|my name's|my first name is|the name's|the name is|call me|"
-    rf"you can call me(?: by my (?:nickname|middle name|first name),?)?|"
+    rf"^(?:(?i:my name is(?: actually| really)?|my name's|my first name is|the name's|the name is|"
+    rf"(?:you can\s+)?(?:just\s+)?call me(?: by my (?:nickname|middle name|first name),?)?|"
+    rf"(?:please\s+)?(?:refer to|address)\s+me\s+as|"
     rf"i go by|i go by my (?:middle|second|first|last) name,?|i am called|i (?:have\s+)?changed my name to|"
     rf"i'm called|please call me|(?:i would\s+)?(?:rather|prefer|like)\s+to\s+be\s+called|"
     rf"i (?:would\s+)?prefer to be called|i would rather be called|i would like you to call me|"
     rf"i would (?:rather|prefer)(?:\s+it)?(?:\s+if)?\s+you\s+(?:to\s+)?call(?:ed)?\s+me|"
-    rf"(?:everyone|everybody|people|most people|(?:all\s+)?my friends|friends|my family)\s+"
+    rf"(?:everyone|everybody|people|most people|folks|most folks|(?:all\s+)?my (?:friends|mates|colleagues)|"
+    rf"friends|my family)\s+"
     rf"(?:(?:all|just|usually|mostly)\s+)*(?:calls?\s+me|knows?\s+me\s+as))"
     rf")\s+({_NAME_RUN})"
 )
