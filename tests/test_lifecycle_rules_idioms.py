@@ -677,3 +677,11 @@ def test_more_names_and_wanting_every_answer_so() -> None:
         ("From now on, short answers.", About("instruction", "keep answers"))
     ]
     assert all(f.kind != "instruction" for f in extract("I want pizza from now on.", SAID, notes=True))
+
+
+def test_a_name_set_against_the_one_just_held() -> None:
+    name = About("profile", "name")
+    assert _pairs("On reflection, Bill is better.", held={name: "The user's name is William."}) == [
+        ("The user's name is Bill.", name)
+    ]
+    assert _pairs("On reflection, Bill is better.", held={HOME: "The user lives in Leeds."}) == []

@@ -11,6 +11,8 @@ _LEAD = re.compile(
     r"^(?:(?:oh|ok|okay|so|well|also|and|but|hey|hi|hello|actually|correction|update|by the way|btw|"
     r"fyi|just so you know|please|pls|no(?=[,!.:;])|yes|yeah|yep|sorry|quick update|news|guess what|"
     r"(?:good|great|big|bad|some|exciting|sad) news|scratch that|typo|no wait|"
+    # leads of reconsidering
+    r"come to think of it|on second thoughts?|on reflection|thinking about it|having thought about it|"
     r"i mean|"
     r"in fact|anyway|anyways|oops|wait|heads up|just|plus|then|now|i meant|what i meant is|sadly|"
     r"unfortunately|luckily|fortunately|thankfully|honestly|long story short)\b[,:;!.-]?\s*|"

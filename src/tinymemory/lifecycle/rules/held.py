@@ -85,7 +85,9 @@ _PET_KIND_DIED = re.compile(
 
 
 _PREFER_NAME = re.compile(
-    rf"^(?i:i)\s+(?i:(?:would\s+)?prefer|(?:would\s+)?rather)\s+({_NAME_WORD})(?i:,?\s+(?:actually|please|instead|now))?$"
+    rf"^(?i:i)\s+(?i:(?:would\s+)?prefer|(?:would\s+)?rather)\s+({_NAME_WORD})(?i:,?\s+(?:actually|please|instead|now))?$|"
+    # "Fred is better", "Fred works better": a name set against the one just held
+    rf"^({_NAME_WORD})\s+(?i:is|would be|sounds|works)\s+(?i:(?:much\s+)?better|best|nicer)$"
 )
 
 
@@ -111,7 +113,8 @@ def from_held(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
         return []
     if (m := _PREFER_NAME.match(s)) and list(held)[-1] == About("profile", "name"):
         # "I prefer Samantha, actually" just after a name: the name preferred is the name
-        return [RuleLearning(f"The user's name is {m.group(1)}.", "fact", About("profile", "name"), 0.8)]
+        said = m.group(1) or m.group(2)
+        return [RuleLearning(f"The user's name is {said}.", "fact", About("profile", "name"), 0.8)]
     if m := _THERE.match(s):
         there = About(
             "profile", "employer" if m.group("verb") and m.group("verb").lower() == "work" else "home"
