@@ -685,3 +685,19 @@ def test_a_name_set_against_the_one_just_held() -> None:
         ("The user's name is Bill.", name)
     ]
     assert _pairs("On reflection, Bill is better.", held={HOME: "The user lives in Leeds."}) == []
+
+
+def test_appointments_in_the_passive_partings_by_idiom_and_moves_between_employers() -> None:
+    assert _pairs("I've been made head of year.") == [("The user works as a head of year.", ROLE)]
+    assert _pairs("I've been made redundant.") == [("The user lost their job.", EMPLOYER)]
+    assert _pairs("Ola and I have called it a day.") == [("The user broke up with Ola.", RELATIONSHIP)]
+    assert all(a != RELATIONSHIP for _, a in _pairs("We called it a day at five.", notes=True))
+    held = {EMPLOYER: "The user works at Barclays."}
+    assert _pairs("I've moved over to HSBC.", held=held) == [("The user works at HSBC.", EMPLOYER)]
+
+
+def test_an_instructions_proper_value_switched() -> None:
+    rule = About("instruction", "answer in")
+    held = {rule: "Always answer in French."}
+    assert _pairs("Switch to German from now on.", held=held) == [("Always answer in German.", rule)]
+    assert all(a != rule for _, a in _pairs("Switch to German from now on."))  # nothing held to switch

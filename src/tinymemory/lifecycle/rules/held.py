@@ -91,6 +91,18 @@ _PREFER_NAME = re.compile(
 )
 
 
+# "I've moved over to HSBC" with a workplace held: a move between employers
+_MOVED_OVER = re.compile(
+    rf"^(?i:i)\s+(?i:have\s+)?(?i:(?:just|now|finally)\s+)?(?i:moved over|moved across|jumped ship|gone over|"
+    rf"defected|switched)\s+(?i:to)\s+(?P<org>(?:the\s+)?{_NAME_RUN})(?P<rest>.*)$"
+)
+# "Switch to German from now on": an instruction's proper value switched
+_SWITCH_VALUE = re.compile(
+    rf"^(?i:please\s+)?(?i:switch|change|move|go)\s+(?i:over\s+|back\s+)?(?i:to)\s+(?P<new>{_NAME_WORD})"
+    r"(?i:,?\s+(?:from now on|going forward|instead|now|please))*$"
+)
+
+
 def from_correction(sentence: str, held: Mapping[About, str]) -> list[RuleLearning]:
     """ "Sorry, I meant Madrid": a name after a correction lead replaces the name that ends the thread's
     latest held value (a home, a workplace, a name), or nothing when that value is no name."""
@@ -115,6 +127,22 @@ def from_held(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
         # "I prefer Samantha, actually" just after a name: the name preferred is the name
         said = m.group(1) or m.group(2)
         return [RuleLearning(f"The user's name is {said}.", "fact", About("profile", "name"), 0.8)]
+    employer = About("profile", "employer")
+    if (
+        (m := _MOVED_OVER.match(s))
+        and employer in held
+        and (not m.group("rest").strip() or _ended(m.group("rest")) == "")
+        and _preference_key(m.group("org"), None) not in _CATEGORIES
+        and About("profile", "home") not in held
+    ):
+        return [RuleLearning(f"The user works at {m.group('org')}.", "fact", employer, 0.75)]
+    if m := _SWITCH_VALUE.match(s):
+        # the latest held instruction naming a proper value ("answer in French") takes the new one
+        for rule in reversed(list(held)):
+            if rule.kind == "instruction" and (old := re.search(r"\bin\s+([A-Z][\w-]*)", held[rule])):
+                text = held[rule][: old.start(1)] + m.group("new") + held[rule][old.end(1) :]
+                return [RuleLearning(text, "instruction", rule, 0.8)]
+        return []
     if m := _THERE.match(s):
         there = About(
             "profile", "employer" if m.group("verb") and m.group("verb").lower() == "work" else "home"

@@ -134,6 +134,7 @@ _RELATIONSHIP = re.compile(
     r"(?:finali[sz]ed|completed)\s+(?:our|my|the)\s+divorce|"
     # back together, a couple, separate ways
     r"back together|(?:officially\s+)?a couple|(?:went|gone)\s+(?:our|their)\s+separate\s+ways|"
+    r"called it a day|called it quits|parted ways|"
     r"(?:decided|agreed|chosen)\s+to\s+(?:separate|split up|divorce|"
     r"get divorced|break up|go our separate ways|call it quits))\b(?P<rest>.*)$",
     re.I,
@@ -216,6 +217,10 @@ def _relationship(m: re.Match[str]) -> list[RuleLearning]:
         r"^\s*(?:the|a|an|our|my|their|it|them|this|that)\b", m.group("rest"), re.I
     ):
         return []  # "we split up the tasks": a parting verb with an object parts a thing, not a couple
+    if re.match(r"^(?:called it a day|called it quits|parted ways)$", state):
+        if re.match(r"^(?:i|we)\s", m.group(0), re.I):
+            return []  # "we called it a day" may end a day's work: a parting needs the two people named
+        state = "broke up"
     if re.match(r"^(?:went|gone) (?:our|their) separate ways$", state):
         state = "broke up"
     if re.match(r"^(?:finali[sz]ed|completed) ", state):

@@ -330,6 +330,8 @@ _ROLE = re.compile(
     r"(work as|work (?:nights|days|evenings|weekends|shifts|nights and weekends) as|'m working as|"
     r"am working as|got a job as|was promoted to|'ve been promoted to|(?:have\s+)?stepped up to|"
     r"(?:have been|was|got|have got|just got)\s+(?:hired|taken on|employed|appointed|taken on)\s+as|"
+    # an appointment in the passive: "I've been made manager of the shop" (not "made redundant")
+    r"(?:have been|have just been|was|got|have got|just got)\s+(?:made|appointed|named)(?!\s+redundant\b)|"
     r"have been promoted to|got promoted to|(?:got|was given|earned|have got) a promotion to|became|"
     r"'ve become|have become|started as|retrained as|"
     rf"trained as|qualified as|start as|am starting as|{_WORKING_AS}|"
@@ -505,7 +507,10 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         head = core.split()[-1].lower() if core else ""
         if value.lower() in _NOT_OCCUPATION or head in _NOT_OCCUPATION or len(value.split()) > 5:
             return []
-        if (re.fullmatch(_WORKING_AS, verb) or "stepped" in verb) and not _OCCUPATION.search(head):
+        appointed = bool(re.search(r"\b(?:made|appointed|named)$", verb))
+        if (re.fullmatch(_WORKING_AS, verb) or "stepped" in verb or appointed) and not _OCCUPATION.search(
+            head
+        ):
             return []  # "consulting as ..." names a job only when its head is an occupation
         if verb in {"am", "'m"}:
             said_role = _TRAIL.sub("", m.group(2)).strip()
