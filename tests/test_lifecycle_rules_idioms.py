@@ -701,3 +701,18 @@ def test_an_instructions_proper_value_switched() -> None:
     held = {rule: "Always answer in French."}
     assert _pairs("Switch to German from now on.", held=held) == [("Always answer in German.", rule)]
     assert all(a != rule for _, a in _pairs("Switch to German from now on."))  # nothing held to switch
+
+
+def test_unpacked_put_to_sleep_my_thing_and_a_name_after_actually() -> None:
+    assert _pairs("We're all unpacked in Bath.") == [("The user lives in Bath.", HOME)]
+    assert _pairs("Rolo had to be put to sleep.", known={"rolo": About("pet", "rolo")}) == [
+        ("Rolo died.", About("pet", "rolo"))
+    ]
+    assert _pairs("Coffee's more my thing these days.") == [
+        ("The user likes coffee.", About("preference", "drink"))
+    ]
+    assert _pairs("That's my thing.") == []
+    name = About("profile", "name")
+    assert _pairs("Actually, Alistair please.", held={name: "The user's name is Ali."}) == [
+        ("The user's name is Alistair.", name)
+    ]

@@ -195,7 +195,8 @@ def _contrasted(parts: list[str]) -> list[str]:
 _NAME_DIED = re.compile(
     rf"^(?:(?P<title>(?i:{_KIN}))\s+)?(?P<name>{_NAME_WORD})\s+(?:has\s+|just\s+|sadly\s+)?"
     # "didn't make it" is the euphemism a death is told by: with a bound name it needs no other word
-    r"(?:died|passed away|passed|was put down|had to be put down|did not make it|didn't make it|"
+    r"(?:died|passed away|passed|was put down|had to be put down|was put to sleep|had to be put to sleep|"
+    r"did not make it|didn't make it|"
     r"is no longer with us)\b"
 )
 

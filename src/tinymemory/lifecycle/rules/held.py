@@ -63,8 +63,9 @@ _NORMAL_AGAIN = re.compile(
 
 # "Sorry, I meant Madrid", "correction: it's Madrid", "make that Aldi": a bare name after a correction lead
 _CORRECTION = re.compile(
-    rf"^(?:(?i:sorry|no|oops|wait|oh|actually|sorry, no)[,!]?\s+)*(?i:i meant|i mean|correction:?|make that|"
-    rf"scratch that,?|typo,?)\s+(?:(?i:it's|it is|it was)\s+)?(?P<new>(?:the\s+)?{_NAME_RUN})[.!]*$"
+    rf"^(?:(?:(?i:sorry|no|oops|wait|oh|actually|sorry, no)[,!]?\s+)*(?i:i meant|i mean|correction:?|"
+    rf"make that|scratch that,?|typo,?)|(?:(?i:sorry|no|oops|actually)[,!]?\s+)+)\s*"
+    rf"(?:(?i:it's|it is|it was)\s+)?(?P<new>(?:the\s+)?{_NAME_RUN})(?i:,?\s+(?:please|instead))?[.!]*$"
 )
 # the held texts a bare correction can change: a proper name as the value at the end
 _NAMED_VALUE = re.compile(rf"\b(?P<old>(?:the\s+)?{_NAME_RUN})\.$")

@@ -30,6 +30,12 @@ _SAYING = re.compile(
     r"question|apology|insult|lie)s?$",
     re.I,
 )
+# "Coffee's more my thing these days": what is "my thing" is a liking
+_MY_THING = re.compile(
+    r"^(.{1,40}?)(?:'s|\s+is|\s+are)\s+(?:(?:more|really|very much|definitely|totally)\s+)?my\s+"
+    r"(?:thing|jam)$",
+    re.I,
+)
 # "Nothing beats a proper cup of tea", "you can't beat X", "there's nothing like X": a liking said by
 # comparison with everything else
 _NOTHING_BEATS = re.compile(
@@ -202,6 +208,15 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
             else f"{value} is the user's favourite."
         )
         return [RuleLearning(_sentence_case(said), "preference", About("preference", what), 0.85)]
+    if (m := _MY_THING.match(_value(s))) and not _REACTION.match(m.group(1)):
+        obj = _value(m.group(1))
+        key = _preference_key(obj, None)
+        key = key if key in _CATEGORIES else _activity_key(obj)
+        return [
+            RuleLearning(
+                f"The user likes {obj[:1].lower() + obj[1:]}.", "preference", About("preference", key), 0.8
+            )
+        ]
     if (m := _NOTHING_BEATS.match(s)) or (m := _LIVE_ON.match(s)):
         obj = _ended(_value(m.group("obj") if "obj" in m.groupdict() else next(g for g in m.groups() if g)))
         if not obj or _REACTION.match(obj) or len(obj.split()) > 5:

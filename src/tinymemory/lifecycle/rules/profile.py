@@ -99,6 +99,7 @@ _HOME = re.compile(
     r"(?:\s+(?:back|down|up|over|out|across|away|home|south|north|east|west|abroad))*"
     r"(?:\s+from\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)?\s+to|"
     r"(?:have\s+|are\s+|am\s+)?(?:settled|settling)\s+(?:down\s+)?(?:into\s+life\s+)?in|"
+    r"(?:am\s+|are\s+)(?:all\s+|finally\s+)?unpacked\s+in|"
     r"(?:am\s+|are\s+)?(?:renting|rent)\s+in|(?:have\s+)?made the (?:big\s+)?move to|"
     r"live)\s+(.+)$",
     re.I,
