@@ -716,3 +716,12 @@ def test_unpacked_put_to_sleep_my_thing_and_a_name_after_actually() -> None:
     assert _pairs("Actually, Alistair please.", held={name: "The user's name is Ali."}) == [
         ("The user's name is Alistair.", name)
     ]
+
+
+def test_a_bare_correction_or_preference_needs_a_form_of_the_held_name() -> None:
+    name = About("profile", "name")
+    held = {name: "The user's name is Jon."}
+    assert _pairs("Sorry Dave.", held=held) == []  # addressing someone
+    assert _pairs("Actually, Netflix.", held=held) == []
+    assert all(a != name for _, a in _pairs("I prefer Netflix.", held=held))
+    assert _pairs("Actually, Jonathan please.", held=held) == [("The user's name is Jonathan.", name)]

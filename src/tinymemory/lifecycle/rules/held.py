@@ -64,7 +64,7 @@ _NORMAL_AGAIN = re.compile(
 # "Sorry, I meant Madrid", "correction: it's Madrid", "make that Aldi": a bare name after a correction lead
 _CORRECTION = re.compile(
     rf"^(?:(?:(?i:sorry|no|oops|wait|oh|actually|sorry, no)[,!]?\s+)*(?i:i meant|i mean|correction:?|"
-    rf"make that|scratch that,?|typo,?)|(?:(?i:sorry|no|oops|actually)[,!]?\s+)+)\s*"
+    rf"make that|scratch that,?|typo,?)|(?P<bare>(?:(?i:sorry|no|oops|actually)[,!]?\s+)+))\s*"
     rf"(?:(?i:it's|it is|it was)\s+)?(?P<new>(?:the\s+)?{_NAME_RUN})(?i:,?\s+(?:please|instead))?[.!]*$"
 )
 # the held texts a bare correction can change: a proper name as the value at the end
@@ -104,6 +104,14 @@ _SWITCH_VALUE = re.compile(
 )
 
 
+def _variant(new: str, old: str, about: About) -> bool:
+    """Whether `new` may be a form of the held name `old` ("Alistair" of "Ali"): a name, same first letter."""
+    if about != About("profile", "name"):
+        return False
+    held_name = re.sub(r"^.*\bis\s+|\.$", "", old)
+    return new[:1].lower() == held_name[:1].lower()
+
+
 def from_correction(sentence: str, held: Mapping[About, str]) -> list[RuleLearning]:
     """ "Sorry, I meant Madrid": a name after a correction lead replaces the name that ends the thread's
     latest held value (a home, a workplace, a name), or nothing when that value is no name."""
@@ -117,6 +125,8 @@ def from_correction(sentence: str, held: Mapping[About, str]) -> list[RuleLearni
     new = m.group("new")
     if old is None or new.split()[-1] in _NOT_A_NAME:
         return []  # "I mean Tuesday" corrects a day, not a held name
+    if m.group("bare") and not _variant(new, old.group("old"), about):
+        return []  # "Sorry Dave" addresses someone; with no "I meant", only a name's own variant corrects it
     return [RuleLearning(held[about][: old.start("old")] + new + ".", "fact", about, 0.8)]
 
 
@@ -124,8 +134,13 @@ def from_held(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
     """The learning `s` makes of a held value, or nothing when it names none."""
     if not held:
         return []
-    if (m := _PREFER_NAME.match(s)) and list(held)[-1] == About("profile", "name"):
-        # "I prefer Samantha, actually" just after a name: the name preferred is the name
+    name = About("profile", "name")
+    if (
+        (m := _PREFER_NAME.match(s))
+        and list(held)[-1] == name
+        and (m.group(2) or _variant(m.group(1), held[name], name))
+    ):
+        # "I prefer Samantha, actually" just after "Sam": the name preferred is the name
         said = m.group(1) or m.group(2)
         return [RuleLearning(f"The user's name is {said}.", "fact", About("profile", "name"), 0.8)]
     employer = About("profile", "employer")
