@@ -725,3 +725,12 @@ def test_a_bare_correction_or_preference_needs_a_form_of_the_held_name() -> None
     assert _pairs("Actually, Netflix.", held=held) == []
     assert all(a != name for _, a in _pairs("I prefer Netflix.", held=held))
     assert _pairs("Actually, Jonathan please.", held=held) == [("The user's name is Jonathan.", name)]
+
+
+def test_last_days_notices_qualifications_and_no_kin_as_a_job() -> None:
+    assert _pairs("My last day at Aviva was Friday.") == [("The user no longer works at Aviva.", EMPLOYER)]
+    assert _pairs("I've handed my notice in at Boots.") == [("The user no longer works at Boots.", EMPLOYER)]
+    assert all(a != EMPLOYER for _, a in _pairs("My last day at school was great.", notes=True))
+    assert _pairs("I've qualified as a midwife.") == [("The user works as a midwife.", ROLE)]
+    assert _pairs("I'm now the shift manager.") == [("The user works as a shift manager.", ROLE)]
+    assert all(a != ROLE for _, a in _pairs("I became a grandad last year.", notes=True))

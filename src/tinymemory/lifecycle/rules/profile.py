@@ -17,7 +17,7 @@ from tinymemory.lifecycle.rules.english import (
     _key,
 )
 from tinymemory.lifecycle.rules.learning import RuleLearning
-from tinymemory.lifecycle.rules.people import _NATIONALITY
+from tinymemory.lifecycle.rules.people import _KIN, _NATIONALITY
 
 # names --------------------------------------------------------------------------------------------------
 
@@ -315,6 +315,13 @@ _THEY_HIRED = re.compile(
 )
 # "I used to work at a bank": a job the user had is a past job, kept beside whatever they do now
 _USED_TO_WORK = re.compile(r"^i\s+used\s+to\s+work\s+(?P<prep>at|for|in|as)\s+(?P<what>.+)$", re.I)
+# "My last day at Aviva was Friday", "today was my last day at Aviva": a last day past ends the job
+_LAST_DAY = re.compile(
+    r"^(?:my\s+last\s+(?:day|shift)\s+(?:at|with)\s+(?P<org>(?-i:(?:the\s+)?[A-Z])[\w&' .-]*?)\s+was\b.*|"
+    r"(?:today|yesterday|friday|monday|tuesday|wednesday|thursday)\s+was\s+my\s+last\s+(?:day|shift)\s+"
+    r"(?:at|with)\s+(?P<org2>(?-i:(?:the\s+)?[A-Z]).+))$",
+    re.I,
+)
 _DISMISSED = re.compile(
     r"^i\s+(?:was|got|have been|have just been|just got|just lost|lost|have lost)\s+"
     r"(?:laid off|made redundant|let go|fired|sacked|my job)(?P<rest>.*)$",
@@ -335,7 +342,8 @@ _ROLE = re.compile(
     r"(?:have been|have just been|was|got|have got|just got)\s+(?:made|appointed|named)(?!\s+redundant\b)|"
     r"have been promoted to|got promoted to|(?:got|was given|earned|have got) a promotion to|became|"
     r"'ve become|have become|started as|retrained as|"
-    rf"trained as|qualified as|start as|am starting as|{_WORKING_AS}|"
+    rf"(?:have\s+)?(?:trained|qualified|retrained)\s+as|(?:am\s+)?(?:now\s+)?(?:fully\s+)?qualified as|"
+    rf"start as|am starting as|{_WORKING_AS}|"
     # a job noun after a verb of getting or starting: "I've started a new job as a nurse"
     r"(?:have\s+)?(?:got|gotten|landed|took|taken|accepted|found|started|begun|began)\s+(?:a|an|the|my)\s+"
     r"(?:new\s+)?(?:(?:full|part)[- ]time\s+)?(?:job|position|role|post)\s+as|am|'m)\s+(.+)$",
@@ -360,7 +368,7 @@ _LEFT_JOB = re.compile(
     r"got laid off from|was fired from|got fired from|retired from|have left|have quit|"
     r"was sacked from|got sacked from|was let go from|got let go from|was let go by|got let go by|"
     r"packed in|jacked in|chucked in|have packed in|"
-    r"handed in my notice at|"
+    r"handed in my notice at|handed my notice in at|have handed my notice in at|have handed in my notice at|"
     r"stopped working at|stopped working for)\s+(?P<job>my job at\s+|my job with\s+|my position at\s+|"
     r"my role at\s+|my job as\s+(?:an?\s+)?(?P<role>[\w\s-]+?)\s+at\s+|my job as\s+(?:an?\s+)?"
     r"(?P<oldrole>[\w\s-]+)$|)(?P<org>.*)$",
@@ -404,6 +412,11 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
                 About("profile", f"{kind} {_key(what)}"),
                 0.75,
             )
+        ]
+    if m := _LAST_DAY.match(s):
+        org = _org(m.group("org") or m.group("org2"))
+        return [
+            RuleLearning(f"The user no longer works at {org}.", "fact", About("profile", "employer"), 0.8)
         ]
     if m := _FIRST_DAY.match(s):
         org = _org(m.group(1))
@@ -506,7 +519,9 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         value = re.split(r"\s+(?:in|on|who|that|and|but)\s+", value, maxsplit=1)[0]
         core = re.split(r"\s+of\s+", value, maxsplit=1)[0]
         head = core.split()[-1].lower() if core else ""
-        if value.lower() in _NOT_OCCUPATION or head in _NOT_OCCUPATION or len(value.split()) > 5:
+        # a kinship word is no job: "I became a dad last year"
+        kin = re.fullmatch(rf"(?:{_KIN})s?", head, re.I)
+        if value.lower() in _NOT_OCCUPATION or head in _NOT_OCCUPATION or kin or len(value.split()) > 5:
             return []
         appointed = bool(re.search(r"\b(?:made|appointed|named)$", verb))
         if (re.fullmatch(_WORKING_AS, verb) or "stepped" in verb or appointed) and not _OCCUPATION.search(
@@ -522,7 +537,7 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
                 said_role,
                 re.I,
             )
-            if not (re.match(r"^(?:an?\s+)", said_role, re.I) or titled):
+            if not (re.match(r"^(?:an?|the)\s+", said_role, re.I) or titled):
                 return []
             if not _OCCUPATION.search(head):
                 return []
