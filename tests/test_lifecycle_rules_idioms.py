@@ -734,3 +734,19 @@ def test_last_days_notices_qualifications_and_no_kin_as_a_job() -> None:
     assert _pairs("I've qualified as a midwife.") == [("The user works as a midwife.", ROLE)]
     assert _pairs("I'm now the shift manager.") == [("The user works as a shift manager.", ROLE)]
     assert all(a != ROLE for _, a in _pairs("I became a grandad last year.", notes=True))
+
+
+def test_conditions_overcome_and_diets_stopped_or_ended_by_eating_now() -> None:
+    assert _pairs("I've beaten cancer.") == [
+        ("The user no longer has cancer.", About("health", "condition cancer"))
+    ]
+    assert _pairs("I'm asthma-free now.") == [
+        ("The user no longer has asthma.", About("health", "condition asthma"))
+    ]
+    assert all(a is None for _, a in _pairs("I've beaten my record.", notes=True))
+    diet = About("health", "diet")
+    assert _pairs("I stopped being vegan.") == [("The user is no longer vegan.", diet)]
+    assert _pairs("I eat meat now.", held={diet: "The user is vegetarian."}) == [
+        ("The user is no longer vegetarian.", diet)
+    ]
+    assert all(a != diet for _, a in _pairs("I eat meat now.", notes=True))  # no diet held

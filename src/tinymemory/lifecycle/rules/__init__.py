@@ -344,6 +344,8 @@ def _stopped(s: str) -> str:
     m = _STOPPED.match(s)
     if not m:
         return s
+    if m.group(2).lower() == "being":  # "I stopped being vegetarian" -> "I am not vegetarian anymore"
+        return f"{m.group(1)} {'am' if m.group(1).lower() == 'i' else 'are'} not{m.group(3)} anymore"
     return f"{m.group(1)} don't {_base_phrase(m.group(2))}{m.group(3)} anymore"
 
 

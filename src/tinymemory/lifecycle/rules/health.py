@@ -124,6 +124,13 @@ _CLEARED = re.compile(
     r"(?:cleared up|cleared|gone|gone away|been cured|cured|in remission|resolved|stopped)$",
     re.I,
 )
+# "I've beaten cancer", "I've outgrown my hay fever", "I'm cancer-free": a known condition overcome
+_BEATEN = re.compile(
+    r"^i\s+(?:have\s+|had\s+)?(?:(?:finally|completely|fully)\s+)?(?:beaten|beat|overcome|overcame|"
+    r"recovered from|outgrown|outgrew|grown out of|grew out of)\s+(?:my\s+)?(?P<what>[\w' -]{2,30}?)$|"
+    r"^i am\s+(?:now\s+)?(?P<what2>[\w' ]{2,30}?)-free(?:\s+now)?$",
+    re.I,
+)
 _PRONOUN = re.compile(r"^(?:it|them|this|that|these|those|something|everything|anything)$", re.I)
 _OUTGREW = re.compile(
     r"^i\s+(?:have\s+|had\s+)?(?:outgrew|outgrown|grew out of|grown out of|got over|gotten over|"
@@ -173,6 +180,15 @@ def _health(s: str, said_at: datetime) -> list[RuleLearning]:
                 "fact",
                 About("health", f"intolerance {_key(what)}"),
                 0.85,
+            )
+        ]
+    if (m := _BEATEN.match(s)) and re.fullmatch(
+        rf"(?:{_CONDITIONS})", (m.group("what") or m.group("what2")).lower()
+    ):
+        what = (m.group("what") or m.group("what2")).lower()
+        return [
+            RuleLearning(
+                f"The user no longer has {what}.", "fact", About("health", f"condition {_key(what)}"), 0.8
             )
         ]
     if m := _CLEARED.match(s):

@@ -52,7 +52,8 @@ _SWAPPED_PLACE = re.compile(
 # "I've started eating meat again": eating again what the held diet keeps off ends the diet
 _EATS_AGAIN = re.compile(
     r"^(?:i|we)\s+(?:have\s+|am\s+|are\s+)?(?:(?:started|begun|began|gone back to|went back to)\s+)?"
-    r"(?:eating|eat)\s+(?P<food>[a-z]+)\s+again$",
+    r"(?:eating|eat)\s+(?P<food>[a-z]+)\s+(?:again|now|these days)$|"
+    r"^(?:i|we)\s+(?:am|are)\s+back\s+on\s+(?:the\s+)?(?P<food2>[a-z]+)$",
     re.I,
 )
 # "My blood pressure is back to normal": a measure back to normal ends the held condition naming it
@@ -192,7 +193,7 @@ def from_held(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
         diet = About("health", "diet")
         said = held.get(diet, "")
         word = re.sub(r"^The user is (?:a |an )?|\.$", "", said).lower()
-        if m.group("food").lower() in DIET_EXCLUDES.get(word, set()):
+        if (m.group("food") or m.group("food2")).lower() in DIET_EXCLUDES.get(word, set()):
             return [RuleLearning(no_longer(said), "fact", diet, 0.8)]
         return []
     if m := _NORMAL_AGAIN.match(s):
