@@ -85,7 +85,7 @@ def test_a_role_keeps_its_of_phrase_and_drops_its_workplace(text: str, role: str
     ("text", "want"),
     [
         ("I'm lactose intolerant as well.", ("The user is intolerant to lactose.", "intolerance lactose")),
-        ("I'm diabetic too.", ("The user is diabetic.", "condition diabetic")),
+        ("I'm diabetic too.", ("The user is diabetic.", "condition diabetes")),
         ("I'm also soy intolerant, unfortunately.", ("The user is intolerant to soy.", "intolerance soy")),
         ("I'm allergic to latex as well.", ("The user is allergic to latex.", "allergy latex")),
     ],

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime
 
 from tinymemory.api import About
@@ -46,12 +47,20 @@ from tinymemory.lifecycle.rules.english import (
     third_person,
 )
 from tinymemory.lifecycle.rules.health import _AVOID, _health
-from tinymemory.lifecycle.rules.held import from_held
+from tinymemory.lifecycle.rules.held import from_correction, from_held
 from tinymemory.lifecycle.rules.instructions import _base_phrase, _dropped, _instruction, _swapped, known_slot
 from tinymemory.lifecycle.rules.learning import RuleLearning
 from tinymemory.lifecycle.rules.notes import _attribute, _event, _note
-from tinymemory.lifecycle.rules.people import _KIN, _PETS, _family, _introduced, _kin_key, _kin_named_in
-from tinymemory.lifecycle.rules.preferences import _activity, _preferences
+from tinymemory.lifecycle.rules.people import (
+    _KIN,
+    _PETS,
+    _family,
+    _introduced,
+    _kin_key,
+    _kin_named_in,
+    _listed_pet,
+)
+from tinymemory.lifecycle.rules.preferences import _NOT_ACTIVITY, _activity, _gerund, _preferences
 from tinymemory.lifecycle.rules.profile import _GREETING_NAME, _NAME, _home, _job, _name, _names
 from tinymemory.lifecycle.rules.sentences import _SENTENCES, _clean, _present, clauses
 
@@ -80,16 +89,20 @@ def extract(
         if sentence.endswith("?"):
             # A question keeps nothing, unless it asks for a standing behaviour ("could you always ...?").
             asks = re.match(r"^(?:please\s+)?(?:can|could|would|will) you\b", sentence, re.I)
-            if not (asks and _STANDING.search(sentence)):
+            # "can you stop using emojis?" asks the same of every answer to come
+            if not (asks and (_STANDING.search(sentence) or re.search(r"\bstop\s+\w+ing\b", sentence, re.I))):
                 continue
         greeting = _GREETING_NAME.match(sentence)
         if greeting:
             out.append(_name(greeting.group(1)))
             continue
-        if intro := _introduced(sentence):
+        if intro := _introduced(sentence) or _listed_pet(sentence):
             out.append(intro)
             continue
-        for clause in _pointed_back(clauses(_clean(sentence))):
+        if corrected := from_correction(sentence, held or {}):
+            out.extend(corrected)
+            continue
+        for clause in _contrasted(_pointed_back(clauses(_clean(sentence)))):
             swapped = _swapped(clause, known or {}) or _dropped(clause, known or {})
             found = (
                 _bound_name(clause, known or {})
@@ -98,8 +111,19 @@ def extract(
             )
             if not found and notes:
                 found = _note(clause)
-            out.extend(found)
+            out.extend(_scoped(f, known or {}) for f in found)
     return out
+
+
+def _scoped(found: RuleLearning, known: Mapping[str, About]) -> RuleLearning:
+    """ "Stop putting keywords in capitals" after "whenever you write SQL, put keywords in capitals": an
+    instruction the thread holds only under a condition is the one an unconditioned change of the same
+    action changes, when exactly one such is held."""
+    about = found.about
+    if about is None or about.kind != "instruction" or known_slot(about.key) in known:
+        return found
+    scoped = {a for k, a in known.items() if k.startswith(known_slot("")) and a.key.endswith(f" {about.key}")}
+    return replace(found, about=scoped.pop()) if len(scoped) == 1 else found
 
 
 # "I can't take aspirin, I'm allergic to it": "it" at a clause's end is the object of the clause before
@@ -110,9 +134,33 @@ _OBJECT = re.compile(
 )
 
 
+# an activity: a verb and, up to a preposition or a time phrase, its object ("I play chess on Sundays")
+_DOING = re.compile(
+    r"^i\s+(?:(?:usually|often|always|also|still)\s+)?([a-z]+)\b((?:\s+(?!(?:to|at|in|on|with|for|most|every|each|"
+    r"a|an|the|my|our|some|all)\b)[a-z]+){0,2})",
+    re.I,
+)
+# "Eggs make me ill; I'm allergic": an allergy with no object is to what the clause before says harms
+_HARMS = re.compile(
+    r"^(?!(?:i|we|it|this|that|they|he|she|you|there|my|our)\b)([\w' -]{2,30}?)\s+"
+    r"(?:makes?|gives?|brings?|is|are|do|does|don't|doesn't)\b",
+    re.I,
+)
+
+
 def _pointed_back(parts: list[str]) -> list[str]:
     out: list[str] = []
     for part in parts:
+        # "I cycle to work and love it": a liking of "it" after an activity is a liking of the activity
+        liked = re.fullmatch(
+            r"(i\s+(?:really\s+|absolutely\s+)?(?:love|like|enjoy|adore|hate))\s+it", part, re.I
+        )
+        act = _DOING.match(out[-1]) if out and liked else None
+        if liked and act and act.group(1).lower() not in _NOT_ACTIVITY:
+            part = f"{liked.group(1)} {_gerund(act.group(1).lower())}{act.group(2) or ''}"
+        harm = _HARMS.match(out[-1]) if out else None
+        if harm and re.fullmatch(r"i am (?:\w+\s+)?(?:allergic|intolerant)", part, re.I):
+            part = f"{part} to {harm.group(1).lower()}"
         prev = _OBJECT.match(out[-1]) if out else None
         if prev and re.search(r"\s(?:it|them)$", part, re.I):
             part = re.sub(r"(?<=\s)(?:it|them)$", prev.group(1), part, flags=re.I)
@@ -120,18 +168,44 @@ def _pointed_back(parts: list[str]) -> list[str]:
     return out
 
 
+# "I'm not in Melbourne any more, I'm in Hobart": not being in a place any more is not living there, and
+# being in the place set against it is the present state
+_NOT_IN = re.compile(
+    r"^(i|we)\s+(?:am|are)\s+not\s+(?:(?:living|based)\s+)?in\s+"
+    r"(?P<place>(?-i:(?:the\s+)?[A-Z]).*?)\s+(?:any ?more)$",
+    re.I,
+)
+_IN = re.compile(r"^(?:i am|we are)\s+(?:(?:now|back|down|up|over|out)\s+)*in\s+(?-i:(?:the\s+)?[A-Z])", re.I)
+
+
+def _contrasted(parts: list[str]) -> list[str]:
+    out: list[str] = []
+    for part in parts:
+        if out and _NOT_IN.match(out[-1]) and _IN.match(part) and not re.search(r"\bnow$", part):
+            part = f"{part} now"
+        out.append(part)
+    return [
+        f"{m.group(1)} don't live in {m.group('place')} anymore" if (m := _NOT_IN.match(p)) else p
+        for p in out
+    ]
+
+
 # "Rex died", "Grandpa Walter passed away": a kinship title before a name is how one names one's own
 # relative, so it needs no earlier turn
 _NAME_DIED = re.compile(
     rf"^(?:(?P<title>(?i:{_KIN}))\s+)?(?P<name>{_NAME_WORD})\s+(?:has\s+|just\s+|sadly\s+)?"
-    r"(?:died|passed away|passed|was put down|had to be put down)\b"
+    # "didn't make it" is the euphemism a death is told by: with a bound name it needs no other word
+    r"(?:died|passed away|passed|was put down|had to be put down|was put to sleep|had to be put to sleep|"
+    r"did not make it|didn't make it|"
+    r"is no longer with us)\b"
 )
 
 
 # "We lost Rex last week", "we buried Grandma Ines": a bereavement verb before a bound or titled name
 _LOST_NAMED = re.compile(
-    rf"^(?i:i|we)\s+(?i:(?:just|sadly|recently)\s+)?(?i:lost|buried)\s+"
-    rf"(?:(?P<title>(?i:{_KIN}))\s+)?(?P<name>{_NAME_WORD})(?:\s+(?i:in|on|last|this|yesterday|today|"
+    rf"^(?i:i|we)\s+(?i:have\s+)?(?i:(?:just|sadly|recently)\s+)?(?i:lost|buried|(?P<bye>said (?:our|my) "
+    rf"(?:last\s+|final\s+)?goodbyes|said (?:a\s+)?(?:last|final) goodbye) to)\s+"
+    rf"(?:(?P<title>(?i:{_KIN}))\s+)?(?P<name>{_NAME_WORD})(?:\s+(?i:in|on|at|last|this|yesterday|today|"
     rf"two|a few|after)\b.*)?$"
 )
 # "We had to put Rex down", "we had Rex put to sleep", "I had to put my dog Rex to sleep": a pet put down
@@ -145,7 +219,10 @@ _PUT_DOWN = re.compile(
 # "My grandmother passed away", "my dad died": a relative named by kinship alone
 _KIN_DIED = re.compile(
     rf"^(?i:my|our)\s+(?i:late\s+)?(?P<rel>(?i:{_KIN}))\s+(?i:has\s+|just\s+|sadly\s+)?"
-    r"(?i:died|passed away|passed)\b"
+    r"(?i:died|passed away|passed on|passed)\b|"
+    # "I lost my dad in March": a bereavement verb before a relative by kinship alone, then at most a time
+    rf"^(?i:i|we)\s+(?i:have\s+)?(?i:(?:just|sadly|recently)\s+)?(?i:lost)\s+(?i:my|our)\s+"
+    rf"(?P<rel2>(?i:{_KIN}))(?:\s+(?i:in|on|last|this|yesterday|today|two|a few|after|to)\b.*)?$"
 )
 
 
@@ -154,10 +231,11 @@ def _bound_name(s: str, known: Mapping[str, About]) -> list[RuleLearning]:
     does a pet put down, named with its kind or bound before, and a relative named by kinship alone (the
     one of that kinship the thread named, if it named one)."""
     if m := _KIN_DIED.match(s):
-        key, unique = _kin_key(m.group("rel"))
+        rel = m.group("rel") or m.group("rel2")
+        key, unique = _kin_key(rel)
         named = {a for a in known.values() if a.kind == "family" and a.key.split()[0] == key}
         kin = About("family", key) if unique or len(named) != 1 else named.pop()
-        return [RuleLearning(f"The user's {m.group('rel').lower()} died.", "fact", kin, 0.8)]
+        return [RuleLearning(f"The user's {rel.lower()} died.", "fact", kin, 0.8)]
     if m := _PUT_DOWN.match(s):
         name = m.group("name")
         if m.group("what"):
@@ -171,6 +249,8 @@ def _bound_name(s: str, known: Mapping[str, About]) -> list[RuleLearning]:
         return []
     name = m.group("name")
     about = known.get(name.lower())
+    if "bye" in m.groupdict() and m.group("bye") and (about is None or about.kind != "pet"):
+        return []  # "we said our goodbyes to Rex" at the vet's is a death; to a person, a parting
     if about is None and m.group("title"):
         key, unique = _kin_key(m.group("title"))
         about = About("family", key if unique else f"{key} {name.lower()}")
@@ -241,7 +321,14 @@ def _unfronted(s: str) -> str:
     """ "In 2021 I moved to Ghent" -> "I moved to Ghent": a time phrase before the subject dates the
     clause; the perfect it hid from the tense reading is read again ("Since May I have been ...")."""
     bare = _FRONTED.sub("", s, count=1)
-    return s if bare == s else _present(bare)
+    if bare == s:
+        return s
+    # a fronted marker of the present still marks it: "These days we're in Seattle" is "we're in Seattle now"
+    if re.match(r"^(?:these days|nowadays|currently|at the moment|right now)\b", s, re.I) and re.match(
+        r"^(?:i am|we are)\s+in\s", bare, re.I
+    ):
+        bare = f"{bare} now"
+    return _present(bare)
 
 
 _STOPPED = re.compile(
@@ -257,6 +344,8 @@ def _stopped(s: str) -> str:
     m = _STOPPED.match(s)
     if not m:
         return s
+    if m.group(2).lower() == "being":  # "I stopped being vegetarian" -> "I am not vegetarian anymore"
+        return f"{m.group(1)} {'am' if m.group(1).lower() == 'i' else 'are'} not{m.group(3)} anymore"
     return f"{m.group(1)} don't {_base_phrase(m.group(2))}{m.group(3)} anymore"
 
 
@@ -300,7 +389,9 @@ def _negated(s: str, said_at: datetime) -> list[RuleLearning]:
 
 _FOUND_OUT = re.compile(
     r"^(?:it turns out|turns out|as it turns out|i (?:have\s+)?(?:recently\s+|just\s+|finally\s+)?"
-    r"(?:found out|learned|learnt|discovered|realised|realized|been told)|"
+    r"(?:found out|learned|learnt|discovered|realised|realized|been told|was told|got told)"
+    # a time phrase may say when: "I was told last month that ..."
+    r"(?:\s+(?:last|this)\s+\w+|\s+yesterday|\s+today|\s+\w+\s+ago)?|"
     r"my (?:doctor|gp|dentist|allergist|specialist|consultant|nurse) (?:says|said|told me|thinks|confirmed))"
     r",?\s+(?:that\s+)?(?=(?:i|i'm|i am|i have|i've)\b)(.+)$",
     re.I,

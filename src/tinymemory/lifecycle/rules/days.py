@@ -8,18 +8,74 @@ from datetime import datetime
 from tinymemory.api import About
 from tinymemory.lifecycle.rules.english import _MONTHS, _TRAIL, _VALUE_END, _key, _sentence_case
 from tinymemory.lifecycle.rules.learning import RuleLearning
-from tinymemory.lifecycle.rules.people import _PEOPLE
+from tinymemory.lifecycle.rules.people import _KIN, _PEOPLE
 
 # dates --------------------------------------------------------------------------------------------------
 
+# the verb that puts a day on a date: "is", "falls on", "lands on"
+_FALLS = r"(?:'s|\s+is|\s+falls|\s+lands|\s+comes)"
 _BIRTHDAY = re.compile(
-    r"^(?:my|our)\s+(?:(?P<who>[\w\s'-]{1,30}?)'s\s+)?(?P<what>birthday|bday|wedding anniversary|anniversary)"
-    r"(?:'s| is)\s+(?:on\s+)?(?P<when>.+)$|^(?P<name>[A-Z][\w-]*)'s\s+(?P<what2>birthday|bday)\s+is\s+"
+    r"^(?:my|our)\s+(?:(?P<who>[\w\s'-]{1,30}?)'s\s+)?"
+    r"(?P<what>birthday|bday|b-day|wedding anniversary|anniversary)"
+    rf"{_FALLS}\s+(?:on\s+)?(?P<when>.+)$|^(?P<name>[A-Z][\w-]*)'s\s+(?P<what2>birthday|bday){_FALLS}\s+"
     r"(?:on\s+)?(?P<when2>.+)$",
     re.I,
 )
+# "We celebrate our anniversary on 3 August": the day a date is kept on
+_CELEBRATE = re.compile(
+    r"^(?:(?:i|we)\s+(?:always\s+|usually\s+)?(?:celebrate|mark|have)|it is|it's)\s+(?:my|our)\s+"
+    r"(?P<what>birthday|wedding anniversary|anniversary)\s+on\s+(?P<when>.+)$",
+    re.I,
+)
+# "I'm a Leo, born 1 August": a birth date set beside a clause about the user
+_BORN_BESIDE = re.compile(
+    rf"^i am\b.*,\s*born\s+(?:on\s+)?(?P<when>(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})|"
+    rf"(?:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?)$",
+    re.I,
+)
+# "Had my 58th birthday on Tuesday", "I celebrated my 40th": a birthday counted is an age
+_NTH_BIRTHDAY = re.compile(
+    r"^(?:i\s+|we\s+)?(?:just\s+)?(?:had|celebrated|have had|have celebrated)\s+my\s+"
+    r"(\d{1,3})(?:st|nd|rd|th)(?:\s+(?:birthday|bday))?(?P<rest>.*)$",
+    re.I,
+)
+# "Mum was born on 1 May", "my brother was born on 3 June": a relative's birth date is their birthday
+_KIN_BORN = re.compile(rf"^(?:(?:my|our)\s+)?(?P<who>(?i:{_KIN}))\s+was\s+born\s+on\s+(?P<when>.+)$", re.I)
+# an age in words: "thirty-five", "forty", "nineteen"
+_TENS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+_UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+_TEENS = {
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+}
+_AGE_WORDS = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS)}))?|{'|'.join(_TEENS)})"
+
+
+def _number(said: str) -> int:
+    """ "thirty-five" -> 35, "42" -> 42."""
+    if said.isdigit():
+        return int(said)
+    words = re.split(r"[- ]", said.lower())
+    return _TEENS.get(words[0]) or _TENS.get(words[0], 0) + sum(_UNITS.get(w, 0) for w in words[1:])
+
+
 _AGE = re.compile(
-    r"^i\s+(?:am|just turned|turned|have just turned|have turned|will be|will turn|turn)\s+(\d{1,3})"
+    r"^i\s+(?:am|just turned|turned|have just turned|have turned|will be|will turn|turn)\s+"
+    rf"(\d{{1,3}}|{_AGE_WORDS})"
     r"(?:\s+(?:years?|yrs?)\s+old)?(?P<rest>.*)$",
     re.I,
 )
@@ -28,18 +84,58 @@ _AFTER_AGE = re.compile(r"^\s*(?:$|,|(?:now|this|next|on|in|last|and|but|soon)\b
 
 
 def _dates(s: str, said_at: datetime) -> list[RuleLearning]:
+    if m := _CELEBRATE.match(s):
+        when = _day(m.group("when"))
+        what = m.group("what").lower()
+        if not re.search(rf"\d|{_MONTHS}", when, re.I):
+            return []
+        if what == "birthday":
+            return [
+                RuleLearning(f"The user's birthday is {when}.", "fact", About("profile", "birthday"), 0.85)
+            ]
+        return [RuleLearning(f"The user's {what} is {when}.", "fact", About("date", what), 0.85)]
+    if m := _BORN_BESIDE.match(s):
+        return [
+            RuleLearning(
+                f"The user's birthday is {m.group('when')}.", "fact", About("profile", "birthday"), 0.8
+            )
+        ]
+    if (m := _NTH_BIRTHDAY.match(s)) and (not m.group("rest").strip() or _VALUE_END.match(m.group("rest"))):
+        age = int(m.group(1))
+        if 1 <= age <= 120:
+            return [RuleLearning(f"The user is {age} years old.", "fact", About("profile", "age"), 0.8)]
+    if m := _KIN_BORN.match(s):
+        when, who = _day(m.group("when")), m.group("who").lower()
+        if re.search(rf"\d|{_MONTHS}", when, re.I) and not re.fullmatch(r"(?:in\s+)?\d{4}", when):
+            about = About("date", f"{_key(who)} birthday")
+            return [RuleLearning(f"The user's {who}'s birthday is {when}.", "fact", about, 0.8)]
+        return []
     if m := _BIRTHDAY.match(s):
         when = _TRAIL.sub("", m.group("when") or m.group("when2")).strip()
         when = re.sub(r"^on\s+", "", when, flags=re.I)
+        # "my birthday's coming up, it's 14 September": the day in the clause set beside it
+        when = re.sub(
+            r"^(?:coming up|soon|approaching|around the corner|close)\s*,?\s*(?:it is|it's)\s+",
+            "",
+            when,
+            flags=re.I,
+        )
         when = re.split(r"\s*(?:,|\band\b|\bbut\b|\bso\b)\s*", when, maxsplit=1)[0]
         who = m.group("who") or m.group("name")
         if m.group("who") and _PEOPLE.search(who):
             return []  # a friend's or a colleague's birthday is their fact, as their other facts are
-        what = (m.group("what") or m.group("what2")).lower().replace("bday", "birthday")
+        what = (
+            (m.group("what") or m.group("what2"))
+            .lower()
+            .replace("b-day", "birthday")
+            .replace("bday", "birthday")
+        )
         if not re.search(rf"\d|{_MONTHS}|today|tomorrow|next|this|week", when, re.I):
             return []
         if who:
-            holder = who if who[:1].isupper() and not m.group("who") else f"the user's {who.lower()}"
+            # a name keeps its capital: "my brother Sean's birthday" is the user's brother Sean's
+            kin = " ".join(w if w[:1].isupper() and i else w.lower() for i, w in enumerate(who.split()))
+            holder = who if who[:1].isupper() and not m.group("who") else f"the user's {kin}"
             about = About("date", f"{_key(who)} {what}")
             return [RuleLearning(f"{_sentence_case(holder)}'s {what} is {when}.", "fact", about, 0.85)]
         if what == "birthday":
@@ -48,7 +144,13 @@ def _dates(s: str, said_at: datetime) -> list[RuleLearning]:
             ]
         return [RuleLearning(f"The user's {what} is {when}.", "fact", About("date", what), 0.85)]
     if (m := _AGE.match(s)) and (_AFTER_AGE.match(m.group("rest")) or _VALUE_END.match(m.group("rest"))):
-        age = int(m.group(1))
+        age = _number(m.group(1))
         if 1 <= age <= 120:
             return [RuleLearning(f"The user is {age} years old.", "fact", About("profile", "age"), 0.85)]
     return []
+
+
+def _day(text: str) -> str:
+    """A day as said, without a trailing clause: "3 August, every year" -> "3 August"."""
+    when = _TRAIL.sub("", text).strip()
+    return re.split(r"\s*(?:,|\band\b|\bbut\b|\bso\b)\s*", when, maxsplit=1)[0]

@@ -10,6 +10,9 @@ from tinymemory.retrieval import dates
 _LEAD = re.compile(
     r"^(?:(?:oh|ok|okay|so|well|also|and|but|hey|hi|hello|actually|correction|update|by the way|btw|"
     r"fyi|just so you know|please|pls|no(?=[,!.:;])|yes|yeah|yep|sorry|quick update|news|guess what|"
+    r"(?:good|great|big|bad|some|exciting|sad) news|scratch that|typo|no wait|"
+    # leads of reconsidering
+    r"come to think of it|on second thoughts?|on reflection|thinking about it|having thought about it|"
     r"i mean|"
     r"in fact|anyway|anyways|oops|wait|heads up|just|plus|then|now|i meant|what i meant is|sadly|"
     r"unfortunately|luckily|fortunately|thankfully|honestly|long story short)\b[,:;!.-]?\s*|"
@@ -27,14 +30,17 @@ _TRAIL = re.compile(
 _VALUE_END = re.compile(
     r"\s*(?:,|\s(?:in|on|since|from|during|around|about|back in)\s+(?:the\s+)?(?:\d+|early|late|mid|spring|"
     r"summer|autumn|fall|winter|january|february|march|april|may|june|july|august|september|october|"
-    r"november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b|\s(?:last|this|next|a few|"
+    r"november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday)\b|\s(?:last|this|next|a few|"
     r"a couple of|two|three|several|some)\s+(?:week|month|year|day|summer|spring|winter|autumn|fall|"
     r"weeks|months|years|days)|\s(?:(?:a|an|one|two|three|four|five|six|a few|a couple of|several|many|"
     r"some)\s+)?\w+\s+ago\b|\s(?:recently|yesterday|today|tonight|lately|"
     r"because|since|when|after|before|so that|which|where|and i|but i|and we|but we|with my|with our|"
+    r"with (?:a|an|the|two|three) [a-z]+ (?:called|named)|"
     r"for work|for good|for a while|for now|full[- ]time|part[- ]time|at the moment|according to|"
     r"over the (?:summer|winter|spring|autumn|weekend|holidays|past|last)|at the (?:start|end) of|"
-    r"earlier this|later this|"
+    r"earlier this|later this|in the (?:morning|mornings|evening|evenings|afternoon|afternoons)|at night|"
+    r"at (?:the )?weekends?|on (?:the )?weekends?|"
     r"as an? (?:kid|child|adult|teen|teenager|baby|toddler|student))\b|"
     r"\s(?:for|over)\s+(?:the\s+(?:past|last)\s+)?"
     r"(?:\d+|a|an|one|two|three|four|five|"
@@ -68,6 +74,7 @@ _HYPOTHETICAL = re.compile(
 _PLAN = re.compile(
     r"\b(?:thinking of|thinking about|considering|dream of|dreaming of|hope to|hoping to|plan to|"
     r"planning to|planning on|want to|wanna|going to(?!\s+(?:the|a|an|my|our|his|her|their)\b)|gonna|"
+    r"toying with the idea|weighing up|mulling over|"
     r"about to|trying to decide|might|"
     r"training to be|training to become|training as|retraining as|studying to be|studying to become|"
     r"(?:am|are)\s+planning\s+(?:a|an|my|our|the|some)|need to|needs to|have to|has to)\b",
@@ -87,7 +94,7 @@ _FRONTED = re.compile(
     rf"(?:summer|spring|autumn|fall|winter|weekend|holidays|holiday|break|week|weeks|month|months|"
     rf"year|years|pandemic|lockdown)|at\s+the\s+(?:start|end|beginning)\s+of\s+(?:the\s+)?"
     rf"(?:(?:{_MONTHS})\b|\w+)|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-    rf"in\s+the\s+end|eventually|in\s+the\s+(?:spring|summer|autumn|fall|winter))"
+    rf"in\s+the\s+end|eventually|originally|in\s+the\s+(?:spring|summer|autumn|fall|winter))"
     rf",?\s+(?=(?:i|we|my|our)\b)",
     re.I,
 )
@@ -161,6 +168,7 @@ _IRREGULAR_PAST = frozenset(
         "built kept slept taught caught flew drove rode swam sang heard held paid put quit set cut "
         "hurt let broke chose fell forgot grew hit led meant moved sold shot shut split spoke stole "
         "struck threw understood woke wore used joined started tried finished visited decided "
+        "hung fought dug swung stuck bit hid rang drew froze shook forgave rose sank sprang "
     )
     .strip(" ")
     .split(" ")
@@ -241,7 +249,9 @@ def third_person(text: str) -> str:
 
 def no_longer(text: str) -> str:
     """ "The user lives in X." -> "The user no longer lives in X."; "... is X" -> "... is no longer X"."""
-    if m := re.match(r"^(The user(?:'s [\w ]+?)?) (is|are|has) (.*)$", text):
+    if m := re.match(r"^(The user(?:'s [\w ]+?)?) (has|have) (.*)$", text):
+        return f"{m.group(1)} no longer {m.group(2)} {m.group(3)}"  # "no longer has", not "has no longer"
+    if m := re.match(r"^(The user(?:'s [\w ]+?)?) (is|are) (.*)$", text):
         return f"{m.group(1)} {m.group(2)} no longer {m.group(3)}"
     if m := re.match(r"^The user (\w+)\b(.*)$", text):
         return f"The user no longer {m.group(1)}{m.group(2)}"

@@ -11,6 +11,16 @@ from tinymemory.lifecycle.rules.learning import RuleLearning
 
 # health -------------------------------------------------------------------------------------------------
 
+# the conditions the rules know by name
+_CONDITIONS = (
+    r"diabetes|asthma|arthritis|migraines|headaches|panic attacks|anxiety attacks|seizures|nosebleeds|"
+    r"cold sores|"
+    r"(?:high|low) (?:cholesterol|blood pressure|blood sugar|iron|thyroid levels|vitamin d)|epilepsy|"
+    r"celiac disease|coeliac disease|celiac|coeliac|adhd|autism|anxiety|depression|high blood pressure|"
+    r"hypertension|ibs|crohn's|eczema|psoriasis|a heart condition|a bad back|back pain|insomnia|"
+    r"sleep apnea|tinnitus|lupus|multiple sclerosis|ms|cancer|long covid|a thyroid condition|"
+    r"hypothyroidism|fibromyalgia|ptsd|ocd|dyslexia|glaucoma|gout|anemia|anaemia|hay fever|acne|rosacea"
+)
 _ALLERGY = re.compile(
     r"^i(?:'m| am| have been| was)?\s+(?:(?:severely|very|really|mildly|slightly|deathly|super|also|so)\s+)*"
     r"allergic to\s+(.+)$|^i\s+(?:have got|have developed|developed|have|'ve got|got)\s+(?:an?\s+)?"
@@ -21,23 +31,18 @@ _ALLERGY = re.compile(
     re.I,
 )
 _INTOLERANT = re.compile(
-    r"^i(?:'m| am)\s+(?:(?:very|really|a bit|slightly)\s+)?([\w-]+)\s+intolerant$|"
+    r"^i(?:'m| am)\s+(?:(?:very|really|a bit|slightly)\s+)?([\w-]+)\s+intolerant(?:\s+now)?$|"
     r"^i(?:'m| am)\s+intolerant to\s+(.+)$|"
-    r"^i\s+(?:have got|'ve got|have)\s+(?:an?\s+)?([\w\s-]+?)\s+intolerance$",
+    r"^i\s+(?:have got|'ve got|have developed|developed|have)\s+(?:an?\s+)?([\w\s-]+?)\s+intolerance$",
     re.I,
 )
 _CONDITION = re.compile(
     r"^i(?:'ve| have)?\s+(?:(?:recently|just|finally)\s+)?(?:was|been|got)\s+diagnosed with\s+(.+)$|"
     r"^i\s+suffer from\s+(.+)$|^i\s+(?:have got|have developed|developed|have|'ve got|live with|deal with|"
     r"struggle with|get|often get|keep getting)\s+"
-    r"((?:type [12] |chronic |mild |severe |bad |cluster |tension |frequent )?(?:diabetes|asthma|arthritis|"
-    r"migraines|headaches|panic attacks|anxiety attacks|seizures|nosebleeds|cold sores|"
-    r"(?:high|low) (?:cholesterol|blood pressure|blood sugar|iron|thyroid levels|vitamin d)|epilepsy|"
-    r"celiac disease|coeliac disease|celiac|coeliac|adhd|autism|anxiety|depression|high blood pressure|"
-    r"hypertension|ibs|crohn's|eczema|psoriasis|a heart condition|a bad back|back pain|insomnia|"
-    r"sleep apnea|tinnitus|lupus|multiple sclerosis|ms|cancer|long covid|a thyroid condition|"
-    r"hypothyroidism|fibromyalgia|ptsd|ocd|dyslexia|glaucoma|gout|anemia|anaemia))\b(.*)$|"
-    r"^i(?:'m| am)\s+(diabetic|asthmatic|epileptic|celiac|coeliac|anemic|anaemic|pregnant|"
+    rf"((?:type [12] |chronic |mild |severe |bad |cluster |tension |frequent )?(?:{_CONDITIONS}))\b(.*)$|"
+    r"^i(?:'m| am| have been diagnosed as| was diagnosed as| got diagnosed as)\s+(?:an?\s+)?"
+    r"((?:type [12] )?(?:diabetic|asthmatic|epileptic|celiac|coeliac|anemic|anaemic)|pregnant|"
     r"colorblind|colour-blind|color-blind|deaf|hard of hearing|dyslexic|autistic|short-sighted|"
     r"near-sighted|nearsighted)\b",
     re.I,
@@ -48,6 +53,35 @@ _DIET = re.compile(
     r"plant-based|kosher|halal|gluten-free|dairy-free)\b",
     re.I,
 )
+# "I eat fish but no other meat, so pescatarian, really": a diet named as the conclusion of a clause
+# about what the user eats
+_SO_DIET = re.compile(
+    r"^i\s+(?:eat|do not eat|don't eat|avoid|cut out|have cut out|gave up|have given up)\b.*,?\s+so\s+"
+    r"(?:i am\s+|i'm\s+)?(?:(?:basically|technically|mostly|kind of|sort of)\s+)?(?:an?\s+)?"
+    r"(vegan|vegetarian|pescatarian|pescetarian|plant-based)"
+    r"(?:,?\s+(?:really|basically|i guess|i suppose|now))?$",
+    re.I,
+)
+# what each diet keeps off: eating it again ends the diet
+DIET_EXCLUDES = {
+    "vegetarian": {"meat", "fish", "chicken", "pork", "beef", "lamb", "seafood", "bacon"},
+    "pescatarian": {"meat", "chicken", "pork", "beef", "lamb", "bacon"},
+    "vegan": {
+        "meat",
+        "fish",
+        "chicken",
+        "pork",
+        "beef",
+        "lamb",
+        "seafood",
+        "dairy",
+        "eggs",
+        "cheese",
+        "bacon",
+    },
+}
+DIET_EXCLUDES["pescetarian"] = DIET_EXCLUDES["pescatarian"]
+DIET_EXCLUDES["plant-based"] = DIET_EXCLUDES["vegan"]
 _AVOID = re.compile(
     r"^i\s+(?:(?:also|strictly)\s+)?(?:don't|do not|can't|cannot|never)\s+(eat|drink|have|consume|touch)\s+"
     r"(meat|red meat|pork|beef|fish|seafood|shellfish|dairy|gluten|eggs|alcohol|sugar|caffeine|nuts|"
@@ -57,9 +91,44 @@ _AVOID = re.compile(
 # "I avoid pork", "I stay away from dairy": a food the user keeps off
 _AVOIDS = re.compile(
     r"^i\s+(?:(?:also|strictly|generally|always|mostly|try to)\s+)?(?:have\s+)?"
-    r"(avoid|stay away from|steer clear of|given up|gave up|cut out|quit)\s+"
+    r"(avoid|stay away from|steer clear of|given up|gave up|cut out|quit|am off|am staying off|keep off)\s+"
     r"(meat|red meat|pork|beef|fish|seafood|shellfish|dairy|gluten|eggs|alcohol|sugar|caffeine|nuts|"
     r"peanuts|wheat|soy|chicken|lamb|bread|carbs|processed food)\b",
+    re.I,
+)
+# "I'm on tablets for high blood pressure": a treatment names the condition it treats
+_TREATED = re.compile(
+    r"^i\s+(?:am|have been)\s+(?:now\s+|still\s+)?on\s+(?:(?:some|daily|the)\s+)?"
+    r"(?:tablets|pills|medication|meds|medicine|insulin|an inhaler|inhalers|antidepressants|treatment|"
+    r"injections)\s+for\s+(?:my\s+)?(.+)$",
+    re.I,
+)
+# "Penicillin brings me out in hives", "shellfish gives me a rash": a reaction of the skin is an allergy
+_REACTION = re.compile(
+    r"^(?P<what>[\w' -]{2,30}?)\s+(?:brings?|bring)\s+me\s+out\s+in\s+(?:hives|a rash|spots|welts)|"
+    r"^(?P<what2>[\w' -]{2,30}?)\s+(?:gives?|give)\s+me\s+(?:hives|a rash|anaphylaxis)",
+    re.I,
+)
+_CONDITION_NOUN = {
+    "diabetic": "diabetes",
+    "asthmatic": "asthma",
+    "epileptic": "epilepsy",
+    "anaemic": "anaemia",
+    "anemic": "anemia",
+    "dyslexic": "dyslexia",
+    "autistic": "autism",
+}
+# "My asthma has cleared up", "my migraines are gone": a condition of the user's that has ended
+_CLEARED = re.compile(
+    r"^my\s+(?P<what>[\w' -]{2,30}?)\s+(?:has|have|is|are)\s+(?:(?:completely|finally|totally)\s+)?"
+    r"(?:cleared up|cleared|gone|gone away|been cured|cured|in remission|resolved|stopped)$",
+    re.I,
+)
+# "I've beaten cancer", "I've outgrown my hay fever", "I'm cancer-free": a known condition overcome
+_BEATEN = re.compile(
+    r"^i\s+(?:have\s+|had\s+)?(?:(?:finally|completely|fully)\s+)?(?:beaten|beat|overcome|overcame|"
+    r"recovered from|outgrown|outgrew|grown out of|grew out of)\s+(?:my\s+)?(?P<what>[\w' -]{2,30}?)$|"
+    r"^i am\s+(?:now\s+)?(?P<what2>[\w' ]{2,30}?)-free(?:\s+now)?$",
     re.I,
 )
 _PRONOUN = re.compile(r"^(?:it|them|this|that|these|those|something|everything|anything)$", re.I)
@@ -77,7 +146,9 @@ def _items(text: str) -> list[str]:
     out = []
     for p in parts:
         p = _VALUE_END.split(p, maxsplit=1)[0].strip(" .")
-        p = re.sub(r"^(?:all|most|some|any|certain)\s+", "", p, flags=re.I)
+        p = re.sub(
+            r"^(?:all|most|some|any|certain|especially|particularly|mainly|mostly|even)\s+", "", p, flags=re.I
+        )
         if p and len(p.split()) <= 4:
             out.append(p)
     return out
@@ -111,18 +182,55 @@ def _health(s: str, said_at: datetime) -> list[RuleLearning]:
                 0.85,
             )
         ]
+    if (m := _BEATEN.match(s)) and re.fullmatch(
+        rf"(?:{_CONDITIONS})", (m.group("what") or m.group("what2")).lower()
+    ):
+        what = (m.group("what") or m.group("what2")).lower()
+        return [
+            RuleLearning(
+                f"The user no longer has {what}.", "fact", About("health", f"condition {_key(what)}"), 0.8
+            )
+        ]
+    if m := _CLEARED.match(s):
+        what = m.group("what").strip().lower()
+        if not re.fullmatch(rf"(?:(?:chronic|mild|severe|bad|cluster|tension)\s+)?(?:{_CONDITIONS})", what):
+            return []  # a thing, a person or a passing illness is no condition of the user's kept
+        text = f"The user no longer has {what}."
+        return [RuleLearning(text, "fact", About("health", f"condition {_key(what)}"), 0.8)]
+    if re.match(r"^i am (?:(?:strictly|completely)\s+)?(?:teetotal|tee-total)$", s, re.I):
+        return [
+            RuleLearning("The user does not drink alcohol.", "fact", About("health", "avoids alcohol"), 0.8)
+        ]
+    if m := _TREATED.match(s):
+        what = _VALUE_END.split(_TRAIL.sub("", m.group(1)), maxsplit=1)[0].strip()
+        if what and len(what.split()) <= 4 and not _PRONOUN.match(what):
+            return [
+                RuleLearning(f"The user has {what}.", "fact", About("health", f"condition {_key(what)}"), 0.8)
+            ]
+    if m := _REACTION.match(s):
+        what = (m.group("what") or m.group("what2")).strip()
+        if not _PRONOUN.match(what) and len(what.split()) <= 3:
+            return [
+                RuleLearning(
+                    f"The user is allergic to {what.lower()}.",
+                    "fact",
+                    About("health", f"allergy {_key(what)}"),
+                    0.8,
+                )
+            ]
     if m := _CONDITION.match(s):
         if m.group(5):
             word = m.group(5).lower()
             text = f"The user is {word}."
-            key = word
+            # the adjective and the noun of a condition are one subject: "diabetic" and "has diabetes"
+            key = _CONDITION_NOUN.get(word.split()[-1], word.split()[-1])
         else:
             what = _VALUE_END.split(_TRAIL.sub("", m.group(1) or m.group(2) or m.group(3)), maxsplit=1)[
                 0
             ].strip()
             text, key = f"The user has {what}.", what.lower()
         return [RuleLearning(text, "fact", About("health", f"condition {_key(key)}"), 0.85)]
-    if m := _DIET.match(s):
+    if (m := _DIET.match(s)) or (m := _SO_DIET.search(s)):
         diet = m.group(1).lower()
         return [RuleLearning(f"The user is {diet}.", "fact", About("health", "diet"), 0.85)]
     if m := _AVOIDS.match(s):

@@ -11,8 +11,10 @@ import re
 from collections.abc import Mapping
 
 from tinymemory.api import About
-from tinymemory.lifecycle.rules.english import _NAME_RUN, _ended, _value, no_longer, third_person
+from tinymemory.lifecycle.rules.english import _NAME_RUN, _NAME_WORD, _ended, _value, no_longer, third_person
+from tinymemory.lifecycle.rules.health import DIET_EXCLUDES
 from tinymemory.lifecycle.rules.learning import RuleLearning
+from tinymemory.lifecycle.rules.people import _NOT_A_NAME, _PETS
 from tinymemory.lifecycle.rules.preferences import _CATEGORIES, _preference_key
 
 # "Boeing, not Airbus", "not Airbus, Boeing", "not Airbus but Boeing" (a lead such as "sorry, I meant" is
@@ -26,7 +28,9 @@ _NOT_THAT = re.compile(
 # workplace ends it
 _LEFT = re.compile(
     rf"^(?i:i|we)\s+(?i:have\s+)?(?i:(?:just|finally|recently|officially|already)\s+)?"
-    rf"(?i:left|moved away from|moved out of|moved on from|quit|(?:am|are)\s+no\s+longer\s+(?:at|with|in)|"
+    rf"(?i:left|moved away from|moved out of|moved on from|quit|walked out of|walked out on|"
+    rf"said (?:goodbye|farewell) to|said (?:our|my) goodbyes to|waved goodbye to|"
+    rf"(?:am|are)\s+no\s+longer\s+(?:at|with|in)|"
     rf"(?P<neg>(?:am|are)\s+not\s+(?:at|with|in)))\s+(?:(?i:the)\s+)?(?P<what>{_NAME_RUN})(?P<rest>.*)$"
 )
 _ANYMORE = re.compile(r"\s*\b(?:anymore|any more)\b", re.I)
@@ -41,11 +45,133 @@ _NOT_A_VALUE = re.compile(
     re.I,
 )
 _ENDABLE = {("profile", "home"), ("profile", "employer")}
+_SWAPPED_PLACE = re.compile(
+    rf"^(?i:i|we)\s+(?i:have\s+)?(?i:(?:just|finally)\s+)?(?i:swapped|traded|exchanged)\s+(?P<old>{_NAME_RUN})\s+"
+    rf"(?i:for)\s+(?P<new>{_NAME_RUN})$"
+)
+# "I've started eating meat again": eating again what the held diet keeps off ends the diet
+_EATS_AGAIN = re.compile(
+    r"^(?:i|we)\s+(?:have\s+|am\s+|are\s+)?(?:(?:started|begun|began|gone back to|went back to)\s+)?"
+    r"(?:eating|eat)\s+(?P<food>[a-z]+)\s+(?:again|now|these days)$|"
+    r"^(?:i|we)\s+(?:am|are)\s+back\s+on\s+(?:the\s+)?(?P<food2>[a-z]+)$",
+    re.I,
+)
+# "My blood pressure is back to normal": a measure back to normal ends the held condition naming it
+_NORMAL_AGAIN = re.compile(
+    r"^my\s+(?P<what>[\w ]{3,30}?)(?:'s|\s+is|\s+are)\s+(?:back to normal|normal again|back in range)$", re.I
+)
+
+
+# "Sorry, I meant Madrid", "correction: it's Madrid", "make that Aldi": a bare name after a correction lead
+_CORRECTION = re.compile(
+    rf"^(?:(?:(?i:sorry|no|oops|wait|oh|actually|sorry, no)[,!]?\s+)*(?i:i meant|i mean|correction:?|"
+    rf"make that|scratch that,?|typo,?)|(?P<bare>(?:(?i:sorry|no|oops|actually)[,!]?\s+)+))\s*"
+    rf"(?:(?i:it's|it is|it was)\s+)?(?P<new>(?:the\s+)?{_NAME_RUN})(?i:,?\s+(?:please|instead))?[.!]*$"
+)
+# the held texts a bare correction can change: a proper name as the value at the end
+_NAMED_VALUE = re.compile(rf"\b(?P<old>(?:the\s+)?{_NAME_RUN})\.$")
+# "I don't work there any more", "we moved out": the place or workplace held is the one ended
+_THERE = re.compile(
+    r"^(?:i|we)\s+(?:don't|do not|no longer)\s+(?P<verb>work|live)\s+there(?:\s+(?:any ?more))?$|"
+    r"^(?:i|we)\s+(?:have\s+)?(?:just\s+|finally\s+)?(?P<out>moved out)"
+    r"(?:\s+(?:last|this|in|on|two|a few)\b.*)?$",
+    re.I,
+)
+# "we lost our cat", "our dog passed away": a pet by kind alone is the one of that kind the thread holds
+_PET_KIND_DIED = re.compile(
+    rf"^(?:(?i:i|we)\s+(?i:have\s+)?(?i:(?:just|sadly|recently)\s+)?(?i:lost)\s+(?i:my|our)|(?i:my|our))\s+"
+    rf"(?i:(?:old|little|beloved|sweet|poor)\s+)?(?P<kind>(?i:{_PETS}))"
+    r"(?:\s+(?i:(?:has\s+|just\s+|sadly\s+)?(?:died|passed away|passed|is no longer with us)))?"
+    r"(?:\s+(?i:in|on|last|this|yesterday|today|two|a few|after)\b.*)?$"
+)
+
+
+_PREFER_NAME = re.compile(
+    rf"^(?i:i)\s+(?i:(?:would\s+)?prefer|(?:would\s+)?rather)\s+({_NAME_WORD})(?i:,?\s+(?:actually|please|instead|now))?$|"
+    # "Fred is better", "Fred works better": a name set against the one just held
+    rf"^({_NAME_WORD})\s+(?i:is|would be|sounds|works)\s+(?i:(?:much\s+)?better|best|nicer)$"
+)
+
+
+# "I've moved over to HSBC" with a workplace held: a move between employers
+_MOVED_OVER = re.compile(
+    rf"^(?i:i)\s+(?i:have\s+)?(?i:(?:just|now|finally)\s+)?(?i:moved over|moved across|jumped ship|gone over|"
+    rf"defected|switched)\s+(?i:to)\s+(?P<org>(?:the\s+)?{_NAME_RUN})(?P<rest>.*)$"
+)
+# "Switch to German from now on": an instruction's proper value switched
+_SWITCH_VALUE = re.compile(
+    rf"^(?i:please\s+)?(?i:switch|change|move|go)\s+(?i:over\s+|back\s+)?(?i:to)\s+(?P<new>{_NAME_WORD})"
+    r"(?i:,?\s+(?:from now on|going forward|instead|now|please))*$"
+)
+
+
+def _variant(new: str, old: str, about: About) -> bool:
+    """Whether `new` may be a form of the held name `old` ("Alistair" of "Ali"): a name, same first letter."""
+    if about != About("profile", "name"):
+        return False
+    held_name = re.sub(r"^.*\bis\s+|\.$", "", old)
+    return new[:1].lower() == held_name[:1].lower()
+
+
+def from_correction(sentence: str, held: Mapping[About, str]) -> list[RuleLearning]:
+    """ "Sorry, I meant Madrid": a name after a correction lead replaces the name that ends the thread's
+    latest held value (a home, a workplace, a name), or nothing when that value is no name."""
+    m = _CORRECTION.match(sentence.strip())
+    if m is None or not held:
+        return []
+    about = list(held)[-1]
+    if about.kind not in {"profile", "pet", "family", "date"}:
+        return []
+    old = _NAMED_VALUE.search(held[about])
+    new = m.group("new")
+    if old is None or new.split()[-1] in _NOT_A_NAME:
+        return []  # "I mean Tuesday" corrects a day, not a held name
+    if m.group("bare") and not _variant(new, old.group("old"), about):
+        return []  # "Sorry Dave" addresses someone; with no "I meant", only a name's own variant corrects it
+    return [RuleLearning(held[about][: old.start("old")] + new + ".", "fact", about, 0.8)]
 
 
 def from_held(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
     """The learning `s` makes of a held value, or nothing when it names none."""
     if not held:
+        return []
+    name = About("profile", "name")
+    if (
+        (m := _PREFER_NAME.match(s))
+        and list(held)[-1] == name
+        and (m.group(2) or _variant(m.group(1), held[name], name))
+    ):
+        # "I prefer Samantha, actually" just after "Sam": the name preferred is the name
+        said = m.group(1) or m.group(2)
+        return [RuleLearning(f"The user's name is {said}.", "fact", About("profile", "name"), 0.8)]
+    employer = About("profile", "employer")
+    if (
+        (m := _MOVED_OVER.match(s))
+        and employer in held
+        and (not m.group("rest").strip() or _ended(m.group("rest")) == "")
+        and _preference_key(m.group("org"), None) not in _CATEGORIES
+        and About("profile", "home") not in held
+    ):
+        return [RuleLearning(f"The user works at {m.group('org')}.", "fact", employer, 0.75)]
+    if m := _SWITCH_VALUE.match(s):
+        # the latest held instruction naming a proper value ("answer in French") takes the new one
+        for rule in reversed(list(held)):
+            if rule.kind == "instruction" and (old := re.search(r"\bin\s+([A-Z][\w-]*)", held[rule])):
+                text = held[rule][: old.start(1)] + m.group("new") + held[rule][old.end(1) :]
+                return [RuleLearning(text, "instruction", rule, 0.8)]
+        return []
+    if m := _THERE.match(s):
+        there = About(
+            "profile", "employer" if m.group("verb") and m.group("verb").lower() == "work" else "home"
+        )
+        return [RuleLearning(no_longer(held[there]), "fact", there, 0.8)] if there in held else []
+    if m := _PET_KIND_DIED.match(s):
+        kind = m.group("kind").lower()
+        pets = [
+            a for a, t in held.items() if a.kind == "pet" and re.search(rf"\b{re.escape(kind)}\b", t, re.I)
+        ]
+        if len(pets) == 1 and ("died" in s or "passed" in s or "lost" in s or "no longer with us" in s):
+            return [RuleLearning(f"The user's {kind} died.", "fact", pets[0], 0.8)]
         return []
     if corrected := _corrected(s, held):
         return corrected
@@ -57,6 +183,29 @@ def from_held(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
             rest = _ANYMORE.sub("", rest)
         about = _holding(m.group("what"), held, _ENDABLE) if not rest.strip() or _ended(rest) == "" else None
         return [RuleLearning(no_longer(held[about]), "fact", about, 0.8)] if about else []
+    if m := _SWAPPED_PLACE.match(s):
+        # "We've swapped London for Lisbon": a held home traded for another place
+        home = About("profile", "home")
+        if home in held and re.search(rf"\b{re.escape(m.group('old'))}\b", held[home]):
+            return [RuleLearning(f"The user lives in {m.group('new')}.", "fact", home, 0.8)]
+        return []
+    if m := _EATS_AGAIN.match(s):
+        diet = About("health", "diet")
+        said = held.get(diet, "")
+        word = re.sub(r"^The user is (?:a |an )?|\.$", "", said).lower()
+        if (m.group("food") or m.group("food2")).lower() in DIET_EXCLUDES.get(word, set()):
+            return [RuleLearning(no_longer(said), "fact", diet, 0.8)]
+        return []
+    if m := _NORMAL_AGAIN.match(s):
+        words = set(m.group("what").lower().split())
+        ended = [
+            a
+            for a in held
+            if a.kind == "health" and a.key.startswith("condition ") and words <= set(a.key.split())
+        ]
+        if len(ended) == 1:
+            return [RuleLearning(no_longer(held[ended[0]]), "fact", ended[0], 0.8)]
+        return []
     if m := _SWITCHED.match(s):
         new = _ended(_value(m.group(1)))
         if not new or _preference_key(new, None) in _CATEGORIES or len(new.split()) > 3:
@@ -68,7 +217,39 @@ def from_held(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
     return []
 
 
+# "it's John with an h": spelling a name out corrects the name held
+_SPELLED = re.compile(
+    rf"^(?:(?:it is|it's|that is|that's)\s+)?(?P<name>{_NAME_RUN}),?\s+with\s+(?:an?|two|double)\s+"
+    r"(?-i:[A-Za-z])(?:'s)?(?:\s+(?:at the end|in the middle|not\s+(?:an?\s+)?\w))?$",
+    re.I,
+)
+
+
+# "They've made me ward sister", "the board made me a partner": an appointment, read against a held role
+_MADE_ME = re.compile(
+    r"^(?:they|they have|they've|the \w+|my \w+|(?-i:[A-Z])\w*)\s+(?:have\s+|has\s+|finally\s+|just\s+)*"
+    r"(?:made|appointed|named)\s+me\s+(?:an?\s+|the\s+|their\s+|our\s+)?(?P<role>[a-z-]+(?:\s+[a-z-]+){0,3}?)"
+    r"(?:\s+(?:as of|from|starting|last|this|next|on|in)\b.*)?$",
+    re.I,
+)
+_RANK = re.compile(
+    r"(?:er|or|ist|ian|ant|ent|eer|ect|head|lead|chief|captain|partner|sister|chair|chairperson|principal|"
+    r"deputy|officer|president|editor|nurse|chef|director|manager|supervisor)$",
+    re.I,
+)
+
+
 def _corrected(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
+    role = About("profile", "role")
+    if (m := _MADE_ME.match(s)) and role in held and _RANK.search(m.group("role")):
+        said = m.group("role")
+        article = (
+            "" if re.match(r"^(?:head|chief|deputy)\b", said) else ("an " if said[0] in "aeiou" else "a ")
+        )
+        return [RuleLearning(f"The user works as {article}{said}.", "fact", role, 0.8)]
+    name = About("profile", "name")
+    if (m := _SPELLED.match(s)) and name in held:
+        return [RuleLearning(f"The user's name is {m.group('name')}.", "fact", name, 0.85)]
     """ "Boeing, not Airbus": the held subject naming the old value, with the new one in its place."""
     m = _NOT_THAT.match(s)
     if m is None:

@@ -39,17 +39,37 @@ _YOUR_OUTPUT = (
 )
 # "this time", "for this one": a request about the answer at hand, not a standing one
 _THIS_ONCE = re.compile(
-    r"\b(?:this time|for now|for this one|just this once|this once|right now|here)\b", re.I
+    r"\b(?:this time|for now|for this one|just this once|this once|right now|here|"
+    r"this (?:one|email|message|answer|reply|question|draft|document))\b",
+    re.I,
 )
 _ABOUT_ANSWERS = re.compile(
     r"^(?:please\s+)?(?:keep|make|write|format|limit|cap|structure|start|end|sign off|finish|put|give)\s+"
     r"(?:all\s+(?:of\s+)?)?your\s+(?:answers|replies|responses|messages|explanations|summaries|emails|"
     r"examples|code samples)\b.*$|"  # plural: every answer; "make your answer shorter" is about this one
-    r"^(?:please\s+)?[a-z]+\b.*\s+in\s+(?:all\s+(?:of\s+)?)?your\s+(?:answers|replies|responses|messages|"
+    r"^(?:please\s+)?(?!(?:i|we|my|our)\b)[a-z]+\b.*\s+in\s+(?:all\s+(?:of\s+)?)?your\s+(?:answers|replies|"
+    r"responses|messages|"
     r"emails|explanations)$",  # "use bullet points in your answers"
     re.I,
 )
 _WHENEVER = re.compile(r"^(?:whenever|every time|each time|any time)\s+(.+?),\s*(?:please\s+)?(.+)$", re.I)
+# "Stick to metric units whenever you give measurements", "keep the tone casual when you write to me": an
+# imperative bounded by what the assistant does each time stands for every such time
+_WHEN_YOU = re.compile(
+    r"^(?:please\s+)?(?P<act>(?!(?:i|we|my|our|you|it|this|that|there)\b)[a-z]+\b.+?),?\s+"
+    r"(?:(?:whenever|every time|each time|any time)\s+you\s+|(?:when|if ever)\s+you\s+(?=(?:\w+\s+)?"
+    # after a plain "when", the assistant's doing must be one of its kinds of answer, not an event
+    r"(?:write|answer|reply|respond|give|explain|suggest|show|format|list|summari[sz]e|quote|recommend|draft|"
+    r"code|review|translate|talk|mention|describe|use|cite|refer)\b))(?P<cond>.+)$",
+    re.I,
+)
+# "Don't bother with disclaimers", "don't use emojis": a negative imperative whose object is a bare plural
+# (what is meant in general, not a thing at hand) stands as a "never"
+_DONT_PLURAL = re.compile(
+    r"^(?:please\s+)?(?:don't|do not)\s+(?P<act>(?:bother\s+with|use|add|include|put|give\s+me|send|write|"
+    r"start\s+with|end\s+with)\s+(?P<obj>(?:any\s+)?(?:[a-z-]+\s+)?[a-z-]+s(?:\s+or\s+[a-z-]+s)?))$",
+    re.I,
+)
 _WITHDRAW = re.compile(
     r"^(?:you\s+)?(?:don't|do not|no)\s+(?:need|have)\s+to\s+(.+?)\s+(?:any ?more|from now on)$|"
     r"^no need to\s+(.+?)\s+any ?more$|^(?:you can|feel free to|it's fine to|it is fine to|it's ok to|"
@@ -82,6 +102,16 @@ def _instruction(s: str) -> RuleLearning | None:
             0.85,
         )
     body = _ADDRESSED.sub("", s, count=1).strip()
+    if body != s and _WITHDRAW.match(body):
+        return _instruction(body)  # "can you stop using emojis": the request is the imperative inside it
+    if m := re.match(
+        r"^(?:please\s+)?(?:don't|do not)\s+(?!(?:worry|mind|bother)\b)(.+?)\s+any ?more$", body, re.I
+    ):
+        # "please don't summarise at the end any more": an imperative ended from here on is a "never"
+        action = _value(m.group(1))
+        if not action or re.search(r"\b(?:it|that|this|them)$", action, re.I):
+            return None  # "don't mention it any more" points at something said, not a kind of answer
+        return _standing(f"Never {third_person(action)}.", action)
     if m := _YOU_SUBJECT.match(body):
         if not (m.group(1) or _STANDING.search(s)):
             return None
@@ -99,6 +129,21 @@ def _instruction(s: str) -> RuleLearning | None:
         if dont := _DONT_EVER.match(rest):
             action = _strip_standing(dont.group(1))
             return _standing(f"Never {third_person(action)}.", action)
+        if w := re.match(
+            rf"^i\s+(?:want|would like|need|prefer|would prefer)\s+"
+            rf"(?P<what>(?:[\w-]+\s+){{0,3}}{_YOUR_OUTPUT})$",
+            rest,
+            re.I,
+        ):
+            # "I want short answers from now on": what the user wants of every answer is an instruction
+            what = w.group("what")
+            noun = what.split()[-1]
+            return RuleLearning(
+                f"{lead.capitalize()}, {what}.",
+                "instruction",
+                About("instruction", _instruction_key(f"keep {noun}")),
+                0.85,
+            )
         if re.match(r"^(?:i|we|my|our)\b", rest, re.I):
             return None  # "from now on I ..." is about the user, not an instruction
         rest = _ADDRESSED.sub("", rest, count=1).strip()
@@ -108,12 +153,28 @@ def _instruction(s: str) -> RuleLearning | None:
     if _ABOUT_ANSWERS.match(body) and not _THIS_ONCE.search(body):
         rest = _value(body)
         return _standing(f"{rest[:1].upper()}{rest[1:]}.", rest)
-    if m := _WHENEVER.match(body):
+    # "whenever you're ready, ..." sets no condition: it is a request at the assistant's convenience
+    if (m := _WHENEVER.match(body)) and not re.match(
+        r"^(?:you(?:'re| are) ready|you (?:have|get) (?:a )?(?:time|chance|moment|minute|sec|second)|you can|"
+        r"you like|you want)\b",
+        m.group(1),
+        re.I,
+    ):
         rest = _value(m.group(2))
         if re.match(r"^(?:i|we|my|our)\b", rest, re.I):
             return None
         cond = _value(m.group(1))
-        return _standing(f"Whenever {third_person(cond)}, {third_person(rest)}.", rest)
+        return _standing(f"Whenever {third_person(cond)}, {third_person(rest)}.", rest, scope=cond)
+    if (m := _WHEN_YOU.match(body)) and not _THIS_ONCE.search(body) and not _QUESTION_WORD.match(body):
+        act, cond = _value(m.group("act")), _value(m.group("cond"))
+        said = f"{act[:1].upper()}{act[1:]} whenever you {cond}."
+        return _standing(third_person(said), act)
+    if m := re.match(r"^no more\s+(?P<obj>(?:[a-z-]+\s+)?[a-z-]+s)(?:,?\s+please)?$", body, re.I):
+        # "No more emojis, please": a kind of thing refused from here on
+        return _standing(f"Never use {m.group('obj')}.", f"use {m.group('obj')}")
+    if (m := _DONT_PLURAL.match(body)) and not re.search(r"\b(?:this|these|those|that)\b", body, re.I):
+        action = m.group("act")
+        return _standing(f"Never {third_person(action)}.", action)
     if body is not s and (dont := _DONT_EVER.match(body)) and re.search(r"\bever\b", s, re.I):
         action = _strip_standing(dont.group(1))
         return _standing(f"Never {third_person(action)}.", action)
@@ -160,7 +221,13 @@ def _dropped(s: str, known: Mapping[str, About]) -> RuleLearning | None:
     """The one standing instruction the thread holds whose subject has every word the clause drops, as
     withdrawn; none when no instruction, or more than one, fits."""
     m = _DROP.match(s)
-    words = set(_key(_value(m.group(1))).split()) if m else set()
+    # the words of the noun phrase dropped, without what places it: "the recap at the end" is the recap
+    phrase = (
+        re.split(r"\s+(?:at|in|on|of|from|for|after|before)\s+", _value(m.group(1)), maxsplit=1)[0]
+        if m
+        else ""
+    )
+    words = set(_key(phrase).split()) if m else set()
     if not words or words == {"general"}:
         return None
     held = {a for k, a in known.items() if k.startswith(known_slot("")) and words <= set(a.key.split())}
@@ -180,9 +247,18 @@ def known_slot(key: str) -> str:
     return f"instruction {key}"
 
 
-def _standing(text: str, action: str, confidence: float = 0.85) -> RuleLearning:
-    """A standing instruction learned from `text`, its subject keyed by the `action` it governs."""
-    return RuleLearning(text, "instruction", About("instruction", _instruction_key(action)), confidence)
+def _standing(text: str, action: str, confidence: float = 0.85, scope: str | None = None) -> RuleLearning:
+    """A standing instruction learned from `text`, its subject keyed by the `action` it governs and, for
+    one bounded by a condition ("whenever you write SQL, ..."), by what the condition names: the same
+    action under two conditions is two instructions."""
+    key = _instruction_key(action)
+    if scope:
+        named = re.sub(r"^(?:you|i)\s+\w+\s+", "", scope, flags=re.I)  # "you write SQL" names SQL
+        key = f"{_key(named)} {key}"[:80]
+    return RuleLearning(text, "instruction", About("instruction", key), confidence)
+
+
+_QUESTION_WORD = re.compile(r"^(?:what|why|how|when|where|who|which|tell me|let me know)\b", re.I)
 
 
 def _strip_standing(text: str) -> str:
@@ -222,8 +298,10 @@ def _base_phrase(text: str) -> str:
     if not m:
         return text
     stem, rest = m.group(1), m.group(2)
-    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+    if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "lsz":  # "adding" keeps "add"
         stem = stem[:-1]
+    elif re.search(r"[bcdfgkpstz]l$", stem):
+        stem += "e"  # "cycling" -> "cycle", "juggling" -> "juggle"
     elif (
         len(stem) >= 2
         and stem[-1] not in "aeiouwxy"

@@ -18,7 +18,8 @@ from tinymemory.lifecycle.rules.english import (
     third_person,
 )
 from tinymemory.lifecycle.rules.learning import RuleLearning
-from tinymemory.lifecycle.rules.people import _KIN, _PEOPLE
+from tinymemory.lifecycle.rules.people import _KIN, _PEOPLE, _PETS
+from tinymemory.lifecycle.rules.preferences import _SAYING
 
 # events and notes ---------------------------------------------------------------------------------------
 
@@ -29,10 +30,16 @@ def _attribute(s: str, said_at: datetime) -> list[RuleLearning]:
     """ "My X is Y" for the user's own attributes (address, email, timezone, goal), not other people."""
     if m := _MY_IS.match(s):
         what, value = _key(m.group(1)), _value(m.group(2))
-        people = _PEOPLE.search(m.group(1)) or re.search(rf"\b(?:{_KIN})s?\b", m.group(1), re.I)
+        # someone else's, or a pet's ("my cat is lovely"), is no attribute of the user's
+        people = _PEOPLE.search(m.group(1)) or re.search(rf"\b(?:{_KIN}|{_PETS})s?\b", m.group(1), re.I)
         if not (what and value) or people or _dated(s, said_at):
             return []
         if re.match(r"^(?:so|very|really|too|kind of|a bit|pretty|super)\b", value, re.I):
+            return []
+        # a habit of speech ("my go-to excuse is that I'm busy") is no attribute: it keeps a note
+        chosen = re.match(r"^(?:favou?rite|preferred|go-to|go to|usual|regular)\b", m.group(1), re.I)
+        clause = re.match(r"^(?:that|when|because|how|if)\b", value, re.I)
+        if chosen and (clause or _SAYING.search(m.group(1))):
             return []
         return [
             RuleLearning(f"The user's {what} is {third_person(value)}.", "fact", About("profile", what), 0.8)

@@ -35,15 +35,24 @@ _UNIQUE_KIN = {
     "stepmom": "stepmother",
     "stepdad": "stepfather",
 }
-_KIN = (
+# longest first, so that an alternation never takes "gran" out of "grandson"
+_KIN_WORDS = (
     "sister|brother|son|daughter|child|kid|baby|cousin|aunt|uncle|niece|nephew|grandmother|grandfather|"
-    "grandma|grandpa|granny|nana|gran|grandad|granddad|auntie|aunty|grandson|granddaughter|grandchild|twin|stepson|stepdaughter|stepsister|"
-    "stepbrother|sibling|in-law|sister-in-law|brother-in-law|mother-in-law|father-in-law|"
-    + "|".join(sorted(_UNIQUE_KIN, key=len, reverse=True))
+    "grandma|grandpa|granny|nana|gran|grandad|granddad|auntie|aunty|grandson|granddaughter|grandchild|"
+    "twin|stepson|stepdaughter|stepsister|stepbrother|sibling|in-law|sister-in-law|brother-in-law|"
+    "mother-in-law|father-in-law"
+)
+_KIN = "|".join(
+    sorted(
+        _KIN_WORDS.split("|") + list(_UNIQUE_KIN),
+        key=len,
+        reverse=True,
+    )
 )
 _PETS = (
     "dog|puppy|pup|cat|kitten|rabbit|bunny|hamster|parrot|budgie|bird|fish|goldfish|turtle|tortoise|"
-    "horse|pony|guinea pig|snake|lizard|ferret|gecko|chinchilla|rat|mouse|hedgehog|cockatiel|pig|goat"
+    "horse|pony|guinea pig|snake|lizard|ferret|gecko|chinchilla|rat|mouse|hedgehog|cockatiel|pig|goat|"
+    "tomcat|tom|moggy|moggie|mutt|pooch|kitty"
 )
 _MY_KIN = re.compile(
     rf"^(?i:my|our)\s+(?i:(?:little|big|older|younger|baby|eldest|oldest|youngest|twin|new|late)\s+)?"
@@ -58,13 +67,16 @@ _NATIONALITY = re.compile(
     r"Greek|Dutch|French|Swiss|British|English|Irish|Scottish|Welsh|Spanish)$"
 )
 _KIN_IS_MINE = re.compile(
-    rf"^({_NAME_RUN})\s+is\s+(?i:my)\s+(?i:(?:little|big|older|younger)\s+)?(?i:({_KIN}))\b"
+    rf"^({_NAME_RUN})(?:\s+is|\s*,)\s+(?i:my|our)\s+(?i:(?:little|big|older|younger)\s+)?(?i:({_KIN}|{_PETS}))"
+    r"(?:\s*$|\s*,)"
 )
 _HAVE_KIN = re.compile(
     rf"^(?:i|we)\s+(?:have|'ve got|have got|had)\s+(?:(?:an?|one|two|three|four|five|\d+)\s+|(?=twin\s))"
-    rf"(?:(?:little|big|older|younger|baby|twin|grown-up)\s+)?({_KIN})s?\s*(?:,|:|named|called|-)?\s*(.+)$",
+    rf"(?:(?:little|big|older|younger|baby|twin|grown-up)\s+)?({_KIN}|boy|girl)s?\s*(?:,|:|named|called|-)?\s*(.+)$",
     re.I,
 )
+# children one has, by sex: "I've got three boys" are sons
+_CHILD = {"boy": "son", "girl": "daughter"}
 _PET_OWN = re.compile(
     rf"^(?:i|we)\s+(?:(?:just|recently|finally)\s+)?(?:have|'ve got|have got|got|adopted|rescued|"
     rf"brought home|bought)\s+(?:an?|one|two|three|\d+|a new|a little)\s+(?:(?:new|little|baby|"
@@ -72,15 +84,20 @@ _PET_OWN = re.compile(
     re.I,
 )
 _MY_PET = re.compile(
-    rf"^(?i:my|our)\s+(?i:(?:new|little|old|rescue)\s+)?(?i:({_PETS}))"
-    rf"(?i:'s name is\s+|'s\s+(?:called|named)\s+|\s+is\s+(?:called\s+|named\s+)?|,\s*|"
+    rf"^(?i:my|our)\s+(?i:(?:[a-z-]+\s+){{0,2}}?)(?i:({_PETS}))"
+    rf"(?i:'s name is\s+|'s\s+(?:called|named)\s+|\s+is\s+an?\s+[a-z-]+(?:\s+[a-z-]+)?\s+(?:called|named)\s+|"
+    rf"\s+is\s+(?:called\s+|named\s+)?|,\s*|"
     rf"\s+(?:is\s+)?(?:called|named)\s+|\s+)({_NAME_RUN})\b(.*)$"
+)
+# "My cats are called Salt and Pepper": pets of one kind named together
+_MY_PETS = re.compile(
+    rf"^(?i:my|our)\s+(?i:(?:[a-z-]+\s+){{0,2}}?)(?i:(?P<kind>{_PETS}))s\s+(?i:are\s+(?:called|named))\s+(?P<names>.+)$"
 )
 # "We rescued a greyhound named Dash", "I have a border collie called Tess": a creature adopted, rescued
 # or had, and named, is a pet whatever its kind; a person or a made thing ("a band called ...") is not
 _ADOPTED_NAMED = re.compile(
-    rf"^(?i:i|we)\s+(?i:(?:just|recently|finally)\s+)?(?P<verb>(?i:adopted|rescued|took in|have|have got|"
-    rf"got))\s+(?i:an?|one)\s+"
+    rf"^(?i:i|we)\s+(?i:have\s+)?(?i:(?:just|recently|finally)\s+)?(?P<verb>(?i:adopted|rescued|took in|"
+    rf"brought home|have|have got|got|keep))\s+(?i:an?|one)\s+"
     rf"((?i:[a-z-]+)(?:\s+(?i:[a-z-]+))?)\s+(?i:named|called)\s+({_NAME_RUN})\b"
 )
 _NOT_A_PET = re.compile(
@@ -93,7 +110,8 @@ _NOT_A_PET = re.compile(
 _DIED = re.compile(r"\b(?:passed away|died|passed|was put down|had to be put down|is gone)\b", re.I)
 _LOST_PET = re.compile(
     rf"^(?:i|we)\s+(?:(?:just|recently|sadly)\s+)?"
-    rf"(?:lost|had to put down|said goodbye to|had to say goodbye to)\s+(?:my|our)\s+"
+    rf"(?P<verb>lost|had to put down|said goodbye to|had to say goodbye to|rehomed|had to rehome|gave away|"
+    rf"had to give away|found a new home for)\s+(?:my|our)\s+"
     rf"(?:(?:old|little|beloved|sweet)\s+)?({_PETS}|{_KIN}),?\s+({_NAME_RUN})\b",
     re.I,
 )
@@ -112,9 +130,27 @@ _RELATIONSHIP = re.compile(
     r"tied the knot|hitched|eloped|going out|going steady|separating|splitting up|breaking up|"
     r"divorcing|getting a divorce|split(?=\s*$|\s+(?:in|last|this|on|after|a|two|recently|for good)\b)|"
     r"(?:broke|broken|called)\s+off\s+(?:the|our|my)\s+(?:engagement|wedding)|"
+    # a divorce completed: "we finalised our divorce", "my divorce came through"
+    r"(?:finali[sz]ed|completed)\s+(?:our|my|the)\s+divorce|"
+    # back together, a couple, separate ways
+    r"back together|(?:officially\s+)?a couple|(?:went|gone)\s+(?:our|their)\s+separate\s+ways|"
+    r"called it a day|called it quits|parted ways|"
     r"(?:decided|agreed|chosen)\s+to\s+(?:separate|split up|divorce|"
     r"get divorced|break up|go our separate ways|call it quits))\b(?P<rest>.*)$",
     re.I,
+)
+# "My girlfriend dumped me", "Ana left me": a partner parting from the user
+_PARTNER = r"(?:girlfriend|boyfriend|partner|wife|husband|fiance|fiancé|fiancee|fiancée)"
+_DUMPED = re.compile(
+    rf"^(?i:my|our)\s+(?i:{_PARTNER})(?:\s+(?P<name>{_NAME_RUN}))?\s+"
+    r"(?i:has\s+|just\s+)*(?i:dumped|left|broke up with|walked out on|split up with|"
+    r"ended (?:it|things) with)\s+"
+    r"(?i:me)\b(?!\s+(?i:a|an|the|some|my|alone)\b)"
+)
+# "I popped the question and she said yes": a proposal accepted is an engagement
+_PROPOSED = re.compile(
+    rf"^(?i:i)\s+(?i:finally\s+|just\s+)?(?i:popped the question|proposed)"
+    rf"(?:\s+(?i:to)\s+(?P<name>{_NAME_RUN}))?",
 )
 _STATE_TEXT = {
     "together": "is in a relationship",
@@ -123,6 +159,9 @@ _STATE_TEXT = {
     "broke up": "broke up",
     "split up": "broke up",
     "split": "broke up",
+    "back together": "is in a relationship",
+    "a couple": "is in a relationship",
+    "officially a couple": "is in a relationship",
     "tied the knot": "is married",
     "hitched": "is married",
     "eloped": "is married",
@@ -154,6 +193,9 @@ _PARTNER_PREP = {
     "split up": "with",
     "in a relationship": "with",
     "together": "with",
+    "back together": "with",
+    "a couple": "with",
+    "officially a couple": "with",
     "dating": "",
     "seeing": "",
     "tied the knot": "to",
@@ -175,6 +217,14 @@ def _relationship(m: re.Match[str]) -> list[RuleLearning]:
         r"^\s*(?:the|a|an|our|my|their|it|them|this|that)\b", m.group("rest"), re.I
     ):
         return []  # "we split up the tasks": a parting verb with an object parts a thing, not a couple
+    if re.match(r"^(?:called it a day|called it quits|parted ways)$", state):
+        if re.match(r"^(?:i|we)\s", m.group(0), re.I):
+            return []  # "we called it a day" may end a day's work: a parting needs the two people named
+        state = "broke up"
+    if re.match(r"^(?:went|gone) (?:our|their) separate ways$", state):
+        state = "broke up"
+    if re.match(r"^(?:finali[sz]ed|completed) ", state):
+        state = "divorced"
     if re.match(r"^(?:broke|broken|called) off ", state):
         state = "broke up"  # an engagement or a wedding called off is a parting
     if d := re.match(r"^(?:decided|agreed|chosen) to (.+)$", state):
@@ -187,11 +237,13 @@ def _relationship(m: re.Match[str]) -> list[RuleLearning]:
     # the partner by name, perhaps described first: "to Ana", "a woman named Ana", "someone called Ana"
     who = re.match(
         rf"^(?:(?:to|with|from)\s+)?(?:(?:a|an|this|someone|somebody)\s+(?:[a-z'-]+\s+){{0,3}}?"
-        rf"(?:called|named)\s+)?({_NAME_RUN})\b",
+        rf"(?:called|named)\s+|(?:my|our)\s+(?:{_KIN})\s+)?({_NAME_RUN})\b",
         rest,
         re.I,
     )
-    name = pair or (who.group(1) if who else None)
+    # or in a clause set beside it: "seeing someone now, his name's Mateo"
+    apposed = re.search(rf",\s*(?:his|her|their)\s+name(?:'s|\s+is)\s+({_NAME_RUN})\b", rest)
+    name = pair or (who.group(1) if who else None) or (apposed.group(1) if apposed else None)
     if name and name.split()[0] in {"I", "We", "My", "Me", "Our"}:
         name = None
     if said == "is dating" and not name:
@@ -237,6 +289,7 @@ _FAMILIAR = {
 
 
 def _kin_learning(rel: str, name: str) -> RuleLearning:
+    name = re.sub(r"'s$", "", name)  # "my brother Sean's car": the possessive is not part of the name
     key, unique = _kin_key(rel)
     about = About("family", key if unique else f"{key} {name.lower()}")
     return RuleLearning(f"The user's {rel.lower()} is {name}.", "fact", about, 0.85, named=name)
@@ -248,9 +301,43 @@ def _pet_learning(animal: str, name: str) -> RuleLearning:
     )
 
 
+# "We welcomed a baby girl, Ivy", "I had a baby boy called Max": a child born, by sex, with the name
+_BABY = re.compile(
+    rf"^(?i:i|we)\s+(?i:have\s+)?(?i:(?:just|recently|finally)\s+)?(?i:welcomed|had)\s+(?i:a)\s+"
+    rf"(?i:(?:beautiful|healthy|little|new)\s+)?(?i:baby\s+)?(?P<sex>(?i:girl|boy|daughter|son))\s*,?\s+"
+    rf"(?i:(?:called|named)\s+)?(?P<name>{_NAME_RUN})\b"
+)
+
+
+# "There's a ginger tom called Nacho who rules our house": a pet said to be there, in the user's home
+_THERE_IS_PET = re.compile(
+    rf"^(?i:there is|there's)\s+(?i:an?)\s+(?i:(?:[a-z-]+\s+){{0,2}}?)(?P<kind>(?i:{_PETS}))\s+"
+    rf"(?i:called|named)\s+(?P<name>{_NAME_RUN})\b(?P<rest>.*)$"
+)
+_OURS = re.compile(
+    r"\b(?:our|my)\s+(?:house|home|flat|place|family|household|garden)\b|\bat home\b|\bwith us\b", re.I
+)
+# "And a corgi, Waffles, who's a diva": a pet added to a list the user is giving, without a verb of its own
+_AND_A_PET = re.compile(
+    rf"^(?i:and|also|plus)\s+(?i:an?)\s+(?i:(?:[a-z-]+\s+){{0,2}}?)(?P<kind>[a-z-]+)\s*,\s*"
+    rf"(?P<name>{_NAME_RUN})\s*(?:,\s*(?i:who|which|that)\b.*)?$"
+)
+
+
 def _family(s: str, said_at: datetime) -> list[RuleLearning]:
+    if (m := _THERE_IS_PET.match(s)) and _OURS.search(m.group("rest")):
+        return [_pet_learning(m.group("kind"), m.group("name"))]
+    if m := _BABY.match(s):
+        rel = _CHILD.get(m.group("sex").lower(), m.group("sex").lower())
+        return [_kin_learning(rel, m.group("name"))]
     if m := _LOST_PET.match(s):
-        what, name = m.group(1), m.group(2)
+        what, name = m.group(2), m.group(3)
+        if re.search(r"home|give|gave", m.group("verb"), re.I):
+            # a pet rehomed or given away is no longer the user's: not a death
+            if not re.fullmatch(_PETS, what, re.I):
+                return []
+            text = f"The user no longer has the {what.lower()} {name}."
+            return [RuleLearning(text, "fact", About("pet", name.lower()), 0.8)]
         if re.fullmatch(_PETS, what, re.I):
             return [
                 RuleLearning(
@@ -269,9 +356,11 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
     if (m := _ADOPTED_NAMED.match(s)) and not (
         _PEOPLE.search(m.group(2))
         or re.search(rf"\b(?:{_KIN}|girl|boy|child|kid)s?\b", m.group(2), re.I)
-        or (m.group("verb").lower() in {"have", "have got", "got"} and _NOT_A_PET.search(m.group(2)))
+        or (m.group("verb").lower() in {"have", "have got", "got", "keep"} and _NOT_A_PET.search(m.group(2)))
     ):
         return [_pet_learning(m.group(2), m.group(3))]
+    if m := _MY_PETS.match(s):
+        return [_pet_learning(m.group("kind"), n) for n in _names_in(m.group("names"))]
     if m := _MY_PET.match(s):
         animal, name, rest = m.group(1), m.group(2), m.group(3)
         if _DIED.search(rest):
@@ -292,8 +381,17 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
             if pet := _PET_OWN.match(part):
                 out += [_pet_learning(pet.group(1), n) for n in _names_in(pet.group(2))]
             elif kin := _HAVE_KIN.match(part):
-                out += [_kin_learning(kin.group(1), n) for n in _names_in(kin.group(2))]
+                rel = _CHILD.get(kin.group(1).lower(), kin.group(1))
+                if rel != kin.group(1) and re.match(r"^(?:i|we)\s+had\b", part, re.I):
+                    continue  # "I had a boy in my class called Tim": boys had in the past are not sons
+                out += [_kin_learning(rel, n) for n in _names_in(kin.group(2))]
         return out
+    if m := _DUMPED.match(s):
+        name = f" with {m.group('name')}" if m.group("name") else ""
+        return [RuleLearning(f"The user broke up{name}.", "fact", About("profile", "relationship"), 0.8)]
+    if (m := _PROPOSED.match(s)) and re.search(r"\bsaid yes\b", s, re.I):
+        name = f" to {m.group('name')}" if m.group("name") else ""
+        return [RuleLearning(f"The user is engaged{name}.", "fact", About("profile", "relationship"), 0.8)]
     if m := _RELATIONSHIP.match(s):
         return _relationship(m)
     # "my partner Jo and I live in ..." is a subject of two: the clause's verb says the fact, and the
@@ -309,7 +407,9 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
             about = About("family", key if unique else f"{key} {name.lower()}")
             return [RuleLearning(f"The user's {rel.lower()} {name} died.", "fact", about, 0.8)]
         return [_kin_learning(rel, name)]
-    if m := _KIN_IS_MINE.match(s):
+    if (m := _KIN_IS_MINE.match(s)) and m.group(1).split()[0] not in _NOT_A_NAME:
+        if re.fullmatch(_PETS, m.group(2), re.I):
+            return [_pet_learning(m.group(2), m.group(1))]
         return [_kin_learning(m.group(2), m.group(1))]
     return []
 
@@ -347,10 +447,19 @@ _PET_NAMED = re.compile(
 )
 
 
+# "we share a flat with a cat called Pickles": a pet with its kind and name inside a clause about the user
+_A_PET_NAMED = re.compile(
+    rf"\b(?i:with|have|has|got)\s+(?i:an?|one|our|my)\s+(?i:[a-z-]+\s+)?(?i:({_PETS}))\s+(?i:called|named)\s+"
+    rf"({_NAME_RUN})\b"
+)
+
+
 def _kin_named_in(s: str) -> list[RuleLearning]:
     """Every "my <relative> <Name>" and "our <pet>, <Name>" inside a clause whose subject is the user
     (or the user and someone: "my partner and I ...")."""
-    if not re.match(r"^(?:i|we)\b|^[\w' ]{1,30}?\band i\b", s, re.I):
+    # the user's clause, or one about a named relative's thing ("my brother Sean's birthday is ...")
+    own = re.match(rf"^(?i:my|our)\s+(?i:{_KIN})\s+[A-Z][\w-]*'s\s", s)
+    if not (own or re.match(r"^(?:i|we)\b|^[\w' ]{1,30}?\band i\b", s, re.I)):
         return []
     kin = [
         _kin_learning(m.group(1), m.group(2))
@@ -358,7 +467,10 @@ def _kin_named_in(s: str) -> list[RuleLearning]:
         if m.group(2).split()[0] not in _NOT_A_NAME and not _NATIONALITY.search(m.group(2))
     ]
     pets = [
-        _pet_learning(m.group(1), m.group(2)) for m in _PET_NAMED.finditer(s) if m.group(2) not in _NOT_A_NAME
+        _pet_learning(m.group(1), m.group(2))
+        for rx in (_PET_NAMED, _A_PET_NAMED)
+        for m in rx.finditer(s)
+        if m.group(2) not in _NOT_A_NAME
     ]
     return kin + pets
 
@@ -369,6 +481,19 @@ _INTRO = re.compile(
     rf"(?i:(?:new|little|old|baby|rescue|older|younger|big)\s+)*(?:(?P<pet>(?i:{_PETS}))|(?P<kin>(?i:{_KIN})))"
     rf"[.!]*$"
 )
+
+
+def _listed_pet(sentence: str) -> RuleLearning | None:
+    """ "And a corgi, Waffles, who's a diva": a pet added, by kind and name, to the user's list."""
+    m = _AND_A_PET.match(sentence.strip().rstrip(".!"))
+    if m is None or m.group("name") in _NOT_A_NAME:
+        return None
+    kind = m.group("kind")
+    # any creature, as with a named rescue; a person or a made thing is not a pet
+    person = re.fullmatch(rf"(?:{_KIN}|girl|boy|child|kid)s?", kind, re.I)
+    if _PEOPLE.search(kind) or _NOT_A_PET.search(kind) or person:
+        return None
+    return _pet_learning(kind, m.group("name"))
 
 
 def _introduced(sentence: str) -> RuleLearning | None:

@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 
 from tinymemory.api import About
-from tinymemory.lifecycle.rules.english import _ended, _key, _value, conjugate, third_person
+from tinymemory.lifecycle.rules.english import _ended, _key, _sentence_case, _value, conjugate, third_person
 from tinymemory.lifecycle.rules.learning import RuleLearning
 
 # preferences --------------------------------------------------------------------------------------------
@@ -14,12 +14,41 @@ from tinymemory.lifecycle.rules.learning import RuleLearning
 # the adjectives of choosing: favourite, preferred, go-to, usual ("my go-to drink is ...")
 _CHOSEN = r"(?:favou?rite|preferred|go-to|go to|usual|regular)"
 _FAVOURITE = re.compile(
-    rf"^my (?:{_CHOSEN})\s+([\w\s-]{{1,40}}?)\s+(?:is|are)\s+(.+)$|"
+    rf"^my (?:(?:all-time|all time|absolute|very|new)\s+)?(?:{_CHOSEN})\s+([\w\s-]{{1,40}}?)\s+(?:is|are)\s+"
+    r"(.+)$|"
     r"^my\s+([\w\s-]{1,40}?)\s+of choice\s+(?:is|are)\s+(.+)$",
     re.I,
 )
 _FAVOURITE_IS = re.compile(
-    rf"^(.{{1,40}}?)\s+(?:is|are)\s+my\s+(?:absolute\s+)?(?:{_CHOSEN})\s*([\w\s-]{{0,40}})$", re.I
+    rf"^(.{{1,40}}?)(?:'s|\s+is|\s+are|\s+has\s+(?:always\s+)?been|\s+have\s+(?:always\s+)?been)\s+my\s+"
+    rf"(?:absolute\s+|all-time\s+|new\s+)?(?:(?:{_CHOSEN})\s*([\w\s-]{{0,40}})|([\w-]+(?:\s+[\w-]+)?)\s+of\s+choice)$",
+    re.I,
+)
+# "My go-to excuse is ...": what one habitually says is a habit of speech, not a liking
+_SAYING = re.compile(
+    r"\b(?:excuse|answer|reply|response|line|reason|joke|argument|comeback|phrase|saying|complaint|story|"
+    r"question|apology|insult|lie)s?$",
+    re.I,
+)
+# "Coffee's more my thing these days": what is "my thing" is a liking
+_MY_THING = re.compile(
+    r"^(.{1,40}?)(?:'s|\s+is|\s+are)\s+(?:(?:more|really|very much|definitely|totally)\s+)?my\s+"
+    r"(?:thing|jam)$",
+    re.I,
+)
+# "Nothing beats a proper cup of tea", "you can't beat X", "there's nothing like X": a liking said by
+# comparison with everything else
+_NOTHING_BEATS = re.compile(
+    r"^(?:nothing|nothing at all)\s+(?:beats|compares to|tops)\s+(.+)$|"
+    r"^(?:you can't|you cannot|can't)\s+beat\s+(.+)$|"
+    r"^there is nothing (?:quite\s+)?like\s+(.+)$|^there's nothing (?:quite\s+)?like\s+(.+)$",
+    re.I,
+)
+# "I basically live on Diet Coke": what one lives on is a staple
+_LIVE_ON = re.compile(
+    r"^i\s+(?P<adv>(?:(?:basically|practically|pretty much|mostly|just|literally)\s+)*)live\s+on\s+"
+    r"(?P<obj>.+)$",
+    re.I,
 )
 _PREFER = re.compile(
     r"^i\s+(?:now\s+|really\s+|much\s+|definitely\s+|still\s+|generally\s+|usually\s+)?prefer\s+(.+?)"
@@ -27,8 +56,10 @@ _PREFER = re.compile(
     re.I,
 )
 _SWITCHED = re.compile(
-    r"^i(?:'ve| have)?\s+(?:(?:just|recently|finally)\s+)?(?:switched|changed|gone over|"
-    r"(?:gone|went|switched|changed)\s+back)\s+(?:from\s+(.+?)\s+)?to\s+(.+)$",
+    r"^i(?:'ve| have)?\s+(?:(?:just|recently|finally)\s+)?(?:switched|changed|gone over|jumped ship|migrated|"
+    r"moved|"
+    r"converted|"
+    r"moved over|(?:gone|went|switched|changed)\s+back)\s+(?:from\s+(.+?)\s+)?to\s+(.+)$",
     re.I,
 )
 # "I switched my editor to Helix", "I've changed my browser from Chrome to Firefox": the object names
@@ -48,8 +79,9 @@ _SWAPPED = re.compile(
 )
 # Verbs of losing a liking: "I've lost interest in X", "I've gone off X", "I've grown out of X"
 _LOST_LIKING = re.compile(
-    r"^i\s+(?:have\s+|had\s+)?(?:(?:kind of|kinda|sort of|completely|totally|really|just|finally)\s+)?"
-    r"(?:lost (?:all |my |any )?interest in|gone off|went off|gotten tired of|grown tired of|"
+    r"^i\s+(?:have\s+|had\s+)?(?:(?:kind of|kinda|sort of|completely|totally|really|just|finally|right)\s+)?"
+    r"(?:lost (?:all |my |any )?interest in|(?:gone|went)\s+(?:right\s+|completely\s+)?off|gotten tired of|"
+    r"grown tired of|"
     r"grew tired of|gotten bored (?:of|with)|grown bored (?:of|with)|"
     r"fallen out of love with|fell out of love with|grown out of|grew out of|outgrown|outgrew|"
     r"went cold on|gone cold on)\s+(.+)$",
@@ -58,12 +90,25 @@ _LOST_LIKING = re.compile(
 _LIKE = re.compile(
     r"^i\s+(?:really\s+|do\s+|absolutely\s+|totally\s+|truly\s+|also\s+|still\s+|kind of\s+|kinda\s+|"
     r"honestly\s+|just\s+)*(like|love|adore|enjoy|dislike|hate|detest|loathe|don't like|do not like|"
-    r"can't stand|cannot stand|don't enjoy|do not enjoy|can't get enough of|cannot get enough of)\s+(.+)$",
+    r"can't stand|cannot stand|don't enjoy|do not enjoy|can't get enough of|cannot get enough of|am loving|"
+    r"am enjoying)\s+(.+)$",
     re.I,
 )
 _FAN = re.compile(
-    r"^i(?:'m| am)\s+(?:(?:a|such a|a huge|a big|a massive|huge|big|really|so|totally|very|not|not really|"
-    r"not much of)\s+)*(fan of|into|obsessed with|crazy about|passionate about|keen on|a fan of)\s+(.+)$",
+    r"^i(?:'m| am| have|)\s+(?:(?:a|more|much more|such a|a huge|a big|a massive|huge|big|really|so|totally|"
+    r"very|not|"
+    r"not really|not much of)\s+)*(fan of|into|obsessed with|crazy about|mad about|nuts about|wild about|"
+    r"hooked on|all about|fallen in love with|"
+    # an activity begun: "I've got into pottery", "I've taken up running"
+    r"got into|gotten into|taken up|took up|"
+    r"passionate about|keen on|a fan of)\s+(.+)$",
+    re.I,
+)
+# "I'm a big rugby fan": the noun before "fan" is what the user is a fan of
+_X_FAN = re.compile(
+    r"^i(?:'m| am)\s+(?:(?:more of|very much|definitely|such|really|totally)\s+)?(?:an?\s+)?"
+    r"(?:(?:big|huge|massive|lifelong|die-hard|diehard|real|true|keen|heavy)\s+)*"
+    r"([\w-]+(?:\s+[\w-]+)?)\s+(?P<noun>fan|lover|nut|buff|fanatic|user|person|drinker)$",
     re.I,
 )
 # Bare "I prefer X" needs a subject so a later "I prefer Y" replaces it; a few common ones are known.
@@ -88,6 +133,12 @@ _CATEGORIES = {
         "flat white",
         "decaf",
         "matcha",
+        "coke",
+        "cola",
+        "lemonade",
+        "kombucha",
+        "chai",
+        "smoothie",
         "hot chocolate",
     },
     "editor": {
@@ -123,30 +174,63 @@ _NOT_A_DRINK = re.compile(
 # of that category
 _USE = re.compile(
     r"^i\s+(?:(?:usually|mostly|only|mainly|just|always|now|still|exclusively)\s+)?"
-    r"(?:use|code in|program in|write\s+(?:(?:all|most|much)\s+(?:of\s+)?)?(?:my\s+)?code\s+in|"
+    r"(?:use|am using|am now using|code in|program in|"
+    r"write\s+(?:(?:all|most|much)\s+(?:of\s+)?)?(?:my\s+)?code\s+in|"
     r"do\s+(?:(?:all|most|much)\s+(?:of\s+)?)?my\s+(?:coding|programming|editing)\s+in)\s+(.+?)"
     r"(?:\s+(?:for|at|on|in|every|everywhere|all|most|with|when|because)\b.*)?$",
     re.I,
 )
-_REACTION = re.compile(r"^(?:it|that|this|those|these|them|him|her|you|your|the idea|the sound of)\b", re.I)
+_REACTION = re.compile(
+    r"^(?:it|that|this|those|these|them|him|her|you|your|yours|the idea|the sound of)\b", re.I
+)
 
 
 def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
     if m := _FAVOURITE.match(s):
         what, value = _key(m.group(1) or m.group(3)), _value(m.group(2) or m.group(4))
+        # a clause ("that I'm busy", "to ...") is no choice, and a habit of speech is no liking
+        if re.match(r"^(?:that|to|when|because|how|if|i|we|it|just)\b", value, re.I) or _SAYING.search(what):
+            return []
         return [
             RuleLearning(
                 f"The user's favourite {what} is {value}.", "preference", About("preference", what), 0.9
             )
         ]
     if m := _FAVOURITE_IS.match(s):
-        value, what = _value(m.group(1)), _key(m.group(2) or m.group(1))
-        if _REACTION.match(value):
+        named = m.group(2) or m.group(3)
+        value, what = _value(m.group(1)), _key(named or m.group(1))
+        if _REACTION.match(value) or _SAYING.search(what):
             return []
+        # with no noun after "favourite" the value is its own subject: "Thai food is my favourite"
+        said = (
+            f"The user's favourite {what} is {value}."
+            if named and named.strip()
+            else f"{value} is the user's favourite."
+        )
+        return [RuleLearning(_sentence_case(said), "preference", About("preference", what), 0.85)]
+    if (m := _MY_THING.match(_value(s))) and not _REACTION.match(m.group(1)):
+        obj = _value(m.group(1))
+        key = _preference_key(obj, None)
+        key = key if key in _CATEGORIES else _activity_key(obj)
         return [
             RuleLearning(
-                f"The user's favourite {what} is {value}.", "preference", About("preference", what), 0.85
+                f"The user likes {obj[:1].lower() + obj[1:]}.", "preference", About("preference", key), 0.8
             )
+        ]
+    if (m := _NOTHING_BEATS.match(s)) or (m := _LIVE_ON.match(s)):
+        obj = _ended(_value(m.group("obj") if "obj" in m.groupdict() else next(g for g in m.groups() if g)))
+        if not obj or _REACTION.match(obj) or len(obj.split()) > 5:
+            return []
+        low = re.sub(r"^(?:an?|the|my|proper|good|decent|real)\s+", "", obj, flags=re.I)
+        low = re.sub(r"^(?:proper|good|decent|real|nice)\s+", "", low, flags=re.I)
+        key = _preference_key(low, None)
+        # "I live on a boat" is a home: living on a thing is the idiom of a staple only with an adverb
+        # ("I basically live on toast") or for a known kind of thing ("I live on coffee")
+        if "adv" in m.groupdict() and not (m.group("adv") or key in _CATEGORIES):
+            return []
+        key = key if key in _CATEGORIES else _activity_key(low)
+        return [
+            RuleLearning(f"The user loves {third_person(obj)}.", "preference", About("preference", key), 0.8)
         ]
     if m := _PREFER.match(s):
         choice = _value(m.group(1))
@@ -201,6 +285,8 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         key = _preference_key(new, old)
         if key == _key(new) and old is None:
             return []  # "I switched to X" says nothing stable unless X has a known category
+        if re.match(r"^i(?: have)?\s+(?:\w+\s+)?moved\b", s, re.I) and key not in _CATEGORIES:
+            return []  # "I've moved to Seville for a job" is a home: only a known kind of thing is a choice
         return [
             RuleLearning(
                 f"The user prefers {third_person(new)}.", "preference", About("preference", key), 0.8
@@ -211,10 +297,42 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
     if (m := _USE.match(s)) and (key := _preference_key(_value(m.group(1)), None)) in _CATEGORIES:
         obj = _value(m.group(1))
         return [RuleLearning(f"The user uses {obj}.", "preference", About("preference", key), 0.75)]
+    if (m := _X_FAN.match(s)) and not re.fullmatch(
+        r"(?:not|no|bit|real|big|huge|massive|true|keen|lifelong|die-hard|diehard|such a|such|an?|morning|"
+        r"night|people)",
+        m.group(1),
+        re.I,
+    ):
+        obj, noun = m.group(1), m.group("noun").lower()
+        key = _preference_key(obj, None)
+        if noun in {"user", "drinker"} and key not in _CATEGORIES:
+            return []  # "a heavy user" names nothing the rules keep
+        if noun in {"user", "person", "drinker"}:
+            # "a Vim user", "more of a tea person": one who uses or takes a kind of thing prefers it
+            said = f"The user uses {obj}." if noun == "user" else f"The user is {_a(obj)} {noun}."
+            return [RuleLearning(said, "preference", About("preference", key), 0.8)]
+        return [
+            RuleLearning(
+                f"The user is a fan of {obj}.", "preference", About("preference", _activity_key(obj)), 0.8
+            )
+        ]
     if m := _FAN.match(s):
         negative = bool(re.search(r"\bnot\b", s, re.I))
-        obj = _value(m.group(2))
+        obj = re.split(r"\s+than\s+", _value(m.group(2)), maxsplit=1)[0]  # "more into X than Y" is into X
+        # an activity begun is a bare noun or gerund: "taken up running", not "got into Oxford" or "the offer"
+        begun = m.group(1).lower() in {
+            "got into",
+            "gotten into",
+            "taken up",
+            "took up",
+            "fallen in love with",
+        }
+        obj = _ended(" " + obj) if begun else obj
         if not obj or _REACTION.match(obj):
+            return []
+        if begun and (
+            not obj[:1].islower() or re.match(r"^(?:a|an|the|my|our|this|that|trouble|debt|bed)\b", obj, re.I)
+        ):
             return []
         text = f"The user is {'not ' if negative else ''}a fan of {third_person(obj)}."
         return [RuleLearning(text, "preference", About("preference", _activity_key(_ended(obj))), 0.8)]
@@ -224,6 +342,8 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
             not obj
             or _REACTION.match(obj)
             or obj.lower().startswith(("to hear", "how ", "what ", "the way you"))
+            # "I'm enjoying the book": a progressive liking of a thing at hand is no liking in general
+            or (verb.startswith("am ") and re.match(r"^(?:the|this|that|my|your|our|his|her)\b", obj, re.I))
         ):
             return []
         phrase = {
@@ -234,6 +354,8 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
             "don't enjoy": "does not enjoy",
             "do not enjoy": "does not enjoy",
             "can't get enough of": "loves",
+            "am loving": "loves",
+            "am enjoying": "enjoys",
             "cannot get enough of": "loves",
         }
         said = phrase.get(verb, conjugate(verb))
@@ -280,7 +402,8 @@ def _activity(s: str) -> list[RuleLearning]:
     m = _ACTIVITY.match(s)
     if not m:
         return []
-    verb, obj = m.group(1).lower(), _ended(_value(m.group(2)))
+    # the object ends where a time phrase or a reason begins, even as the first word ("since the accident")
+    verb, obj = m.group(1).lower(), _ended(" " + _value(m.group(2)))
     light = verb in {"do", "go"} and bool(obj) and not _NOT_OBJECT.search(obj)
     if (verb in _NOT_ACTIVITY and not light) or verb.endswith("ed") or len(obj.split()) > 4:
         return []
@@ -289,6 +412,10 @@ def _activity(s: str) -> list[RuleLearning]:
     phrase = f"{_gerund(verb)} {obj}".strip()
     said = f"The user {conjugate(verb)}" + (f" {third_person(obj)}." if obj else ".")
     return [RuleLearning(said, "preference", About("preference", _activity_key(phrase)), 0.75)]
+
+
+def _a(noun: str) -> str:
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
 
 
 def _gerund(verb: str) -> str:

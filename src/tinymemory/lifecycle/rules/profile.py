@@ -6,9 +6,18 @@ import re
 from datetime import datetime
 
 from tinymemory.api import About
-from tinymemory.lifecycle.rules.english import _MONTHS, _NAME_RUN, _TRAIL, _VALUE_END, _article, _is_name
+from tinymemory.lifecycle.rules.english import (
+    _MONTHS,
+    _NAME_RUN,
+    _TRAIL,
+    _VALUE_END,
+    _article,
+    _ended,
+    _is_name,
+    _key,
+)
 from tinymemory.lifecycle.rules.learning import RuleLearning
-from tinymemory.lifecycle.rules.people import _NATIONALITY
+from tinymemory.lifecycle.rules.people import _KIN, _NATIONALITY
 
 # names --------------------------------------------------------------------------------------------------
 
@@ -16,14 +25,25 @@ _GREETING_NAME = re.compile(rf"^(?i:hi|hello|hey)\b[,!.]?\s+(?i:i'm|i am|this is
 # The name the user goes by, or asks to be called: "I'd rather you called me ...", "my friends call me ..."
 # (contractions are expanded before this reads: "I'd" is "I would").
 _NAME = re.compile(
-    rf"^(?:(?i:my name is|my name's|my first name is|the name's|the name is|call me|you can call me|"
-    rf"i go by|i am called|i (?:have\s+)?changed my name to|"
+    rf"^(?:(?i:my name is(?: actually| really)?|my name's|my first name is|the name's|the name is|"
+    rf"(?:you can\s+)?(?:just\s+)?call me(?: by my (?:nickname|middle name|first name),?)?|"
+    rf"(?:please\s+)?(?:refer to|address)\s+me\s+as|"
+    rf"i go by|i go by my (?:middle|second|first|last) name,?|i am called|i (?:have\s+)?changed my name to|"
     rf"i'm called|please call me|(?:i would\s+)?(?:rather|prefer|like)\s+to\s+be\s+called|"
     rf"i (?:would\s+)?prefer to be called|i would rather be called|i would like you to call me|"
     rf"i would (?:rather|prefer)(?:\s+it)?(?:\s+if)?\s+you\s+(?:to\s+)?call(?:ed)?\s+me|"
-    rf"(?:everyone|everybody|people|most people|(?:all\s+)?my friends|friends|my family)\s+"
+    rf"(?:everyone|everybody|people|most people|folks|most folks|(?:all\s+)?my (?:friends|mates|colleagues)|"
+    rf"friends|my family)\s+"
     rf"(?:(?:all|just|usually|mostly)\s+)*(?:calls?\s+me|knows?\s+me\s+as))"
     rf")\s+({_NAME_RUN})"
+)
+
+
+# "Shiv is what my friends call me", "Bea is what everyone uses": the name before a cleft of calling
+_NAME_CLEFT = re.compile(
+    rf"^({_NAME_RUN})\s+is\s+what\s+(?i:(?:everyone|everybody|people|most people|my friends|friends|"
+    rf"my family|they|folks)\s+(?:(?:all|usually|mostly|tend to)\s+)?(?:calls?\s+me|uses?|go with|goes with|"
+    rf"know me as|knows me as)|i\s+(?:go by|prefer|answer to))\b"
 )
 
 
@@ -32,7 +52,7 @@ def _name(name: str) -> RuleLearning:
 
 
 # "I'm Keziah, and I ...": a clause that is only "I am" and a name, not a nationality or a faith
-_BARE_NAME = re.compile(rf"^(?i:i am)\s+({_NAME_RUN})$")
+_BARE_NAME = re.compile(rf"^(?i:i am)\s+((?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?{_NAME_RUN})$")
 _NOT_NAMES = frozenset(
     [
         "OK",
@@ -55,7 +75,7 @@ _NOT_NAMES = frozenset(
 
 
 def _names(s: str, said_at: datetime) -> list[RuleLearning]:
-    if m := _NAME.match(s):
+    if (m := _NAME.match(s)) or (m := _NAME_CLEFT.match(s)):
         return [_name(m.group(1))]
     m = _BARE_NAME.match(s)
     if m and m.group(1).split()[0] not in _NOT_NAMES and not _NATIONALITY.search(m.group(1)):
@@ -71,11 +91,16 @@ _HOME = re.compile(
     rf"^{_HOUSEHOLD}\s+"
     r"(?:(?:now|currently|still|also|just|finally|recently|officially)\s+)?"
     r"(live in|live near|'m living in|am living in|are living in|'re living in|'m based in|am based in|"
-    r"are based in|'re based in|'m based out of|(?:have\s+)?(?:moved|relocated)(?:\s+house)?"
+    r"are based in|'re based in|'m based out of|am based out of|are based out of|"
+    # the idiom of moving house: "we've upped sticks to X"
+    r"(?:have\s+)?upped sticks(?:\s+and\s+moved)?(?:\s+(?:back|down|up|over|out|across|away|home))*\s+to|"
+    r"(?:have\s+)?(?:moved|relocated|emigrated|immigrated)(?:\s+house)?"
     # a particle of direction changes no destination: "moved back to", "moved down to", "moved out to"
     r"(?:\s+(?:back|down|up|over|out|across|away|home|south|north|east|west|abroad))*"
     r"(?:\s+from\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)?\s+to|"
-    r"(?:have\s+|are\s+|am\s+)?(?:settled|settling)\s+(?:down\s+)?in|(?:have\s+)?made the (?:big\s+)?move to|"
+    r"(?:have\s+|are\s+|am\s+)?(?:settled|settling)\s+(?:down\s+)?(?:into\s+life\s+)?in|"
+    r"(?:am\s+|are\s+)(?:all\s+|finally\s+)?unpacked\s+in|"
+    r"(?:am\s+|are\s+)?(?:renting|rent)\s+in|(?:have\s+)?made the (?:big\s+)?move to|"
     r"live)\s+(.+)$",
     re.I,
 )
@@ -89,22 +114,55 @@ _DWELLING_IN = re.compile(rf"^{_DWELLING_AT}", re.I)
 # "I rent a flat in X", "we're settling into our new place in X": a home named by the dwelling in it
 _DWELLING = re.compile(
     rf"^{_HOUSEHOLD}\s+(?:(?:am|are|have)\s+)?"
-    r"(?:rent|renting|share|sharing|moved into|settled into|settling into|"
-    rf"live in|living in)\s+{_DWELLING_AT}(.+)$",
+    r"(?:rent|renting|share|sharing|moved into|settled into|settling into|own|have got|got|have|bought|"
+    r"have bought|purchased|have purchased|closed on|have closed on|completed on|have completed on|"
+    rf"live in|living in)\s+(?!(?:a|an|the|my|our)\s+(?:holiday|second|summer|weekend|country)\b)"
+    rf"{_DWELLING_AT}(.+)$",
+    re.I,
+)
+# "my place is in Melbourne", "our flat's in Leith": where the user's dwelling is
+_DWELLING_IS = re.compile(
+    r"^(?:my|our)\s+(?:(?:new|own|little|current)\s+)?(?:flat|apartment|house|place|home|cottage|studio|"
+    r"condo|bungalow|loft|townhouse)\s+is\s+(?:now\s+)?(?:in|near|just outside)\s+(.+)$",
+    re.I,
+)
+# "I moved in with my girlfriend in Hull": moving in with someone somewhere is living there
+_MOVED_IN_WITH = re.compile(
+    rf"^{_HOUSEHOLD}\s+(?:have\s+)?(?:(?:just|finally)\s+)?(?:moved in|(?:am |are )?living|live)\s+"
+    r"(?:together\s+)?"
+    r"(?:with\s+(?:my|our|a|an|the)\s+[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]*)?\s+)?(?:in|near)\s+(.+)$",
+    re.I,
+)
+# "Work shipped me off to Chicago", "I was transferred to Leeds": a move the employer made
+_SENT = re.compile(
+    r"^(?:(?:work|my work|my job|my company|my employer|the company|my firm|the firm|they)\s+"
+    r"(?:has\s+|have\s+)?(?:relocated|transferred|posted|moved|shipped|packed)\s+(?:me|us)"
+    r"(?:\s+(?:off|out|over|back|down|up))?|i\s+(?:was|have been|got|am being)\s+"
+    r"(?:relocated|transferred|posted|shipped(?:\s+off)?))\s+to\s+(.+)$",
     re.I,
 )
 # "we now call Brisbane home": calling a place home
+# "We're Toronto-based now": a place before "-based" is where the user is based
+_X_BASED = re.compile(r"^(?:i am|we are)\s+(?:now\s+)?((?-i:[A-Z])[\w' ]*?)-based(?:\s+now)?$", re.I)
+# "I'm a Bristol resident", "I've made Glasgow my home": a place said as the user's residence
+_RESIDENT = re.compile(
+    rf"^(?:i am|we are)\s+(?:now\s+)?(?:an?\s+)?(?:proud\s+)?((?-i:[A-Z])[\w' ]*?)\s+residents?$|"
+    rf"^{_HOUSEHOLD}\s+(?:have\s+)?(?:now\s+)?made\s+((?-i:[A-Z])[\w' ]*?)\s+(?:my|our)\s+(?:new\s+)?home$",
+    re.I,
+)
 _CALL_HOME = re.compile(rf"^{_HOUSEHOLD}\s+(?:now\s+)?call\s+((?:the\s+)?(?-i:[A-Z]).+?)\s+home$", re.I)
 # a bounded stay: "for a week", "for the holidays", "on holiday"
 _STAY = re.compile(
-    r"\b(?:for\s+(?:a|an|one|two|three|a few|a couple of|the)\s+(?:\w+\s+)?(?:nights?|days?|weeks?|"
-    r"weekends?|holidays?|summer|winter|month|festival|conference)|on\s+(?:holiday|vacation|"
+    r"\b(?:for\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|several|\d+|a few|"
+    r"a couple of|the)\s+(?:\w+\s+)?(?:nights?|days?|weeks?|"
+    r"weekends?|holidays?|summer|winter|months?|festival|conference)|on\s+(?:holiday|vacation|"
     r"(?:our|my)\s+honeymoon|a trip|business))\b",
     re.I,
 )
 # "we're in Adelaide now": being in a place is a home only when the clause says it is the present state
 _IN_NOW = re.compile(
-    r"^(?:i am|we are)\s+(?:(?:now|back|finally|permanently)\s+)*in\s+(.+?)"
+    # a particle of direction changes nothing: "I'm down in Brighton these days"
+    r"^(?:i am|we are)\s+(?:(?:now|back|finally|permanently|down|up|over|out)\s+)*in\s+(.+?)"
     r"\s+(?:now|these days|nowadays|for good|permanently)$|"
     r"^(?:i am|we are)\s+now\s+(?:(?:back|finally|permanently)\s+)*in\s+(.+)$",
     re.I,
@@ -114,7 +172,7 @@ _ORIGIN = re.compile(
     r"come from|was raised in)\s+(.+)$",
     re.I,
 )
-_BORN = re.compile(r"^i\s+was born\s+(?:on|in)\s+(.+)$", re.I)
+_BORN = re.compile(r"^i\s+was born\s+(on|in)\s+(.+)$", re.I)
 
 
 def _place(text: str) -> str:
@@ -128,7 +186,8 @@ def _origin(place: str) -> RuleLearning:
 
 
 _HOME_IS = re.compile(
-    r"^home(?:\s+(?:for me|for us|now|these days|nowadays|at the moment|right now))?\s+is\s+(?:now\s+)?(.+)$",
+    r"^home(?:\s+(?:for me|for us|now|these days|nowadays|at the moment|right now))?(?:'s|\s+is)\s+"
+    r"(?:now\s+)?(.+)$",
     re.I,
 )
 
@@ -143,7 +202,21 @@ def _home(s: str, said_at: datetime) -> list[RuleLearning]:
             if (place and _is_name(place))
             else []
         )
-    if (m := _DWELLING.match(s)) or (m := _IN_NOW.match(s)) or (m := _CALL_HOME.match(s)):
+    if (m := _SENT.match(s)) and not _STAY.search(s):
+        place = _place(m.group(1))
+        # a named place, not a part of the employer's ("the London office")
+        if place and _is_name(place) and not place.split()[-1][:1].islower():
+            return [RuleLearning(f"The user lives in {place}.", "fact", About("profile", "home"), 0.8)]
+        return []
+    if (
+        (m := _DWELLING.match(s))
+        or (m := _DWELLING_IS.match(s))
+        or (m := _IN_NOW.match(s))
+        or (m := _CALL_HOME.match(s))
+        or (m := _X_BASED.match(s))
+        or (m := _MOVED_IN_WITH.match(s))
+        or (m := _RESIDENT.match(s))
+    ):
         if _STAY.search(s):
             return []  # "we're renting a villa in Crete for a week" is a stay, not a home
         place = _place(next(g for g in m.groups() if g))
@@ -161,12 +234,25 @@ def _home(s: str, said_at: datetime) -> list[RuleLearning]:
         place = _place(m.group(2))
         return [_origin(place)] if place else []
     if m := _BORN.match(s):
-        what = _TRAIL.sub("", m.group(1)).strip()
+        what = _TRAIL.sub("", m.group(2)).strip()
+        if re.fullmatch(r"(?:in\s+)?\d{4}", what):
+            # a year is not a birthday: "born in 1990" says when, not which day comes round each year
+            return [
+                RuleLearning(f"The user was born in {what}.", "fact", About("profile", "birth year"), 0.85)
+            ]
         if re.match(rf"^(?:\d|the\s+\d|(?:{_MONTHS})\b)", what, re.I):
             value = re.split(r"\s+(?:in|at)\s+(?=[A-Z])", what)[0].strip(", ")
             return [
                 RuleLearning(f"The user was born on {value}.", "fact", About("profile", "birthday"), 0.85)
             ]
+        if m.group(1).lower() == "on":
+            # "born on Christmas Eve" names a day; "born on a farm" names neither a day nor a named place
+            if what[:1].isupper():
+                value = _VALUE_END.split(what, maxsplit=1)[0].strip(", ")
+                return [
+                    RuleLearning(f"The user was born on {value}.", "fact", About("profile", "birthday"), 0.8)
+                ]
+            return []
         place = _place(what)
         if place and place[0].isupper():
             return [RuleLearning(f"The user was born in {place}.", "fact", About("profile", "origin"), 0.8)]
@@ -190,18 +276,23 @@ _NOT_OCCUPATION = frozenset(
         "vegetarian|vegan|pescatarian|fan|lover|member|believer|beginner|parent|person|"
         "morning person|night person|introvert|extrovert|christian|mother|father|brother|sister|"
         "daughter|grandmother|grandfather|newcomer|foreigner|outsider|loner|dreamer|fast learner|"
-        "quick learner|night owl|early riser|insider|bit|lot|kind|sort|part|piece|"
+        "quick learner|night owl|early riser|insider|bit|lot|kind|sort|part|piece|user|drinker|resident|"
+        "native|local|"
     )
     .strip("|")
     .split("|")
 )
 _EMPLOYER = re.compile(
     r"^i\s+(?:(?:now|currently|still|also|just|recently|finally|officially)\s+)?"
-    r"(work at|work for|'m working at|am working at|'m working for|am working for|joined|"
+    r"(work at|work for|work from home for|work remotely for|'m working at|am working at|'m working for|"
+    r"am working for|joined|"
     r"started at|started working at|started working for|got a job at|got a job with|got hired by|"
+    r"am starting at|start at|am starting work at|"
     r"got hired at|was hired by|'ve been hired by|have been hired by|'ve joined|have joined|"
     r"started a new job at|started a job at|'ve started a new job at|'m employed by|am employed by|"
     r"'m employed at|have started at|have started a new job at|now work at|"
+    # being on an employer's books: "I'm on the payroll at X", "I'm on the staff of X"
+    r"am on the (?:payroll|books|staff)\s+(?:at|of|with)|"
     # a verb of getting or starting with a job noun: "landed a role at", "took a position with"
     r"(?:have\s+)?(?:got|gotten|landed|took|taken|accepted|found|secured|started|begun|began)\s+"
     r"(?:a|an|the|my)\s+(?:new\s+)?(?:(?:full|part)[- ]time\s+)?(?:job|position|role|post|placement)"
@@ -209,6 +300,28 @@ _EMPLOYER = re.compile(
     re.I,
 )
 # "I was laid off", "I got made redundant", "I lost my job": a dismissal ends the employer unnamed
+# "Today was my first day at Danone", "it's my first week with Arup": a first day at a named place of work
+_FIRST_DAY = re.compile(
+    r"^(?:(?:today|yesterday|monday|tuesday|wednesday|thursday|friday|it)\s+(?:was|is)\s+|i\s+(?:had|have|start)\s+)"
+    r"my\s+first\s+(?:day|week|shift)\s+(?:at|with)\s+((?-i:(?:the\s+)?[A-Z]).+)$",
+    re.I,
+)
+# the employer as the subject: "Lidl have taken me on as a shift supervisor", "Meta let me go"
+_THEY_HIRED = re.compile(
+    r"^(?P<org>(?-i:(?:the\s+)?[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*){0,2}))\s+(?:have|has|just|finally)?\s*"
+    r"(?:(?P<hire>hired me|taken me on|took me on|employed me)|"
+    r"(?P<fire>let me go|laid me off|fired me|sacked me|made me redundant|dismissed me))\b(?P<rest>.*)$",
+    re.I,
+)
+# "I used to work at a bank": a job the user had is a past job, kept beside whatever they do now
+_USED_TO_WORK = re.compile(r"^i\s+used\s+to\s+work\s+(?P<prep>at|for|in|as)\s+(?P<what>.+)$", re.I)
+# "My last day at Aviva was Friday", "today was my last day at Aviva": a last day past ends the job
+_LAST_DAY = re.compile(
+    r"^(?:my\s+last\s+(?:day|shift)\s+(?:at|with)\s+(?P<org>(?-i:(?:the\s+)?[A-Z])[\w&' .-]*?)\s+was\b.*|"
+    r"(?:today|yesterday|friday|monday|tuesday|wednesday|thursday)\s+was\s+my\s+last\s+(?:day|shift)\s+"
+    r"(?:at|with)\s+(?P<org2>(?-i:(?:the\s+)?[A-Z]).+))$",
+    re.I,
+)
 _DISMISSED = re.compile(
     r"^i\s+(?:was|got|have been|have just been|just got|just lost|lost|have lost)\s+"
     r"(?:laid off|made redundant|let go|fired|sacked|my job)(?P<rest>.*)$",
@@ -222,10 +335,15 @@ _WORKING_AS = (
 )
 _ROLE = re.compile(
     r"^i\s+(?:(?:now|currently|still|also|just|recently|finally|officially)\s+)?"
-    r"(work as|'m working as|am working as|got a job as|was promoted to|'ve been promoted to|"
+    r"(work as|work (?:nights|days|evenings|weekends|shifts|nights and weekends) as|'m working as|"
+    r"am working as|got a job as|was promoted to|'ve been promoted to|(?:have\s+)?stepped up to|"
+    r"(?:have been|was|got|have got|just got)\s+(?:hired|taken on|employed|appointed|taken on)\s+as|"
+    # an appointment in the passive: "I've been made manager of the shop" (not "made redundant")
+    r"(?:have been|have just been|was|got|have got|just got)\s+(?:made|appointed|named)(?!\s+redundant\b)|"
     r"have been promoted to|got promoted to|(?:got|was given|earned|have got) a promotion to|became|"
     r"'ve become|have become|started as|retrained as|"
-    rf"trained as|qualified as|{_WORKING_AS}|"
+    rf"(?:have\s+)?(?:trained|qualified|retrained)\s+as|(?:am\s+)?(?:now\s+)?(?:fully\s+)?qualified as|"
+    rf"start as|am starting as|{_WORKING_AS}|"
     # a job noun after a verb of getting or starting: "I've started a new job as a nurse"
     r"(?:have\s+)?(?:got|gotten|landed|took|taken|accepted|found|started|begun|began)\s+(?:a|an|the|my)\s+"
     r"(?:new\s+)?(?:(?:full|part)[- ]time\s+)?(?:job|position|role|post)\s+as|am|'m)\s+(.+)$",
@@ -234,15 +352,23 @@ _ROLE = re.compile(
 # "I retired last year", "I'm retired now", "I've gone freelance": a state of working is a role,
 # whatever the job was
 _RETIRED = re.compile(
-    r"^i\s+(?:am\s+|have\s+|have gone\s+|went\s+|have become\s+|became\s+)?"
+    r"^i\s+(?:am\s+going\s+|am\s+|have\s+|have gone\s+|went\s+|have become\s+|became\s+)?"
     r"(?:(?:now|finally|officially|just|recently|happily|fully)\s+)*"
     r"((?:semi-)?retired|self-employed|freelance|unemployed|out of work|between jobs)(?P<rest>.*)$",
+    re.I,
+)
+# "I handed in my notice", "I resigned last week": leaving the job, no workplace named
+_RESIGNED = re.compile(
+    r"^i\s+(?:have\s+)?(?:(?:just|finally|officially)\s+)?(?:handed in my notice|resigned|gave my notice|"
+    r"given my notice|quit my job|have quit my job)(?P<rest>.*)$",
     re.I,
 )
 _LEFT_JOB = re.compile(
     r"^i\s+(?:(?:just|finally|recently|officially)\s+)?(?P<verb>quit|left|resigned from|was laid off from|"
     r"got laid off from|was fired from|got fired from|retired from|have left|have quit|"
-    r"handed in my notice at|"
+    r"was sacked from|got sacked from|was let go from|got let go from|was let go by|got let go by|"
+    r"packed in|jacked in|chucked in|have packed in|"
+    r"handed in my notice at|handed my notice in at|have handed my notice in at|have handed in my notice at|"
     r"stopped working at|stopped working for)\s+(?P<job>my job at\s+|my job with\s+|my position at\s+|"
     r"my role at\s+|my job as\s+(?:an?\s+)?(?P<role>[\w\s-]+?)\s+at\s+|my job as\s+(?:an?\s+)?"
     r"(?P<oldrole>[\w\s-]+)$|)(?P<org>.*)$",
@@ -272,6 +398,57 @@ def _role_value(text: str) -> tuple[str, str | None]:
 
 
 def _job(s: str, said_at: datetime) -> list[RuleLearning]:
+    if m := _USED_TO_WORK.match(s):
+        what = _ended(m.group("what")) if m.group("prep") != "as" else _role_value(m.group("what"))[0]
+        if not what:
+            return []
+        prep = m.group("prep").lower()
+        kind = "past role" if prep == "as" else "past employer"
+        said = _article(what) if prep == "as" else what
+        return [
+            RuleLearning(
+                f"The user used to work {prep} {said}.",
+                "fact",
+                About("profile", f"{kind} {_key(what)}"),
+                0.75,
+            )
+        ]
+    if m := _LAST_DAY.match(s):
+        org = _org(m.group("org") or m.group("org2"))
+        return [
+            RuleLearning(f"The user no longer works at {org}.", "fact", About("profile", "employer"), 0.8)
+        ]
+    if m := _FIRST_DAY.match(s):
+        org = _org(m.group(1))
+        return (
+            [RuleLearning(f"The user works at {org}.", "fact", About("profile", "employer"), 0.8)]
+            if org
+            else []
+        )
+    if m := _THEY_HIRED.match(s):
+        org = m.group("org")
+        if m.group("org").split()[0] in {"I", "We", "They", "He", "She", "It", "My", "Our", "You", "Work"}:
+            return []
+        rest = m.group("rest")
+        timed = _VALUE_END.match(rest) or re.match(
+            r"^\s+(?:in|after|during|as part of|following|with)\b", rest, re.I
+        )
+        if m.group("fire") and rest.strip() and not timed:
+            return []  # "Google let me go home early" is leave, not a dismissal
+        if m.group("fire"):
+            return [
+                RuleLearning(f"The user no longer works at {org}.", "fact", About("profile", "employer"), 0.8)
+            ]
+        out = [RuleLearning(f"The user works at {org}.", "fact", About("profile", "employer"), 0.8)]
+        if r := re.match(r"^\s+as\s+(.+)$", m.group("rest")):
+            hired_as = _role_value(r.group(1))[0]
+            if hired_as:
+                out.append(
+                    RuleLearning(
+                        f"The user works as {_article(hired_as)}.", "fact", About("profile", "role"), 0.8
+                    )
+                )
+        return out
     if (m := _RETIRED.match(s)) and (
         not _TRAIL.sub("", m.group("rest")).strip() or _VALUE_END.match(m.group("rest"))
     ):
@@ -280,6 +457,10 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         not _TRAIL.sub("", m.group("rest")).strip() or _VALUE_END.match(m.group("rest"))
     ):
         return [RuleLearning("The user lost their job.", "fact", About("profile", "employer"), 0.75)]
+    if (m := _RESIGNED.match(s)) and (
+        not _TRAIL.sub("", m.group("rest")).strip() or _VALUE_END.match(m.group("rest"))
+    ):
+        return [RuleLearning("The user left their job.", "fact", About("profile", "employer"), 0.75)]
     if m := _LEFT_JOB.match(s):
         org = _org(m.group("org") or "")
         role = m.group("role") or m.group("oldrole")
@@ -312,6 +493,11 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         role = None
         if r := re.match(r"^(.+?)\s+as\s+(?:an?\s+)?(.+)$", rest):
             rest, role = r.group(1), _role_value(r.group(2))[0]
+        # "a startup called Nimbus": the name a described workplace goes by
+        if c := re.match(
+            r"^(?:an?|the)\s+(?:[\w-]+\s+){1,3}?(?:called|named)\s+((?-i:[A-Z]).+)$", rest, re.I
+        ):
+            rest = c.group(1)
         org = _org(rest)
         if not org or not (_is_name(org) or (verb in {"work at", "work for"} and org[:1].isalpha())):
             return []
@@ -330,15 +516,28 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         value, employer = _role_value(said)
         # the noun phrase stays whole with its of-phrase ("head of department"); its head is the noun
         # before "of"
-        value = re.split(r"\s+(?:in|who|that|and|but)\s+", value, maxsplit=1)[0]
+        value = re.split(r"\s+(?:in|on|who|that|and|but)\s+", value, maxsplit=1)[0]
         core = re.split(r"\s+of\s+", value, maxsplit=1)[0]
         head = core.split()[-1].lower() if core else ""
-        if value.lower() in _NOT_OCCUPATION or head in _NOT_OCCUPATION or len(value.split()) > 5:
+        # a kinship word is no job: "I became a dad last year"
+        kin = re.fullmatch(rf"(?:{_KIN})s?", head, re.I)
+        if value.lower() in _NOT_OCCUPATION or head in _NOT_OCCUPATION or kin or len(value.split()) > 5:
             return []
-        if re.fullmatch(_WORKING_AS, verb) and not _OCCUPATION.search(head):
+        appointed = bool(re.search(r"\b(?:made|appointed|named)$", verb))
+        if (re.fullmatch(_WORKING_AS, verb) or "stepped" in verb or appointed) and not _OCCUPATION.search(
+            head
+        ):
             return []  # "consulting as ..." names a job only when its head is an occupation
         if verb in {"am", "'m"}:
-            if not re.match(r"^(?:an?\s+)", _TRAIL.sub("", m.group(2)).strip(), re.I):
+            said_role = _TRAIL.sub("", m.group(2)).strip()
+            # a title with an of-phrase needs no article: "I'm head of marketing at Zalando"
+            titled = re.match(
+                r"^(?:head|director|chief|vp|vice president|manager|lead|ceo|cto|cfo|coo|founder|co-founder|"
+                r"president|chair)\s+of\s",
+                said_role,
+                re.I,
+            )
+            if not (re.match(r"^(?:an?|the)\s+", said_role, re.I) or titled):
                 return []
             if not _OCCUPATION.search(head):
                 return []

@@ -7,19 +7,23 @@ import re
 from tinymemory.lifecycle.rules.english import _LEAD
 from tinymemory.lifecycle.rules.people import _KIN, _PETS
 
-_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+# a title's full stop ("Dr. Khan") ends no sentence
+_SENTENCES = re.compile(r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<=[.!?])\s+|\n+")
 # -- clauses ------------------------------------------------------------------------------------------
 
 _SUBJECT_START = r"(?:i|i'm|i've|i'd|i'll|i am|i was|my|we|we're|we've|our)\b"
 _CLAUSE_SPLIT = re.compile(
     rf"\s*;\s*|\s*(?:,\s*|\s+)(?:and|but|so|plus|though|although|while|whereas|yet)\s+(?={_SUBJECT_START}|"
-    rf"(?:also|now|actually)\s+{_SUBJECT_START})|,\s+(?={_SUBJECT_START})",
+    rf"(?:also|now|actually)\s+{_SUBJECT_START}|"
+    # a clause whose object is the user is about the user too: "..., and penicillin brings me out in hives"
+    rf"[\w' -]{{2,30}}?\s+(?:brings?|gives?|makes?)\s+me\b)|,\s+(?={_SUBJECT_START})",
     re.I,
 )
 # A verb that continues the subject of the clause before it: "I live in X and work as a Y".
 _ELLIPSIS_VERBS = (
     r"work|live|love|like|prefer|hate|enjoy|have|am|study|teach|own|play|moved|relocated|quit|left|"
-    r"joined|started|got|became|drink|eat|go|went|run|ran|speak|use|can't|don't|do not|no longer|never|always"
+    r"joined|started|got|became|retired|drink|eat|go|went|run|ran|speak|use|can't|don't|do not|no longer|"
+    r"never|always"
 )
 _ELLIPSIS_SPLIT = re.compile(rf"\s*(?:,\s*|\s+)(?:and|but)\s+(?=(?:{_ELLIPSIS_VERBS})\b)", re.I)
 
@@ -38,6 +42,41 @@ _CONTRACTIONS = (
 _NAMED_KIN = re.compile(
     rf"^(?i:my|our)\s+(?:[a-z]+\s+)?(?i:{_KIN}|{_PETS})\s*,?\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s*,?$"
 )
+
+
+# "Gareth, my husband, does the cooking": a name with its relation in apposition is "my husband Gareth"
+_APPOSED = re.compile(
+    rf"^(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?),\s+(?P<rel>(?i:my|our)\s+(?:[a-z-]+\s+)?(?i:{_KIN}|{_PETS})),\s+"
+)
+# "..., she's called Luna", "...; his name is Mateo": a clause naming what the clause before introduced
+_NAMED_NEXT = re.compile(
+    r"^(?:(?:she|he|it|they)(?:\s+is|'s|\s+are)\s+(?:called|named)|(?:her|his|its|their)\s+name"
+    r"(?:'s|\s+is))\s+(?-i:([A-Z][\w'-]*))$",
+    re.I,
+)
+
+
+def _apposed(sentence: str) -> str:
+    m = _APPOSED.match(sentence)
+    if m is None or m.group("name").split()[0] in {"I", "We", "My", "Our", "The", "Yes", "No", "Oh", "So"}:
+        return sentence
+    # a lead adverb ("Honestly, my sister, she ...") or a subject restated by a pronoun is no apposition
+    rest = sentence[m.end() :]
+    if m.group("name").lower().endswith("ly") or re.match(r"^(?:she|he|they|it|i|we|you)\b", rest, re.I):
+        return sentence
+    return f"{m.group('rel')} {m.group('name')} {rest}"
+
+
+def _named_next(parts: list[str]) -> list[str]:
+    """ "We brought home a greyhound; she's called Luna" -> "We brought home a greyhound named Luna"."""
+    out: list[str] = []
+    for part in parts:
+        m = _NAMED_NEXT.match(part)
+        if m and out and re.search(r"\b(?:an?)\s+(?:[\w-]+\s+){0,2}[\w-]+$", out[-1], re.I):
+            out[-1] = f"{out[-1]} named {m.group(1)}"
+            continue
+        out.append(part)
+    return out
 
 
 def clauses(sentence: str) -> list[str]:
@@ -61,11 +100,11 @@ def clauses(sentence: str) -> list[str]:
         out.append(pieces[0])
         for piece in pieces[1:]:
             out.append(f"{subject.group(1)} {piece}" if subject else piece)
-    return [c for c in (_clean(p) for p in out) if c]
+    return _named_next([c for c in (_clean(p) for p in out) if c])
 
 
 def _clean(raw: str) -> str:
-    s = raw.strip().rstrip(".!?").strip()
+    s = _apposed(raw.strip().rstrip(".!?").strip())
     s = re.sub(r"[\u2019\u2018]", "'", s)
     for pattern, full in _CONTRACTIONS:
         s = re.sub(pattern, full, s, flags=re.I)
@@ -84,7 +123,8 @@ def _clean(raw: str) -> str:
 _ADDITIVE_TAIL = re.compile(
     r"(?:,?\s+(?:too|as well|also|either|as well as that)|,\s*(?:sadly|unfortunately|luckily|fortunately|"
     r"thankfully|honestly|of course|believe it or not|to make (?:things|matters|it) worse|for the record|"
-    r"for what it's worth|as it happens|funnily enough|if that matters|if that helps|lol|haha))+$",
+    r"for what it's worth|as it happens|funnily enough|if that matters|if that helps|by the way|btw|lol|"
+    r"haha))+$",
     re.I,
 )
 
@@ -104,6 +144,8 @@ def _present(s: str) -> str:
         r"^(i|we)\s+have\s+been\s+(?=\w+ing\b)", lambda m: f"{m.group(1)} {_be(m.group(1))} ", s, flags=re.I
     )
     duration = r"(?=.*\s(?:for|since)\s)"
+    # "I've had epilepsy since I was a teenager": a condition had for a while is one the user has
+    s = re.sub(rf"^(i|we)\s+have\s+had\s+(?!a\b|an\b|the\b|my\b|to\b){duration}", r"\1 have ", s, flags=re.I)
     s = re.sub(
         rf"^(i|we)\s+have\s+(lived|worked)\b{duration}",
         lambda m: f"{m.group(1)} {_BASE[m.group(2).lower()]}",
