@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from test_sqlite_support import note
+from test_sqlite_support import fts_oracle, note, undo_v12
 from tinymemory.api import Conflict, FetchRequest, ListRequest
 from tinymemory.engines.sqlite import SqliteEngine, schema
 from tinymemory.engines.sqlite.db import connect
@@ -23,7 +23,8 @@ async def test_a_new_file_is_migrated_to_the_current_version_with_wal_and_full_s
     assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
     assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert {"items", "item_tags", "items_fts", "vectors"} <= tables
+    assert {"items", "item_tags", "lex_docs", "lex_postings", "vectors"} <= tables
+    assert "items_fts" not in tables  # schema 12: no FTS5 (every lexical read ranks from the postings)
 
 
 def test_migrate_is_idempotent_and_reports_the_old_version(tmp_path: Path) -> None:
@@ -79,6 +80,7 @@ async def test_a_version_1_file_is_upgraded_in_place_and_keeps_its_memory(tmp_pa
     async with SqliteEngine(path, embedder=None) as engine:
         await engine.list(ListRequest())
     raw = sqlite3.connect(path, isolation_level=None)
+    undo_v12(raw)
     for undo in (  # what a version 1 file looks like
         "DROP TABLE relations",
         "DROP TABLE lex_postings",
@@ -102,8 +104,11 @@ async def test_a_version_1_file_is_upgraded_in_place_and_keeps_its_memory(tmp_pa
         hits = (await engine.fetch(FetchRequest("migration working"))).hits
         assert [h.item.id for h in hits] == [stored.id]
     raw = sqlite3.connect(path)
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 11
-    assert raw.execute("SELECT doc FROM items_vocab WHERE term = 'migrat'").fetchone() == (1,)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 12
+    assert raw.execute("SELECT sum(df) FROM lex_terms WHERE term = 'migrat'").fetchone() == (1,)
+    assert not raw.execute(
+        "SELECT 1 FROM sqlite_master WHERE name IN ('items_fts', 'items_vocab')"
+    ).fetchall()
 
 
 async def test_a_version_4_file_drops_forgotten_words_and_counts_its_namespaces(tmp_path: Path) -> None:
@@ -131,9 +136,10 @@ async def test_a_version_4_file_drops_forgotten_words_and_counts_its_namespaces(
     async with SqliteEngine(path, embedder=None) as engine:
         assert (await engine.fetch(FetchRequest("secretword"))).hits == ()
     raw = sqlite3.connect(path)
+    fts_oracle(raw)
     assert raw.execute("SELECT count(*) FROM items_fts WHERE items_fts MATCH 'secretword'").fetchone() == (0,)
-    assert raw.execute("SELECT context FROM items_fts WHERE rowid = 1").fetchone() == ("gamma",)
-    assert raw.execute("SELECT context FROM items_fts WHERE rowid = 3").fetchone() == ("alpha",)
+    assert raw.execute("SELECT context FROM lex_docs WHERE doc = 1").fetchone() == ("gamma",)
+    assert raw.execute("SELECT context FROM lex_docs WHERE doc = 3").fetchone() == ("alpha",)
     assert raw.execute("SELECT ns, docs, tokens FROM lex_ns ORDER BY ns").fetchall() == [
         ("ns:one", 2, 4),
         ("ns:two", 1, 1),
