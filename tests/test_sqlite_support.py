@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tinymemory.api import ItemKind, ItemMeta, Namespace, NewItem
+from tinymemory.engines.sqlite import lexstats
 from tinymemory.engines.sqlite.fts_terms import TOKENIZER
 
 HASH_DIM = 32
@@ -87,9 +88,24 @@ def fts_oracle(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE VIRTUAL TABLE temp.fts_oracle USING fts5vocab(temp, items_fts, 'instance')")
 
 
+def held_df(conn: sqlite3.Connection) -> list[tuple[str, int, int]]:
+    """Each (term, namespace number)'s row count as reads see it: `lex_terms` and the tail's rows."""
+    rows = conn.execute(
+        "SELECT term, space, sum(df) FROM (SELECT term, space, df FROM lex_terms UNION ALL"
+        " SELECT j.key AS term, t.space AS space, 1 AS df FROM lex_tail t, json_each(t.postings) j)"
+        " GROUP BY term, space ORDER BY term, space"
+    )
+    return [(str(t), int(s), int(d)) for t, s, d in rows]
+
+
 def undo_v12(conn: sqlite3.Connection) -> None:
-    """Make a current file look as it did before schema 12, for a test of an older file's upgrade: the
-    analysed columns in the FTS5 table `items_fts` with its row vocabulary `items_vocab`, no `lex_docs`."""
+    """Make a current file look as it did before schema 12, for a test of an older file's upgrade: every
+    row's postings in `lex_postings` (no tail), the analysed columns in the FTS5 table `items_fts` with
+    its row vocabulary `items_vocab`, no `lex_docs`."""
+    conn.execute("BEGIN IMMEDIATE")
+    lexstats.fold(conn)
+    conn.execute("COMMIT")
+    conn.execute("DROP TABLE lex_tail")
     conn.execute(f"CREATE VIRTUAL TABLE items_fts USING fts5(title, body, context, tokenize = '{TOKENIZER}')")
     conn.execute(
         "INSERT INTO items_fts (rowid, title, body, context) SELECT doc, title, body, context FROM lex_docs"
@@ -112,6 +128,10 @@ def fts_postings(conn: sqlite3.Connection) -> list[tuple[int, str, int, int, int
 
 
 def held_postings(conn: sqlite3.Connection) -> list[tuple[int, str, int, int, int, int]]:
-    """What `lex_postings` holds, sorted as `fts_postings`."""
-    rows = conn.execute("SELECT space, term, doc, title, body, context FROM lex_postings")
+    """What `lex_postings` and the tail (`lex_tail`) hold, sorted as `fts_postings`."""
+    rows = conn.execute(
+        "SELECT space, term, doc, title, body, context FROM lex_postings UNION ALL"
+        " SELECT t.space, j.key, t.doc, j.value ->> 0, j.value ->> 1, j.value ->> 2"
+        " FROM lex_tail t, json_each(t.postings) j"
+    )
     return sorted((int(a), str(b), int(c), int(d), int(e), int(f)) for a, b, c, d, e, f in rows)

@@ -44,6 +44,13 @@ from tinymemory.retrieval.pipeline import ScopeStats
 # Schema 5 to 11 kept them in the FTS5 table `items_fts`; their migration steps pass that name.
 DOCS = "lex_docs"
 
+# Rows a single store indexes wait in the tail (`lex_tail`, one row each: its namespace's number, its
+# length and its postings as JSON) instead of going into `lex_postings` and `lex_terms`, whose b-trees
+# are keyed by the term, so that one row's ten or so terms each dirtied a page of its own (18 of a
+# store's 30 pages). Reads take the tail's rows of their reach beside the postings (`search`, `stats`).
+# A write that would leave the tail with this many rows folds it: they all go into the postings then.
+TAIL_FOLD = 64
+
 # a row's postings: term -> how often it occurs in (title, body, context)
 Postings = dict[str, tuple[int, int, int]]
 
@@ -62,7 +69,7 @@ def length(postings: Postings) -> int:
 
 
 class Deltas(Counts):
-    """`Counts` applied to SQLite's statistics tables, and the rows whose postings change."""
+    """`Counts` applied to SQLite's statistics tables, the rows whose postings change, and the tail."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -70,6 +77,8 @@ class Deltas(Counts):
         self._held: dict[int, tuple[str, list[str]]] = {}
         # row -> (namespace, postings) it will hold once flushed (None: none)
         self._next: dict[int, tuple[str, Postings] | None] = {}
+        # row -> (namespace, postings) it will hold in `lex_tail` once flushed (None: leaves the tail)
+        self._tail: dict[int, tuple[str, Postings] | None] = {}
 
     def post(self, rowid: int, ns: str, before: Postings | None, after: Postings | None) -> None:
         """A row's postings change from `before` (None: a new row) to `after` (None: none). Every posting
@@ -78,18 +87,31 @@ class Deltas(Counts):
             self._held[rowid] = (ns, list(before))
         self._next[rowid] = None if after is None else (ns, after)
 
+    def defer(self, rowid: int, ns: str, postings: Postings | None) -> None:
+        """A row's postings in the tail become `postings` (None: it leaves the tail, unindexed)."""
+        self._tail[rowid] = None if postings is None else (ns, postings)
+
+    def in_tail(self, conn: sqlite3.Connection, rowid: int) -> bool:
+        """Whether a row's postings are in the tail (or go there with this transaction)."""
+        if rowid in self._tail:
+            return self._tail[rowid] is not None
+        return conn.execute("SELECT 1 FROM lex_tail WHERE doc = ?", (rowid,)).fetchone() is not None
+
     def flush(self, conn: sqlite3.Connection) -> None:
         """Apply the changes; a term or namespace no indexed row holds any more leaves no trace (purge
-        must remove its bytes)."""
+        must remove its bytes). New rows go to the tail unless it would then hold TAIL_FOLD rows: then
+        they and the tail's rows go into the postings and the term counts."""
         spaces = set(self.docs) | set(self.tokens) | {ns for _, ns in self.df}
         spaces |= {ns for ns, _ in self._held.values()}
         spaces |= {got[0] for got in self._next.values() if got is not None}
+        spaces |= {got[0] for got in self._tail.values() if got is not None}
         conn.executemany(
             "INSERT INTO lex_ns (ns, docs, tokens) VALUES (?, ?, ?) ON CONFLICT (ns) DO UPDATE SET"
             " docs = docs + excluded.docs, tokens = tokens + excluded.tokens",
             [(ns, self.docs[ns], self.tokens[ns]) for ns in spaces],
         )
         number = _numbers(conn, spaces)
+        self._write_tail(conn, number)
         moved = [(t, number[ns], d) for (t, ns), d in self.df.items() if d]
         conn.executemany(
             "INSERT INTO lex_terms (term, space, df) VALUES (?, ?, ?)"
@@ -114,6 +136,57 @@ class Deltas(Counts):
         self.tokens.clear()
         self._held.clear()
         self._next.clear()
+        self._tail.clear()
+
+    def _write_tail(self, conn: sqlite3.Connection, number: dict[str, int]) -> None:
+        """Write the tail's changes; when the tail would reach TAIL_FOLD rows, move them all to the
+        postings instead (this transaction's as new postings, the held ones by `fold`)."""
+        if not self._tail:
+            return
+        adds = sum(got is not None for got in self._tail.values())
+        held = int(conn.execute("SELECT count(*) FROM lex_tail").fetchone()[0]) if adds else 0
+        if held + adds < TAIL_FOLD:
+            gone = [(rowid,) for rowid, got in self._tail.items() if got is None]
+            if gone:
+                conn.executemany("DELETE FROM lex_tail WHERE doc = ?", gone)
+            conn.executemany(
+                "INSERT OR REPLACE INTO lex_tail (doc, space, len, postings) VALUES (?, ?, ?, ?)",
+                [
+                    (rowid, number[got[0]], length(got[1]), json.dumps(got[1], separators=(",", ":")))
+                    for rowid, got in self._tail.items()
+                    if got is not None
+                ],
+            )
+            return
+        fold(conn, skip=set(self._tail))
+        for rowid, got in self._tail.items():  # this transaction's: new postings of a new row
+            if got is not None:
+                self.count(got[0], got[1], 1, 0, 0)
+                self._next[rowid] = got
+
+
+def fold(conn: sqlite3.Connection, skip: Iterable[int] = ()) -> int:
+    """Move the tail's rows (but those in `skip`, which the caller writes itself) into the postings and
+    the term counts, leaving the tail empty; return how many moved."""
+    left = set(skip)
+    rows = [
+        (int(space), int(doc), _decoded(str(text)))
+        for doc, space, text in conn.execute("SELECT doc, space, postings FROM lex_tail")
+        if int(doc) not in left
+    ]
+    conn.execute("DELETE FROM lex_tail")
+    conn.executemany(
+        "INSERT INTO lex_terms (term, space, df) VALUES (?, ?, ?)"
+        " ON CONFLICT (term, space) DO UPDATE SET df = df + excluded.df",
+        [(t, space, d) for (t, space), d in Counter((t, sp) for sp, _, got in rows for t in got).items()],
+    )
+    write_postings(conn, rows)
+    return len(rows)
+
+
+def _decoded(text: str) -> Postings:
+    """A tail row's postings, as `lex_tail.postings` holds them (JSON: term -> [title, body, context])."""
+    return {t: (int(f[0]), int(f[1]), int(f[2])) for t, f in json.loads(text).items()}
 
 
 def rewrite_postings(conn: sqlite3.Connection) -> None:
@@ -138,6 +211,13 @@ _POSTINGS_TABLE = (
     "CREATE TABLE {name} (term TEXT NOT NULL, space INTEGER NOT NULL, doc INTEGER NOT NULL,"
     " title INTEGER NOT NULL, body INTEGER NOT NULL, context INTEGER NOT NULL, len INTEGER NOT NULL,"
     " PRIMARY KEY (term, space, doc)) WITHOUT ROWID"
+)
+
+
+# the tail (TAIL_FOLD): rows indexed since the last fold, keyed by the row
+TAIL_TABLE = (
+    "CREATE TABLE lex_tail (doc INTEGER PRIMARY KEY, space INTEGER NOT NULL, len INTEGER NOT NULL,"
+    " postings TEXT NOT NULL)"
 )
 
 
@@ -184,8 +264,8 @@ def index(
     conn.execute(
         f"INSERT INTO {DOCS} (doc, title, body, context) VALUES (?, ?, ?, ?)", (rowid, title, body, context)
     )
-    deltas.count(ns, posted, 1, 1, length(posted))
-    deltas.post(rowid, ns, None, posted)
+    deltas.count(ns, (), 0, 1, length(posted))  # its terms are counted when the tail is folded
+    deltas.defer(rowid, ns, posted)
 
 
 def _indexed(conn: sqlite3.Connection, rowid: int, docs: str = DOCS) -> tuple[str, str, str, str] | None:
@@ -208,8 +288,12 @@ def unindex(conn: sqlite3.Connection, deltas: Deltas, rowid: int) -> bool:
     held = postings_of(title, body, context)
     conn.execute(f"DELETE FROM {DOCS} WHERE doc = ?", (rowid,))
     conn.execute("UPDATE items SET lex_len = 0 WHERE rowid = ?", (rowid,))
-    deltas.count(ns, held, -1, -1, -length(held))
-    deltas.post(rowid, ns, held, None)
+    if deltas.in_tail(conn, rowid):
+        deltas.count(ns, (), 0, -1, -length(held))
+        deltas.defer(rowid, ns, None)
+    else:
+        deltas.count(ns, held, -1, -1, -length(held))
+        deltas.post(rowid, ns, held, None)
     return True
 
 
@@ -227,12 +311,15 @@ def set_context(
     if old == context:
         return
     before, after = postings_of(title, body, old), postings_of(title, body, context)
-    gone, new = before.keys() - after.keys(), after.keys() - before.keys()
     conn.execute(f"UPDATE {docs} SET context = ? WHERE rowid = ?", (context, rowid))
     conn.execute("UPDATE items SET lex_len = ? WHERE rowid = ?", (length(after), rowid))
+    deltas.count(ns, (), 0, 0, length(after) - length(before))
+    if docs == DOCS and deltas.in_tail(conn, rowid):  # (before schema 13 there was no tail)
+        deltas.defer(rowid, ns, after)
+        return
+    gone, new = before.keys() - after.keys(), after.keys() - before.keys()
     deltas.count(ns, new, 1, 0, 0)
     deltas.count(ns, gone, -1, 0, 0)
-    deltas.count(ns, (), 0, 0, length(after) - length(before))
     deltas.post(rowid, ns, before, after)
 
 
@@ -267,25 +354,28 @@ def stats(conn: sqlite3.Connection, scope: Reach | None, query_terms: list[str])
     ).fetchone()
     df: dict[str, int] = {}
     if query_terms:
+        # each term's rows: the namespaces' counts (the whole file's: its range of the (term, space) key),
+        # and the tail's rows that hold it
         marks = ",".join("?" * len(query_terms))
-        if where is None:  # every namespace's counts of each term: its range of the (term, space) key
-            rows = conn.execute(
-                f"SELECT term, sum(df) FROM lex_terms WHERE term IN ({marks}) GROUP BY term", query_terms
-            )
-        else:
-            tparams: Params = list(query_terms)
-            twhere = reach_sql(scope, tparams, column="ns")
-            rows = conn.execute(
-                f"SELECT term, sum(df) FROM lex_terms WHERE term IN ({marks})"
-                f" AND space IN (SELECT id FROM lex_ns WHERE {twhere}) GROUP BY term",
-                tparams,
-            )
+        tparams: Params = list(query_terms)
+        twhere = reach_sql(scope, tparams, column="ns")
+        tparams.extend(query_terms)
+        in_reach = "" if twhere is None else f" AND space IN (SELECT id FROM lex_ns WHERE {twhere})"
+        if twhere is not None:
+            reach_sql(scope, tparams, column="ns")
+        rows = conn.execute(
+            f"SELECT term, sum(df) FROM (SELECT term, df FROM lex_terms WHERE term IN ({marks}){in_reach}"
+            f" UNION ALL SELECT j.key AS term, 1 AS df FROM lex_tail, json_each(lex_tail.postings) j"
+            f" WHERE j.key IN ({marks}){in_reach}) GROUP BY term",
+            tparams,
+        )
         df = {str(t): int(d) for t, d in rows}
     return ScopeStats(int(docs), int(tokens), df)
 
 
 def rebuild(conn: sqlite3.Connection) -> None:
     """Recount every statistic and posting from the index (a repair)."""
+    conn.execute("DELETE FROM lex_tail")
     conn.execute("DELETE FROM lex_postings")
     conn.execute("DELETE FROM lex_terms")
     conn.execute("DELETE FROM lex_ns")
