@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from test_sqlite_support import fts_oracle, fts_postings, held_postings, undo_v12
+from test_sqlite_support import fts_oracle, fts_postings, held_postings, to_version_11
 from tinymemory.api import (
     About,
     FetchRequest,
@@ -225,7 +225,7 @@ async def test_a_version_9_file_gains_the_postings_and_ranks_as_before(tmp_path:
     before, postings = ranked(conn), held_postings(conn)
     conn.close()
     raw = sqlite3.connect(path, isolation_level=None)
-    undo_v12(raw)
+    to_version_11(raw)
     raw.execute("DROP TABLE lex_postings")
     raw.execute("CREATE VIRTUAL TABLE items_postings USING fts5vocab(items_fts, 'instance')")
     raw.execute("PRAGMA user_version = 9")

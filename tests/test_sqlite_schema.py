@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from test_sqlite_support import fts_oracle, note, undo_v12
+from test_sqlite_support import fts_oracle, note, to_version_11
 from tinymemory.api import Conflict, FetchRequest, ListRequest
 from tinymemory.engines.sqlite import SqliteEngine, lexstats, schema
 from tinymemory.engines.sqlite.db import connect
@@ -80,7 +80,7 @@ async def test_a_version_1_file_is_upgraded_in_place_and_keeps_its_memory(tmp_pa
     async with SqliteEngine(path, embedder=None) as engine:
         await engine.list(ListRequest())
     raw = sqlite3.connect(path, isolation_level=None)
-    undo_v12(raw)
+    to_version_11(raw)
     for undo in (  # what a version 1 file looks like
         "DROP TABLE relations",
         "DROP TABLE lex_postings",

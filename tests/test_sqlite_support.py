@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import sys
 from collections.abc import Sequence
 from datetime import datetime
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
 from tinymemory.api import ItemKind, ItemMeta, Namespace, NewItem
-from tinymemory.engines.sqlite import lexstats
 from tinymemory.engines.sqlite.fts_terms import TOKENIZER
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from disk import to_version_11 as to_version_11  # re-exported for the upgrade tests
 
 HASH_DIM = 32
 
@@ -96,22 +100,6 @@ def held_df(conn: sqlite3.Connection) -> list[tuple[str, int, int]]:
         " GROUP BY term, space ORDER BY term, space"
     )
     return [(str(t), int(s), int(d)) for t, s, d in rows]
-
-
-def undo_v12(conn: sqlite3.Connection) -> None:
-    """Make a current file look as it did before schema 12, for a test of an older file's upgrade: every
-    row's postings in `lex_postings` (no tail), the analysed columns in the FTS5 table `items_fts` with
-    its row vocabulary `items_vocab`, no `lex_docs`."""
-    conn.execute("BEGIN IMMEDIATE")
-    lexstats.fold(conn)
-    conn.execute("COMMIT")
-    conn.execute("DROP TABLE lex_tail")
-    conn.execute(f"CREATE VIRTUAL TABLE items_fts USING fts5(title, body, context, tokenize = '{TOKENIZER}')")
-    conn.execute(
-        "INSERT INTO items_fts (rowid, title, body, context) SELECT doc, title, body, context FROM lex_docs"
-    )
-    conn.execute("CREATE VIRTUAL TABLE items_vocab USING fts5vocab(items_fts, 'row')")
-    conn.execute("DROP TABLE lex_docs")
 
 
 def fts_postings(conn: sqlite3.Connection) -> list[tuple[int, str, int, int, int, int]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from test_sqlite_lexical_postings import QUERIES, TEXTS
-from test_sqlite_support import fts_oracle, fts_postings, held_df, held_postings, undo_v12
+from test_sqlite_support import fts_oracle, fts_postings, held_df, held_postings, to_version_11
 from tinymemory.api import (
     About,
     ForgetRequest,
@@ -157,7 +157,7 @@ async def test_a_version_10_file_is_recounted_and_ranks_as_a_new_one(tmp_path: P
     new = held_postings(conn), namespaces(conn)
     conn.close()
     raw = sqlite3.connect(path, isolation_level=None)
-    undo_v12(raw)
+    to_version_11(raw)
     # what version 10 kept: postings led by the namespace, without lengths; counts split on whitespace
     raw.execute(
         "CREATE TABLE old (space INTEGER NOT NULL, term TEXT NOT NULL, doc INTEGER NOT NULL,"
