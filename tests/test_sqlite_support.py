@@ -96,7 +96,7 @@ def held_df(conn: sqlite3.Connection) -> list[tuple[str, int, int]]:
     """Each (term, namespace number)'s row count as reads see it: `lex_terms` and the tail's rows."""
     rows = conn.execute(
         "SELECT term, space, sum(df) FROM (SELECT term, space, df FROM lex_terms UNION ALL"
-        " SELECT j.key AS term, t.space AS space, 1 AS df FROM lex_tail t, json_each(t.postings) j)"
+        " SELECT term, space, 1 AS df FROM lex_tail)"
         " GROUP BY term, space ORDER BY term, space"
     )
     return [(str(t), int(s), int(d)) for t, s, d in rows]
@@ -119,7 +119,6 @@ def held_postings(conn: sqlite3.Connection) -> list[tuple[int, str, int, int, in
     """What `lex_postings` and the tail (`lex_tail`) hold, sorted as `fts_postings`."""
     rows = conn.execute(
         "SELECT space, term, doc, title, body, context FROM lex_postings UNION ALL"
-        " SELECT t.space, j.key, t.doc, j.value ->> 0, j.value ->> 1, j.value ->> 2"
-        " FROM lex_tail t, json_each(t.postings) j"
+        " SELECT space, term, doc, title, body, context FROM lex_tail"
     )
     return sorted((int(a), str(b), int(c), int(d), int(e), int(f)) for a, b, c, d, e, f in rows)

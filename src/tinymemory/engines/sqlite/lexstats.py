@@ -44,11 +44,12 @@ from tinymemory.retrieval.pipeline import ScopeStats
 # Schema 5 to 11 kept them in the FTS5 table `items_fts`; their migration steps pass that name.
 DOCS = "lex_docs"
 
-# Rows a single store indexes wait in the tail (`lex_tail`, one row each: its namespace's number, its
-# length and its postings as JSON) instead of going into `lex_postings` and `lex_terms`, whose b-trees
-# are keyed by the term, so that one row's ten or so terms each dirtied a page of its own (18 of a
-# store's 30 pages). Reads take the tail's rows of their reach beside the postings (`search`, `stats`).
-# A write that would leave the tail with this many rows folds it: they all go into the postings then.
+# Rows a single store indexes wait in the tail (`lex_tail`: the postings' columns, keyed by the row
+# first, so that one row's entries sit together on the tree's last leaf) instead of going into
+# `lex_postings` and `lex_terms`, whose b-trees are keyed by the term, so that one row's dozen terms
+# each dirtied a page of their own (18 of a store's 30 pages). Reads take the tail's entries of their
+# reach beside the postings (`search`, `stats`). A write that would leave the tail spanning this many
+# rowids (rows stored since its first, forgotten ones included) folds it: they all go into the postings.
 TAIL_FOLD = 64
 
 # a row's postings: term -> how often it occurs in (title, body, context)
@@ -95,7 +96,7 @@ class Deltas(Counts):
         """Whether a row's postings are in the tail (or go there with this transaction)."""
         if rowid in self._tail:
             return self._tail[rowid] is not None
-        return conn.execute("SELECT 1 FROM lex_tail WHERE doc = ?", (rowid,)).fetchone() is not None
+        return conn.execute("SELECT 1 FROM lex_tail WHERE doc = ? LIMIT 1", (rowid,)).fetchone() is not None
 
     def flush(self, conn: sqlite3.Connection) -> None:
         """Apply the changes; a term or namespace no indexed row holds any more leaves no trace (purge
@@ -139,26 +140,25 @@ class Deltas(Counts):
         self._tail.clear()
 
     def _write_tail(self, conn: sqlite3.Connection, number: dict[str, int]) -> None:
-        """Write the tail's changes; when the tail would reach TAIL_FOLD rows, move them all to the
+        """Write the tail's changes; when the tail would span TAIL_FOLD rows, move them all to the
         postings instead (this transaction's as new postings, the held ones by `fold`)."""
         if not self._tail:
             return
-        adds = sum(got is not None for got in self._tail.values())
-        held = int(conn.execute("SELECT count(*) FROM lex_tail").fetchone()[0]) if adds else 0
-        if held + adds < TAIL_FOLD:
-            gone = [(rowid,) for rowid, got in self._tail.items() if got is None]
-            if gone:
-                conn.executemany("DELETE FROM lex_tail WHERE doc = ?", gone)
-            conn.executemany(
-                "INSERT OR REPLACE INTO lex_tail (doc, space, len, postings) VALUES (?, ?, ?, ?)",
-                [
-                    (rowid, number[got[0]], length(got[1]), json.dumps(got[1], separators=(",", ":")))
-                    for rowid, got in self._tail.items()
-                    if got is not None
-                ],
+        adds = [rowid for rowid, got in self._tail.items() if got is not None]
+        first, last = conn.execute("SELECT min(doc), max(doc) FROM lex_tail").fetchone()
+        span = 0
+        if adds:
+            span = max(adds) - min(adds if first is None else [*adds, int(first)]) + 1
+        if span < TAIL_FOLD:
+            held = [(r,) for r in self._tail if last is not None and r <= int(last)]  # (new rows come after)
+            conn.executemany("DELETE FROM lex_tail WHERE doc = ?", held)
+            write_postings(
+                conn,
+                ((number[got[0]], rowid, got[1]) for rowid, got in self._tail.items() if got is not None),
+                "lex_tail",
             )
             return
-        fold(conn, skip=set(self._tail))
+        fold(conn, skip=self._tail)
         for rowid, got in self._tail.items():  # this transaction's: new postings of a new row
             if got is not None:
                 self.count(got[0], got[1], 1, 0, 0)
@@ -167,26 +167,18 @@ class Deltas(Counts):
 
 def fold(conn: sqlite3.Connection, skip: Iterable[int] = ()) -> int:
     """Move the tail's rows (but those in `skip`, which the caller writes itself) into the postings and
-    the term counts, leaving the tail empty; return how many moved."""
-    left = set(skip)
-    rows = [
-        (int(space), int(doc), _decoded(str(text)))
-        for doc, space, text in conn.execute("SELECT doc, space, postings FROM lex_tail")
-        if int(doc) not in left
-    ]
-    conn.execute("DELETE FROM lex_tail")
-    conn.executemany(
-        "INSERT INTO lex_terms (term, space, df) VALUES (?, ?, ?)"
-        " ON CONFLICT (term, space) DO UPDATE SET df = df + excluded.df",
-        [(t, space, d) for (t, space), d in Counter((t, sp) for sp, _, got in rows for t in got).items()],
+    the term counts, leaving the tail empty; return how many rows moved."""
+    conn.executemany("DELETE FROM lex_tail WHERE doc = ?", [(r,) for r in skip])
+    moved = int(conn.execute("SELECT count(DISTINCT doc) FROM lex_tail").fetchone()[0])
+    conn.execute(
+        "INSERT INTO lex_terms (term, space, df) SELECT term, space, count(*) FROM lex_tail WHERE true"
+        " GROUP BY term, space ON CONFLICT (term, space) DO UPDATE SET df = df + excluded.df"
     )
-    write_postings(conn, rows)
-    return len(rows)
-
-
-def _decoded(text: str) -> Postings:
-    """A tail row's postings, as `lex_tail.postings` holds them (JSON: term -> [title, body, context])."""
-    return {t: (int(f[0]), int(f[1]), int(f[2])) for t, f in json.loads(text).items()}
+    conn.execute(
+        f"INSERT INTO lex_postings ({_COLUMNS}) SELECT {_COLUMNS} FROM lex_tail ORDER BY term, space, doc"
+    )
+    conn.execute("DELETE FROM lex_tail")
+    return moved
 
 
 def rewrite_postings(conn: sqlite3.Connection) -> None:
@@ -214,11 +206,13 @@ _POSTINGS_TABLE = (
 )
 
 
-# the tail (TAIL_FOLD): rows indexed since the last fold, keyed by the row
+# the tail (TAIL_FOLD): the postings of the rows indexed since the last fold, led by the row
 TAIL_TABLE = (
-    "CREATE TABLE lex_tail (doc INTEGER PRIMARY KEY, space INTEGER NOT NULL, len INTEGER NOT NULL,"
-    " postings TEXT NOT NULL)"
+    "CREATE TABLE lex_tail (doc INTEGER NOT NULL, term TEXT NOT NULL, space INTEGER NOT NULL,"
+    " title INTEGER NOT NULL, body INTEGER NOT NULL, context INTEGER NOT NULL, len INTEGER NOT NULL,"
+    " PRIMARY KEY (doc, term)) WITHOUT ROWID"
 )
+_COLUMNS = "term, space, doc, title, body, context, len"
 
 
 def create_postings(conn: sqlite3.Connection, name: str = "lex_postings") -> None:
@@ -226,10 +220,12 @@ def create_postings(conn: sqlite3.Connection, name: str = "lex_postings") -> Non
     conn.execute(_POSTINGS_TABLE.format(name=name))
 
 
-def write_postings(conn: sqlite3.Connection, rows: Iterable[tuple[int, int, Postings]]) -> None:
-    """Insert (namespace number, row, postings) into `lex_postings`."""
+def write_postings(
+    conn: sqlite3.Connection, rows: Iterable[tuple[int, int, Postings]], table: str = "lex_postings"
+) -> None:
+    """Insert (namespace number, row, postings) into `lex_postings` (or the tail, `lex_tail`)."""
     conn.executemany(
-        "INSERT INTO lex_postings (term, space, doc, title, body, context, len) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO {table} ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (
             (t, space, rowid, *f, n)
             for space, rowid, postings in rows
@@ -365,8 +361,7 @@ def stats(conn: sqlite3.Connection, scope: Reach | None, query_terms: list[str])
             reach_sql(scope, tparams, column="ns")
         rows = conn.execute(
             f"SELECT term, sum(df) FROM (SELECT term, df FROM lex_terms WHERE term IN ({marks}){in_reach}"
-            f" UNION ALL SELECT j.key AS term, 1 AS df FROM lex_tail, json_each(lex_tail.postings) j"
-            f" WHERE j.key IN ({marks}){in_reach}) GROUP BY term",
+            f" UNION ALL SELECT term, 1 AS df FROM lex_tail WHERE term IN ({marks}){in_reach}) GROUP BY term",
             tparams,
         )
         df = {str(t): int(d) for t, d in rows}

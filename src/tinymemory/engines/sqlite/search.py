@@ -154,7 +154,7 @@ def lexical_whole(
     cur.row_factory = None
     # one row per term, each column its postings' values joined by commas (in the same order), parsed
     # by numpy: a few thousand postings cost a fraction of as many Python tuples; then the same of the
-    # tail's rows (lexstats.TAIL_FOLD), whose postings are JSON
+    # tail's entries (lexstats.TAIL_FOLD)
     rows = cur.execute(
         "SELECT p.term, group_concat(p.doc), group_concat(p.title), group_concat(p.body),"
         f" group_concat(p.context), group_concat(p.len) FROM lex_postings p{join}"
@@ -162,9 +162,9 @@ def lexical_whole(
         params,
     ).fetchall()
     rows += cur.execute(
-        "SELECT j.key, group_concat(t.doc), group_concat(j.value ->> 0), group_concat(j.value ->> 1),"
-        f" group_concat(j.value ->> 2), group_concat(t.len) FROM lex_tail t, json_each(t.postings) j{tjoin}"
-        f" WHERE j.key IN ({marks}) AND t.doc <= ?{twhere} GROUP BY j.key",
+        "SELECT t.term, group_concat(t.doc), group_concat(t.title), group_concat(t.body),"
+        f" group_concat(t.context), group_concat(t.len) FROM lex_tail t{tjoin}"
+        f" WHERE t.term IN ({marks}) AND t.doc <= ?{twhere} GROUP BY t.term",
         tparams,
     ).fetchall()
     held: dict[str, list[npt.NDArray[np.int64]]] = {}
@@ -255,7 +255,7 @@ def lexical_scoped(
         f" WHERE {in_reach}p.term IN ({marks}) AND p.doc <= ? AND {where} AND f > 0",
         params,
     ).fetchall()
-    # the same of the tail's rows of the reach (lexstats.TAIL_FOLD), whose postings are JSON
+    # the same of the tail's entries of the reach (lexstats.TAIL_FOLD)
     tparams: Params = [weights["title"], weights["body"], weights["context"]]
     tspaces = reach_sql(lexstats.scope_of(flt), tparams, column="ns")
     tparams.extend(kept)
@@ -263,9 +263,9 @@ def lexical_scoped(
     twhere = filter_sql(flt, tparams)
     tin_reach = "" if tspaces is None else f"t.space IN (SELECT id FROM lex_ns WHERE {tspaces}) AND "
     rows += cur.execute(
-        "SELECT t.doc, j.key, (j.value ->> 0) * ? + (j.value ->> 1) * ? + (j.value ->> 2) * ? AS f, t.len"
-        " FROM lex_tail t, json_each(t.postings) j CROSS JOIN items i ON i.rowid = t.doc"
-        f" WHERE {tin_reach}j.key IN ({marks}) AND t.doc <= ? AND {twhere} AND f > 0",
+        "SELECT t.doc, t.term, t.title * ? + t.body * ? + t.context * ? AS f, t.len"
+        " FROM lex_tail t CROSS JOIN items i ON i.rowid = t.doc"
+        f" WHERE {tin_reach}t.term IN ({marks}) AND t.doc <= ? AND {twhere} AND f > 0",
         tparams,
     ).fetchall()
     return bm25_best(rows, stats, n, kept)
