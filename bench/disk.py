@@ -44,14 +44,8 @@ OPTIONAL_INDEXES = {
     "items_thread_ns": "thread_id, ns",
     "items_parent": "parent",
 }
-# Schema 11's layout from today's (12 to 14): the analysed columns back in FTS5 with its row vocabulary,
-# the newest-first indexes descending, no tail (`to_version_11` folds it first)
+# Schema 11's layout from today's (12): the analysed columns back in FTS5 with its row vocabulary
 TO_V11 = (
-    "DROP TABLE lex_tail",
-    "DROP INDEX items_observed",
-    "CREATE INDEX items_observed ON items(observed_at DESC, id DESC)",
-    "DROP INDEX items_ns_observed",
-    "CREATE INDEX items_ns_observed ON items(ns, observed_at DESC, id DESC)",
     f"CREATE VIRTUAL TABLE items_fts USING fts5(title, body, context, tokenize = '{TOKENIZER}')",
     "INSERT INTO items_fts (rowid, title, body, context) SELECT doc, title, body, context FROM lex_docs",
     "CREATE VIRTUAL TABLE items_vocab USING fts5vocab(items_fts, 'row')",
@@ -85,10 +79,7 @@ def vacuum(path: Path) -> None:
 
 def to_version_11(conn: sqlite3.Connection) -> None:
     """Schema 11's layout for the same rows, in one transaction on `conn` (a file of today's schema)."""
-    from tinymemory.engines.sqlite import lexstats
-
     conn.execute("BEGIN IMMEDIATE")
-    lexstats.fold(conn)
     for statement in TO_V11:
         conn.execute(statement)
     conn.execute("PRAGMA user_version = 11")

@@ -9,26 +9,13 @@ import random
 import sqlite3
 import tempfile
 from pathlib import Path
-from unittest.mock import patch
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from test_sqlite_support import fts_postings, held_df, held_postings
-from tinymemory.api import (
-    ForgetRequest,
-    ItemKind,
-    ItemMeta,
-    MetaFilter,
-    Namespace,
-    NewItem,
-    PurgeRequest,
-    Reach,
-    ReachMode,
-    ReachTerm,
-)
-from tinymemory.engines.sqlite import SqliteEngine, db, lexstats, search
-from tinymemory.retrieval.text import default_analyzer
+from test_sqlite_support import fts_postings, held_postings
+from tinymemory.api import ForgetRequest, ItemKind, ItemMeta, Namespace, NewItem, PurgeRequest
+from tinymemory.engines.sqlite import SqliteEngine, db, lexstats
 
 WORDS = ["alpha", "beta", "gamma", "delta", "coffee", "report", "friday", "tea", "laptop", "berlin"]
 PLACES = [Namespace.parse(p) for p in ("team:a", "team:a/agent:x", "team:b", "")]
@@ -40,7 +27,7 @@ def snapshot(conn: sqlite3.Connection) -> tuple[list[tuple[object, ...]], ...]:
         # the postings against FTS5's own (which the rebuild does not read), by namespace name
         sorted((ns_name(conn, p[0]), *p[1:]) for p in held_postings(conn)),
         sorted((ns_name(conn, p[0]), *p[1:]) for p in fts_postings(conn)),
-        sorted((t, ns_name(conn, s), d) for t, s, d in held_df(conn)),
+        sorted(tuple(r) for r in conn.execute("SELECT term, ns, df FROM lex_df")),
         sorted(tuple(r) for r in conn.execute("SELECT rowid, lex_len FROM items WHERE forgotten_at IS NULL")),
     )
 
@@ -97,56 +84,12 @@ def test_statistics_kept_on_write_equal_a_recount(steps: list[tuple[str, int, li
                 elif op == "purge":
                     await engine.purge(PurgeRequest())
 
-    for fold in (3, lexstats.TAIL_FOLD):  # a tail folded every few writes, and one that rarely is
-        with tempfile.TemporaryDirectory() as tmp, patch.object(lexstats, "TAIL_FOLD", fold):
-            path = Path(tmp) / "m.db"
-            asyncio.run(run(path))
-            kept, fresh = recount(path)
-            assert kept == fresh
-            assert kept[1] == kept[2]  # the postings kept on write are FTS5's own
-
-
-async def test_single_stores_wait_in_the_tail_and_read_as_folded(tmp_path: Path) -> None:
-    """A single store's postings go to the tail (one row, no term-keyed entry); reads rank the tail
-    exactly, bit for bit, as the same rows folded into the postings; the write that fills it folds it."""
-    path = tmp_path / "tail.db"
-    queries = ["report coffee", "friday tea laptop", "berlin"]
-    scoped = Reach(tuple(ReachTerm(PLACES[k], ReachMode.EXACT) for k in (0, 2)))
-    flts = [MetaFilter(), MetaFilter(namespace=PLACES[0]), MetaFilter(reach=scoped)]
-    analyzer = default_analyzer()
-
-    def reads(conn: sqlite3.Connection) -> list[list[tuple[int, float]]]:
-        return [
-            search.lexical(conn, analyzer, q, f, 10**6, 20, context_weight=0.5) for q in queries for f in flts
-        ]
-
-    async with SqliteEngine(path, embedder=None) as engine:
-        for i in range(lexstats.TAIL_FOLD - 1):
-            words = " ".join(WORDS[(i * k) % len(WORDS)] for k in (1, 3, 7))
-            meta = ItemMeta(namespace=PLACES[i % 3], thread_id="t1" if i % 4 == 0 else None)
-            await engine.store(NewItem(ItemKind.CONVERSATION, f"{words} {i}", meta))
-        conn = db.connect(str(path))
-        try:
-            assert (
-                conn.execute("SELECT count(DISTINCT doc) FROM lex_tail").fetchone()[0]
-                == lexstats.TAIL_FOLD - 1
-            )
-            assert conn.execute("SELECT count(*) FROM lex_postings").fetchone()[0] == 0
-            tailed, postings, df = reads(conn), held_postings(conn), held_df(conn)
-            assert sum(map(len, tailed)) > 50
-            conn.execute("BEGIN IMMEDIATE")
-            assert lexstats.fold(conn) == lexstats.TAIL_FOLD - 1
-            assert (held_postings(conn), held_df(conn)) == (postings, df)
-            assert reads(conn) == tailed
-            conn.execute("ROLLBACK")
-            await engine.store(
-                NewItem(ItemKind.LEARNING, "report the last one", ItemMeta(namespace=PLACES[3]))
-            )
-            assert conn.execute("SELECT count(*) FROM lex_tail").fetchone()[0] == 0
-            docs = conn.execute("SELECT count(DISTINCT doc) FROM lex_postings").fetchone()[0]
-            assert docs == lexstats.TAIL_FOLD
-        finally:
-            conn.close()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "m.db"
+        asyncio.run(run(path))
+        kept, fresh = recount(path)
+        assert kept == fresh
+        assert kept[1] == kept[2]  # the postings kept on write are FTS5's own
 
 
 def test_a_killed_batch_leaves_the_statistics_as_they_were(tmp_path: Path) -> None:

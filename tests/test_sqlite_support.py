@@ -92,16 +92,6 @@ def fts_oracle(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE VIRTUAL TABLE temp.fts_oracle USING fts5vocab(temp, items_fts, 'instance')")
 
 
-def held_df(conn: sqlite3.Connection) -> list[tuple[str, int, int]]:
-    """Each (term, namespace number)'s row count as reads see it: `lex_terms` and the tail's rows."""
-    rows = conn.execute(
-        "SELECT term, space, sum(df) FROM (SELECT term, space, df FROM lex_terms UNION ALL"
-        " SELECT term, space, 1 AS df FROM lex_tail)"
-        " GROUP BY term, space ORDER BY term, space"
-    )
-    return [(str(t), int(s), int(d)) for t, s, d in rows]
-
-
 def fts_postings(conn: sqlite3.Connection) -> list[tuple[int, str, int, int, int, int]]:
     """Every indexed row's postings as FTS5 itself makes them (its instance vocabulary over the rows'
     analysed columns: `fts_oracle`), in `lex_postings`' shape: (namespace number, term, row, title, body,
@@ -116,9 +106,6 @@ def fts_postings(conn: sqlite3.Connection) -> list[tuple[int, str, int, int, int
 
 
 def held_postings(conn: sqlite3.Connection) -> list[tuple[int, str, int, int, int, int]]:
-    """What `lex_postings` and the tail (`lex_tail`) hold, sorted as `fts_postings`."""
-    rows = conn.execute(
-        "SELECT space, term, doc, title, body, context FROM lex_postings UNION ALL"
-        " SELECT space, term, doc, title, body, context FROM lex_tail"
-    )
+    """What `lex_postings` holds, sorted as `fts_postings`."""
+    rows = conn.execute("SELECT space, term, doc, title, body, context FROM lex_postings")
     return sorted((int(a), str(b), int(c), int(d), int(e), int(f)) for a, b, c, d, e, f in rows)

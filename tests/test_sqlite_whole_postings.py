@@ -5,14 +5,13 @@ its tokenizer splits the analysed columns, on a new file and on one upgraded fro
 from __future__ import annotations
 
 import sqlite3
-from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from test_sqlite_lexical_postings import QUERIES, TEXTS
-from test_sqlite_support import fts_oracle, fts_postings, held_df, held_postings, to_version_11
+from test_sqlite_support import fts_oracle, fts_postings, held_postings, to_version_11
 from tinymemory.api import (
     About,
     ForgetRequest,
@@ -109,26 +108,25 @@ def assert_statistics_are_fts5s(conn: sqlite3.Connection) -> None:
     lengths = fts5_lengths(conn)
     held = dict(conn.execute("SELECT rowid, lex_len FROM items WHERE lex_len != 0").fetchall())
     assert held == lengths
-    in_postings = dict(
-        conn.execute(
-            "SELECT doc, max(len) FROM (SELECT doc, len FROM lex_postings UNION ALL"
-            " SELECT doc, len FROM lex_tail) GROUP BY doc"
-        ).fetchall()
-    )
+    in_postings = dict(conn.execute("SELECT doc, max(len) FROM lex_postings GROUP BY doc").fetchall())
     assert in_postings == lengths
-    assert {int(r[0]) for r in conn.execute("SELECT count(DISTINCT len) FROM lex_postings GROUP BY doc")} <= {
+    assert {int(r[0]) for r in conn.execute("SELECT count(DISTINCT len) FROM lex_postings GROUP BY doc")} == {
         1
     }
-    assert not conn.execute("SELECT 1 FROM lex_tail t JOIN lex_postings p ON p.doc = t.doc").fetchall()
     tokens = dict(conn.execute("SELECT ns, tokens FROM lex_ns").fetchall())
     per_ns: dict[str, int] = {}
     for rowid, ns in conn.execute("SELECT rowid, ns FROM items"):
         per_ns[str(ns)] = per_ns.get(str(ns), 0) + lengths.get(int(rowid), 0)
     assert tokens == {ns: n for ns, n in per_ns.items() if ns in tokens}
     assert sum(tokens.values()) == sum(lengths.values())
-    df = held_df(conn)
-    counted = sorted(Counter((term, space) for space, term, *_ in held_postings(conn)).items())
-    assert df == [(t, s, n) for (t, s), n in counted]
+    df = [tuple(r) for r in conn.execute("SELECT term, space, df FROM lex_terms ORDER BY term, space")]
+    counted = [
+        tuple(r)
+        for r in conn.execute(
+            "SELECT term, space, count(*) FROM lex_postings GROUP BY term, space ORDER BY term, space"
+        )
+    ]
+    assert df == counted
     whole = dict(conn.execute("SELECT term, doc FROM items_vocab").fetchall())
     summed: dict[str, int] = {}
     for term, _, n in df:
@@ -175,7 +173,7 @@ async def test_a_version_10_file_is_recounted_and_ranks_as_a_new_one(tmp_path: P
     raw.execute("PRAGMA user_version = 10")
     raw.close()
     conn = db.connect(str(path))
-    assert schema.user_version(conn) == schema.SCHEMA_VERSION == 14
+    assert schema.user_version(conn) == schema.SCHEMA_VERSION == 12
     assert (held_postings(conn), namespaces(conn)) == new
     assert_statistics_are_fts5s(conn)
     snapshot = search.max_rowid(conn)

@@ -44,14 +44,6 @@ from tinymemory.retrieval.pipeline import ScopeStats
 # Schema 5 to 11 kept them in the FTS5 table `items_fts`; their migration steps pass that name.
 DOCS = "lex_docs"
 
-# Rows a single store indexes wait in the tail (`lex_tail`: the postings' columns, keyed by the row
-# first, so that one row's entries sit together on the tree's last leaf) instead of going into
-# `lex_postings` and `lex_terms`, whose b-trees are keyed by the term, so that one row's dozen terms
-# each dirtied a page of their own (18 of a store's 30 pages). Reads take the tail's entries of their
-# reach beside the postings (`search`, `stats`). A write that would leave the tail spanning this many
-# rowids (rows stored since its first, forgotten ones included) folds it: they all go into the postings.
-TAIL_FOLD = 64
-
 # a row's postings: term -> how often it occurs in (title, body, context)
 Postings = dict[str, tuple[int, int, int]]
 
@@ -70,7 +62,7 @@ def length(postings: Postings) -> int:
 
 
 class Deltas(Counts):
-    """`Counts` applied to SQLite's statistics tables, the rows whose postings change, and the tail."""
+    """`Counts` applied to SQLite's statistics tables, and the rows whose postings change."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -78,8 +70,6 @@ class Deltas(Counts):
         self._held: dict[int, tuple[str, list[str]]] = {}
         # row -> (namespace, postings) it will hold once flushed (None: none)
         self._next: dict[int, tuple[str, Postings] | None] = {}
-        # row -> (namespace, postings) it will hold in `lex_tail` once flushed (None: leaves the tail)
-        self._tail: dict[int, tuple[str, Postings] | None] = {}
 
     def post(self, rowid: int, ns: str, before: Postings | None, after: Postings | None) -> None:
         """A row's postings change from `before` (None: a new row) to `after` (None: none). Every posting
@@ -88,31 +78,18 @@ class Deltas(Counts):
             self._held[rowid] = (ns, list(before))
         self._next[rowid] = None if after is None else (ns, after)
 
-    def defer(self, rowid: int, ns: str, postings: Postings | None) -> None:
-        """A row's postings in the tail become `postings` (None: it leaves the tail, unindexed)."""
-        self._tail[rowid] = None if postings is None else (ns, postings)
-
-    def in_tail(self, conn: sqlite3.Connection, rowid: int) -> bool:
-        """Whether a row's postings are in the tail (or go there with this transaction)."""
-        if rowid in self._tail:
-            return self._tail[rowid] is not None
-        return conn.execute("SELECT 1 FROM lex_tail WHERE doc = ? LIMIT 1", (rowid,)).fetchone() is not None
-
     def flush(self, conn: sqlite3.Connection) -> None:
         """Apply the changes; a term or namespace no indexed row holds any more leaves no trace (purge
-        must remove its bytes). New rows go to the tail unless it would then hold TAIL_FOLD rows: then
-        they and the tail's rows go into the postings and the term counts."""
+        must remove its bytes)."""
         spaces = set(self.docs) | set(self.tokens) | {ns for _, ns in self.df}
         spaces |= {ns for ns, _ in self._held.values()}
         spaces |= {got[0] for got in self._next.values() if got is not None}
-        spaces |= {got[0] for got in self._tail.values() if got is not None}
         conn.executemany(
             "INSERT INTO lex_ns (ns, docs, tokens) VALUES (?, ?, ?) ON CONFLICT (ns) DO UPDATE SET"
             " docs = docs + excluded.docs, tokens = tokens + excluded.tokens",
             [(ns, self.docs[ns], self.tokens[ns]) for ns in spaces],
         )
         number = _numbers(conn, spaces)
-        self._write_tail(conn, number)
         moved = [(t, number[ns], d) for (t, ns), d in self.df.items() if d]
         conn.executemany(
             "INSERT INTO lex_terms (term, space, df) VALUES (?, ?, ?)"
@@ -137,48 +114,6 @@ class Deltas(Counts):
         self.tokens.clear()
         self._held.clear()
         self._next.clear()
-        self._tail.clear()
-
-    def _write_tail(self, conn: sqlite3.Connection, number: dict[str, int]) -> None:
-        """Write the tail's changes; when the tail would span TAIL_FOLD rows, move them all to the
-        postings instead (this transaction's as new postings, the held ones by `fold`)."""
-        if not self._tail:
-            return
-        adds = [rowid for rowid, got in self._tail.items() if got is not None]
-        first, last = conn.execute("SELECT min(doc), max(doc) FROM lex_tail").fetchone()
-        span = 0
-        if adds:
-            span = max(adds) - min(adds if first is None else [*adds, int(first)]) + 1
-        if span < TAIL_FOLD:
-            held = [(r,) for r in self._tail if last is not None and r <= int(last)]  # (new rows come after)
-            conn.executemany("DELETE FROM lex_tail WHERE doc = ?", held)
-            write_postings(
-                conn,
-                ((number[got[0]], rowid, got[1]) for rowid, got in self._tail.items() if got is not None),
-                "lex_tail",
-            )
-            return
-        fold(conn, skip=self._tail)
-        for rowid, got in self._tail.items():  # this transaction's: new postings of a new row
-            if got is not None:
-                self.count(got[0], got[1], 1, 0, 0)
-                self._next[rowid] = got
-
-
-def fold(conn: sqlite3.Connection, skip: Iterable[int] = ()) -> int:
-    """Move the tail's rows (but those in `skip`, which the caller writes itself) into the postings and
-    the term counts, leaving the tail empty; return how many rows moved."""
-    conn.executemany("DELETE FROM lex_tail WHERE doc = ?", [(r,) for r in skip])
-    moved = int(conn.execute("SELECT count(DISTINCT doc) FROM lex_tail").fetchone()[0])
-    conn.execute(
-        "INSERT INTO lex_terms (term, space, df) SELECT term, space, count(*) FROM lex_tail WHERE true"
-        " GROUP BY term, space ON CONFLICT (term, space) DO UPDATE SET df = df + excluded.df"
-    )
-    conn.execute(
-        f"INSERT INTO lex_postings ({_COLUMNS}) SELECT {_COLUMNS} FROM lex_tail ORDER BY term, space, doc"
-    )
-    conn.execute("DELETE FROM lex_tail")
-    return moved
 
 
 def rewrite_postings(conn: sqlite3.Connection) -> None:
@@ -206,26 +141,15 @@ _POSTINGS_TABLE = (
 )
 
 
-# the tail (TAIL_FOLD): the postings of the rows indexed since the last fold, led by the row
-TAIL_TABLE = (
-    "CREATE TABLE lex_tail (doc INTEGER NOT NULL, term TEXT NOT NULL, space INTEGER NOT NULL,"
-    " title INTEGER NOT NULL, body INTEGER NOT NULL, context INTEGER NOT NULL, len INTEGER NOT NULL,"
-    " PRIMARY KEY (doc, term)) WITHOUT ROWID"
-)
-_COLUMNS = "term, space, doc, title, body, context, len"
-
-
 def create_postings(conn: sqlite3.Connection, name: str = "lex_postings") -> None:
     """Create an empty postings table in the current layout (schema 11)."""
     conn.execute(_POSTINGS_TABLE.format(name=name))
 
 
-def write_postings(
-    conn: sqlite3.Connection, rows: Iterable[tuple[int, int, Postings]], table: str = "lex_postings"
-) -> None:
-    """Insert (namespace number, row, postings) into `lex_postings` (or the tail, `lex_tail`)."""
+def write_postings(conn: sqlite3.Connection, rows: Iterable[tuple[int, int, Postings]]) -> None:
+    """Insert (namespace number, row, postings) into `lex_postings`."""
     conn.executemany(
-        f"INSERT INTO {table} ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO lex_postings (term, space, doc, title, body, context, len) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (
             (t, space, rowid, *f, n)
             for space, rowid, postings in rows
@@ -260,8 +184,8 @@ def index(
     conn.execute(
         f"INSERT INTO {DOCS} (doc, title, body, context) VALUES (?, ?, ?, ?)", (rowid, title, body, context)
     )
-    deltas.count(ns, (), 0, 1, length(posted))  # its terms are counted when the tail is folded
-    deltas.defer(rowid, ns, posted)
+    deltas.count(ns, posted, 1, 1, length(posted))
+    deltas.post(rowid, ns, None, posted)
 
 
 def _indexed(conn: sqlite3.Connection, rowid: int, docs: str = DOCS) -> tuple[str, str, str, str] | None:
@@ -284,12 +208,8 @@ def unindex(conn: sqlite3.Connection, deltas: Deltas, rowid: int) -> bool:
     held = postings_of(title, body, context)
     conn.execute(f"DELETE FROM {DOCS} WHERE doc = ?", (rowid,))
     conn.execute("UPDATE items SET lex_len = 0 WHERE rowid = ?", (rowid,))
-    if deltas.in_tail(conn, rowid):
-        deltas.count(ns, (), 0, -1, -length(held))
-        deltas.defer(rowid, ns, None)
-    else:
-        deltas.count(ns, held, -1, -1, -length(held))
-        deltas.post(rowid, ns, held, None)
+    deltas.count(ns, held, -1, -1, -length(held))
+    deltas.post(rowid, ns, held, None)
     return True
 
 
@@ -307,15 +227,12 @@ def set_context(
     if old == context:
         return
     before, after = postings_of(title, body, old), postings_of(title, body, context)
+    gone, new = before.keys() - after.keys(), after.keys() - before.keys()
     conn.execute(f"UPDATE {docs} SET context = ? WHERE rowid = ?", (context, rowid))
     conn.execute("UPDATE items SET lex_len = ? WHERE rowid = ?", (length(after), rowid))
-    deltas.count(ns, (), 0, 0, length(after) - length(before))
-    if docs == DOCS and deltas.in_tail(conn, rowid):  # (before schema 13 there was no tail)
-        deltas.defer(rowid, ns, after)
-        return
-    gone, new = before.keys() - after.keys(), after.keys() - before.keys()
     deltas.count(ns, new, 1, 0, 0)
     deltas.count(ns, gone, -1, 0, 0)
+    deltas.count(ns, (), 0, 0, length(after) - length(before))
     deltas.post(rowid, ns, before, after)
 
 
@@ -350,27 +267,25 @@ def stats(conn: sqlite3.Connection, scope: Reach | None, query_terms: list[str])
     ).fetchone()
     df: dict[str, int] = {}
     if query_terms:
-        # each term's rows: the namespaces' counts (the whole file's: its range of the (term, space) key),
-        # and the tail's rows that hold it
         marks = ",".join("?" * len(query_terms))
-        tparams: Params = list(query_terms)
-        twhere = reach_sql(scope, tparams, column="ns")
-        tparams.extend(query_terms)
-        in_reach = "" if twhere is None else f" AND space IN (SELECT id FROM lex_ns WHERE {twhere})"
-        if twhere is not None:
-            reach_sql(scope, tparams, column="ns")
-        rows = conn.execute(
-            f"SELECT term, sum(df) FROM (SELECT term, df FROM lex_terms WHERE term IN ({marks}){in_reach}"
-            f" UNION ALL SELECT term, 1 AS df FROM lex_tail WHERE term IN ({marks}){in_reach}) GROUP BY term",
-            tparams,
-        )
+        if where is None:  # every namespace's counts of each term: its range of the (term, space) key
+            rows = conn.execute(
+                f"SELECT term, sum(df) FROM lex_terms WHERE term IN ({marks}) GROUP BY term", query_terms
+            )
+        else:
+            tparams: Params = list(query_terms)
+            twhere = reach_sql(scope, tparams, column="ns")
+            rows = conn.execute(
+                f"SELECT term, sum(df) FROM lex_terms WHERE term IN ({marks})"
+                f" AND space IN (SELECT id FROM lex_ns WHERE {twhere}) GROUP BY term",
+                tparams,
+            )
         df = {str(t): int(d) for t, d in rows}
     return ScopeStats(int(docs), int(tokens), df)
 
 
 def rebuild(conn: sqlite3.Connection) -> None:
     """Recount every statistic and posting from the index (a repair)."""
-    conn.execute("DELETE FROM lex_tail")
     conn.execute("DELETE FROM lex_postings")
     conn.execute("DELETE FROM lex_terms")
     conn.execute("DELETE FROM lex_ns")

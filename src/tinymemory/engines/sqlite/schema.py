@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from tinymemory.api.errors import Conflict
 
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 12
 
 _log = logging.getLogger(__name__)
 
@@ -219,23 +219,6 @@ DROP TABLE items_vocab;
 DROP TABLE items_fts
 """
 
-# Version 13: the tail of rows indexed since the last fold (`lex_tail`, see lexstats.TAIL_FOLD): a single
-# store writes its postings there as one row instead of one entry per term in two term-keyed b-trees;
-# reads take the tail beside the postings, and a write folds it into them every TAIL_FOLD rows. A file
-# at version 12 has every row's postings in place: its tail starts empty.
-
-# Version 14: the newest-first indexes in ascending order. Every read walks them newest first
-# (`ORDER BY observed_at DESC, id DESC`, the keyset below a cursor), which SQLite does by walking an
-# ascending index backwards, and a new row, the newest, then lands on the last leaf, where SQLite
-# appends; descending, it landed on the first, whose splits rewrote more pages: in one run of 300
-# commits of one row each, 4.8 pages per commit for a row and both indexes against 3.6.
-_V14 = """
-DROP INDEX items_observed;
-CREATE INDEX items_observed ON items(observed_at, id);
-DROP INDEX items_ns_observed;
-CREATE INDEX items_ns_observed ON items(ns, observed_at, id)
-"""
-
 Migration = Callable[[sqlite3.Connection], None]
 
 
@@ -380,16 +363,6 @@ def _to_v12(conn: sqlite3.Connection) -> None:
     _run_script(conn, _V12)
 
 
-def _to_v13(conn: sqlite3.Connection) -> None:
-    from tinymemory.engines.sqlite import lexstats
-
-    conn.execute(lexstats.TAIL_TABLE)
-
-
-def _to_v14(conn: sqlite3.Connection) -> None:
-    _run_script(conn, _V14)
-
-
 # MIGRATIONS[n] takes a database at version n to version n + 1.
 MIGRATIONS: dict[int, Migration] = {
     0: _to_v1,
@@ -404,8 +377,6 @@ MIGRATIONS: dict[int, Migration] = {
     9: _to_v10,
     10: _to_v11,
     11: _to_v12,
-    12: _to_v13,
-    13: _to_v14,
 }
 
 

@@ -145,37 +145,17 @@ def lexical_whole(
     join, where = "", ""
     if selective:
         join, where = " CROSS JOIN items i ON i.rowid = p.doc", f" AND {filter_sql(flt, params)}"
-    tparams: Params = [*terms, snapshot]
-    tjoin, twhere = "", ""
-    if selective:
-        tjoin, twhere = " CROSS JOIN items i ON i.rowid = t.doc", f" AND {filter_sql(flt, tparams)}"
-    marks = ",".join("?" * len(terms))
     cur = conn.cursor()
     cur.row_factory = None
     # one row per term, each column its postings' values joined by commas (in the same order), parsed
-    # by numpy: a few thousand postings cost a fraction of as many Python tuples; then the same of the
-    # tail's entries (lexstats.TAIL_FOLD)
+    # by numpy: a few thousand postings cost a fraction of as many Python tuples
     rows = cur.execute(
         "SELECT p.term, group_concat(p.doc), group_concat(p.title), group_concat(p.body),"
         f" group_concat(p.context), group_concat(p.len) FROM lex_postings p{join}"
-        f" WHERE p.term IN ({marks}) AND p.doc <= ?{where} GROUP BY p.term",
+        f" WHERE p.term IN ({','.join('?' * len(terms))}) AND p.doc <= ?{where} GROUP BY p.term",
         params,
     ).fetchall()
-    rows += cur.execute(
-        "SELECT t.term, group_concat(t.doc), group_concat(t.title), group_concat(t.body),"
-        f" group_concat(t.context), group_concat(t.len) FROM lex_tail t{tjoin}"
-        f" WHERE t.term IN ({marks}) AND t.doc <= ?{twhere} GROUP BY t.term",
-        tparams,
-    ).fetchall()
-    held: dict[str, list[npt.NDArray[np.int64]]] = {}
-    for r in rows:
-        if r[1] is None:
-            continue
-        got = [_ints(c) for c in r[1:]]
-        had = held.get(str(r[0]))
-        held[str(r[0])] = (
-            got if had is None else [np.concatenate(pair) for pair in zip(had, got, strict=True)]
-        )
+    held = {str(r[0]): [_ints(c) for c in r[1:]] for r in rows if r[1] is not None}
     rowids, scores = _whole_scores(
         [held[t] for t in terms if t in held], [t for t in terms if t in held], stats, fields
     )
@@ -254,19 +234,6 @@ def lexical_scoped(
         " FROM lex_postings p CROSS JOIN items i ON i.rowid = p.doc"
         f" WHERE {in_reach}p.term IN ({marks}) AND p.doc <= ? AND {where} AND f > 0",
         params,
-    ).fetchall()
-    # the same of the tail's entries of the reach (lexstats.TAIL_FOLD)
-    tparams: Params = [weights["title"], weights["body"], weights["context"]]
-    tspaces = reach_sql(lexstats.scope_of(flt), tparams, column="ns")
-    tparams.extend(kept)
-    tparams.append(snapshot)
-    twhere = filter_sql(flt, tparams)
-    tin_reach = "" if tspaces is None else f"t.space IN (SELECT id FROM lex_ns WHERE {tspaces}) AND "
-    rows += cur.execute(
-        "SELECT t.doc, t.term, t.title * ? + t.body * ? + t.context * ? AS f, t.len"
-        " FROM lex_tail t CROSS JOIN items i ON i.rowid = t.doc"
-        f" WHERE {tin_reach}t.term IN ({marks}) AND t.doc <= ? AND {twhere} AND f > 0",
-        tparams,
     ).fetchall()
     return bm25_best(rows, stats, n, kept)
 
