@@ -398,7 +398,7 @@ def render(
             "",
             f"Where one store's pages go: the WAL frames the commits of {counted} more `Memory.store` calls "
             "appended, each named by the b-tree holding its page (SQLite's `dbstat`; `(free list)`: a page "
-            "no b-tree holds, freed by FTS5's segment merges and zeroed by `secure_delete`), mean per store:",
+            "no b-tree holds, freed by a b-tree and zeroed by `secure_delete`), mean per store:",
             "",
             table(
                 ["b-tree", "pages per store"],
