@@ -24,6 +24,13 @@ each named by the b-tree that holds it (SQLite's `dbstat`; a page no b-tree hold
 
     python bench/writes.py [--stores 400] [--batches 8] [--batch 1000] [--prefill 2000] [--page-stores 40]
                            [--no-write]
+
+With `--beside OTHER/src`, this build and the one in OTHER/src run side by side instead: two worker
+processes (each with its build's `src/` on the path), their own files built alike, sent the same rounds
+of single stores (each followed by a plain durable insert) and `store_many` batches in turn, the order
+swapped every round; it writes the `writes-beside` section.
+
+    python bench/writes.py --beside /path/to/old/src [--rounds 14] [--prefill 2000] [--no-write]
 """
 
 from __future__ import annotations
