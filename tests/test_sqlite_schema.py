@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -145,3 +148,46 @@ async def test_a_version_4_file_drops_forgotten_words_and_counts_its_namespaces(
         ("ns:two", 1, 1),
     ]
     assert raw.execute("SELECT count(*) FROM lex_df WHERE term = 'secretword'").fetchone() == (0,)
+
+
+_KILL_MID_UPGRADE = """
+import os, signal, sqlite3, sys
+from tinymemory.engines.sqlite import schema
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA journal_mode = WAL")
+conn.execute("PRAGMA synchronous = FULL")
+def trace(sql):
+    if sql.startswith("DROP TABLE items_fts"):  # schema 12's step, its copy into lex_docs done
+        os.kill(os.getpid(), signal.SIGKILL)
+conn.set_trace_callback(trace)
+schema.migrate(conn)
+"""
+
+
+async def test_a_process_killed_inside_the_version_12_step_leaves_version_11_and_the_next_open_upgrades(
+    tmp_path: Path,
+) -> None:
+    """Schema 12 moves the analysed columns out of FTS5 in one transaction: a SIGKILL half-way (the copy
+    written, FTS5 not yet dropped) leaves the file at version 11 with its FTS5 table, and the next open
+    runs the step again from there."""
+    path = tmp_path / "v11.db"
+    async with SqliteEngine(path, embedder=None) as engine:
+        stored = [(await engine.store(note(f"the kingfisher dives at dawn {i}"))).id for i in range(30)]
+        before = [h.item.id for h in (await engine.fetch(FetchRequest("kingfisher dawn", limit=50))).hits]
+    raw = sqlite3.connect(path, isolation_level=None)
+    to_version_11(raw)
+    raw.close()
+    child = subprocess.run([sys.executable, "-c", _KILL_MID_UPGRADE, str(path)], timeout=60)
+    assert child.returncode == -signal.SIGKILL
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == 11
+    names = {r[0] for r in raw.execute("SELECT name FROM sqlite_master")}
+    assert "items_fts" in names and "lex_docs" not in names
+    assert raw.execute("SELECT count(*) FROM items_fts").fetchone() == (30,)
+    raw.close()
+    async with SqliteEngine(path, embedder=None) as engine:
+        after = [h.item.id for h in (await engine.fetch(FetchRequest("kingfisher dawn", limit=50))).hits]
+    assert after == before and sorted(after) == sorted(stored)
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 12
+    assert raw.execute("SELECT count(*) FROM lex_docs").fetchone() == (30,)
