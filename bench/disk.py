@@ -27,6 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from coldstart import build
 from report import machine_line, table, write_section
+from tinymemory.engines.sqlite.fts_terms import TOKENIZER
 
 ISSUE_V8 = 2189  # the issue's figure for a 100k file before schema 9
 TARGET = 1000
@@ -43,6 +44,14 @@ OPTIONAL_INDEXES = {
     "items_thread_ns": "thread_id, ns",
     "items_parent": "parent",
 }
+# Schema 11's layout from today's (12): the analysed columns back in FTS5 with its row vocabulary
+TO_V11 = (
+    f"CREATE VIRTUAL TABLE items_fts USING fts5(title, body, context, tokenize = '{TOKENIZER}')",
+    "INSERT INTO items_fts (rowid, title, body, context) SELECT doc, title, body, context FROM lex_docs",
+    "CREATE VIRTUAL TABLE items_vocab USING fts5vocab(items_fts, 'row')",
+    "DROP TABLE lex_docs",
+)
+
 TO_V8 = (
     "CREATE TABLE old_ns (ns TEXT PRIMARY KEY, docs INTEGER NOT NULL, tokens INTEGER NOT NULL) WITHOUT ROWID",
     "INSERT INTO old_ns SELECT ns, docs, tokens FROM lex_ns",
@@ -68,10 +77,20 @@ def vacuum(path: Path) -> None:
     conn.close()
 
 
+def to_version_11(conn: sqlite3.Connection) -> None:
+    """Schema 11's layout for the same rows, in one transaction on `conn` (a file of today's schema)."""
+    conn.execute("BEGIN IMMEDIATE")
+    for statement in TO_V11:
+        conn.execute(statement)
+    conn.execute("PRAGMA user_version = 11")
+    conn.execute("COMMIT")
+
+
 def to_version_8(path: Path) -> None:
     """Schema 8's layout for the same rows (the float32 values are the float16 ones widened: the same
     bytes a float32 file holds)."""
     conn = sqlite3.connect(path, isolation_level=None)
+    to_version_11(conn)
     conn.create_function(
         "widen", 1, lambda b: np.frombuffer(b, dtype="<f2").astype("<f4").tobytes(), deterministic=True
     )

@@ -177,7 +177,7 @@ def render(res: dict[str, Any], load: str, n_queries: int) -> str:
         f"(batches of {BATCH}, lexical only).",
         f"- Forgetting {res['forgotten']} items, 10 ids a call (each takes its row out of the index and "
         f"the statistics): {res['forget_ms_per_call']:.1f} ms a call.",
-        f"- Purging them (rows deleted, the FTS5 index merged into one segment so their words leave it, "
+        f"- Purging them (rows deleted, the postings copied into a fresh table so their words leave it, "
         f"freed pages zeroed, WAL truncated): {res['purge_s']:.2f} s at {res['n']:,} items.",
     ]
     if res.get("bytes"):

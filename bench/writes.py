@@ -24,6 +24,13 @@ each named by the b-tree that holds it (SQLite's `dbstat`; a page no b-tree hold
 
     python bench/writes.py [--stores 400] [--batches 8] [--batch 1000] [--prefill 2000] [--page-stores 40]
                            [--no-write]
+
+With `--beside OTHER/src`, this build and the one in OTHER/src run side by side instead: two worker
+processes (each with its build's `src/` on the path), their own files built alike, sent the same rounds
+of single stores (each followed by a plain durable insert) and `store_many` batches in turn, the order
+swapped every round; it writes the `writes-beside` section.
+
+    python bench/writes.py --beside /path/to/old/src [--rounds 14] [--prefill 2000] [--no-write]
 """
 
 from __future__ import annotations
@@ -36,13 +43,16 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import argparse
 import asyncio
 import collections
+import json
 import sqlite3
 import statistics
 import struct
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from report import machine_line, percentile, table, write_section
 from scale import LOCOMO
@@ -395,7 +405,7 @@ def render(
             "",
             f"Where one store's pages go: the WAL frames the commits of {counted} more `Memory.store` calls "
             "appended, each named by the b-tree holding its page (SQLite's `dbstat`; `(free list)`: a page "
-            "no b-tree holds, freed by FTS5's segment merges and zeroed by `secure_delete`), mean per store:",
+            "no b-tree holds, freed by a b-tree and zeroed by `secure_delete`), mean per store:",
             "",
             table(
                 ["b-tree", "pages per store"],
@@ -410,6 +420,155 @@ def render(
     return "\n".join(lines) + "\n"
 
 
+# -- this build beside another (`--beside SRC`): two worker processes, one per build, sent the same work ---
+
+BESIDE_STORES = 20  # `Memory.store` calls (each followed by a plain insert) per round and build
+BESIDE_BATCH = 1_000  # memories per `store_many` of a round
+
+
+def worker(root: Path) -> int:
+    """Serve one build's side of `--beside`: JSON commands on stdin, one JSON answer a line on stdout."""
+    words, p = vocabulary(LOCOMO)
+    texts: list[str] = []
+    mems: dict[str, Memory] = {}
+    plain: sqlite3.Connection | None = None
+    for line in sys.stdin:
+        cmd = json.loads(line)
+        out: dict[str, object] = {}
+        if cmd["op"] == "setup":
+            texts = sentences(int(cmd["need"]), words, p)
+            mems["single"] = Memory(root / "single.db", namespace=NAMESPACE)
+            mems["single"].store_many(texts[: int(cmd["prefill"])])
+            plain = plain_connection(root / "single.db")
+            for label, embedder in (("default", "default"), ("none", None)):
+                mems[label] = Memory(root / f"many-{label}.db", namespace=NAMESPACE, embedder=embedder)
+                mems[label].store_many(texts[-BESIDE_BATCH:])
+            import tinymemory
+
+            out["src"] = str(Path(tinymemory.__file__).parent.parent)
+        elif cmd["op"] == "single":
+            assert plain is not None
+            at, store_ms, plain_ms, cpu_ms = int(cmd["at"]), [], [], []
+            for text in texts[at : at + BESIDE_STORES]:
+                t, c = time.perf_counter(), time.thread_time()
+                mems["single"].store(text)
+                store_ms.append((time.perf_counter() - t) * 1000)
+                cpu_ms.append((time.thread_time() - c) * 1000)
+                t = time.perf_counter()
+                plain_insert(plain, text)
+                plain_ms.append((time.perf_counter() - t) * 1000)
+            out = {"store": store_ms, "plain": plain_ms, "cpu": cpu_ms}
+        elif cmd["op"] == "many":
+            at = int(cmd["at"])
+            t, c = time.perf_counter(), time.process_time()
+            mems[str(cmd["embedder"])].store_many(texts[at : at + BESIDE_BATCH])
+            out = {
+                "rate": BESIDE_BATCH / (time.perf_counter() - t),
+                "cpu": BESIDE_BATCH / (time.process_time() - c),
+            }
+        print(json.dumps(out), flush=True)
+    for mem in mems.values():
+        mem.close()
+    if plain is not None:
+        plain.close()
+    return 0
+
+
+def beside(old_src: Path, rounds: int, prefill: int) -> str:
+    """This build and the one whose `src/` is `old_src`, each in a worker process with its own files,
+    sent the same work in turn, the order swapped every round; a markdown paragraph and table."""
+    need = prefill + rounds * BESIDE_STORES + (2 * rounds + 1) * BESIDE_BATCH
+    here = Path(__file__).resolve().parent
+    builds = {"this build": here.parent / "src", "old build": old_src}
+    got: dict[str, dict[str, list[float]]] = {b: collections.defaultdict(list) for b in builds}
+    load = [os.getloadavg()[0]]
+    with tempfile.TemporaryDirectory(prefix="tinymemory-writes-beside-") as tmp:
+        procs: dict[str, subprocess.Popen[str]] = {}
+        try:
+            for i, (name, src) in enumerate(builds.items()):
+                root = Path(tmp) / str(i)
+                root.mkdir()
+                env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(src), str(here)]))
+                procs[name] = subprocess.Popen(
+                    [sys.executable, str(Path(__file__).resolve()), "--worker", str(root)],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                    env=env,
+                )
+
+            def ask(name: str, **cmd: object) -> dict[str, Any]:
+                proc = procs[name]
+                assert proc.stdin is not None and proc.stdout is not None
+                proc.stdin.write(json.dumps(cmd) + "\n")
+                proc.stdin.flush()
+                answer: dict[str, Any] = json.loads(proc.stdout.readline())
+                return answer
+
+            for name in builds:
+                src = ask(name, op="setup", need=need, prefill=prefill)["src"]
+                print(f"{name}: {src}", file=sys.stderr)
+            for r in range(rounds):
+                order = list(builds) if r % 2 == 0 else list(builds)[::-1]
+                for name in order:
+                    single = ask(name, op="single", at=prefill + r * BESIDE_STORES)
+                    for key in ("store", "plain", "cpu"):
+                        got[name][key] += single[key]
+                    got[name]["ratio"] += [
+                        a / b for a, b in zip(single["store"], single["plain"], strict=True)
+                    ]
+                    for label, offset in (("default", 0), ("none", 1)):
+                        many = ask(name, op="many", embedder=label, at=(2 * r + offset) * BESIDE_BATCH)
+                        got[name][f"{label} rate"].append(many["rate"])
+                        got[name][f"{label} cpu"].append(many["cpu"])
+                load.append(os.getloadavg()[0])
+                print(f"round {r + 1}/{rounds}", file=sys.stderr)
+        finally:
+            for proc in procs.values():
+                if proc.stdin is not None:
+                    proc.stdin.close()
+                proc.wait(timeout=120)
+    med = statistics.median
+    rows = [
+        ["`Memory.store` p50 / p95 ms", *(p50_p95(got[b]["store"]) for b in builds)],
+        ["plain durable insert p50 / p95 ms", *(p50_p95(got[b]["plain"]) for b in builds)],
+        [
+            "store / plain, by the p50s",
+            *(f"{med(got[b]['store']) / med(got[b]['plain']):.2f}x" for b in builds),
+        ],
+        ["store / plain, median of the paired ratios", *(f"{med(got[b]['ratio']):.2f}x" for b in builds)],
+        [
+            "a store's thread CPU p50 ms (its sync's kernel time included)",
+            *(f"{med(got[b]['cpu']):.3f}" for b in builds),
+        ],
+    ]
+    for label, name in (("default", "default embedder"), ("none", "no embedder")):
+        rows.append(
+            [
+                f"`store_many` items/s, {name} (median)",
+                *(f"{med(got[b][f'{label} rate']):,.0f}" for b in builds),
+            ]
+        )
+        rows.append(
+            [
+                f"`store_many` items/s by CPU, {name} (median)",
+                *(f"{med(got[b][f'{label} cpu']):,.0f}" for b in builds),
+            ]
+        )
+    n = len(got["this build"]["store"])
+    intro = (
+        f"This build beside the one before these changes, in one run (`--beside`): {machine_line()}; 1-min "
+        f"load {min(load):.2f} to {max(load):.2f} over the rounds. Two worker processes, one per build (its "
+        "own `src/` on the path, the same interpreter and dependencies), each with its own files built the "
+        f"same way ({prefill:,} memories prefilled for single stores, {BESIDE_BATCH:,} in each `store_many` "
+        f"file), sent the same work in turn, the order swapped every round: {BESIDE_STORES} `Memory.store` "
+        f"calls of new memories, each followed by a plain durable insert into the same file, then one "
+        f"{BESIDE_BATCH:,}-memory `store_many` with the default embedder and one without; {rounds} rounds "
+        f'({n} single stores per build), durability "full".'
+    )
+    return intro + "\n\n" + table(["", *builds], rows)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -420,7 +579,18 @@ def main() -> int:
     parser.add_argument("--prefill", type=int, default=2000, help="memories stored before the single stores")
     parser.add_argument("--page-stores", type=int, default=40, help="stores whose WAL pages are attributed")
     parser.add_argument("--no-write", action="store_true", help="print the section, leave docs/ alone")
+    parser.add_argument("--beside", type=Path, help="another build's src/: run it and this one side by side")
+    parser.add_argument("--rounds", type=int, default=14, help="rounds of the side-by-side run")
+    parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker is not None:
+        return worker(args.worker)
+    if args.beside is not None:
+        md = beside(args.beside, args.rounds, args.prefill)
+        print(md)
+        if not args.no_write:
+            write_section("writes-beside", md)
+        return 0
     for name in ("stores", "batches", "batch", "prefill", "page_stores"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1")

@@ -233,7 +233,7 @@ def derived(path: Path) -> dict[str, Any]:
         return {
             "lex_ns": sorted(conn.execute("SELECT ns, docs, tokens FROM lex_ns")),
             "lex_df": sorted(conn.execute("SELECT term, ns, df FROM lex_df")),
-            "fts": by_id("SELECT rowid, title, body, context FROM items_fts"),
+            "fts": by_id("SELECT rowid, title, body, context FROM lex_docs"),
             "lex_len": sorted(conn.execute("SELECT id, lex_len FROM items")),
             "tags": by_id("SELECT item_rowid, tag FROM item_tags"),
             "evidence": by_id("SELECT item_rowid, cites FROM item_evidence"),

@@ -27,7 +27,7 @@ async def ids(engine: SqliteEngine, query: str, **kw: object) -> list[str]:
 async def test_the_index_holds_analysed_terms_not_raw_text(engine: SqliteEngine, tmp_path: Path) -> None:
     await engine.store(note("The Servers were Running", title="Café Ops"))
     with sqlite3.connect(tmp_path / "mem.db") as raw:
-        assert raw.execute("SELECT title, body FROM items_fts").fetchone() == ("cafe op", "server run")
+        assert raw.execute("SELECT title, body FROM lex_docs").fetchone() == ("cafe op", "server run")
 
 
 async def test_stemming_diacritics_and_numbers_match(engine: SqliteEngine) -> None:

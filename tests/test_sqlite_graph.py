@@ -73,7 +73,7 @@ async def test_a_version_5_file_gains_the_relations_table_and_keeps_its_memory(t
         )
         assert [h.via for h in (await engine.expand(ExpandRequest("Orbit"))).hits] == ["Orbit <-owns- Dana"]
     with sqlite3.connect(path) as check:
-        assert check.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 11
+        assert check.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 12
         indexes = {r[1] for r in check.execute("PRAGMA index_list(relations)")}
         assert indexes == {"relations_subject", "relations_object", "relations_item"}
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from test_sqlite_support import fts_postings, held_postings
+from test_sqlite_support import fts_oracle, fts_postings, held_postings, to_version_11
 from tinymemory.api import (
     About,
     FetchRequest,
@@ -97,8 +97,10 @@ def test_fts_terms_are_what_fts5_indexes() -> None:
         assert fts_terms(text) == indexed.get(i, []), text
 
 
-def test_the_tokenizer_is_the_one_items_fts_is_declared_with(tmp_path: Path) -> None:
-    conn = db.connect(str(tmp_path / "m.db"))
+def test_the_tokenizer_is_the_one_items_fts_was_declared_with(tmp_path: Path) -> None:
+    """Postings written before schema 12 came from FTS5's own table: the same tokenizer."""
+    conn = sqlite3.connect(tmp_path / "m.db", isolation_level=None)
+    schema.migrate(conn, target=11)
     sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'items_fts'").fetchone()[0]
     assert f"tokenize = '{TOKENIZER}'" in sql
 
@@ -152,9 +154,7 @@ def fts5_scoped(
     instance vocabulary, every tenant's), then the filter."""
     kept = prune(terms, stats.df, budget)
     weights = field_weights(context_weight)
-    conn.execute(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_oracle USING fts5vocab(main, items_fts, instance)"
-    )
+    fts_oracle(conn)
     params: Params = [weights["title"], weights["body"], weights["context"], *kept, snapshot]
     where = filter_sql(flt, params)
     rows = conn.execute(
@@ -225,6 +225,7 @@ async def test_a_version_9_file_gains_the_postings_and_ranks_as_before(tmp_path:
     before, postings = ranked(conn), held_postings(conn)
     conn.close()
     raw = sqlite3.connect(path, isolation_level=None)
+    to_version_11(raw)
     raw.execute("DROP TABLE lex_postings")
     raw.execute("CREATE VIRTUAL TABLE items_postings USING fts5vocab(items_fts, 'instance')")
     raw.execute("PRAGMA user_version = 9")

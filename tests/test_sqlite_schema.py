@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from test_sqlite_support import note
+from test_sqlite_support import fts_oracle, note, to_version_11
 from tinymemory.api import Conflict, FetchRequest, ListRequest
 from tinymemory.engines.sqlite import SqliteEngine, schema
 from tinymemory.engines.sqlite.db import connect
@@ -23,7 +26,8 @@ async def test_a_new_file_is_migrated_to_the_current_version_with_wal_and_full_s
     assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
     assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert {"items", "item_tags", "items_fts", "vectors"} <= tables
+    assert {"items", "item_tags", "lex_docs", "lex_postings", "vectors"} <= tables
+    assert "items_fts" not in tables  # schema 12: no FTS5 (every lexical read ranks from the postings)
 
 
 def test_migrate_is_idempotent_and_reports_the_old_version(tmp_path: Path) -> None:
@@ -79,6 +83,7 @@ async def test_a_version_1_file_is_upgraded_in_place_and_keeps_its_memory(tmp_pa
     async with SqliteEngine(path, embedder=None) as engine:
         await engine.list(ListRequest())
     raw = sqlite3.connect(path, isolation_level=None)
+    to_version_11(raw)
     for undo in (  # what a version 1 file looks like
         "DROP TABLE relations",
         "DROP TABLE lex_postings",
@@ -102,8 +107,11 @@ async def test_a_version_1_file_is_upgraded_in_place_and_keeps_its_memory(tmp_pa
         hits = (await engine.fetch(FetchRequest("migration working"))).hits
         assert [h.item.id for h in hits] == [stored.id]
     raw = sqlite3.connect(path)
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 11
-    assert raw.execute("SELECT doc FROM items_vocab WHERE term = 'migrat'").fetchone() == (1,)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 12
+    assert raw.execute("SELECT sum(df) FROM lex_terms WHERE term = 'migrat'").fetchone() == (1,)
+    assert not raw.execute(
+        "SELECT 1 FROM sqlite_master WHERE name IN ('items_fts', 'items_vocab')"
+    ).fetchall()
 
 
 async def test_a_version_4_file_drops_forgotten_words_and_counts_its_namespaces(tmp_path: Path) -> None:
@@ -131,11 +139,55 @@ async def test_a_version_4_file_drops_forgotten_words_and_counts_its_namespaces(
     async with SqliteEngine(path, embedder=None) as engine:
         assert (await engine.fetch(FetchRequest("secretword"))).hits == ()
     raw = sqlite3.connect(path)
+    fts_oracle(raw)
     assert raw.execute("SELECT count(*) FROM items_fts WHERE items_fts MATCH 'secretword'").fetchone() == (0,)
-    assert raw.execute("SELECT context FROM items_fts WHERE rowid = 1").fetchone() == ("gamma",)
-    assert raw.execute("SELECT context FROM items_fts WHERE rowid = 3").fetchone() == ("alpha",)
+    assert raw.execute("SELECT context FROM lex_docs WHERE doc = 1").fetchone() == ("gamma",)
+    assert raw.execute("SELECT context FROM lex_docs WHERE doc = 3").fetchone() == ("alpha",)
     assert raw.execute("SELECT ns, docs, tokens FROM lex_ns ORDER BY ns").fetchall() == [
         ("ns:one", 2, 4),
         ("ns:two", 1, 1),
     ]
     assert raw.execute("SELECT count(*) FROM lex_df WHERE term = 'secretword'").fetchone() == (0,)
+
+
+_KILL_MID_UPGRADE = """
+import os, signal, sqlite3, sys
+from tinymemory.engines.sqlite import schema
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA journal_mode = WAL")
+conn.execute("PRAGMA synchronous = FULL")
+def trace(sql):
+    if sql.startswith("DROP TABLE items_fts"):  # schema 12's step, its copy into lex_docs done
+        os.kill(os.getpid(), signal.SIGKILL)
+conn.set_trace_callback(trace)
+schema.migrate(conn)
+"""
+
+
+async def test_a_process_killed_inside_the_version_12_step_leaves_version_11_and_the_next_open_upgrades(
+    tmp_path: Path,
+) -> None:
+    """Schema 12 moves the analysed columns out of FTS5 in one transaction: a SIGKILL half-way (the copy
+    written, FTS5 not yet dropped) leaves the file at version 11 with its FTS5 table, and the next open
+    runs the step again from there."""
+    path = tmp_path / "v11.db"
+    async with SqliteEngine(path, embedder=None) as engine:
+        stored = [(await engine.store(note(f"the kingfisher dives at dawn {i}"))).id for i in range(30)]
+        before = [h.item.id for h in (await engine.fetch(FetchRequest("kingfisher dawn", limit=50))).hits]
+    raw = sqlite3.connect(path, isolation_level=None)
+    to_version_11(raw)
+    raw.close()
+    child = subprocess.run([sys.executable, "-c", _KILL_MID_UPGRADE, str(path)], timeout=60)
+    assert child.returncode == -signal.SIGKILL
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == 11
+    names = {r[0] for r in raw.execute("SELECT name FROM sqlite_master")}
+    assert "items_fts" in names and "lex_docs" not in names
+    assert raw.execute("SELECT count(*) FROM items_fts").fetchone() == (30,)
+    raw.close()
+    async with SqliteEngine(path, embedder=None) as engine:
+        after = [h.item.id for h in (await engine.fetch(FetchRequest("kingfisher dawn", limit=50))).hits]
+    assert after == before and sorted(after) == sorted(stored)
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 12
+    assert raw.execute("SELECT count(*) FROM lex_docs").fetchone() == (30,)

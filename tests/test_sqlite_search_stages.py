@@ -93,6 +93,6 @@ async def test_a_version_2_file_gains_the_context_field_and_keeps_its_memory(tmp
         assert await ids(engine, "migration") == [old.id]
         assert len((await engine.list(ListRequest())).items) == 1
     raw = sqlite3.connect(path)
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 11
-    cols = [r[1] for r in raw.execute("PRAGMA table_info(items_fts)")]
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 12
+    cols = [r[1] for r in raw.execute("PRAGMA table_info(lex_docs)")][1:]
     assert cols == ["title", "body", "context"]

@@ -131,7 +131,7 @@ async def test_purge_removes_rows_index_entries_and_vectors(engine: SqliteEngine
     await engine.forget(ForgetRequest(ids=(drop.id,)))
     assert (await engine.purge(PurgeRequest())).purged == 1
     db = tmp_path / "mem.db"
-    assert [count(db, t) for t in ("items", "items_fts", "vectors", "item_tags")] == [1, 1, 1, 1]
+    assert [count(db, t) for t in ("items", "lex_docs", "vectors", "item_tags")] == [1, 1, 1, 1]
     for mode in FetchMode:
         hits = (await engine.fetch(FetchRequest("apple note", mode=mode))).hits
         assert [h.item.id for h in hits] == [keep.id]

@@ -8,13 +8,19 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import sys
 from collections.abc import Sequence
 from datetime import datetime
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
 from tinymemory.api import ItemKind, ItemMeta, Namespace, NewItem
+from tinymemory.engines.sqlite.fts_terms import TOKENIZER
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from disk import to_version_11 as to_version_11  # re-exported for the upgrade tests
 
 HASH_DIM = 32
 
@@ -67,16 +73,30 @@ def note(
     return NewItem(kind, text, item_meta, confidence=confidence, supersede=supersede)
 
 
-# FTS5's own postings of `items_fts`, one row per occurrence (term, doc, col, offset)
-FTS_ORACLE = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_oracle USING fts5vocab(main, items_fts, instance)"
+def fts_oracle(conn: sqlite3.Connection) -> None:
+    """FTS5 over the indexed rows as they stand: `temp.items_fts`, built afresh from `lex_docs` (the
+    analysed columns) with the tokenizer the postings follow, and its vocabularies `temp.items_vocab`
+    (rows per term) and `temp.fts_oracle` (one row per occurrence: term, doc, col, offset). What the
+    engine's own tables and scores must equal."""
+    conn.execute("DROP TABLE IF EXISTS temp.fts_oracle")
+    conn.execute("DROP TABLE IF EXISTS temp.items_vocab")
+    conn.execute("DROP TABLE IF EXISTS temp.items_fts")
+    conn.execute(
+        f"CREATE VIRTUAL TABLE temp.items_fts USING fts5(title, body, context, tokenize = '{TOKENIZER}')"
+    )
+    conn.execute(
+        "INSERT INTO temp.items_fts (rowid, title, body, context)"
+        " SELECT doc, title, body, context FROM lex_docs"
+    )
+    conn.execute("CREATE VIRTUAL TABLE temp.items_vocab USING fts5vocab(temp, items_fts, 'row')")
+    conn.execute("CREATE VIRTUAL TABLE temp.fts_oracle USING fts5vocab(temp, items_fts, 'instance')")
 
 
 def fts_postings(conn: sqlite3.Connection) -> list[tuple[int, str, int, int, int, int]]:
-    """Every indexed row's postings as FTS5 itself holds them (its own instance vocabulary over
-    `items_fts`), in `lex_postings`' shape: (namespace number, term, row, title, body, context counts)."""
-    conn.execute(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_oracle USING fts5vocab(main, items_fts, instance)"
-    )
+    """Every indexed row's postings as FTS5 itself makes them (its instance vocabulary over the rows'
+    analysed columns: `fts_oracle`), in `lex_postings`' shape: (namespace number, term, row, title, body,
+    context counts)."""
+    fts_oracle(conn)
     rows = conn.execute(
         "SELECT n.id, v.term, v.doc, sum(v.col = 'title'), sum(v.col = 'body'), sum(v.col = 'context')"
         " FROM temp.fts_oracle v JOIN items i ON i.rowid = v.doc JOIN lex_ns n ON n.ns = i.ns"

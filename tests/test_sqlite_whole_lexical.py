@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from test_sqlite_support import note
+from test_sqlite_support import fts_oracle, note
 from tinymemory.api import MetaFilter
 from tinymemory.api.items import About
 from tinymemory.engines.sqlite import SqliteEngine, search
@@ -15,6 +15,7 @@ from tinymemory.retrieval.pipeline import unit_score
 
 def oracle(conn: sqlite3.Connection, query: str, n: int, context_weight: float) -> search.Ranked:
     """FTS5's bm25 over every indexed row, keeping the active ones: what the read must return."""
+    fts_oracle(conn)
     rows = conn.execute(
         f"SELECT f.rowid, bm25(items_fts, 2.0, 1.0, {context_weight!r}) AS r FROM items_fts f"
         " JOIN items i ON i.rowid = f.rowid WHERE items_fts MATCH ? AND i.valid_to IS NULL"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from test_sqlite_lexical_postings import QUERIES, TEXTS
-from test_sqlite_support import fts_postings, held_postings
+from test_sqlite_support import fts_oracle, fts_postings, held_postings, to_version_11
 from tinymemory.api import (
     About,
     ForgetRequest,
@@ -59,7 +59,9 @@ async def fill(path: Path) -> None:
 @pytest.fixture
 async def conn(tmp_path: Path) -> sqlite3.Connection:
     await fill(tmp_path / "m.db")
-    return db.connect(str(tmp_path / "m.db"))
+    conn = db.connect(str(tmp_path / "m.db"))
+    fts_oracle(conn)
+    return conn
 
 
 def fts5_ranking(
@@ -98,9 +100,7 @@ def test_the_whole_store_ranks_as_fts5s_bm25_float_for_float(
 
 
 def fts5_lengths(conn: sqlite3.Connection) -> dict[int, int]:
-    conn.execute(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_oracle USING fts5vocab(main, items_fts, instance)"
-    )
+    fts_oracle(conn)
     return {int(d): int(n) for d, n in conn.execute("SELECT doc, count(*) FROM temp.fts_oracle GROUP BY doc")}
 
 
@@ -139,7 +139,7 @@ def test_the_statistics_are_fts5s(conn: sqlite3.Connection) -> None:
     analysed columns on whitespace counts some non-ASCII text differently."""
     assert_statistics_are_fts5s(conn)
     assert held_postings(conn) == fts_postings(conn)
-    columns = conn.execute("SELECT rowid, title, body, context FROM items_fts").fetchall()
+    columns = conn.execute("SELECT rowid, title, body, context FROM lex_docs").fetchall()
     lengths = fts5_lengths(conn)
     assert [r for r, *c in columns if len(whitespace_terms(*(x or "" for x in c))) != lengths.get(r, 0)]
 
@@ -155,6 +155,7 @@ async def test_a_version_10_file_is_recounted_and_ranks_as_a_new_one(tmp_path: P
     new = held_postings(conn), namespaces(conn)
     conn.close()
     raw = sqlite3.connect(path, isolation_level=None)
+    to_version_11(raw)
     # what version 10 kept: postings led by the namespace, without lengths; counts split on whitespace
     raw.execute(
         "CREATE TABLE old (space INTEGER NOT NULL, term TEXT NOT NULL, doc INTEGER NOT NULL,"
@@ -172,7 +173,7 @@ async def test_a_version_10_file_is_recounted_and_ranks_as_a_new_one(tmp_path: P
     raw.execute("PRAGMA user_version = 10")
     raw.close()
     conn = db.connect(str(path))
-    assert schema.user_version(conn) == schema.SCHEMA_VERSION == 11
+    assert schema.user_version(conn) == schema.SCHEMA_VERSION == 12
     assert (held_postings(conn), namespaces(conn)) == new
     assert_statistics_are_fts5s(conn)
     snapshot = search.max_rowid(conn)

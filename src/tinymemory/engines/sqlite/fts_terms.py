@@ -2,8 +2,9 @@
 (`lexstats.postings_of`, read by `search.lexical_scoped`) hold for each row.
 
 The indexed columns hold analysed, space-joined terms, but a term counts only as FTS5's tokenizer
-(`TOKENIZER`, the one `items_fts` is declared with) splits and folds it: a scoped score must equal the
-one FTS5's own postings of the same rows would give. ASCII text is split exactly as unicode61 splits
+(`TOKENIZER`, the one the FTS5 table of schemas 1 to 11 was declared with) splits and folds it: a score
+must equal the one an FTS5 table of the same rows would give (postings written before schema 12 came
+from that table, and tests compare with one). ASCII text is split exactly as unicode61 splits
 it (letters and digits are token characters, folded to lower case; a token keeps its first
 `MAX_TOKEN_BYTES` bytes); every whitespace character Python knows is a separator to unicode61 too, so
 any other text is split on whitespace and each non-ASCII word is handed to FTS5 itself, in a private
@@ -16,7 +17,7 @@ import re
 import sqlite3
 import threading
 
-# As declared for items_fts in schema.py (tests check they agree).
+# As `items_fts` was declared in schema.py up to version 11 (tests check they agree).
 TOKENIZER = "unicode61 remove_diacritics 0"
 # FTS5 keeps a token's first 32,768 bytes (FTS5_MAX_TOKEN_SIZE).
 MAX_TOKEN_BYTES = 32_768
@@ -26,7 +27,7 @@ _CACHE_MAX = 200_000
 
 
 def fts_terms(text: str) -> list[str]:
-    """The terms, in order, that FTS5 indexes for `text` in a column of `items_fts`."""
+    """The terms, in order, that FTS5 indexes for `text` in a column of a table declared with TOKENIZER."""
     if text.isascii():
         found = _ASCII_TOKEN.findall(text.lower())
         if len(text) > MAX_TOKEN_BYTES:

@@ -1,22 +1,24 @@
 """The lexical index and its statistics, kept per namespace so that a read can be ranked by its reach alone.
 
-FTS5's own bm25 uses document counts and lengths over the whole file, so a score would reveal whether
-another tenant's memory holds a word. Every row of `items_fts` is written through this module, which
-keeps beside it, per namespace, how many rows are indexed and how many tokens they hold (`lex_ns`) and
-how many rows hold each term (`lex_terms`, keyed by the namespace's number in `lex_ns` rather than its
-name, which would be repeated in every entry; the view `lex_df` shows it with names), plus each row's
-length (`items.lex_len`). A scoped read sums these over the namespaces of its reach (see
-`search.lexical_scoped`).
+A whole-file bm25 (FTS5's own) uses document counts and lengths over the whole file, so a score would
+reveal whether another tenant's memory holds a word. Every indexed row is written through this module:
+its analysed columns go to `lex_docs` (DOCS; schema 12, before which an FTS5 table, `items_fts`, held
+them and an inverted index nothing read any more), and beside them it keeps, per namespace, how many
+rows are indexed and how many tokens they hold (`lex_ns`) and how many rows hold each term (`lex_terms`,
+keyed by the namespace's number in `lex_ns` rather than its name, which would be repeated in every
+entry; the view `lex_df` shows it with names), plus each row's length (`items.lex_len`). A scoped read
+sums these over the namespaces of its reach (see `search.lexical_scoped`).
 
 Beside the statistics it keeps the postings (`lex_postings`: term, namespace number, row, how often the
 term occurs in each of the row's three fields, and the row's length), so that a read confined to a reach
 range-scans its own namespaces' postings of the query's terms instead of every tenant's, and a read of
 the whole store scores the same postings itself (`search.lexical`). Like the statistics, they are
-tallied in `Deltas` and written once, with the FTS rows, when the transaction's changes are flushed.
+tallied in `Deltas` and written once, with the rows' columns, when the transaction's changes are flushed.
 
 Every count here is of terms as FTS5's tokenizer splits the analysed columns (`fts_terms`), so the
-statistics, the lengths and the postings are the ones FTS5 keeps for `items_fts`: a row's length is
-the sum of its postings' counts (`length`), and the whole store's statistics are FTS5's own.
+statistics, the lengths and the postings are the ones an FTS5 table of the same columns would keep: a
+row's length is the sum of its postings' counts (`length`), and the whole store's statistics are the
+sums of the namespaces' (tests compare both with an FTS5 table built from `lex_docs`).
 
 Only active and superseded rows are indexed: forgetting an item removes its row from the index and
 its counts from the statistics (`unindex`), so nothing it said moves a later score either.
@@ -36,6 +38,11 @@ from tinymemory.engines.lexcounts import Counts
 from tinymemory.engines.sqlite.fts_terms import fts_terms
 from tinymemory.engines.sqlite.where import Params, reach_sql
 from tinymemory.retrieval.pipeline import ScopeStats
+
+# The analysed columns (title, body, context) of every indexed row, keyed by the row (`doc` is the
+# item's rowid, so `rowid` names it too): what a forget, a context change and a repair recount from.
+# Schema 5 to 11 kept them in the FTS5 table `items_fts`; their migration steps pass that name.
+DOCS = "lex_docs"
 
 # a row's postings: term -> how often it occurs in (title, body, context)
 Postings = dict[str, tuple[int, int, int]]
@@ -115,8 +122,8 @@ def rewrite_postings(conn: sqlite3.Connection) -> None:
     Deleting a posting zeroes its cell (secure_delete), but SQLite leaves copies of cells in the pages a
     b-tree rebalance rebuilt, and the postings, inserted in key order rather than appended, rebalance
     often: a purged row's terms could stay in unused parts of live pages. The dropped table's pages are
-    zeroed as they are freed; the new one holds only live postings. A purge already rewrites the whole
-    FTS5 index ('optimize'); this costs the same order.
+    zeroed as they are freed; the new one holds only live postings. (`lex_docs`, like `items` and the
+    FTS5 content table it replaces, is keyed by the rowid and filled in its order.)
     """
     conn.execute(_POSTINGS_TABLE.format(name="lex_postings_new"))
     conn.execute("INSERT INTO lex_postings_new SELECT * FROM lex_postings ORDER BY term, space, doc")
@@ -175,16 +182,15 @@ def index(
     `items.lex_len` with the row."""
     posted = postings_of(title, body, context) if postings is None else postings
     conn.execute(
-        "INSERT INTO items_fts (rowid, title, body, context) VALUES (?, ?, ?, ?)",
-        (rowid, title, body, context),
+        f"INSERT INTO {DOCS} (doc, title, body, context) VALUES (?, ?, ?, ?)", (rowid, title, body, context)
     )
     deltas.count(ns, posted, 1, 1, length(posted))
     deltas.post(rowid, ns, None, posted)
 
 
-def _indexed(conn: sqlite3.Connection, rowid: int) -> tuple[str, str, str, str] | None:
+def _indexed(conn: sqlite3.Connection, rowid: int, docs: str = DOCS) -> tuple[str, str, str, str] | None:
     row = conn.execute(
-        "SELECT i.ns, f.title, f.body, f.context FROM items_fts f JOIN items i ON i.rowid = f.rowid"
+        f"SELECT i.ns, f.title, f.body, f.context FROM {docs} f JOIN items i ON i.rowid = f.rowid"
         " WHERE f.rowid = ?",
         (rowid,),
     ).fetchone()
@@ -200,17 +206,20 @@ def unindex(conn: sqlite3.Connection, deltas: Deltas, rowid: int) -> bool:
         return False
     ns, title, body, context = found
     held = postings_of(title, body, context)
-    conn.execute("DELETE FROM items_fts WHERE rowid = ?", (rowid,))
+    conn.execute(f"DELETE FROM {DOCS} WHERE doc = ?", (rowid,))
     conn.execute("UPDATE items SET lex_len = 0 WHERE rowid = ?", (rowid,))
     deltas.count(ns, held, -1, -1, -length(held))
     deltas.post(rowid, ns, held, None)
     return True
 
 
-def set_context(conn: sqlite3.Connection, deltas: Deltas, rowid: int, change: Callable[[str], str]) -> None:
+def set_context(
+    conn: sqlite3.Connection, deltas: Deltas, rowid: int, change: Callable[[str], str], docs: str = DOCS
+) -> None:
     """Replace an indexed row's neighbouring-turn words with `change(current words)`, keeping the
-    statistics exact (the row is read once)."""
-    found = _indexed(conn, rowid)
+    statistics exact (the row is read once). `docs` names the table of analysed columns (a migration
+    step before schema 12 passes `items_fts`)."""
+    found = _indexed(conn, rowid, docs)
     if found is None:
         return
     ns, title, body, old = found
@@ -219,7 +228,7 @@ def set_context(conn: sqlite3.Connection, deltas: Deltas, rowid: int, change: Ca
         return
     before, after = postings_of(title, body, old), postings_of(title, body, context)
     gone, new = before.keys() - after.keys(), after.keys() - before.keys()
-    conn.execute("UPDATE items_fts SET context = ? WHERE rowid = ?", (context, rowid))
+    conn.execute(f"UPDATE {docs} SET context = ? WHERE rowid = ?", (context, rowid))
     conn.execute("UPDATE items SET lex_len = ? WHERE rowid = ?", (length(after), rowid))
     deltas.count(ns, new, 1, 0, 0)
     deltas.count(ns, gone, -1, 0, 0)
@@ -233,8 +242,8 @@ def set_context(conn: sqlite3.Connection, deltas: Deltas, rowid: int, change: Ca
 def scope_of(flt: MetaFilter) -> Reach | None:
     """The namespaces whose rows a read may rank: its namespace when set, else its reach.
 
-    None means the whole file (no reach, or a subtree of the root), where FTS5's own statistics, kept
-    over the same rows (every indexed row), already are the scope's.
+    None means the whole file (no reach, or a subtree of the root), whose statistics are every
+    namespace's summed (over the same rows: every indexed row).
     """
     if flt.namespace is not None:
         return Reach.exact(flt.namespace)
@@ -249,9 +258,8 @@ def indexed_rows(conn: sqlite3.Connection) -> int:
 
 
 def stats(conn: sqlite3.Connection, scope: Reach | None, query_terms: list[str]) -> ScopeStats:
-    """Statistics over the scope, summed from the per-namespace tables. For the whole file the sums
-    are FTS5's own counts (tests/test_sqlite_whole_postings.py), read from `lex_terms` rather than
-    FTS5's vocabulary table: 0.04 ms against 0.4 ms for a question's terms at 100,000 rows."""
+    """Statistics over the scope, summed from the per-namespace tables (all of them for the whole file,
+    where the sums equal what an FTS5 index of the same rows would count: tests build one and compare)."""
     params: Params = []
     where = reach_sql(scope, params, column="ns")
     cond = "" if where is None else f" WHERE {where}"
@@ -261,12 +269,18 @@ def stats(conn: sqlite3.Connection, scope: Reach | None, query_terms: list[str])
     df: dict[str, int] = {}
     if query_terms:
         marks = ",".join("?" * len(query_terms))
-        tparams: Params = list(query_terms)
-        twhere = reach_sql(scope, tparams, column="ns")
-        in_scope = "" if twhere is None else f" AND space IN (SELECT id FROM lex_ns WHERE {twhere})"
-        rows = conn.execute(
-            f"SELECT term, sum(df) FROM lex_terms WHERE term IN ({marks}){in_scope} GROUP BY term", tparams
-        )
+        if where is None:  # every namespace's counts of each term: its range of the (term, space) key
+            rows = conn.execute(
+                f"SELECT term, sum(df) FROM lex_terms WHERE term IN ({marks}) GROUP BY term", query_terms
+            )
+        else:
+            tparams: Params = list(query_terms)
+            twhere = reach_sql(scope, tparams, column="ns")
+            rows = conn.execute(
+                f"SELECT term, sum(df) FROM lex_terms WHERE term IN ({marks})"
+                f" AND space IN (SELECT id FROM lex_ns WHERE {twhere}) GROUP BY term",
+                tparams,
+            )
         df = {str(t): int(d) for t, d in rows}
     return ScopeStats(int(docs), int(tokens), df)
 
@@ -277,17 +291,18 @@ def rebuild(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM lex_terms")
     conn.execute("DELETE FROM lex_ns")
     docs: Counter[str] = Counter()
-    for (ns,) in conn.execute("SELECT i.ns FROM items_fts f JOIN items i ON i.rowid = f.rowid"):
+    for (ns,) in conn.execute(f"SELECT i.ns FROM {DOCS} f JOIN items i ON i.rowid = f.rowid"):
         docs[str(ns)] += 1
     conn.executemany("INSERT INTO lex_ns (ns, docs, tokens) VALUES (?, ?, 0)", list(docs.items()))
     fill_postings(conn)
     recount(conn)
 
 
-def fill_postings(conn: sqlite3.Connection) -> None:
-    """Write every indexed row's postings into an empty `lex_postings` (also schema 10's migration)."""
+def fill_postings(conn: sqlite3.Connection, docs: str = DOCS) -> None:
+    """Write every indexed row's postings into an empty `lex_postings` (also schema 10's migration,
+    which reads `items_fts`)."""
     rows = conn.execute(
-        "SELECT n.id, f.rowid, f.title, f.body, f.context FROM items_fts f"
+        f"SELECT n.id, f.rowid, f.title, f.body, f.context FROM {docs} f"
         " JOIN items i ON i.rowid = f.rowid JOIN lex_ns n ON n.ns = i.ns"
     )
     write_postings(

@@ -177,11 +177,6 @@ def _insert(
     return rowid
 
 
-def _body(conn: sqlite3.Connection, rowid: int) -> str:
-    row = conn.execute("SELECT body FROM items_fts WHERE rowid = ?", (rowid,)).fetchone()
-    return "" if row is None else str(row[0] or "")
-
-
 def _replace(words: str, _old: str) -> str:
     return words
 
@@ -200,7 +195,7 @@ def _link_turns(conn: sqlite3.Connection, deltas: lexstats.Deltas, rowids: Seque
         return
     for rowid in sorted(set(turns) | threads.neighbours_of(conn, turns)):
         near = sorted(threads.neighbours_of(conn, [rowid]))  # the turn before, then the one after
-        words = " ".join(w for w in (_body(conn, n) for n in near) if w)
+        words = " ".join(w for w in (threads.body(conn, n) for n in near) if w)
         lexstats.set_context(conn, deltas, rowid, partial(_replace, words))
 
 

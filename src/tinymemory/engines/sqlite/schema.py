@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from tinymemory.api.errors import Conflict
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 _log = logging.getLogger(__name__)
 
@@ -199,6 +199,26 @@ DROP TABLE items_postings
 # the postings, i.e. as FTS5's tokenizer splits the analysed columns (they were split on whitespace, which
 # differs for some non-ASCII text). See `_to_v11`.
 
+# Version 12: no FTS5. Every lexical read ranks from `lex_postings` and `lex_terms` (the whole file's
+# term counts are every namespace's summed), so FTS5's inverted index was written by every store (about
+# 7 pages of its commit's 37) and read by nothing but the whole file's term counts (`items_vocab`). The
+# analysed columns it kept, which a forget, a context change and a repair recount from, move to
+# `lex_docs`, keyed by the row. The step is one transaction: a killed process leaves version 11 whole,
+# and the next open runs it again.
+_V12 = """
+CREATE TABLE lex_docs (
+    doc INTEGER PRIMARY KEY,
+    title TEXT NOT NULL DEFAULT '',
+    body TEXT NOT NULL DEFAULT '',
+    context TEXT NOT NULL DEFAULT ''
+);
+INSERT INTO lex_docs (doc, title, body, context)
+    SELECT rowid, coalesce(title, ''), coalesce(body, ''), coalesce(context, '') FROM items_fts
+    ORDER BY rowid;
+DROP TABLE items_vocab;
+DROP TABLE items_fts
+"""
+
 Migration = Callable[[sqlite3.Connection], None]
 
 
@@ -241,7 +261,7 @@ def _to_v5(conn: sqlite3.Connection) -> None:
         conn.execute("DELETE FROM items_fts WHERE rowid = ?", (rowid,))
     # relinked first, then counted from the index: the relink's own deltas (for today's tables) are
     # not applied
-    threads.relink(conn, lexstats.Deltas(), neighbours)
+    threads.relink(conn, lexstats.Deltas(), neighbours, docs="items_fts")
     _count_v5(conn)
 
 
@@ -314,7 +334,7 @@ def _to_v10(conn: sqlite3.Connection) -> None:
 
     _run_script(conn, _V10)
     lexstats.create_postings(conn)
-    lexstats.fill_postings(conn)
+    lexstats.fill_postings(conn, docs="items_fts")
 
 
 def _to_v11(conn: sqlite3.Connection) -> None:
@@ -339,6 +359,10 @@ def _to_v11(conn: sqlite3.Connection) -> None:
     lexstats.recount(conn)
 
 
+def _to_v12(conn: sqlite3.Connection) -> None:
+    _run_script(conn, _V12)
+
+
 # MIGRATIONS[n] takes a database at version n to version n + 1.
 MIGRATIONS: dict[int, Migration] = {
     0: _to_v1,
@@ -352,6 +376,7 @@ MIGRATIONS: dict[int, Migration] = {
     8: _to_v9,
     9: _to_v10,
     10: _to_v11,
+    11: _to_v12,
 }
 
 
@@ -379,7 +404,7 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
             MIGRATIONS[current](conn)
             conn.execute(f"PRAGMA user_version = {current + 1}")
             conn.execute("COMMIT")
-            shrunk = shrunk or current == 8
+            shrunk = shrunk or current in (8, 11)
         except BaseException:
             conn.execute("ROLLBACK")
             raise
@@ -389,8 +414,9 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
 
 
 def compact(conn: sqlite3.Connection) -> bool:
-    """Copy the file page by page without the space version 9 freed inside its pages (a rewritten row
-    keeps its old page), so an upgraded file shrinks on disk too; True when it did.
+    """Copy the file page by page without the space versions 9 and 12 freed (a rewritten row keeps its
+    old page; the dropped FTS5 index leaves its pages free), so an upgraded file shrinks on disk too;
+    True when it did.
 
     Best effort: when another connection keeps it from running, the space stays and new rows reuse it.
     The copy goes through a temporary file, never memory (a large file would not fit).

@@ -293,8 +293,6 @@ def purge(conn: sqlite3.Connection, reach: Reach | None, forgotten_before: int |
     batch = json.dumps(rowids)
     for table, col in PURGED_TABLES:
         conn.execute(f"DELETE FROM {table} WHERE {col} IN (SELECT value FROM json_each(?))", (batch,))
-    # FTS5 deletes leave tombstones beside the old postings until segments merge: merge them all now,
-    # so the purged words leave the index pages (secure_delete zeroes the freed ones; see db.scrub).
-    conn.execute("INSERT INTO items_fts (items_fts) VALUES ('optimize')")
-    lexstats.rewrite_postings(conn)  # the same for the per-namespace postings
+    # the postings' b-tree may keep stale copies of the purged rows' cells: copy it afresh
+    lexstats.rewrite_postings(conn)
     return len(rowids)

@@ -44,28 +44,32 @@ def neighbours_of(conn: sqlite3.Connection, rowids: Iterable[int]) -> set[int]:
     return out
 
 
-def _body(conn: sqlite3.Connection, rowid: int | None) -> str:
+def body(conn: sqlite3.Connection, rowid: int | None, docs: str = lexstats.DOCS) -> str:
+    """An indexed row's analysed body ("" for none)."""
     if rowid is None:
         return ""
-    row = conn.execute("SELECT body FROM items_fts WHERE rowid = ?", (rowid,)).fetchone()
+    row = conn.execute(f"SELECT body FROM {docs} WHERE rowid = ?", (rowid,)).fetchone()
     return "" if row is None else str(row[0] or "")
 
 
-def _relinked(words: str, *, conn: sqlite3.Connection, rowid: int, thread_id: str, ns: str) -> str:
+def _relinked(words: str, *, conn: sqlite3.Connection, rowid: int, thread_id: str, ns: str, docs: str) -> str:
     """A turn's new context: its active neighbours' words (empty stays empty: stored without the field)."""
     if not words:
         return words
     before, after = _adjacent(conn, rowid, thread_id, ns)
-    return " ".join(w for w in (_body(conn, before), _body(conn, after)) if w)
+    return " ".join(w for w in (body(conn, before, docs), body(conn, after, docs)) if w)
 
 
-def relink(conn: sqlite3.Connection, deltas: lexstats.Deltas, rowids: Iterable[int]) -> None:
-    """Rebuild the context of each turn from the active turns now beside it."""
+def relink(
+    conn: sqlite3.Connection, deltas: lexstats.Deltas, rowids: Iterable[int], docs: str = lexstats.DOCS
+) -> None:
+    """Rebuild the context of each turn from the active turns now beside it (`docs`: see
+    `lexstats.set_context`)."""
     for rowid in sorted(set(rowids)):
         row = conn.execute(
             f"SELECT thread_id, ns FROM items WHERE rowid = ? AND {ACTIVE}", (rowid,)
         ).fetchone()
         if row is None or row[0] is None:
             continue
-        change = partial(_relinked, conn=conn, rowid=rowid, thread_id=str(row[0]), ns=str(row[1]))
-        lexstats.set_context(conn, deltas, rowid, change)
+        change = partial(_relinked, conn=conn, rowid=rowid, thread_id=str(row[0]), ns=str(row[1]), docs=docs)
+        lexstats.set_context(conn, deltas, rowid, change, docs)
