@@ -499,8 +499,8 @@ def render(results: dict[str, Figures], meta: dict[str, str]) -> str:
             "",
             "Each system's own cost: the same runs with the wall time spent inside its embedder "
             "subtracted (every system waits for it on its add and search paths; tinymemory embeds the "
-            "query on a helper thread while FTS5 ranks, so on two busy cores the two contend and its "
-            "hybrid search figure here carries some of that):",
+            "query on a helper thread while its lexical side ranks, so on two busy cores the two contend "
+            "and its hybrid search figure here carries some of that):",
             "",
             table(own_headers, own_rows),
             "",

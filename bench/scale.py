@@ -453,8 +453,8 @@ def render(
         out += [
             "",
             "Excluding embedding, the store path runs at the 'excl. embedding' column above; what bounds it "
-            "is Python work per item (validation, content keys, text analysis for FTS5, row building) and "
-            "the inserts, in that order of cost (see docs/architecture/sqlite.md).",
+            "is Python work per item (validation, content keys, text analysis for the lexical index, row "
+            "building) and the inserts, in that order of cost (see docs/architecture/sqlite.md).",
         ]
     else:
         out += ["", "No embedder weights installed: no real-embedder store rows."]

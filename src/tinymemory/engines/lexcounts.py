@@ -10,8 +10,8 @@ from collections.abc import Iterable
 
 def terms(*columns: str) -> list[str]:
     """The tokens of analysed column texts, split on whitespace: Postgres's counts (SQLite counts the
-    terms its FTS5 tokenizer indexes, `sqlite.lexstats.postings_of`, which split some non-ASCII text
-    further)."""
+    terms as FTS5's tokenizer would split them, `sqlite.lexstats.postings_of`, which splits some
+    non-ASCII text further)."""
     out: list[str] = []
     for text in columns:
         out.extend(text.split())

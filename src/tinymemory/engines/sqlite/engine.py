@@ -1,4 +1,4 @@
-"""SqliteEngine: the embedded default engine (one file, WAL, FTS5, an in-process vector matrix).
+"""SqliteEngine: the embedded default engine (one file, WAL, lexical postings, an in-process vector matrix).
 
 The contract lives in the engine core (engines/core.py); this module is SQLite's storage under it.
 sqlite3 work that can wait never runs on the event loop: writes run on one writer thread owning the

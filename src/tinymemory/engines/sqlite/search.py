@@ -87,7 +87,7 @@ def filter_first_cap(matrix_rows: int) -> int:
 
 
 def prune_terms(conn: sqlite3.Connection, terms: list[str], budget: int = POSTINGS_BUDGET) -> list[str]:
-    """`prune` by the whole file's counts (FTS5's, summed from `lex_terms`)."""
+    """`prune` by the whole file's counts (every namespace's, summed from `lex_terms`)."""
     return prune(terms, lexstats.stats(conn, None, terms).df, budget)
 
 
@@ -109,8 +109,9 @@ def lexical(
 ) -> Ranked:
     """bm25 over the query's terms (common ones pruned), ranked with the statistics of the read's own
     reach. A read confined to part of the tree is scored by `lexical_scoped`; one that reaches every
-    namespace by `lexical_whole`, whose statistics are then FTS5's own. `context_weight` is the
-    neighbouring-turns field's weight; at 0 a row found only through that field is left out."""
+    namespace by `lexical_whole`, with the whole file's (those FTS5's `bm25()` would use).
+    `context_weight` is the neighbouring-turns field's weight; at 0 a row found only through that field
+    is left out."""
     terms = analyzer.query_terms(query)
     if not terms or n <= 0:
         return []
