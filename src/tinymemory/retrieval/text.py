@@ -1,7 +1,7 @@
 """Text analysis shared by every engine: one Analyzer turns text into index and query terms.
 
-Engines store the analysed terms (not the raw text) in their full-text index with a plain tokenizer, so
-stemming and stop words behave the same in SQLite and Postgres.
+Engines store the analysed terms (not the raw text) in their lexical index, split by a plain tokenizer
+(SQLite's postings, Postgres's `tsvector`), so stemming and stop words behave the same in both.
 """
 
 from __future__ import annotations
