@@ -84,7 +84,7 @@ _PLAN = re.compile(
 # clause and changes none of its facts.
 _FRONTED = re.compile(
     rf"^(?:these days|nowadays|lately|recently|currently|at the moment|right now|for now|"
-    rf"(?:in|since|by|from|during|until|as of)\s+(?:the\s+)?(?:(?:early|late|mid)[- ]?\s*)?"
+    rf"(?:in|since|by|from|during|until|as of)\s+(?:(?:the|this|last)\s+)?(?:(?:early|late|mid)[- ]?\s*)?"
     rf"(?:\d{{4}}|(?:{_MONTHS})\b(?:\s+\d{{4}})?|spring|summer|autumn|fall|winter|the summer|the spring)|"
     rf"(?:last|this|next|earlier this|later this)\s+(?:week|weekend|month|year|spring|summer|autumn|fall|"
     rf"winter|(?:{_MONTHS})\b)|(?:(?:a|an|one|two|three|four|five|six|a few|a couple of|several|many|some)"

@@ -97,6 +97,8 @@ _HOME = re.compile(
     r"(?:have\s+)?(?:moved|relocated|emigrated|immigrated)(?:\s+house)?"
     # a particle of direction changes no destination: "moved back to", "moved down to", "moved out to"
     r"(?:\s+(?:back|down|up|over|out|across|away|home|south|north|east|west|abroad))*"
+    # an adverb of repetition changes none either: "we've moved again, to Darwin"
+    r"(?:\s+(?:again|once more|once again|for good|permanently),?)?"
     r"(?:\s+from\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)?\s+to|"
     r"(?:have\s+|are\s+|am\s+)?(?:settled|settling)\s+(?:down\s+)?(?:into\s+life\s+)?in|"
     r"(?:am\s+|are\s+)(?:all\s+|finally\s+)?unpacked\s+in|"

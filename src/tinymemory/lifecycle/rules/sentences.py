@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tinymemory.lifecycle.rules.english import _LEAD
+from tinymemory.lifecycle.rules.english import _FRONTED, _LEAD
 from tinymemory.lifecycle.rules.people import _KIN, _PETS
 
 # a title's full stop ("Dr. Khan") ends no sentence
@@ -25,7 +25,11 @@ _ELLIPSIS_VERBS = (
     r"joined|started|got|became|retired|drink|eat|go|went|run|ran|speak|use|can't|don't|do not|no longer|"
     r"never|always"
 )
-_ELLIPSIS_SPLIT = re.compile(rf"\s*(?:,\s*|\s+)(?:and|but)\s+(?=(?:{_ELLIPSIS_VERBS})\b)", re.I)
+# an adverb of time may stand before it: "I left law and now work as a teacher"
+_ELLIPSIS_SPLIT = re.compile(
+    rf"\s*(?:,\s*|\s+)(?:and|but)\s+(?=(?:(?:now|then|later|since|also|still)\s+)?(?:{_ELLIPSIS_VERBS})\b)",
+    re.I,
+)
 
 _CONTRACTIONS = (
     (r"\bI'm\b|\bIm\b(?=\s)", "I am"),
@@ -96,7 +100,8 @@ def clauses(sentence: str) -> list[str]:
             parts.append(part)
     for part in parts:
         pieces = _ELLIPSIS_SPLIT.split(part)
-        subject = re.match(r"^(i|we)\b", pieces[0].strip(), re.I)
+        # the subject stands after a fronted time phrase: "Last month we packed up and moved to X"
+        subject = re.match(r"^(i|we)\b", _FRONTED.sub("", pieces[0].strip(), count=1), re.I)
         out.append(pieces[0])
         for piece in pieces[1:]:
             out.append(f"{subject.group(1)} {piece}" if subject else piece)
@@ -123,7 +128,9 @@ def _clean(raw: str) -> str:
 _ADDITIVE_TAIL = re.compile(
     r"(?:,?\s+(?:too|as well|also|either|as well as that)|,\s*(?:sadly|unfortunately|luckily|fortunately|"
     r"thankfully|honestly|of course|believe it or not|to make (?:things|matters|it) worse|for the record|"
-    r"for what it's worth|as it happens|funnily enough|if that matters|if that helps|by the way|btw|lol|"
+    r"for what it's worth|as it happens|funnily enough|by the way|btw|lol|"
+    # a condition on the remark, not the fact: "I'm 38, if that matters for the plan"
+    r"if (?:that|it|this) (?:matters|helps)(?:\s+(?:for|to|with)\s+[\w' -]+)?|"
     r"haha))+$",
     re.I,
 )
