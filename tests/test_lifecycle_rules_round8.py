@@ -64,3 +64,24 @@ def test_an_adverb_of_time_before_a_continuing_verb() -> None:
     ]
     # no user before "and": nothing to continue
     assert _pairs("My brother left nursing and now works as a paramedic.") == []
+
+
+def test_a_coat_or_a_breed_names_a_pet_as_its_kind_does() -> None:
+    assert _pairs("My old tabby Biscuit is asleep on the sofa.") == [
+        ("The user has a tabby named Biscuit.", About("pet", "biscuit"))
+    ]
+    assert _pairs("Our spaniel Bramble chewed the rug.") == [
+        ("The user has a spaniel named Bramble.", About("pet", "bramble"))
+    ]
+    # a breed without "my" or "our" is no pet of the user's
+    assert _pairs("The spaniel Bramble chewed the rug.") == []
+
+
+def test_how_often_after_a_value_ends_it() -> None:
+    drink = About("preference", "drink")
+    assert _pairs("I'm a huge black coffee drinker, four cups a day or so.") == [
+        ("The user is a black coffee drinker.", drink)
+    ]
+    assert _pairs("I'm a keen tea drinker, two mugs per day.") == [("The user is a tea drinker.", drink)]
+    # a frequency is no value of its own
+    assert _pairs("Five cups a day at least.") == []

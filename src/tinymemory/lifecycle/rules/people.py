@@ -52,7 +52,10 @@ _KIN = "|".join(
 _PETS = (
     "dog|puppy|pup|cat|kitten|rabbit|bunny|hamster|parrot|budgie|bird|fish|goldfish|turtle|tortoise|"
     "horse|pony|guinea pig|snake|lizard|ferret|gecko|chinchilla|rat|mouse|hedgehog|cockatiel|pig|goat|"
-    "tomcat|tom|moggy|moggie|mutt|pooch|kitty"
+    "tomcat|tom|moggy|moggie|mutt|pooch|kitty|"
+    # a coat or a breed names the animal as its kind does: "my old tabby Marzipan", "our beagle Rolo"
+    "tabby|labrador|retriever|spaniel|terrier|poodle|collie|beagle|greyhound|whippet|dachshund|pug|husky|"
+    "hen|chicken|duck"
 )
 _MY_KIN = re.compile(
     rf"^(?i:my|our)\s+(?i:(?:little|big|older|younger|baby|eldest|oldest|youngest|twin|new|late)\s+)?"

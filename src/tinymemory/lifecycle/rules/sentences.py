@@ -131,7 +131,10 @@ _ADDITIVE_TAIL = re.compile(
     r"for what it's worth|as it happens|funnily enough|by the way|btw|lol|"
     # a condition on the remark, not the fact: "I'm 38, if that matters for the plan"
     r"if (?:that|it|this) (?:matters|helps)(?:\s+(?:for|to|with)\s+[\w' -]+)?|"
-    r"haha))+$",
+    r"haha)|"
+    # how often, said after the value: "a big tea drinker, three cups a day at least"
+    r",\s*(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)\s+[\w-]+\s+"
+    r"(?:a|per|each)\s+(?:day|week|month|night)(?:\s+(?:at least|or so|at most|tops))?)+$",
     re.I,
 )
 
