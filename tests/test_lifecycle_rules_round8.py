@@ -85,3 +85,19 @@ def test_how_often_after_a_value_ends_it() -> None:
     assert _pairs("I'm a keen tea drinker, two mugs per day.") == [("The user is a tea drinker.", drink)]
     # a frequency is no value of its own
     assert _pairs("Five cups a day at least.") == []
+
+
+def test_an_obligation_ended_with_no_longer_withdraws_the_instruction() -> None:
+    assert _pairs("You no longer need to add a summary, it's fine.") == [
+        ("No longer a standing instruction: add a summary.", About("instruction", "add summary"))
+    ]
+    # the user's own obligation is no instruction
+    assert _pairs("I no longer have to add a summary.") == []
+
+
+def test_a_switch_to_a_way_of_answering_is_that_way() -> None:
+    assert _pairs("From now on, switch to answering in Spanish.") == [
+        ("From now on, answer in Spanish.", About("instruction", "answer in"))
+    ]
+    # without a standing marker it may be this answer only
+    assert _pairs("Switch to answering in Spanish.") == []

@@ -75,7 +75,10 @@ _WITHDRAW = re.compile(
     r"^no need to\s+(.+?)\s+any ?more$|^(?:you can|feel free to|it's fine to|it is fine to|it's ok to|"
     r"it's okay to)\s+(.+?)\s+again$|^(?:please\s+)?(?:stop|quit)\s+(\w+ing\b.*)$|"
     r"^(?:forget|drop|cancel|ignore)\s+(?:the|my)\s+(?:rule|instruction|request)\s+(?:about|to|of)\s+(.+)$|"
-    r"^(?:you can|you may|feel free to)\s+stop\s+(\w+ing\b.*)$",  # leave off: the instruction is lifted
+    r"^(?:you can|you may|feel free to)\s+stop\s+(\w+ing\b.*)$|"  # leave off: the instruction is lifted
+    # "you no longer have to keep answers short, detail is welcome": the obligation ended; a comment
+    # after a comma is not part of what was asked
+    r"^(?:you\s+)?no longer\s+(?:need|have)\s+to\s+([^,]+?)(?:,.*)?$",
     re.I,
 )
 _YOU_SUBJECT = re.compile(
@@ -147,6 +150,9 @@ def _instruction(s: str) -> RuleLearning | None:
         if re.match(r"^(?:i|we|my|our)\b", rest, re.I):
             return None  # "from now on I ..." is about the user, not an instruction
         rest = _ADDRESSED.sub("", rest, count=1).strip()
+        # "switch to replying in English from now on": the way switched to is the imperative itself
+        if sw := re.match(r"^(?:switch|change|move|go back)\s+(?:over\s+)?to\s+(\w+ing\b.*)$", rest, re.I):
+            rest = _base_phrase(sw.group(1))
         if m.group("tail"):
             rest = rest[:1].lower() + rest[1:]  # the imperative's verb began the sentence
         return _standing(f"{lead.capitalize()}, {third_person(rest)}.", rest)  # the user's own words
