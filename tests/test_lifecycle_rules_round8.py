@@ -101,3 +101,30 @@ def test_a_switch_to_a_way_of_answering_is_that_way() -> None:
     ]
     # without a standing marker it may be this answer only
     assert _pairs("Switch to answering in Spanish.") == []
+
+
+def test_a_correction_restating_the_value_replaces_a_held_title() -> None:
+    movie = About("preference", "movie")
+    held = {movie: "The user's favourite movie is Toy Story."}
+    assert _pairs("No, it's Toy Story 3.", held=held) == [
+        ("The user's favourite movie is Toy Story 3.", movie)
+    ]
+    assert _pairs("Actually no, it's Up.", held=held) == [("The user's favourite movie is Up.", movie)]
+    # a bare name with no "it's" may address someone; a day corrects no title
+    assert _pairs("Sorry Mark.", held=held) == []
+    assert _pairs("Actually, it's Friday.", held=held) == []
+
+
+def test_a_lead_of_oops_before_a_contrast_on_a_held_age() -> None:
+    age = About("profile", "age")
+    held = {age: "The user is 31 years old."}
+    assert _pairs("Whoops, typo, I'm 13, not 31 lol.", held=held) == [("The user is 13 years old.", age)]
+
+
+def test_being_at_a_named_place_while_working_there_as_a_role() -> None:
+    assert _pairs("Since March I'm at Monzo, working as a data analyst.") == [
+        ("The user works at Monzo.", About("profile", "employer")),
+        ("The user works as a data analyst.", ROLE),
+    ]
+    # being somewhere while working on something names no job
+    assert _pairs("I'm at Gatwick, working on my slides.") == []

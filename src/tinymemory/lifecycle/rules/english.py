@@ -14,7 +14,7 @@ _LEAD = re.compile(
     # leads of reconsidering
     r"come to think of it|on second thoughts?|on reflection|thinking about it|having thought about it|"
     r"i mean|"
-    r"in fact|anyway|anyways|oops|wait|heads up|just|plus|then|now|i meant|what i meant is|sadly|"
+    r"in fact|anyway|anyways|oops|whoops|wait|heads up|just|plus|then|now|i meant|what i meant is|sadly|"
     r"unfortunately|luckily|fortunately|thankfully|honestly|long story short)\b[,:;!.-]?\s*|"
     r"^(?![^:]*\b(?:i|we|my|our|have|has|had|is|are|was|were)\b)[\w' ]{1,24}:\s+|"
     r"^(?!(?:i|we)\s)(?:[a-z']+\s+){0,2}[a-z']+,\s+(?=(?:i|we|my|our|correction|actually)\b))+",

@@ -399,7 +399,16 @@ def _role_value(text: str) -> tuple[str, str | None]:
     return value, employer
 
 
+# "I'm at Shopify, working as a product manager": being at a named place while working there as a role
+_AT_WORKING = re.compile(
+    rf"^(?i:i\s+am\s+(?:now\s+)?at)\s+(?P<org>(?:the\s+)?{_NAME_RUN}),?\s+"
+    rf"(?i:(?:working|employed)\s+as)\s+(?P<role>.+)$"
+)
+
+
 def _job(s: str, said_at: datetime) -> list[RuleLearning]:
+    if m := _AT_WORKING.match(s):
+        return _job(f"I work at {m.group('org')} as {m.group('role')}", said_at)
     if m := _USED_TO_WORK.match(s):
         what = _ended(m.group("what")) if m.group("prep") != "as" else _role_value(m.group("what"))[0]
         if not what:
