@@ -128,3 +128,22 @@ def test_being_at_a_named_place_while_working_there_as_a_role() -> None:
     ]
     # being somewhere while working on something names no job
     assert _pairs("I'm at Gatwick, working on my slides.") == []
+
+
+def test_a_sentence_that_drops_the_subject_of_a_verb_of_change() -> None:
+    assert _pairs("Joined Monzo last week.") == [("The user works at Monzo.", About("profile", "employer"))]
+    assert _pairs("Finally moved to Leith, so long Glasgow.") == [("The user lives in Leith.", HOME)]
+    # no note is kept of a clause whose subject was never said, and after "and" the subject is the one before
+    assert _pairs("Started raining here.", notes=True) == []
+    assert _pairs("My sister quit Initech and moved to Leeds.") == []
+
+
+def test_a_switch_of_a_category_named_in_the_plural() -> None:
+    editor = About("preference", "editor")
+    assert _pairs("I switched editors to Zed.") == [("The user prefers Zed as their editor.", editor)]
+    assert _pairs("Relented and switched editors: Neovim now, no going back.") == [
+        ("The user prefers Neovim as their editor.", editor)
+    ]
+    # a plural that names no category of choice
+    assert _pairs("I switched trains to Leeds.") == []
+    assert _pairs("Red and switched editors to Vim.") == []  # "red" is no verb in the past

@@ -62,7 +62,7 @@ from tinymemory.lifecycle.rules.people import (
 )
 from tinymemory.lifecycle.rules.preferences import _NOT_ACTIVITY, _activity, _gerund, _preferences
 from tinymemory.lifecycle.rules.profile import _GREETING_NAME, _NAME, _home, _job, _name, _names
-from tinymemory.lifecycle.rules.sentences import _SENTENCES, _clean, _present, clauses
+from tinymemory.lifecycle.rules.sentences import _SENTENCES, _SUBJECT_DROPPED, _clean, _present, clauses
 
 __all__ = ["RuleLearning", "clauses", "conjugate", "extract", "known_slot", "third_person"]
 
@@ -102,17 +102,29 @@ def extract(
         if corrected := from_correction(sentence, held or {}):
             out.extend(corrected)
             continue
-        for clause in _contrasted(_pointed_back(clauses(_clean(sentence)))):
-            swapped = _swapped(clause, known or {}) or _dropped(clause, known or {})
-            found = (
-                _bound_name(clause, known or {})
-                or ([swapped] if swapped else from_held(clause, held or {}))
-                or _clause(clause, said_at)
-            )
-            if not found and notes:
+        for n, clause in enumerate(_contrasted(_pointed_back(clauses(_clean(sentence))))):
+            found = _facts(clause, said_at, known or {}, held or {})
+            # only a sentence's first clause: after "and" the subject dropped is the clause before's
+            if not found and n == 0 and _SUBJECT_DROPPED.match(clause):
+                # "Started at BMW this week": chat drops the subject of a verb of change; the facts are
+                # the user's, but no note is kept of a clause whose subject was never said
+                found = _facts(f"I {clause[:1].lower()}{clause[1:]}", said_at, known or {}, held or {})
+            elif not found and notes:
                 found = _note(clause)
             out.extend(_scoped(f, known or {}) for f in found)
     return out
+
+
+def _facts(
+    clause: str, said_at: datetime, known: Mapping[str, About], held: Mapping[About, str]
+) -> list[RuleLearning]:
+    """What the fact rules make of one clause, read against the names and values the thread holds."""
+    swapped = _swapped(clause, known) or _dropped(clause, known)
+    return (
+        _bound_name(clause, known)
+        or ([swapped] if swapped else from_held(clause, held))
+        or _clause(clause, said_at)
+    )
 
 
 def _scoped(found: RuleLearning, known: Mapping[str, About]) -> RuleLearning:

@@ -64,10 +64,11 @@ _SWITCHED = re.compile(
 )
 # "I switched my editor to Helix", "I've changed my browser from Chrome to Firefox": the object names
 # the category the new value is a choice in
+# "I switched editors: Helix now": a bare plural names the category too, and a colon may give the new one
 _SWITCHED_MY = re.compile(
     r"^i(?:'ve| have)?\s+(?:(?:just|recently|finally)\s+)?(?:switched|changed|moved|swapped)\s+"
-    r"(?:my|our)\s+(?:(?:default|main|usual|daily|go-to)\s+)?([\w-]+(?:\s+[\w-]+)?)\s+"
-    r"(?:over\s+)?(?:from\s+(.+?)\s+)?to\s+(.+)$",
+    r"(?:(?:my|our)\s+(?:(?:default|main|usual|daily|go-to)\s+)?(?P<cat>[\w-]+(?:\s+[\w-]+)?)|(?P<plural>[\w-]+)s)"
+    r"(?:\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to\s+|:\s+)(?P<new>.+)$",
     re.I,
 )
 # "I've swapped coffee for tea", "I replaced Chrome with Firefox": the object after "for"/"with" is the
@@ -243,11 +244,13 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         )
         return [RuleLearning(text, "preference", About("preference", key), 0.85)]
     if m := _SWITCHED_MY.match(s):
-        new = _ended(_value(m.group(3)))
+        new = _ended(_value(m.group("new")))
         if not new or _REACTION.match(new):
             return []
-        head = _key(m.group(1)).split()[-1]
-        key = head if head in _CATEGORIES else _preference_key(new, m.group(2))
+        head = _key(m.group("cat") or m.group("plural")).split()[-1]
+        if m.group("plural") and head not in _CATEGORIES:
+            return []  # "I switched sides to ..." names no category of choice
+        key = head if head in _CATEGORIES else _preference_key(new, m.group("old"))
         if key not in _CATEGORIES:
             return []  # "I switched my phone to silent" names no choice the rules keep
         said = f"The user prefers {new} as their {head}." if head == key else f"The user prefers {new}."
