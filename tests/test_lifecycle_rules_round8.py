@@ -147,3 +147,33 @@ def test_a_switch_of_a_category_named_in_the_plural() -> None:
     # a plural that names no category of choice
     assert _pairs("I switched trains to Leeds.") == []
     assert _pairs("Red and switched editors to Vim.") == []  # "red" is no verb in the past
+
+
+def test_an_addict_of_a_known_kind_prefers_it_and_of_anything_else_is_a_fan() -> None:
+    assert _pairs("I'm a total espresso addict.") == [
+        ("The user is an espresso addict.", About("preference", "drink"))
+    ]
+    assert _pairs("I'm a self-confessed crossword fiend.") == [
+        ("The user is a fan of crossword.", About("preference", "crossword"))
+    ]
+    assert _pairs("I'm a heavy addict.") == []  # an adjective alone names nothing
+
+
+def test_an_activity_got_into_with_an_adverb_between() -> None:
+    assert _pairs("I've gotten seriously into bouldering.") == [
+        ("The user is a fan of bouldering.", About("preference", "bouldering"))
+    ]
+    assert _pairs("I got really into Cambridge.", notes=False) == []  # a named place is no activity
+
+
+def test_a_sentence_adverb_after_the_value_comments_on_it() -> None:
+    assert _pairs("I'm allergic to kiwi, sadly enough.") == [
+        ("The user is allergic to kiwi.", About("health", "allergy kiwi"))
+    ]
+    assert _pairs("I'm allergic to kiwi, weirdly.") == [
+        ("The user is allergic to kiwi.", About("health", "allergy kiwi"))
+    ]
+    # a name after a comma is capitalised and stays
+    assert _pairs("I have a daughter, Lily.") == [
+        ("The user's daughter is Lily.", About("family", "daughter lily"))
+    ]

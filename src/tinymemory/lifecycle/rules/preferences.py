@@ -101,15 +101,16 @@ _FAN = re.compile(
     r"not really|not much of)\s+)*(fan of|into|obsessed with|crazy about|mad about|nuts about|wild about|"
     r"hooked on|all about|fallen in love with|"
     # an activity begun: "I've got into pottery", "I've taken up running"
-    r"got into|gotten into|taken up|took up|"
+    r"(?:got|gotten)\s+(?:(?:really|so|properly|seriously)\s+)?into|taken up|took up|"
     r"passionate about|keen on|a fan of)\s+(.+)$",
     re.I,
 )
 # "I'm a big rugby fan": the noun before "fan" is what the user is a fan of
 _X_FAN = re.compile(
     r"^i(?:'m| am)\s+(?:(?:more of|very much|definitely|such|really|totally)\s+)?(?:an?\s+)?"
-    r"(?:(?:big|huge|massive|lifelong|die-hard|diehard|real|true|keen|heavy)\s+)*"
-    r"([\w-]+(?:\s+[\w-]+)?)\s+(?P<noun>fan|lover|nut|buff|fanatic|user|person|drinker)$",
+    r"(?:(?:big|huge|massive|lifelong|die-hard|diehard|real|true|keen|heavy|total|complete|serious|"
+    r"self-confessed)\s+)*"
+    r"([\w-]+(?:\s+[\w-]+)?)\s+(?P<noun>fan|lover|nut|buff|fanatic|user|person|drinker|addict|fiend)$",
     re.I,
 )
 # Bare "I prefer X" needs a subject so a later "I prefer Y" replaces it; a few common ones are known.
@@ -302,6 +303,7 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         return [RuleLearning(f"The user uses {obj}.", "preference", About("preference", key), 0.75)]
     if (m := _X_FAN.match(s)) and not re.fullmatch(
         r"(?:not|no|bit|real|big|huge|massive|true|keen|lifelong|die-hard|diehard|such a|such|an?|morning|"
+        r"heavy|total|complete|serious|self-confessed|"
         r"night|people)",
         m.group(1),
         re.I,
@@ -310,7 +312,8 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         key = _preference_key(obj, None)
         if noun in {"user", "drinker"} and key not in _CATEGORIES:
             return []  # "a heavy user" names nothing the rules keep
-        if noun in {"user", "person", "drinker"}:
+        # "a Diet Coke addict" takes a kind of thing as a drinker does; "a chocolate addict" is a fan
+        if noun in {"user", "person", "drinker"} or (noun in {"addict", "fiend"} and key in _CATEGORIES):
             # "a Vim user", "more of a tea person": one who uses or takes a kind of thing prefers it
             said = f"The user uses {obj}." if noun == "user" else f"The user is {_a(obj)} {noun}."
             return [RuleLearning(said, "preference", About("preference", key), 0.8)]
@@ -323,7 +326,7 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         negative = bool(re.search(r"\bnot\b", s, re.I))
         obj = re.split(r"\s+than\s+", _value(m.group(2)), maxsplit=1)[0]  # "more into X than Y" is into X
         # an activity begun is a bare noun or gerund: "taken up running", not "got into Oxford" or "the offer"
-        begun = m.group(1).lower() in {
+        begun = re.sub(r"\s+(?:really|so|properly|seriously)\b", "", m.group(1).lower()) in {
             "got into",
             "gotten into",
             "taken up",
