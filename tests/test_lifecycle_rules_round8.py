@@ -177,3 +177,20 @@ def test_a_sentence_adverb_after_the_value_comments_on_it() -> None:
     assert _pairs("I have a daughter, Lily.") == [
         ("The user's daughter is Lily.", About("family", "daughter lily"))
     ]
+
+
+def test_a_fronted_when_you_with_a_kind_of_answer_bounds_an_instruction() -> None:
+    assert _pairs("When you explain maths, always show the working.") == [
+        ("Whenever you explain maths, always show the working.", About("instruction", "maths show working"))
+    ]
+    # a plain "when" with an event is no standing bound
+    assert _pairs("When you get home, text me.") == []
+
+
+def test_a_proper_name_used_for_a_kind_of_output_is_the_value() -> None:
+    scope = About("instruction", "use for code examples")
+    assert _pairs("Use Kotlin for your code examples.") == [("Use Kotlin for your code examples.", scope)]
+    assert _pairs("Use Swift for your code examples.") == [("Use Swift for your code examples.", scope)]
+    # thanks or a subject with its verb is no imperative
+    assert _pairs("Thanks for your answers.") == []
+    assert _pairs("French would be nicer for your replies.") == []
