@@ -194,3 +194,27 @@ def test_a_proper_name_used_for_a_kind_of_output_is_the_value() -> None:
     # thanks or a subject with its verb is no imperative
     assert _pairs("Thanks for your answers.") == []
     assert _pairs("French would be nicer for your replies.") == []
+
+
+def test_being_addressed_or_known_as_a_name_is_asking_for_it() -> None:
+    name = About("profile", "name")
+    assert _pairs("I would prefer to be addressed as Professor Lund.") == [
+        ("The user's name is Professor Lund.", name)
+    ]
+    assert _pairs("I'd like to be known as Kit.") == [("The user's name is Kit.", name)]
+    assert _pairs("I would prefer to be addressed as soon as possible.") == []
+
+
+def test_an_introduction_listing_an_age_and_what_the_user_is_doing() -> None:
+    assert _pairs("hey, I'm Ines, 34, working as a midwife") == [
+        ("The user's name is Ines.", About("profile", "name")),
+        ("The user is 34 years old.", AGE),
+        ("The user works as a midwife.", ROLE),
+    ]
+    assert _pairs("Hi I'm Ola, 29, living in Turku rn") == [
+        ("The user's name is Ola.", About("profile", "name")),
+        ("The user is 29 years old.", AGE),
+        ("The user lives in Turku.", HOME),
+    ]
+    # what is not said of the user in the list is left
+    assert _pairs("Hi, I'm Ola, nice to meet you.") == [("The user's name is Ola.", About("profile", "name"))]

@@ -61,7 +61,15 @@ from tinymemory.lifecycle.rules.people import (
     _listed_pet,
 )
 from tinymemory.lifecycle.rules.preferences import _NOT_ACTIVITY, _activity, _gerund, _preferences
-from tinymemory.lifecycle.rules.profile import _GREETING_NAME, _NAME, _home, _job, _name, _names
+from tinymemory.lifecycle.rules.profile import (
+    _GREETING_NAME,
+    _NAME,
+    _home,
+    _job,
+    _name,
+    _names,
+    introduced_clauses,
+)
 from tinymemory.lifecycle.rules.sentences import _SENTENCES, _SUBJECT_DROPPED, _clean, _present, clauses
 
 __all__ = ["RuleLearning", "clauses", "conjugate", "extract", "known_slot", "third_person"]
@@ -95,6 +103,8 @@ def extract(
         greeting = _GREETING_NAME.match(sentence)
         if greeting:
             out.append(_name(greeting.group(1)))
+            for clause in introduced_clauses(greeting.group("rest") or ""):
+                out.extend(_clause(_clean(clause), said_at))
             continue
         if intro := _introduced(sentence) or _listed_pet(sentence):
             out.append(intro)

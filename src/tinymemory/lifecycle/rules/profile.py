@@ -21,16 +21,35 @@ from tinymemory.lifecycle.rules.people import _KIN, _NATIONALITY
 
 # names --------------------------------------------------------------------------------------------------
 
-_GREETING_NAME = re.compile(rf"^(?i:hi|hello|hey)\b[,!.]?\s+(?i:i'm|i am|this is)\s+({_NAME_RUN})[.!,]?\s*$")
+# "Hi, I'm Jonas", and "hi I'm Jonas, 26, living in Graz": an introduction may list more about the user
+_GREETING_NAME = re.compile(
+    rf"^(?i:hi|hello|hey)\b[,!.]?\s+(?i:i'm|i am|this is)\s+({_NAME_RUN})"
+    r"(?:[.!]?\s*$|,\s*(?P<rest>.+?)[.!]?$)"
+)
+
+
+def introduced_clauses(rest: str) -> list[str]:
+    """ "26, living in Graz" after "I'm Jonas,": each item said of the user, a bare number as the age and
+    a participle as what the user is doing."""
+    out: list[str] = []
+    for item in re.split(r",\s*|\s+and\s+", rest):
+        item = item.strip()
+        if re.fullmatch(r"\d{1,3}", item) or re.match(r"^\w+ing\b", item):
+            out.append(f"I am {item}")
+    return out
+
+
 # The name the user goes by, or asks to be called: "I'd rather you called me ...", "my friends call me ..."
-# (contractions are expanded before this reads: "I'd" is "I would").
+# (contractions are expanded before this reads: "I'd" is "I would"). Being called, addressed, known or
+# referred to as a name is asking for it.
+_CALLED = r"(?:called|addressed as|known as|referred to as)"
 _NAME = re.compile(
     rf"^(?:(?i:my name is(?: actually| really)?|my name's|my first name is|the name's|the name is|"
     rf"(?:you can\s+)?(?:just\s+)?call me(?: by my (?:nickname|middle name|first name),?)?|"
     rf"(?:please\s+)?(?:refer to|address)\s+me\s+as|"
     rf"i go by|i go by my (?:middle|second|first|last) name,?|i am called|i (?:have\s+)?changed my name to|"
-    rf"i'm called|please call me|(?:i would\s+)?(?:rather|prefer|like)\s+to\s+be\s+called|"
-    rf"i (?:would\s+)?prefer to be called|i would rather be called|i would like you to call me|"
+    rf"i'm called|please call me|(?:i would\s+)?(?:rather|prefer|like)\s+to\s+be\s+{_CALLED}|"
+    rf"i (?:would\s+)?prefer to be {_CALLED}|i would rather be {_CALLED}|i would like you to call me|"
     rf"i would (?:rather|prefer)(?:\s+it)?(?:\s+if)?\s+you\s+(?:to\s+)?call(?:ed)?\s+me|"
     rf"(?:everyone|everybody|people|most people|folks|most folks|(?:all\s+)?my (?:friends|mates|colleagues)|"
     rf"friends|my family)\s+"
