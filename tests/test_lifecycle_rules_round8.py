@@ -218,3 +218,26 @@ def test_an_introduction_listing_an_age_and_what_the_user_is_doing() -> None:
     ]
     # what is not said of the user in the list is left
     assert _pairs("Hi, I'm Ola, nice to meet you.") == [("The user's name is Ola.", About("profile", "name"))]
+
+
+def test_a_birthday_said_as_a_relative_turning_an_age_or_after_it_is() -> None:
+    assert _pairs("My daughter Bea turns nine on 2 March.") == [
+        ("The user's daughter Bea's birthday is 2 March.", About("date", "daughter bea birthday")),
+        ("The user's daughter is Bea.", About("family", "daughter bea")),
+    ]
+    assert _pairs("It's my mum Rosa's birthday on 5 July.") == [
+        ("The user's mum Rosa's birthday is 5 July.", About("date", "mum rosa birthday")),
+        ("The user's mum is Rosa.", About("family", "mother")),
+    ]
+    # turning an age on a day of the week is an event, not the day a birthday comes round on
+    assert all(about is None for _, about in _pairs("My son turns six on Friday."))
+
+
+def test_a_relative_clause_on_the_statement_is_a_comment() -> None:
+    assert _pairs("I'm gluten intolerant, which makes eating out hard.") == [
+        ("The user is intolerant to gluten.", About("health", "intolerance gluten"))
+    ]
+    # a restrictive relative clause (no comma) belongs to its noun and is left to the rules
+    assert _pairs("I work at a firm which makes boats.") == [
+        ("The user works at a firm.", About("profile", "employer"))
+    ]

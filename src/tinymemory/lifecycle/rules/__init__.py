@@ -33,7 +33,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from tinymemory.api import About
-from tinymemory.lifecycle.rules.days import _dates
+from tinymemory.lifecycle.rules.days import _dates, birthday_said
 from tinymemory.lifecycle.rules.english import (
     _FRONTED,
     _HYPOTHETICAL,
@@ -323,7 +323,8 @@ def _clause(s: str, said_at: datetime) -> list[RuleLearning]:
         return []  # a wish or a condition, but "I'd rather you called me Jo" asks for a name
     if _PLAN.search(s):
         return _event(s, said_at)
-    bare = _begun(_stopped(_unfronted(s)))  # the facts read without a fronted time phrase; events keep it
+    # the facts read without a fronted time phrase; events keep it
+    bare = birthday_said(_begun(_stopped(_unfronted(s))))
     if _NEGATION.search(bare):
         return _negated(bare, said_at)
     kin = _kin_named_in(bare)

@@ -144,6 +144,8 @@ _ADDITIVE_TAIL = re.compile(
     # a condition on the remark, not the fact: "I'm 38, if that matters for the plan"
     r"if (?:that|it|this) (?:matters|helps)(?:\s+(?:for|to|with)\s+[\w' -]+)?|"
     r"haha)|"
+    # a relative clause on the whole statement comments on it: "lactose intolerant, which makes ... tricky"
+    r",\s*which\s+(?:makes|means|made|meant|is|was|has been)\b[^,]*|"
     # a sentence adverb set off after the value comments on it: "allergic to peaches, annoyingly"
     r",\s*(?-i:[a-z]+ly)(?:\s+enough)?|"
     # how often, said after the value: "a big tea drinker, three cups a day at least"
