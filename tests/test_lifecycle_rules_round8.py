@@ -241,3 +241,10 @@ def test_a_relative_clause_on_the_statement_is_a_comment() -> None:
     assert _pairs("I work at a firm which makes boats.") == [
         ("The user works at a firm.", About("profile", "employer"))
     ]
+
+
+def test_everywhere_after_a_value_is_where_it_holds_not_part_of_it() -> None:
+    assert _pairs("I prefer light mode everywhere.") == [
+        ("The user prefers light mode.", About("preference", "theme"))
+    ]
+    assert _pairs("I live everywhere.") == []

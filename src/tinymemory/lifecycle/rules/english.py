@@ -23,7 +23,8 @@ _LEAD = re.compile(
 )
 _TRAIL = re.compile(
     r"\s*(?:,?\s*(?:now|anymore|any more|these days|nowadays|instead|please|thanks|thank you|again|"
-    r"too|as well|already|btw|lol|haha|for now|at the moment|right now|(?-i:rn)|though|actually))+\s*$",
+    r"too|as well|already|btw|lol|haha|for now|at the moment|right now|(?-i:rn)|though|actually|"
+    r"everywhere))+\s*$",
     re.I,
 )
 # Time and circumstance phrases that end a value: "Madrid in May", "Initech last year".
