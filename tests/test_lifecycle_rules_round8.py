@@ -248,3 +248,12 @@ def test_everywhere_after_a_value_is_where_it_holds_not_part_of_it() -> None:
         ("The user prefers light mode.", About("preference", "theme"))
     ]
     assert _pairs("I live everywhere.") == []
+
+
+def test_a_described_workplace_after_a_role_is_named_by_what_it_is_called() -> None:
+    assert _pairs("I'm a chef at a tiny bistro called Olive.") == [
+        ("The user works as a chef.", ROLE),
+        ("The user works at Olive.", About("profile", "employer")),
+    ]
+    # a workplace described and not named gives the role alone
+    assert _pairs("I'm a chef at a tiny bistro.") == [("The user works as a chef.", ROLE)]

@@ -403,14 +403,21 @@ def _org(text: str) -> str:
     return value
 
 
+def _called(text: str) -> str:
+    """ "a startup called Nimbus" -> "Nimbus": the name a described workplace goes by."""
+    c = re.match(r"^(?:an?|the)\s+(?:[\w-]+\s+){1,3}?(?:called|named)\s+((?-i:[A-Z]).+)$", text, re.I)
+    return c.group(1) if c else text
+
+
 def _role_value(text: str) -> tuple[str, str | None]:
-    """ "a nurse at St Mary's" -> ("nurse", "St Mary's")."""
+    """ "a nurse at St Mary's" -> ("nurse", "St Mary's"); "a barista at a cafe called Brew" names Brew."""
     value = _TRAIL.sub("", text).strip()
     m = re.match(r"^(.+?)\s+(?:at|for|with)\s+(.+)$", value)
     employer = None
     if m:
         # the workplace is not part of the role; a named one is the employer
-        value, employer = m.group(1), (_org(m.group(2)) if _is_name(m.group(2)) else None)
+        place = _called(m.group(2))
+        value, employer = m.group(1), (_org(place) if _is_name(place) else None)
     # "a full-time illustrator": how much the user works is not the role
     value = re.sub(r"^((?:an?|the)\s+)?(?:full|part)[- ]time\s+", r"\1", value, flags=re.I)
     value = _VALUE_END.split(value, maxsplit=1)[0].strip().rstrip(",.; ")
@@ -523,12 +530,7 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         role = None
         if r := re.match(r"^(.+?)\s+as\s+(?:an?\s+)?(.+)$", rest):
             rest, role = r.group(1), _role_value(r.group(2))[0]
-        # "a startup called Nimbus": the name a described workplace goes by
-        if c := re.match(
-            r"^(?:an?|the)\s+(?:[\w-]+\s+){1,3}?(?:called|named)\s+((?-i:[A-Z]).+)$", rest, re.I
-        ):
-            rest = c.group(1)
-        org = _org(rest)
+        org = _org(_called(rest))
         if not org or not (_is_name(org) or (verb in {"work at", "work for"} and org[:1].isalpha())):
             return []
         out = [RuleLearning(f"The user works at {org}.", "fact", About("profile", "employer"), 0.85)]
