@@ -257,3 +257,13 @@ def test_a_described_workplace_after_a_role_is_named_by_what_it_is_called() -> N
     ]
     # a workplace described and not named gives the role alone
     assert _pairs("I'm a chef at a tiny bistro.") == [("The user works as a chef.", ROLE)]
+
+
+def test_several_pets_of_a_kind_added_to_the_list_counted_then_named() -> None:
+    assert _pairs("Plus two fat rabbits, Bun and Flop.") == [
+        ("The user has a rabbit named Bun.", About("pet", "bun")),
+        ("The user has a rabbit named Flop.", About("pet", "flop")),
+    ]
+    # people or made things counted and named are no pets
+    assert _pairs("And two sisters, Ana and Eva.") == []
+    assert _pairs("And two cars, Herbie and Kitt.") == []

@@ -106,8 +106,11 @@ def extract(
             for clause in introduced_clauses(greeting.group("rest") or ""):
                 out.extend(_clause(_clean(clause), said_at))
             continue
-        if intro := _introduced(sentence) or _listed_pet(sentence):
+        if intro := _introduced(sentence):
             out.append(intro)
+            continue
+        if listed := _listed_pet(sentence):
+            out.extend(listed)
             continue
         if corrected := from_correction(sentence, held or {}):
             out.extend(corrected)
