@@ -319,8 +319,9 @@ def render(
         "as the clean held-out (18 of 33 updated subjects on the latest value then); an eighth round (time "
         'phrases fronted with "this" or "last", subjects carried past a fronted phrase or dropped as chat '
         'drops them, "moved again, to X", comments and frequencies after a value, a coat or a breed as a '
-        "pet's kind, obligations ended, switches to a way of answering, corrections restating a held "
-        'title, being at a workplace while working there, "addict" and "fiend", "when you <answer>, ...", '
+        "pet's kind, pets counted and named in a list, obligations ended, switches to a way of answering, "
+        "corrections restating a held title, being at a workplace while working there, a workplace "
+        'described then named, "addict" and "fiend", "when you <answer>, ...", '
         "proper names used for a kind of output, being addressed as a name, introductions that list an age, "
         "a relative turning an age on a date) followed from its misses, so batch 8 is a tuning batch now "
         f"too; its column keeps the heading {HELD_OUT} held-out until a ninth batch is written, but its "
