@@ -33,7 +33,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from tinymemory.api import About
-from tinymemory.lifecycle.rules.days import _dates
+from tinymemory.lifecycle.rules.days import _dates, birthday_said
 from tinymemory.lifecycle.rules.english import (
     _FRONTED,
     _HYPOTHETICAL,
@@ -61,8 +61,16 @@ from tinymemory.lifecycle.rules.people import (
     _listed_pet,
 )
 from tinymemory.lifecycle.rules.preferences import _NOT_ACTIVITY, _activity, _gerund, _preferences
-from tinymemory.lifecycle.rules.profile import _GREETING_NAME, _NAME, _home, _job, _name, _names
-from tinymemory.lifecycle.rules.sentences import _SENTENCES, _clean, _present, clauses
+from tinymemory.lifecycle.rules.profile import (
+    _GREETING_NAME,
+    _NAME,
+    _home,
+    _job,
+    _name,
+    _names,
+    introduced_clauses,
+)
+from tinymemory.lifecycle.rules.sentences import _SENTENCES, _SUBJECT_DROPPED, _clean, _present, clauses
 
 __all__ = ["RuleLearning", "clauses", "conjugate", "extract", "known_slot", "third_person"]
 
@@ -95,24 +103,41 @@ def extract(
         greeting = _GREETING_NAME.match(sentence)
         if greeting:
             out.append(_name(greeting.group(1)))
+            for clause in introduced_clauses(greeting.group("rest") or ""):
+                out.extend(_clause(_clean(clause), said_at))
             continue
-        if intro := _introduced(sentence) or _listed_pet(sentence):
+        if intro := _introduced(sentence):
             out.append(intro)
+            continue
+        if listed := _listed_pet(sentence):
+            out.extend(listed)
             continue
         if corrected := from_correction(sentence, held or {}):
             out.extend(corrected)
             continue
-        for clause in _contrasted(_pointed_back(clauses(_clean(sentence)))):
-            swapped = _swapped(clause, known or {}) or _dropped(clause, known or {})
-            found = (
-                _bound_name(clause, known or {})
-                or ([swapped] if swapped else from_held(clause, held or {}))
-                or _clause(clause, said_at)
-            )
-            if not found and notes:
+        for n, clause in enumerate(_contrasted(_pointed_back(clauses(_clean(sentence))))):
+            found = _facts(clause, said_at, known or {}, held or {})
+            # only a sentence's first clause: after "and" the subject dropped is the clause before's
+            if not found and n == 0 and _SUBJECT_DROPPED.match(clause):
+                # "Started at BMW this week": chat drops the subject of a verb of change; the facts are
+                # the user's, but no note is kept of a clause whose subject was never said
+                found = _facts(f"I {clause[:1].lower()}{clause[1:]}", said_at, known or {}, held or {})
+            elif not found and notes:
                 found = _note(clause)
             out.extend(_scoped(f, known or {}) for f in found)
     return out
+
+
+def _facts(
+    clause: str, said_at: datetime, known: Mapping[str, About], held: Mapping[About, str]
+) -> list[RuleLearning]:
+    """What the fact rules make of one clause, read against the names and values the thread holds."""
+    swapped = _swapped(clause, known) or _dropped(clause, known)
+    return (
+        _bound_name(clause, known)
+        or ([swapped] if swapped else from_held(clause, held))
+        or _clause(clause, said_at)
+    )
 
 
 def _scoped(found: RuleLearning, known: Mapping[str, About]) -> RuleLearning:
@@ -301,7 +326,8 @@ def _clause(s: str, said_at: datetime) -> list[RuleLearning]:
         return []  # a wish or a condition, but "I'd rather you called me Jo" asks for a name
     if _PLAN.search(s):
         return _event(s, said_at)
-    bare = _begun(_stopped(_unfronted(s)))  # the facts read without a fronted time phrase; events keep it
+    # the facts read without a fronted time phrase; events keep it
+    bare = birthday_said(_begun(_stopped(_unfronted(s))))
     if _NEGATION.search(bare):
         return _negated(bare, said_at)
     kin = _kin_named_in(bare)

@@ -41,6 +41,18 @@ _NTH_BIRTHDAY = re.compile(
 )
 # "Mum was born on 1 May", "my brother was born on 3 June": a relative's birth date is their birthday
 _KIN_BORN = re.compile(rf"^(?:(?:my|our)\s+)?(?P<who>(?i:{_KIN}))\s+was\s+born\s+on\s+(?P<when>.+)$", re.I)
+# "My son Arlo turns six on 9 December": the day a relative reaches an age is their birthday
+_KIN_TURNS = re.compile(
+    rf"^(?:my|our)\s+(?P<who>(?i:{_KIN})(?:\s+(?-i:[A-Z][\w-]*))?)\s+"
+    r"(?:turns|is turning|will turn|will be)\s+[\w-]+\s+on\s+(?P<when>.+)$",
+    re.I,
+)
+# "It's my dad Hamid's birthday on 8 February" says "my dad Hamid's birthday is on 8 February"
+_ITS_BIRTHDAY = re.compile(
+    r"^(?:it is|it's)\s+(?P<whose>(?:my|our)\s+[\w\s'-]{1,30}?'s\s+(?:birthday|bday|b-day))\s+on\s+"
+    r"(?P<when>.+)$",
+    re.I,
+)
 # an age in words: "thirty-five", "forty", "nineteen"
 _TENS = {
     "twenty": 20,
@@ -81,6 +93,18 @@ _AGE = re.compile(
 )
 # what may follow an age: nothing, a clause, or a time phrase ("I turned 42 yesterday", "... last week")
 _AFTER_AGE = re.compile(r"^\s*(?:$|,|(?:now|this|next|on|in|last|and|but|soon)\b)", re.I)
+
+
+def birthday_said(s: str) -> str:
+    """A birthday said in another shape, in the shape the rules read ("my son Arlo's birthday is 9
+    December"), so the relative it names is kept beside it; any other clause as it is."""
+    if m := _ITS_BIRTHDAY.match(s):
+        return f"{m.group('whose')} is on {m.group('when')}"
+    if m := _KIN_TURNS.match(s):
+        when = _day(m.group("when"))
+        if re.search(rf"\d|{_MONTHS}", when, re.I):
+            return f"my {m.group('who')}'s birthday is {when}"
+    return s
 
 
 def _dates(s: str, said_at: datetime) -> list[RuleLearning]:

@@ -14,7 +14,7 @@ _LEAD = re.compile(
     # leads of reconsidering
     r"come to think of it|on second thoughts?|on reflection|thinking about it|having thought about it|"
     r"i mean|"
-    r"in fact|anyway|anyways|oops|wait|heads up|just|plus|then|now|i meant|what i meant is|sadly|"
+    r"in fact|anyway|anyways|oops|whoops|wait|heads up|just|plus|then|now|i meant|what i meant is|sadly|"
     r"unfortunately|luckily|fortunately|thankfully|honestly|long story short)\b[,:;!.-]?\s*|"
     r"^(?![^:]*\b(?:i|we|my|our|have|has|had|is|are|was|were)\b)[\w' ]{1,24}:\s+|"
     r"^(?!(?:i|we)\s)(?:[a-z']+\s+){0,2}[a-z']+,\s+(?=(?:i|we|my|our|correction|actually)\b))+",
@@ -23,7 +23,8 @@ _LEAD = re.compile(
 )
 _TRAIL = re.compile(
     r"\s*(?:,?\s*(?:now|anymore|any more|these days|nowadays|instead|please|thanks|thank you|again|"
-    r"too|as well|already|btw|lol|haha|for now|at the moment|right now|though|actually))+\s*$",
+    r"too|as well|already|btw|lol|haha|for now|at the moment|right now|(?-i:rn)|though|actually|"
+    r"everywhere))+\s*$",
     re.I,
 )
 # Time and circumstance phrases that end a value: "Madrid in May", "Initech last year".
@@ -84,7 +85,7 @@ _PLAN = re.compile(
 # clause and changes none of its facts.
 _FRONTED = re.compile(
     rf"^(?:these days|nowadays|lately|recently|currently|at the moment|right now|for now|"
-    rf"(?:in|since|by|from|during|until|as of)\s+(?:the\s+)?(?:(?:early|late|mid)[- ]?\s*)?"
+    rf"(?:in|since|by|from|during|until|as of)\s+(?:(?:the|this|last)\s+)?(?:(?:early|late|mid)[- ]?\s*)?"
     rf"(?:\d{{4}}|(?:{_MONTHS})\b(?:\s+\d{{4}})?|spring|summer|autumn|fall|winter|the summer|the spring)|"
     rf"(?:last|this|next|earlier this|later this)\s+(?:week|weekend|month|year|spring|summer|autumn|fall|"
     rf"winter|(?:{_MONTHS})\b)|(?:(?:a|an|one|two|three|four|five|six|a few|a couple of|several|many|some)"

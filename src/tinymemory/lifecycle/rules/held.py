@@ -66,10 +66,12 @@ _NORMAL_AGAIN = re.compile(
 _CORRECTION = re.compile(
     rf"^(?:(?:(?i:sorry|no|oops|wait|oh|actually|sorry, no)[,!]?\s+)*(?i:i meant|i mean|correction:?|"
     rf"make that|scratch that,?|typo,?)|(?P<bare>(?:(?i:sorry|no|oops|actually)[,!]?\s+)+))\s*"
-    rf"(?:(?i:it's|it is|it was)\s+)?(?P<new>(?:the\s+)?{_NAME_RUN})(?i:,?\s+(?:please|instead))?[.!]*$"
+    # a title may end in a number ("Paddington 2", "Windows 11")
+    rf"(?P<its>(?i:it's|it is|it was)\s+)?(?P<new>(?:the\s+)?{_NAME_RUN}(?:\s+\d{{1,3}})?)"
+    rf"(?i:,?\s+(?:please|instead))?[.!]*$"
 )
 # the held texts a bare correction can change: a proper name as the value at the end
-_NAMED_VALUE = re.compile(rf"\b(?P<old>(?:the\s+)?{_NAME_RUN})\.$")
+_NAMED_VALUE = re.compile(rf"\b(?P<old>(?:the\s+)?{_NAME_RUN}(?:\s+\d{{1,3}})?)\.$")
 # "I don't work there any more", "we moved out": the place or workplace held is the one ended
 _THERE = re.compile(
     r"^(?:i|we)\s+(?:don't|do not|no longer)\s+(?P<verb>work|live)\s+there(?:\s+(?:any ?more))?$|"
@@ -120,14 +122,17 @@ def from_correction(sentence: str, held: Mapping[About, str]) -> list[RuleLearni
     if m is None or not held:
         return []
     about = list(held)[-1]
-    if about.kind not in {"profile", "pet", "family", "date"}:
+    # a preference named by a proper name ("favourite movie is Spirited Away") is corrected the same way
+    if about.kind not in {"profile", "pet", "family", "date", "preference"}:
         return []
     old = _NAMED_VALUE.search(held[about])
     new = m.group("new")
     if old is None or new.split()[-1] in _NOT_A_NAME:
         return []  # "I mean Tuesday" corrects a day, not a held name
-    if m.group("bare") and not _variant(new, old.group("old"), about):
-        return []  # "Sorry Dave" addresses someone; with no "I meant", only a name's own variant corrects it
+    if m.group("bare") and not m.group("its") and not _variant(new, old.group("old"), about):
+        # "Sorry Dave" addresses someone; with no "I meant" (or "no, it's X", restating the value), only a
+        # name's own variant corrects it
+        return []
     return [RuleLearning(held[about][: old.start("old")] + new + ".", "fact", about, 0.8)]
 
 

@@ -47,20 +47,31 @@ _ABOUT_ANSWERS = re.compile(
     r"^(?:please\s+)?(?:keep|make|write|format|limit|cap|structure|start|end|sign off|finish|put|give)\s+"
     r"(?:all\s+(?:of\s+)?)?your\s+(?:answers|replies|responses|messages|explanations|summaries|emails|"
     r"examples|code samples)\b.*$|"  # plural: every answer; "make your answer shorter" is about this one
-    r"^(?:please\s+)?(?!(?:i|we|my|our)\b)[a-z]+\b.*\s+in\s+(?:all\s+(?:of\s+)?)?your\s+(?:answers|replies|"
-    r"responses|messages|"
-    r"emails|explanations)$",  # "use bullet points in your answers"
+    # an imperative: not a subject with its verb after it ("Spanish would suit me better for your answers")
+    r"^(?:please\s+)?(?!(?:i|we|my|our|thanks|thank|cheers|sorry)\b)"
+    r"(?![a-z]+\s+(?:would|will|should|could|can|might|must|is|are|was|were|has|have|had|does|did)\b)"
+    r"[a-z]+\b.*\s+(?:in|for)\s+(?:all\s+(?:of\s+)?)?your\s+(?:code\s+)?"
+    # "use bullet points in your answers", "use Rust for your code examples"
+    r"(?:answers|replies|responses|messages|emails|explanations|examples|samples|snippets)$",
     re.I,
 )
-_WHENEVER = re.compile(r"^(?:whenever|every time|each time|any time)\s+(.+?),\s*(?:please\s+)?(.+)$", re.I)
+# what the assistant does when it answers: after a plain "when", its doing must be one of these, not an event
+_ANSWERING = (
+    r"(?:write|answer|reply|respond|give|explain|suggest|show|format|list|summari[sz]e|quote|recommend|draft|"
+    r"code|review|translate|talk|mention|describe|use|cite|refer)"
+)
+# "Whenever you write SQL, ...", and "When you give me code, ..." with one of the assistant's kinds of answer
+_WHENEVER = re.compile(
+    rf"^(?:whenever|every time|each time|any time|when(?=\s+you\s+(?:\w+\s+)?{_ANSWERING}\b))\s+(.+?),\s*"
+    r"(?:please\s+)?(.+)$",
+    re.I,
+)
 # "Stick to metric units whenever you give measurements", "keep the tone casual when you write to me": an
 # imperative bounded by what the assistant does each time stands for every such time
 _WHEN_YOU = re.compile(
     r"^(?:please\s+)?(?P<act>(?!(?:i|we|my|our|you|it|this|that|there)\b)[a-z]+\b.+?),?\s+"
     r"(?:(?:whenever|every time|each time|any time)\s+you\s+|(?:when|if ever)\s+you\s+(?=(?:\w+\s+)?"
-    # after a plain "when", the assistant's doing must be one of its kinds of answer, not an event
-    r"(?:write|answer|reply|respond|give|explain|suggest|show|format|list|summari[sz]e|quote|recommend|draft|"
-    r"code|review|translate|talk|mention|describe|use|cite|refer)\b))(?P<cond>.+)$",
+    rf"{_ANSWERING}\b))(?P<cond>.+)$",
     re.I,
 )
 # "Don't bother with disclaimers", "don't use emojis": a negative imperative whose object is a bare plural
@@ -75,7 +86,10 @@ _WITHDRAW = re.compile(
     r"^no need to\s+(.+?)\s+any ?more$|^(?:you can|feel free to|it's fine to|it is fine to|it's ok to|"
     r"it's okay to)\s+(.+?)\s+again$|^(?:please\s+)?(?:stop|quit)\s+(\w+ing\b.*)$|"
     r"^(?:forget|drop|cancel|ignore)\s+(?:the|my)\s+(?:rule|instruction|request)\s+(?:about|to|of)\s+(.+)$|"
-    r"^(?:you can|you may|feel free to)\s+stop\s+(\w+ing\b.*)$",  # leave off: the instruction is lifted
+    r"^(?:you can|you may|feel free to)\s+stop\s+(\w+ing\b.*)$|"  # leave off: the instruction is lifted
+    # "you no longer have to keep answers short, detail is welcome": the obligation ended; a comment
+    # after a comma is not part of what was asked
+    r"^(?:you\s+)?no longer\s+(?:need|have)\s+to\s+([^,]+?)(?:,.*)?$",
     re.I,
 )
 _YOU_SUBJECT = re.compile(
@@ -147,6 +161,9 @@ def _instruction(s: str) -> RuleLearning | None:
         if re.match(r"^(?:i|we|my|our)\b", rest, re.I):
             return None  # "from now on I ..." is about the user, not an instruction
         rest = _ADDRESSED.sub("", rest, count=1).strip()
+        # "switch to replying in English from now on": the way switched to is the imperative itself
+        if sw := re.match(r"^(?:switch|change|move|go back)\s+(?:over\s+)?to\s+(\w+ing\b.*)$", rest, re.I):
+            rest = _base_phrase(sw.group(1))
         if m.group("tail"):
             rest = rest[:1].lower() + rest[1:]  # the imperative's verb began the sentence
         return _standing(f"{lead.capitalize()}, {third_person(rest)}.", rest)  # the user's own words
@@ -164,7 +181,9 @@ def _instruction(s: str) -> RuleLearning | None:
         if re.match(r"^(?:i|we|my|our)\b", rest, re.I):
             return None
         cond = _value(m.group(1))
-        return _standing(f"Whenever {third_person(cond)}, {third_person(rest)}.", rest, scope=cond)
+        # "..., always include comments": the "always" is what "whenever" already says, not the subject
+        bare = re.sub(r"^always\s+", "", rest, flags=re.I)
+        return _standing(f"Whenever {third_person(cond)}, {third_person(rest)}.", bare, scope=cond)
     if (m := _WHEN_YOU.match(body)) and not _THIS_ONCE.search(body) and not _QUESTION_WORD.match(body):
         act, cond = _value(m.group("act")), _value(m.group("cond"))
         said = f"{act[:1].upper()}{act[1:]} whenever you {cond}."
@@ -283,6 +302,9 @@ def _instruction_key(action: str) -> str:
         "",
         action,
     )
+    # a proper name used for a kind of output is the value: "use Rust for your code examples" and "use Go
+    # for your code examples" are one subject
+    action = re.sub(r"(?<=\s)(?-i:[A-Z][\w+#-]*)\s+(?=for\s+(?:all\s+(?:of\s+)?)?your\b)", "", action)
     # what the assistant's answers should be like is the value: "keep your answers under 100 words" and
     # "keep answers that short" are one subject, "keep answers"
     output = rf"^(\w+(?:\s+off)?)\s+(?:all\s+(?:of\s+)?)?(?:your\s+|the\s+)?({_YOUR_OUTPUT})\b"

@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 
 from tinymemory.api import About
-from tinymemory.lifecycle.rules.english import _NAME_RUN, _TRAIL
+from tinymemory.lifecycle.rules.english import _NAME_RUN, _NAME_WORD, _TRAIL
 from tinymemory.lifecycle.rules.learning import RuleLearning
 from tinymemory.retrieval.answer import MONTH_NAMES
 
@@ -52,7 +52,10 @@ _KIN = "|".join(
 _PETS = (
     "dog|puppy|pup|cat|kitten|rabbit|bunny|hamster|parrot|budgie|bird|fish|goldfish|turtle|tortoise|"
     "horse|pony|guinea pig|snake|lizard|ferret|gecko|chinchilla|rat|mouse|hedgehog|cockatiel|pig|goat|"
-    "tomcat|tom|moggy|moggie|mutt|pooch|kitty"
+    "tomcat|tom|moggy|moggie|mutt|pooch|kitty|"
+    # a coat or a breed names the animal as its kind does: "my old tabby Marzipan", "our beagle Rolo"
+    "tabby|labrador|retriever|spaniel|terrier|poodle|collie|beagle|greyhound|whippet|dachshund|pug|husky|"
+    "hen|chicken|duck"
 )
 _MY_KIN = re.compile(
     rf"^(?i:my|our)\s+(?i:(?:little|big|older|younger|baby|eldest|oldest|youngest|twin|new|late)\s+)?"
@@ -323,6 +326,13 @@ _AND_A_PET = re.compile(
     rf"(?P<name>{_NAME_RUN})\s*(?:,\s*(?i:who|which|that)\b.*)?$"
 )
 
+# "Oh and two guinea pigs as well, Hazel and Nutmeg": several of a kind, counted, then named
+_AND_PETS = re.compile(
+    r"^(?i:(?:oh\s+)?(?:and|also|plus))\s+(?i:two|three|four|five|\d)\s+(?i:(?:[a-z-]+\s+){0,2}?)"
+    rf"(?P<kind>(?i:{_PETS})|[a-z-]+?)s(?:\s+(?i:as well|too))?\s*,\s*"
+    rf"(?P<names>{_NAME_WORD}(?:\s*,\s*{_NAME_WORD})*\s+and\s+{_NAME_WORD})$"
+)
+
 
 def _family(s: str, said_at: datetime) -> list[RuleLearning]:
     if (m := _THERE_IS_PET.match(s)) and _OURS.search(m.group("rest")):
@@ -483,17 +493,21 @@ _INTRO = re.compile(
 )
 
 
-def _listed_pet(sentence: str) -> RuleLearning | None:
-    """ "And a corgi, Waffles, who's a diva": a pet added, by kind and name, to the user's list."""
-    m = _AND_A_PET.match(sentence.strip().rstrip(".!"))
-    if m is None or m.group("name") in _NOT_A_NAME:
-        return None
-    kind = m.group("kind")
+def _listed_pet(sentence: str) -> list[RuleLearning]:
+    """ "And a corgi, Waffles, who's a diva", "oh and two guinea pigs as well, Hazel and Nutmeg": pets
+    added, by kind and name, to the user's list."""
+    said = sentence.strip().rstrip(".!")
+    if m := _AND_A_PET.match(said):
+        kind, names = m.group("kind"), [m.group("name")]
+    elif m := _AND_PETS.match(said):
+        kind, names = m.group("kind"), re.split(r"\s*,\s*|\s+and\s+", m.group("names"))
+    else:
+        return []
     # any creature, as with a named rescue; a person or a made thing is not a pet
     person = re.fullmatch(rf"(?:{_KIN}|girl|boy|child|kid)s?", kind, re.I)
-    if _PEOPLE.search(kind) or _NOT_A_PET.search(kind) or person:
-        return None
-    return _pet_learning(kind, m.group("name"))
+    if _PEOPLE.search(kind) or _NOT_A_PET.search(kind) or person or any(n in _NOT_A_NAME for n in names):
+        return []
+    return [_pet_learning(kind, name) for name in names]
 
 
 def _introduced(sentence: str) -> RuleLearning | None:

@@ -64,10 +64,11 @@ _SWITCHED = re.compile(
 )
 # "I switched my editor to Helix", "I've changed my browser from Chrome to Firefox": the object names
 # the category the new value is a choice in
+# "I switched editors: Helix now": a bare plural names the category too, and a colon may give the new one
 _SWITCHED_MY = re.compile(
     r"^i(?:'ve| have)?\s+(?:(?:just|recently|finally)\s+)?(?:switched|changed|moved|swapped)\s+"
-    r"(?:my|our)\s+(?:(?:default|main|usual|daily|go-to)\s+)?([\w-]+(?:\s+[\w-]+)?)\s+"
-    r"(?:over\s+)?(?:from\s+(.+?)\s+)?to\s+(.+)$",
+    r"(?:(?:my|our)\s+(?:(?:default|main|usual|daily|go-to)\s+)?(?P<cat>[\w-]+(?:\s+[\w-]+)?)|(?P<plural>[\w-]+)s)"
+    r"(?:\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to\s+|:\s+)(?P<new>.+)$",
     re.I,
 )
 # "I've swapped coffee for tea", "I replaced Chrome with Firefox": the object after "for"/"with" is the
@@ -100,15 +101,16 @@ _FAN = re.compile(
     r"not really|not much of)\s+)*(fan of|into|obsessed with|crazy about|mad about|nuts about|wild about|"
     r"hooked on|all about|fallen in love with|"
     # an activity begun: "I've got into pottery", "I've taken up running"
-    r"got into|gotten into|taken up|took up|"
+    r"(?:got|gotten)\s+(?:(?:really|so|properly|seriously)\s+)?into|taken up|took up|"
     r"passionate about|keen on|a fan of)\s+(.+)$",
     re.I,
 )
 # "I'm a big rugby fan": the noun before "fan" is what the user is a fan of
 _X_FAN = re.compile(
     r"^i(?:'m| am)\s+(?:(?:more of|very much|definitely|such|really|totally)\s+)?(?:an?\s+)?"
-    r"(?:(?:big|huge|massive|lifelong|die-hard|diehard|real|true|keen|heavy)\s+)*"
-    r"([\w-]+(?:\s+[\w-]+)?)\s+(?P<noun>fan|lover|nut|buff|fanatic|user|person|drinker)$",
+    r"(?:(?:big|huge|massive|lifelong|die-hard|diehard|real|true|keen|heavy|total|complete|serious|"
+    r"self-confessed)\s+)*"
+    r"([\w-]+(?:\s+[\w-]+)?)\s+(?P<noun>fan|lover|nut|buff|fanatic|user|person|drinker|addict|fiend)$",
     re.I,
 )
 # Bare "I prefer X" needs a subject so a later "I prefer Y" replaces it; a few common ones are known.
@@ -243,11 +245,13 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         )
         return [RuleLearning(text, "preference", About("preference", key), 0.85)]
     if m := _SWITCHED_MY.match(s):
-        new = _ended(_value(m.group(3)))
+        new = _ended(_value(m.group("new")))
         if not new or _REACTION.match(new):
             return []
-        head = _key(m.group(1)).split()[-1]
-        key = head if head in _CATEGORIES else _preference_key(new, m.group(2))
+        head = _key(m.group("cat") or m.group("plural")).split()[-1]
+        if m.group("plural") and head not in _CATEGORIES:
+            return []  # "I switched sides to ..." names no category of choice
+        key = head if head in _CATEGORIES else _preference_key(new, m.group("old"))
         if key not in _CATEGORIES:
             return []  # "I switched my phone to silent" names no choice the rules keep
         said = f"The user prefers {new} as their {head}." if head == key else f"The user prefers {new}."
@@ -299,6 +303,7 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         return [RuleLearning(f"The user uses {obj}.", "preference", About("preference", key), 0.75)]
     if (m := _X_FAN.match(s)) and not re.fullmatch(
         r"(?:not|no|bit|real|big|huge|massive|true|keen|lifelong|die-hard|diehard|such a|such|an?|morning|"
+        r"heavy|total|complete|serious|self-confessed|"
         r"night|people)",
         m.group(1),
         re.I,
@@ -307,7 +312,8 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         key = _preference_key(obj, None)
         if noun in {"user", "drinker"} and key not in _CATEGORIES:
             return []  # "a heavy user" names nothing the rules keep
-        if noun in {"user", "person", "drinker"}:
+        # "a Diet Coke addict" takes a kind of thing as a drinker does; "a chocolate addict" is a fan
+        if noun in {"user", "person", "drinker"} or (noun in {"addict", "fiend"} and key in _CATEGORIES):
             # "a Vim user", "more of a tea person": one who uses or takes a kind of thing prefers it
             said = f"The user uses {obj}." if noun == "user" else f"The user is {_a(obj)} {noun}."
             return [RuleLearning(said, "preference", About("preference", key), 0.8)]
@@ -320,7 +326,7 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
         negative = bool(re.search(r"\bnot\b", s, re.I))
         obj = re.split(r"\s+than\s+", _value(m.group(2)), maxsplit=1)[0]  # "more into X than Y" is into X
         # an activity begun is a bare noun or gerund: "taken up running", not "got into Oxford" or "the offer"
-        begun = m.group(1).lower() in {
+        begun = re.sub(r"\s+(?:really|so|properly|seriously)\b", "", m.group(1).lower()) in {
             "got into",
             "gotten into",
             "taken up",

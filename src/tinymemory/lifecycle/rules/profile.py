@@ -21,16 +21,35 @@ from tinymemory.lifecycle.rules.people import _KIN, _NATIONALITY
 
 # names --------------------------------------------------------------------------------------------------
 
-_GREETING_NAME = re.compile(rf"^(?i:hi|hello|hey)\b[,!.]?\s+(?i:i'm|i am|this is)\s+({_NAME_RUN})[.!,]?\s*$")
+# "Hi, I'm Jonas", and "hi I'm Jonas, 26, living in Graz": an introduction may list more about the user
+_GREETING_NAME = re.compile(
+    rf"^(?i:hi|hello|hey)\b[,!.]?\s+(?i:i'm|i am|this is)\s+({_NAME_RUN})"
+    r"(?:[.!]?\s*$|,\s*(?P<rest>.+?)[.!]?$)"
+)
+
+
+def introduced_clauses(rest: str) -> list[str]:
+    """ "26, living in Graz" after "I'm Jonas,": each item said of the user, a bare number as the age and
+    a participle as what the user is doing."""
+    out: list[str] = []
+    for item in re.split(r",\s*|\s+and\s+", rest):
+        item = item.strip()
+        if re.fullmatch(r"\d{1,3}", item) or re.match(r"^\w+ing\b", item):
+            out.append(f"I am {item}")
+    return out
+
+
 # The name the user goes by, or asks to be called: "I'd rather you called me ...", "my friends call me ..."
-# (contractions are expanded before this reads: "I'd" is "I would").
+# (contractions are expanded before this reads: "I'd" is "I would"). Being called, addressed, known or
+# referred to as a name is asking for it.
+_CALLED = r"(?:called|addressed as|known as|referred to as)"
 _NAME = re.compile(
     rf"^(?:(?i:my name is(?: actually| really)?|my name's|my first name is|the name's|the name is|"
     rf"(?:you can\s+)?(?:just\s+)?call me(?: by my (?:nickname|middle name|first name),?)?|"
     rf"(?:please\s+)?(?:refer to|address)\s+me\s+as|"
     rf"i go by|i go by my (?:middle|second|first|last) name,?|i am called|i (?:have\s+)?changed my name to|"
-    rf"i'm called|please call me|(?:i would\s+)?(?:rather|prefer|like)\s+to\s+be\s+called|"
-    rf"i (?:would\s+)?prefer to be called|i would rather be called|i would like you to call me|"
+    rf"i'm called|please call me|(?:i would\s+)?(?:rather|prefer|like)\s+to\s+be\s+{_CALLED}|"
+    rf"i (?:would\s+)?prefer to be {_CALLED}|i would rather be {_CALLED}|i would like you to call me|"
     rf"i would (?:rather|prefer)(?:\s+it)?(?:\s+if)?\s+you\s+(?:to\s+)?call(?:ed)?\s+me|"
     rf"(?:everyone|everybody|people|most people|folks|most folks|(?:all\s+)?my (?:friends|mates|colleagues)|"
     rf"friends|my family)\s+"
@@ -97,6 +116,8 @@ _HOME = re.compile(
     r"(?:have\s+)?(?:moved|relocated|emigrated|immigrated)(?:\s+house)?"
     # a particle of direction changes no destination: "moved back to", "moved down to", "moved out to"
     r"(?:\s+(?:back|down|up|over|out|across|away|home|south|north|east|west|abroad))*"
+    # an adverb of repetition changes none either: "we've moved again, to Darwin"
+    r"(?:\s+(?:again|once more|once again|for good|permanently),?)?"
     r"(?:\s+from\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)?\s+to|"
     r"(?:have\s+|are\s+|am\s+)?(?:settled|settling)\s+(?:down\s+)?(?:into\s+life\s+)?in|"
     r"(?:am\s+|are\s+)(?:all\s+|finally\s+)?unpacked\s+in|"
@@ -382,14 +403,21 @@ def _org(text: str) -> str:
     return value
 
 
+def _called(text: str) -> str:
+    """ "a startup called Nimbus" -> "Nimbus": the name a described workplace goes by."""
+    c = re.match(r"^(?:an?|the)\s+(?:[\w-]+\s+){1,3}?(?:called|named)\s+((?-i:[A-Z]).+)$", text, re.I)
+    return c.group(1) if c else text
+
+
 def _role_value(text: str) -> tuple[str, str | None]:
-    """ "a nurse at St Mary's" -> ("nurse", "St Mary's")."""
+    """ "a nurse at St Mary's" -> ("nurse", "St Mary's"); "a barista at a cafe called Brew" names Brew."""
     value = _TRAIL.sub("", text).strip()
     m = re.match(r"^(.+?)\s+(?:at|for|with)\s+(.+)$", value)
     employer = None
     if m:
         # the workplace is not part of the role; a named one is the employer
-        value, employer = m.group(1), (_org(m.group(2)) if _is_name(m.group(2)) else None)
+        place = _called(m.group(2))
+        value, employer = m.group(1), (_org(place) if _is_name(place) else None)
     # "a full-time illustrator": how much the user works is not the role
     value = re.sub(r"^((?:an?|the)\s+)?(?:full|part)[- ]time\s+", r"\1", value, flags=re.I)
     value = _VALUE_END.split(value, maxsplit=1)[0].strip().rstrip(",.; ")
@@ -397,7 +425,16 @@ def _role_value(text: str) -> tuple[str, str | None]:
     return value, employer
 
 
+# "I'm at Shopify, working as a product manager": being at a named place while working there as a role
+_AT_WORKING = re.compile(
+    rf"^(?i:i\s+am\s+(?:now\s+)?at)\s+(?P<org>(?:the\s+)?{_NAME_RUN}),?\s+"
+    rf"(?i:(?:working|employed)\s+as)\s+(?P<role>.+)$"
+)
+
+
 def _job(s: str, said_at: datetime) -> list[RuleLearning]:
+    if m := _AT_WORKING.match(s):
+        return _job(f"I work at {m.group('org')} as {m.group('role')}", said_at)
     if m := _USED_TO_WORK.match(s):
         what = _ended(m.group("what")) if m.group("prep") != "as" else _role_value(m.group("what"))[0]
         if not what:
@@ -493,12 +530,7 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
         role = None
         if r := re.match(r"^(.+?)\s+as\s+(?:an?\s+)?(.+)$", rest):
             rest, role = r.group(1), _role_value(r.group(2))[0]
-        # "a startup called Nimbus": the name a described workplace goes by
-        if c := re.match(
-            r"^(?:an?|the)\s+(?:[\w-]+\s+){1,3}?(?:called|named)\s+((?-i:[A-Z]).+)$", rest, re.I
-        ):
-            rest = c.group(1)
-        org = _org(rest)
+        org = _org(_called(rest))
         if not org or not (_is_name(org) or (verb in {"work at", "work for"} and org[:1].isalpha())):
             return []
         out = [RuleLearning(f"The user works at {org}.", "fact", About("profile", "employer"), 0.85)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tinymemory.lifecycle.rules.english import _LEAD
+from tinymemory.lifecycle.rules.english import _FRONTED, _LEAD
 from tinymemory.lifecycle.rules.people import _KIN, _PETS
 
 # a title's full stop ("Dr. Khan") ends no sentence
@@ -23,9 +23,22 @@ _CLAUSE_SPLIT = re.compile(
 _ELLIPSIS_VERBS = (
     r"work|live|love|like|prefer|hate|enjoy|have|am|study|teach|own|play|moved|relocated|quit|left|"
     r"joined|started|got|became|retired|drink|eat|go|went|run|ran|speak|use|can't|don't|do not|no longer|"
-    r"never|always"
+    r"never|always|switched|changed"
 )
-_ELLIPSIS_SPLIT = re.compile(rf"\s*(?:,\s*|\s+)(?:and|but)\s+(?=(?:{_ELLIPSIS_VERBS})\b)", re.I)
+# an adverb of time may stand before it: "I left law and now work as a teacher"
+_ELLIPSIS_SPLIT = re.compile(
+    rf"\s*(?:,\s*|\s+)(?:and|but)\s+(?=(?:(?:now|then|later|since|also|still)\s+)?(?:{_ELLIPSIS_VERBS})\b)",
+    re.I,
+)
+
+# a verb of change in the past with no subject before it, as chat writes it ("Moved to Leeds in May")
+_SUBJECT_DROPPED = re.compile(
+    r"^(?:(?:just|finally|recently|officially)\s+)?(?:moved|relocated|quit|left|joined|started|switched|"
+    r"retired|became|adopted|rescued)\b(?!\s+(?:it|that|this|raining|snowing)\b)",
+    re.I,
+)
+# any verb in the past, said without its subject: "Finally caved and switched editors: ..."
+_PAST_FIRST = re.compile(r"^(?:(?:just|finally|recently|eventually)\s+)?[a-z]{3,}ed\b", re.I)
 
 _CONTRACTIONS = (
     (r"\bI'm\b|\bIm\b(?=\s)", "I am"),
@@ -96,10 +109,14 @@ def clauses(sentence: str) -> list[str]:
             parts.append(part)
     for part in parts:
         pieces = _ELLIPSIS_SPLIT.split(part)
-        subject = re.match(r"^(i|we)\b", pieces[0].strip(), re.I)
+        # the subject stands after a fronted time phrase: "Last month we packed up and moved to X"
+        subject = re.match(r"^(i|we)\b", _FRONTED.sub("", pieces[0].strip(), count=1), re.I)
+        # a first verb in the past with no subject ("Finally caved and switched ...") is the user's, as
+        # chat drops it, so the verb continuing it is the user's too
+        said = subject.group(1) if subject else "I" if _PAST_FIRST.match(pieces[0].strip()) else ""
         out.append(pieces[0])
         for piece in pieces[1:]:
-            out.append(f"{subject.group(1)} {piece}" if subject else piece)
+            out.append(f"{said} {piece}" if said else piece)
     return _named_next([c for c in (_clean(p) for p in out) if c])
 
 
@@ -123,8 +140,17 @@ def _clean(raw: str) -> str:
 _ADDITIVE_TAIL = re.compile(
     r"(?:,?\s+(?:too|as well|also|either|as well as that)|,\s*(?:sadly|unfortunately|luckily|fortunately|"
     r"thankfully|honestly|of course|believe it or not|to make (?:things|matters|it) worse|for the record|"
-    r"for what it's worth|as it happens|funnily enough|if that matters|if that helps|by the way|btw|lol|"
-    r"haha))+$",
+    r"for what it's worth|as it happens|funnily enough|by the way|btw|lol|no going back|no regrets|"
+    # a condition on the remark, not the fact: "I'm 38, if that matters for the plan"
+    r"if (?:that|it|this) (?:matters|helps)(?:\s+(?:for|to|with)\s+[\w' -]+)?|"
+    r"haha)|"
+    # a relative clause on the whole statement comments on it: "lactose intolerant, which makes ... tricky"
+    r",\s*which\s+(?:makes|means|made|meant|is|was|has been)\b[^,]*|"
+    # a sentence adverb set off after the value comments on it: "allergic to peaches, annoyingly"
+    r",\s*(?-i:[a-z]+ly)(?:\s+enough)?|"
+    # how often, said after the value: "a big tea drinker, three cups a day at least"
+    r",\s*(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)\s+[\w-]+\s+"
+    r"(?:a|per|each)\s+(?:day|week|month|night)(?:\s+(?:at least|or so|at most|tops))?)+$",
     re.I,
 )
 
