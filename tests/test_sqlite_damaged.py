@@ -167,6 +167,22 @@ def fresh_copy(path: Path, data: bytes) -> None:
     path.write_bytes(data)
 
 
+def open_files(path: Path) -> list[str]:
+    """This process's open descriptors of `path` and its WAL and shared-memory files (Linux's /proc)."""
+    fds = Path("/proc/self/fd")
+    if not fds.is_dir():
+        return []
+    found = []
+    for fd in fds.iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:  # closed meanwhile (the listing's own descriptor)
+            continue
+        if target.startswith(str(path)):
+            found.append(target)
+    return found
+
+
 def test_every_damaged_file_works_or_says_it_is_damaged(pristine: bytes, tmp_path: Path) -> None:
     path = tmp_path / "damaged.db"
     tally: dict[str, int] = {}
@@ -180,6 +196,10 @@ def test_every_damaged_file_works_or_says_it_is_damaged(pristine: bytes, tmp_pat
                 facade_ops(path)
         except Exception as exc:  # the message says which corruption; pytest shows the traceback
             raise AssertionError(f"{where}: {type(exc).__name__}: {exc}") from exc
+        # closed means closed, failed reads included: a cursor the failure left alive kept its
+        # connection's descriptors open until a garbage collection, whose late close then checkpointed
+        # the old WAL into the good copy put back below (a CI run saw that copy reported damaged)
+        assert open_files(path) == [], f"{where}: {open_files(path)}"
         for outcome in outcomes.values():
             tally[outcome] = tally.get(outcome, 0) + 1
     # a good copy put back in place serves at once: no connection to the damaged file was left open

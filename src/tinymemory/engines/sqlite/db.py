@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import sqlite3
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -53,6 +54,12 @@ class DamagedRow(sqlite3.DatabaseError):
 def database_error(op: str, exc: Exception) -> Unavailable:
     """A failed sqlite3 call as Unavailable naming the operation; a damaged file says so, in words of
     its own rather than the bytes SQLite quotes from it."""
+    # The failed call's frames hold its cursors; a cursor not finalized keeps its connection's file
+    # descriptors open after `close()` (sqlite3_close_v2 waits for it) until the garbage collector
+    # breaks the exception's cycle. A late close of that kind checkpoints a WAL into whatever file is
+    # at the path by then (a good copy put back over a damaged one). Clearing the finished frames'
+    # locals finalizes the cursors now; the traceback keeps its lines.
+    _release_frames(exc)
     damage = _damage(exc)
     if damage is not None:
         out = Unavailable(f"{op}: the database file is damaged ({damage}); {RECOVERY}")
@@ -60,6 +67,17 @@ def database_error(op: str, exc: Exception) -> Unavailable:
         out = Unavailable(f"{op}: database error ({exc})")
     out.__cause__ = exc
     return out
+
+
+def _release_frames(exc: BaseException) -> None:
+    """Clear the locals of the finished frames of `exc` and of the database errors it was raised from
+    (only those: a frame clear() may touch is one a failed SQLite call left)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while isinstance(current, ERRORS) and id(current) not in seen:
+        seen.add(id(current))
+        traceback.clear_frames(current.__traceback__)
+        current = current.__cause__ or current.__context__
 
 
 def _damage(exc: Exception) -> str | None:
