@@ -160,10 +160,33 @@ def ensure_graph(path: Path, items: int) -> None:
     asyncio.run(build())
 
 
-def tinymemory_store(items: int) -> tuple[Path, dict[str, Any]]:
+def tinymemory_store(items: int, baseline: Baseline | None = None) -> tuple[Path, dict[str, Any]]:
     """The cached prefilled file (built on first use, with its HNSW graph when it is large enough for
-    one), and what was recorded about its build."""
-    path = DATA_DIR / f"tinymemory-{items}.db"
+    one), and what was recorded about its build. With a baseline, the file is built by the baseline's
+    source in a child process: an older build cannot open a file of a newer schema, while this build
+    upgrades the copy each of its servers starts from."""
+    if baseline is not None:
+        slug = re.sub(r"[^A-Za-z0-9]+", "-", baseline.revision()).strip("-") or "baseline"
+        path = DATA_DIR / f"tinymemory-{items}-by-{slug}.db"
+        if not (path.exists() and path.with_suffix(".json").exists()):
+            env = {**os.environ, **baseline.env()}
+            cmd = [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--build-store",
+                str(path),
+                "--items",
+                str(items),
+            ]
+            done = subprocess.run(cmd, env=env)
+            if done.returncode != 0:
+                raise SystemExit(f"--baseline: building the store with {baseline.revision()} failed")
+        return path, json.loads(path.with_suffix(".json").read_text())
+    return build_store(DATA_DIR / f"tinymemory-{items}.db", items)
+
+
+def build_store(path: Path, items: int) -> tuple[Path, dict[str, Any]]:
+    """`path` prefilled with `items` memories by the tinymemory on the import path (kept: built once)."""
     info_path = path.with_suffix(".json")
     if path.exists() and info_path.exists():
         ensure_graph(path, items)
@@ -1577,7 +1600,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         )
     rows: list[dict[str, Any]] = []
     for items in sizes:
-        store, info = tinymemory_store(items)
+        store, info = tinymemory_store(items, baseline)
         config.update(tm_embedder=info["embedder"], tm_build_s=info["seconds"])
         targets: list[Target] = []
         for key in keys:
@@ -1678,9 +1701,13 @@ def main() -> int:
         help="serve-wN systems: also measure one recall's CPU in process (engine fetch against the rest)",
     )
     parser.add_argument("--breakdown-of", type=Path, help=argparse.SUPPRESS)  # the child of --breakdown
+    parser.add_argument("--build-store", type=Path, help=argparse.SUPPRESS)  # the baseline's store builder
     args = parser.parse_args()
     if args.breakdown_of is not None:
         print(json.dumps(breakdown(args.breakdown_of)))
+        return 0
+    if args.build_store is not None:
+        build_store(args.build_store, int(args.items))
         return 0
     if args.no_mem0:
         args.systems = ",".join(k for k in args.systems.split(",") if k.strip() != "mem0")
