@@ -5,19 +5,11 @@ pet or a relative. The sentences are made up for these tests, not taken from the
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
+from lifecycle_rules_support import SAID, pairs
 from tinymemory.api import About
 from tinymemory.lifecycle.rules import extract
-
-SAID = datetime(2026, 3, 4, 15, 30, tzinfo=UTC)
-
-
-def _pairs(text: str) -> list[tuple[str, About | None]]:
-    return [(f.text, f.about) for f in extract(text, SAID)]
-
 
 HOME = About("profile", "home")
 EMPLOYER = About("profile", "employer")
@@ -37,7 +29,7 @@ ROLE = About("profile", "role")
     ],
 )
 def test_perfect_and_progressive_tenses_read_as_the_present(text: str, want: tuple[str, About]) -> None:
-    assert _pairs(text) == [want]
+    assert pairs(text) == [want]
 
 
 @pytest.mark.parametrize(
@@ -49,7 +41,7 @@ def test_perfect_and_progressive_tenses_read_as_the_present(text: str, want: tup
     ],
 )
 def test_past_and_experiential_forms_are_no_home(text: str) -> None:
-    assert all(a != HOME for _, a in _pairs(text))
+    assert all(a != HOME for _, a in pairs(text))
 
 
 @pytest.mark.parametrize(
@@ -63,7 +55,7 @@ def test_past_and_experiential_forms_are_no_home(text: str) -> None:
     ],
 )
 def test_a_name_after_the_is_still_a_name(text: str, want: list[tuple[str, About]]) -> None:
-    assert _pairs(text) == want
+    assert pairs(text) == want
 
 
 @pytest.mark.parametrize(
@@ -77,7 +69,7 @@ def test_a_name_after_the_is_still_a_name(text: str, want: list[tuple[str, About
     ],
 )
 def test_a_role_keeps_its_of_phrase_and_drops_its_workplace(text: str, role: str) -> None:
-    found = [t for t, a in _pairs(text) if a == ROLE]
+    found = [t for t, a in pairs(text) if a == ROLE]
     assert found == [f"The user works as a {role}."]
 
 
@@ -91,7 +83,7 @@ def test_a_role_keeps_its_of_phrase_and_drops_its_workplace(text: str, role: str
     ],
 )
 def test_additive_particles_and_comments_after_a_value(text: str, want: tuple[str, str]) -> None:
-    assert _pairs(text) == [(want[0], About("health", want[1]))]
+    assert pairs(text) == [(want[0], About("health", want[1]))]
 
 
 @pytest.mark.parametrize(
@@ -105,7 +97,7 @@ def test_additive_particles_and_comments_after_a_value(text: str, want: tuple[st
     ],
 )
 def test_a_place_after_a_name_is_not_another_name(text: str, want: list[tuple[str, str]]) -> None:
-    assert _pairs(text) == [(t, About("family", k)) for t, k in want]
+    assert pairs(text) == [(t, About("family", k)) for t, k in want]
 
 
 @pytest.mark.parametrize(
@@ -116,11 +108,11 @@ def test_a_place_after_a_name_is_not_another_name(text: str, want: list[tuple[st
     ],
 )
 def test_an_adopted_creature_with_a_name_is_a_pet(text: str, want: tuple[str, str]) -> None:
-    assert _pairs(text) == [(want[0], About("pet", want[1]))]
+    assert pairs(text) == [(want[0], About("pet", want[1]))]
 
 
 def test_a_friend_named_is_not_a_pet() -> None:
-    assert all(a is None or a.kind != "pet" for _, a in _pairs("I have a friend named Bolt."))
+    assert all(a is None or a.kind != "pet" for _, a in pairs("I have a friend named Bolt."))
 
 
 def test_a_name_the_thread_bound_before_needs_no_possessive() -> None:

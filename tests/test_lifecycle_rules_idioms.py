@@ -7,29 +7,16 @@ labelled set."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from datetime import UTC, datetime
-
 import pytest
 
+from lifecycle_rules_support import SAID, pairs
 from tinymemory.api import About
 from tinymemory.lifecycle.rules import extract
-
-SAID = datetime(2026, 3, 4, 15, 30, tzinfo=UTC)
 
 HOME = About("profile", "home")
 EMPLOYER = About("profile", "employer")
 ROLE = About("profile", "role")
 RELATIONSHIP = About("profile", "relationship")
-
-
-def _pairs(
-    text: str,
-    notes: bool = False,
-    known: Mapping[str, About] | None = None,
-    held: Mapping[About, str] | None = None,
-) -> list[tuple[str, About | None]]:
-    return [(f.text, f.about) for f in extract(text, SAID, notes=notes, known=known, held=held)]
 
 
 # -- homes -----------------------------------------------------------------------------------------------
@@ -49,46 +36,46 @@ def _pairs(
     ],
 )
 def test_a_home_had_or_reached_by_idiom(text: str, place: str) -> None:
-    assert _pairs(text) == [(f"The user lives in {place}.", HOME)]
+    assert pairs(text) == [(f"The user lives in {place}.", HOME)]
 
 
 def test_a_second_home_or_a_trip_is_no_home() -> None:
-    assert _pairs("We have a holiday cottage in Wales.") == []
-    assert _pairs("My company sent me to Oslo for a week.") == []
-    assert _pairs("I'm up in Inverness.") == []  # no marker of the present: a visit as likely as a home
+    assert pairs("We have a holiday cottage in Wales.") == []
+    assert pairs("My company sent me to Oslo for a week.") == []
+    assert pairs("I'm up in Inverness.") == []  # no marker of the present: a visit as likely as a home
 
 
 def test_not_in_a_place_any_more_ends_the_home_and_the_place_set_against_it_is_the_new_one() -> None:
-    assert _pairs("I'm not in Leeds any more, I'm in York.") == [
+    assert pairs("I'm not in Leeds any more, I'm in York.") == [
         ("The user no longer lives in Leeds.", HOME),
         ("The user lives in York.", HOME),
     ]
     # without "any more" it says where the user is today
-    assert all(a != HOME for _, a in _pairs("I'm not in Leeds today, I'm in York."))
+    assert all(a != HOME for _, a in pairs("I'm not in Leeds today, I'm in York."))
 
 
 def test_a_fronted_originally_is_set_aside() -> None:
-    assert _pairs("Originally I'm from Accra.") == [("The user is from Accra.", About("profile", "origin"))]
+    assert pairs("Originally I'm from Accra.") == [("The user is from Accra.", About("profile", "origin"))]
 
 
 def test_leaving_a_held_place_by_idiom() -> None:
     held = {HOME: "The user lives in Perth."}
-    assert _pairs("We said goodbye to Perth in May.", held=held) == [
+    assert pairs("We said goodbye to Perth in May.", held=held) == [
         ("The user no longer lives in Perth.", HOME)
     ]
-    assert all(a != HOME for _, a in _pairs("We said goodbye to Perth in May.", notes=True))
+    assert all(a != HOME for _, a in pairs("We said goodbye to Perth in May.", notes=True))
 
 
 # -- work ------------------------------------------------------------------------------------------------
 
 
 def test_the_employer_as_the_subject_of_hiring_and_dismissing() -> None:
-    assert _pairs("Aldi have taken me on as a store manager.") == [
+    assert pairs("Aldi have taken me on as a store manager.") == [
         ("The user works at Aldi.", EMPLOYER),
         ("The user works as a store manager.", ROLE),
     ]
-    assert _pairs("Spotify laid me off in January.") == [("The user no longer works at Spotify.", EMPLOYER)]
-    assert _pairs("They let me go early on Friday.") == []  # a pronoun names no employer
+    assert pairs("Spotify laid me off in January.") == [("The user no longer works at Spotify.", EMPLOYER)]
+    assert pairs("They let me go early on Friday.") == []  # a pronoun names no employer
 
 
 @pytest.mark.parametrize(
@@ -96,18 +83,18 @@ def test_the_employer_as_the_subject_of_hiring_and_dismissing() -> None:
     [("Yesterday was my first day at Ocado.", "Ocado"), ("I'm on the payroll at Siemens.", "Siemens")],
 )
 def test_a_first_day_or_being_on_the_payroll_names_the_employer(text: str, org: str) -> None:
-    assert _pairs(text) == [(f"The user works at {org}.", EMPLOYER)]
+    assert pairs(text) == [(f"The user works at {org}.", EMPLOYER)]
 
 
 def test_a_first_day_somewhere_unnamed_is_no_employer() -> None:
-    assert all(a != EMPLOYER for _, a in _pairs("Today was my first day at school."))
+    assert all(a != EMPLOYER for _, a in pairs("Today was my first day at school."))
 
 
 def test_a_role_stepped_up_to_or_worked_in_shifts() -> None:
-    assert _pairs("I've stepped up to head chef.") == [("The user works as a head chef.", ROLE)]
-    assert _pairs("I work weekends as a lifeguard.") == [("The user works as a lifeguard.", ROLE)]
-    assert _pairs("I'm a senior nurse on a children's ward.") == [("The user works as a senior nurse.", ROLE)]
-    assert _pairs("I stepped up to the challenge.") == []
+    assert pairs("I've stepped up to head chef.") == [("The user works as a head chef.", ROLE)]
+    assert pairs("I work weekends as a lifeguard.") == [("The user works as a lifeguard.", ROLE)]
+    assert pairs("I'm a senior nurse on a children's ward.") == [("The user works as a senior nurse.", ROLE)]
+    assert pairs("I stepped up to the challenge.") == []
 
 
 def test_a_past_job_is_kept_as_past_not_as_the_job() -> None:
@@ -124,94 +111,94 @@ def test_a_past_job_is_kept_as_past_not_as_the_job() -> None:
 
 
 def test_a_year_of_birth_is_no_birthday() -> None:
-    assert _pairs("I was born in 1987.") == [("The user was born in 1987.", About("profile", "birth year"))]
-    assert _pairs("I was born on 4 July 1987.") == [
+    assert pairs("I was born in 1987.") == [("The user was born in 1987.", About("profile", "birth year"))]
+    assert pairs("I was born on 4 July 1987.") == [
         ("The user was born on 4 July 1987.", About("profile", "birthday"))
     ]
 
 
 def test_a_relative_named_before_a_birthday_keeps_the_name_out_of_the_relation() -> None:
-    said = _pairs("My sister Ama's birthday falls on 2 March.")
+    said = pairs("My sister Ama's birthday falls on 2 March.")
     assert said == [
         ("The user's sister Ama's birthday is 2 March.", About("date", "sister ama birthday")),
         ("The user's sister is Ama.", About("family", "sister ama")),
     ]
     # the possessive is not part of a relative's name elsewhere either
-    assert _pairs("My sister Ama's car broke down.") == [
+    assert pairs("My sister Ama's car broke down.") == [
         ("The user's sister is Ama.", About("family", "sister ama"))
     ]
 
 
 def test_days_celebrated_counted_or_set_beside() -> None:
-    assert _pairs("We celebrate our anniversary on 9 June.") == [
+    assert pairs("We celebrate our anniversary on 9 June.") == [
         ("The user's anniversary is 9 June.", About("date", "anniversary"))
     ]
-    assert _pairs("My birthday's coming up, it's 3 April.") == [
+    assert pairs("My birthday's coming up, it's 3 April.") == [
         ("The user's birthday is 3 April.", About("profile", "birthday"))
     ]
-    assert _pairs("Celebrated my 40th birthday on Saturday.") == [
+    assert pairs("Celebrated my 40th birthday on Saturday.") == [
         ("The user is 40 years old.", About("profile", "age"))
     ]
-    assert _pairs("Dad was born on 2 May.") == [
+    assert pairs("Dad was born on 2 May.") == [
         ("The user's dad's birthday is 2 May.", About("date", "dad birthday"))
     ]
 
 
 def test_a_day_not_a_date_or_a_count_of_something_else_is_no_day() -> None:
-    assert _pairs("We celebrate our anniversary at home.") == []
-    assert _pairs("Dad was born in 1950.") == []
-    assert _pairs("I had my 3rd coffee of the day.") == []
+    assert pairs("We celebrate our anniversary at home.") == []
+    assert pairs("Dad was born in 1950.") == []
+    assert pairs("I had my 3rd coffee of the day.") == []
 
 
 # -- people and pets -------------------------------------------------------------------------------------
 
 
 def test_a_name_in_apposition_before_its_relation() -> None:
-    assert _pairs("Tomas, my brother, fixes bikes.") == [
+    assert pairs("Tomas, my brother, fixes bikes.") == [
         ("The user's brother is Tomas.", About("family", "brother tomas"))
     ]
-    assert _pairs("Honestly, my brother, he never calls.", notes=True) == [
+    assert pairs("Honestly, my brother, he never calls.", notes=True) == [
         ("The user's brother, he never calls.", None)
     ]
 
 
 def test_a_name_given_in_the_clause_after() -> None:
-    assert _pairs("We adopted a rescue lurcher; he's called Bramble.") == [
+    assert pairs("We adopted a rescue lurcher; he's called Bramble.") == [
         ("The user has a rescue lurcher named Bramble.", About("pet", "bramble"))
     ]
-    assert _pairs("I'm dating someone new, her name's Ines.") == [("The user is dating Ines.", RELATIONSHIP)]
-    assert _pairs("I bought a new bike; it's red.") == []
+    assert pairs("I'm dating someone new, her name's Ines.") == [("The user is dating Ines.", RELATIONSHIP)]
+    assert pairs("I bought a new bike; it's red.") == []
 
 
 def test_children_by_sex_pets_kept_or_named_inside_a_clause() -> None:
-    assert [a for _, a in _pairs("We have two girls, Ada and Mae.")] == [
+    assert [a for _, a in pairs("We have two girls, Ada and Mae.")] == [
         About("family", "daughter ada"),
         About("family", "daughter mae"),
     ]
-    assert _pairs("I keep a corn snake named Noodle.") == [
+    assert pairs("I keep a corn snake named Noodle.") == [
         ("The user has a corn snake named Noodle.", About("pet", "noodle"))
     ]
-    assert _pairs("I keep a blog called Crumbs.") == []  # a made thing is not a creature
-    said = _pairs("We live in Bath with a dog called Biscuit.")
+    assert pairs("I keep a blog called Crumbs.") == []  # a made thing is not a creature
+    said = pairs("We live in Bath with a dog called Biscuit.")
     assert ("The user lives in Bath.", HOME) in said and (
         "The user has a dog named Biscuit.",
         About("pet", "biscuit"),
     ) in said
-    assert _pairs("My grumpy old cat, Tigger, hates mornings.") == [
+    assert pairs("My grumpy old cat, Tigger, hates mornings.") == [
         ("The user has a cat named Tigger.", About("pet", "tigger"))
     ]
 
 
 def test_a_divorce_finalised_and_a_death_told_by_euphemism() -> None:
-    assert _pairs("Jo and I finalised our divorce.") == [("The user is divorced from Jo.", RELATIONSHIP)]
+    assert pairs("Jo and I finalised our divorce.") == [("The user is divorced from Jo.", RELATIONSHIP)]
     known = {"pip": About("pet", "pip"), "leo": About("family", "son leo")}
-    assert _pairs("Pip didn't make it.", known=known) == [("Pip died.", About("pet", "pip"))]
-    assert _pairs("We said our goodbyes to Pip at the vet's.", known=known) == [
+    assert pairs("Pip didn't make it.", known=known) == [("Pip died.", About("pet", "pip"))]
+    assert pairs("We said our goodbyes to Pip at the vet's.", known=known) == [
         ("Pip died.", About("pet", "pip"))
     ]
     # saying goodbye to a person is a parting, and a name the thread never bound may be anyone
-    assert _pairs("We said our goodbyes to Leo at the airport.", known=known) == []
-    assert _pairs("Rex didn't make it.", known=known) == []
+    assert pairs("We said our goodbyes to Leo at the airport.", known=known) == []
+    assert pairs("Rex didn't make it.", known=known) == []
 
 
 # -- health ----------------------------------------------------------------------------------------------
@@ -228,41 +215,41 @@ def test_a_divorce_finalised_and_a_death_told_by_euphemism() -> None:
     ],
 )
 def test_a_condition_by_its_adjective_its_treatment_or_its_duration(text: str, want: tuple[str, str]) -> None:
-    assert _pairs(text) == [(want[0], About("health", want[1]))]
+    assert pairs(text) == [(want[0], About("health", want[1]))]
 
 
 def test_a_treatment_or_a_perfect_without_a_condition_is_none() -> None:
-    assert all(a is None for _, a in _pairs("I'm on the train for work.", notes=True))
-    assert all(a is None for _, a in _pairs("I've had a cold since Monday.", notes=True))
+    assert all(a is None for _, a in pairs("I'm on the train for work.", notes=True))
+    assert all(a is None for _, a in pairs("I've had a cold since Monday.", notes=True))
 
 
 def test_a_reaction_names_an_allergy_and_a_bare_allergic_points_back() -> None:
-    assert _pairs("I have asthma, and latex gives me a rash.") == [
+    assert pairs("I have asthma, and latex gives me a rash.") == [
         ("The user has asthma.", About("health", "condition asthma")),
         ("The user is allergic to latex.", About("health", "allergy latex")),
     ]
-    assert _pairs("Kiwi makes me itch; I'm allergic.") == [
+    assert pairs("Kiwi makes me itch; I'm allergic.") == [
         ("The user is allergic to kiwi.", About("health", "allergy kiwi"))
     ]
-    assert _pairs("I'm allergic.") == []
+    assert pairs("I'm allergic.") == []
 
 
 def test_a_diet_concluded_and_ended_by_eating_again() -> None:
     diet = About("health", "diet")
-    assert _pairs("I eat eggs but no meat, so vegetarian, basically.") == [("The user is vegetarian.", diet)]
+    assert pairs("I eat eggs but no meat, so vegetarian, basically.") == [("The user is vegetarian.", diet)]
     held = {diet: "The user is vegan."}
-    assert _pairs("I've started eating cheese again.", held=held) == [("The user is no longer vegan.", diet)]
+    assert pairs("I've started eating cheese again.", held=held) == [("The user is no longer vegan.", diet)]
     # what the diet allows changes nothing
-    assert _pairs("I've started eating fish again.", held={diet: "The user is pescatarian."}) == []
+    assert pairs("I've started eating fish again.", held={diet: "The user is pescatarian."}) == []
 
 
 def test_a_measure_back_to_normal_ends_the_condition_naming_it() -> None:
     cond = About("health", "condition high cholesterol")
     held = {cond: "The user has high cholesterol."}
-    assert _pairs("My cholesterol is back to normal.", held=held) == [
+    assert pairs("My cholesterol is back to normal.", held=held) == [
         ("The user no longer has high cholesterol.", cond)
     ]
-    assert all(a != cond for _, a in _pairs("My knee is back to normal.", held=held))
+    assert all(a != cond for _, a in pairs("My knee is back to normal.", held=held))
 
 
 # -- preferences -----------------------------------------------------------------------------------------
@@ -282,22 +269,22 @@ def test_a_measure_back_to_normal_ends_the_condition_naming_it() -> None:
     ],
 )
 def test_likings_and_choices_said_by_idiom(text: str, about: About) -> None:
-    assert [a for _, a in _pairs(text)] == [about]
+    assert [a for _, a in pairs(text)] == [about]
 
 
 def test_a_habit_of_speech_or_a_clause_is_no_favourite() -> None:
-    assert all(a is None for _, a in _pairs("My go-to excuse is that I'm busy.", notes=True))
-    assert all(a is None for _, a in _pairs("My usual answer is the weather.", notes=True))
-    assert _pairs("Nothing beats that feeling.") == []
-    assert _pairs("I'm a big fan.") == []
+    assert all(a is None for _, a in pairs("My go-to excuse is that I'm busy.", notes=True))
+    assert all(a is None for _, a in pairs("My usual answer is the weather.", notes=True))
+    assert pairs("Nothing beats that feeling.") == []
+    assert pairs("I'm a big fan.") == []
 
 
 def test_loving_it_after_an_activity_is_loving_the_activity() -> None:
-    assert ("The user loves swimming.", About("preference", "swimming")) in _pairs(
+    assert ("The user loves swimming.", About("preference", "swimming")) in pairs(
         "I swim on Fridays and love it."
     )
     # possession is no activity: "it" is the thing had
-    assert all(a != About("preference", "having") for _, a in _pairs("I have a kayak and love it."))
+    assert all(a != About("preference", "having") for _, a in pairs("I have a kayak and love it."))
 
 
 # -- instructions ----------------------------------------------------------------------------------------
@@ -319,10 +306,10 @@ def test_a_condition_is_part_of_a_whenever_instructions_subject() -> None:
 
 
 def test_a_negative_imperative_on_a_bare_plural_is_a_never() -> None:
-    assert _pairs("Don't bother with footnotes.") == [
+    assert pairs("Don't bother with footnotes.") == [
         ("Never bother with footnotes.", About("instruction", "bother with footnotes"))
     ]
-    assert _pairs("Don't use those tables.") == []  # a thing at hand, not a kind
+    assert pairs("Don't use those tables.") == []  # a thing at hand, not a kind
 
 
 def test_an_instruction_dropped_by_its_noun_without_what_places_it() -> None:
@@ -337,23 +324,23 @@ def test_an_instruction_dropped_by_its_noun_without_what_places_it() -> None:
 
 
 def test_a_name_in_a_cleft_of_calling() -> None:
-    assert _pairs("Kit is what everyone calls me.") == [("The user's name is Kit.", About("profile", "name"))]
-    assert _pairs("Paris is what I want.") == []
+    assert pairs("Kit is what everyone calls me.") == [("The user's name is Kit.", About("profile", "name"))]
+    assert pairs("Paris is what I want.") == []
 
 
 def test_a_name_spelled_out_corrects_the_held_name() -> None:
     name = About("profile", "name")
-    assert _pairs("It's Cathryn with a y.", held={name: "The user's name is Catherine."}) == [
+    assert pairs("It's Cathryn with a y.", held={name: "The user's name is Catherine."}) == [
         ("The user's name is Cathryn.", name)
     ]
-    assert _pairs("It's Cathryn with a y.") == []
+    assert pairs("It's Cathryn with a y.") == []
 
 
 def test_an_appointment_read_against_a_held_role() -> None:
     held = {ROLE: "The user works as a solicitor."}
-    assert _pairs("The firm has made me a partner.", held=held) == [("The user works as a partner.", ROLE)]
-    assert _pairs("My boss made me a coffee.", held=held) == []
-    assert _pairs("The firm has made me a partner.") == []
+    assert pairs("The firm has made me a partner.", held=held) == [("The user works as a partner.", ROLE)]
+    assert pairs("My boss made me a coffee.", held=held) == []
+    assert pairs("The firm has made me a partner.") == []
 
 
 # -- more of the same classes, in other words -------------------------------------------------------------
@@ -370,77 +357,75 @@ def test_an_appointment_read_against_a_held_role() -> None:
     ],
 )
 def test_more_homes(text: str, place: str) -> None:
-    assert _pairs(text) == [(f"The user lives in {place}.", HOME)]
+    assert pairs(text) == [(f"The user lives in {place}.", HOME)]
 
 
 def test_more_work() -> None:
-    assert _pairs("I'm now head of sales at Ikea.") == [
+    assert pairs("I'm now head of sales at Ikea.") == [
         ("The user works as a head of sales.", ROLE),
         ("The user works at Ikea.", EMPLOYER),
     ]
-    assert _pairs("I handed in my notice.") == [("The user left their job.", EMPLOYER)]
-    assert _pairs("I've been hired as a porter at Kings.") == [
+    assert pairs("I handed in my notice.") == [("The user left their job.", EMPLOYER)]
+    assert pairs("I've been hired as a porter at Kings.") == [
         ("The user works as a porter.", ROLE),
         ("The user works at Kings.", EMPLOYER),
     ]
-    assert _pairs("I'm going freelance.") == [("The user is freelance.", ROLE)]
-    assert _pairs("I'm a Vim user.") == [("The user uses Vim.", About("preference", "editor"))]
+    assert pairs("I'm going freelance.") == [("The user is freelance.", ROLE)]
+    assert pairs("I'm a Vim user.") == [("The user uses Vim.", About("preference", "editor"))]
 
 
 def test_a_relative_lost_or_a_child_welcomed() -> None:
-    assert _pairs("I lost my mum in April.") == [("The user's mum died.", About("family", "mother"))]
-    assert all(a != About("family", "mother") for _, a in _pairs("I lost my mum's ring.", notes=True))
-    assert _pairs("We welcomed a baby boy, Arlo, in May.") == [
+    assert pairs("I lost my mum in April.") == [("The user's mum died.", About("family", "mother"))]
+    assert all(a != About("family", "mother") for _, a in pairs("I lost my mum's ring.", notes=True))
+    assert pairs("We welcomed a baby boy, Arlo, in May.") == [
         ("The user's son is Arlo.", About("family", "son arlo"))
     ]
-    assert all(a is None for _, a in _pairs("I had a girl in my class called Zoe.", notes=True))
+    assert all(a is None for _, a in pairs("I had a girl in my class called Zoe.", notes=True))
 
 
 def test_conditions_cleared_and_foods_kept_off() -> None:
-    assert _pairs("My eczema has cleared up.") == [
+    assert pairs("My eczema has cleared up.") == [
         ("The user no longer has eczema.", About("health", "condition eczema"))
     ]
-    assert _pairs("My car has gone.") == []
-    assert _pairs("I'm off dairy.") == [("The user avoids dairy.", About("health", "avoids dairy"))]
-    assert _pairs("I'm teetotal.") == [
-        ("The user does not drink alcohol.", About("health", "avoids alcohol"))
-    ]
-    assert _pairs("Shellfish is a no-go for me, I'm allergic.") == [
+    assert pairs("My car has gone.") == []
+    assert pairs("I'm off dairy.") == [("The user avoids dairy.", About("health", "avoids dairy"))]
+    assert pairs("I'm teetotal.") == [("The user does not drink alcohol.", About("health", "avoids alcohol"))]
+    assert pairs("Shellfish is a no-go for me, I'm allergic.") == [
         ("The user is allergic to shellfish.", About("health", "allergy shellfish"))
     ]
 
 
 def test_activities_taken_up_and_kinds_of_person() -> None:
-    assert _pairs("I've taken up climbing.") == [
+    assert pairs("I've taken up climbing.") == [
         ("The user is a fan of climbing.", About("preference", "climbing"))
     ]
-    assert _pairs("I got into Cambridge.") == []
-    assert _pairs("I took up the offer.") == []
-    assert _pairs("I'm more of a coffee person.") == [
+    assert pairs("I got into Cambridge.") == []
+    assert pairs("I took up the offer.") == []
+    assert pairs("I'm more of a coffee person.") == [
         ("The user is a coffee person.", About("preference", "drink"))
     ]
-    assert _pairs("I'm a morning person.") == []
-    assert _pairs("No more exclamation marks, please.") == [
+    assert pairs("I'm a morning person.") == []
+    assert pairs("No more exclamation marks, please.") == [
         ("Never use exclamation marks.", About("instruction", "use exclamation marks"))
     ]
 
 
 def test_hiring_needs_the_user_as_its_object() -> None:
-    assert _pairs("Apple has taken on 200 staff.") == []
-    assert _pairs("Ocado has offered me a job.") == []  # an offer is not a job yet
+    assert pairs("Apple has taken on 200 staff.") == []
+    assert pairs("Ocado has offered me a job.") == []  # an offer is not a job yet
 
 
 def test_a_middle_name_gone_by_and_moving_in_with_someone_somewhere() -> None:
-    assert _pairs("I go by my middle name, Rose.") == [("The user's name is Rose.", About("profile", "name"))]
-    assert _pairs("I moved in with my boyfriend in Leith.") == [("The user lives in Leith.", HOME)]
-    assert all(a != HOME for _, a in _pairs("I moved in with my sister.", notes=True))
+    assert pairs("I go by my middle name, Rose.") == [("The user's name is Rose.", About("profile", "name"))]
+    assert pairs("I moved in with my boyfriend in Leith.") == [("The user lives in Leith.", HOME)]
+    assert all(a != HOME for _, a in pairs("I moved in with my sister.", notes=True))
 
 
 def test_an_attribute_stays_an_attribute_but_a_habit_of_speech_is_a_note() -> None:
-    assert _pairs("My goal is to run a marathon.") == [
+    assert pairs("My goal is to run a marathon.") == [
         ("The user's goal is to run a marathon.", About("profile", "goal"))
     ]
-    assert _pairs("My go-to excuse is the traffic.", notes=True) == [
+    assert pairs("My go-to excuse is the traffic.", notes=True) == [
         ("The user's go-to excuse is the traffic.", None)
     ]
 
@@ -455,40 +440,38 @@ def test_an_attribute_stays_an_attribute_but_a_habit_of_speech_is_a_note() -> No
     ],
 )
 def test_homes_by_residence_emigration_or_purchase(text: str, place: str) -> None:
-    assert _pairs(text) == [(f"The user lives in {place}.", HOME)]
+    assert pairs(text) == [(f"The user lives in {place}.", HOME)]
 
 
 def test_a_held_home_swapped_for_another_place() -> None:
     held = {HOME: "The user lives in Leeds."}
-    assert _pairs("We've swapped Leeds for Lyon.", held=held) == [("The user lives in Lyon.", HOME)]
-    assert all(a != HOME for _, a in _pairs("I swapped Chrome for Firefox.", notes=True, held=held))
+    assert pairs("We've swapped Leeds for Lyon.", held=held) == [("The user lives in Lyon.", HOME)]
+    assert all(a != HOME for _, a in pairs("I swapped Chrome for Firefox.", notes=True, held=held))
 
 
 def test_more_jobs_begun_and_ended() -> None:
-    assert _pairs("I'm starting at Arup on Monday.") == [("The user works at Arup.", EMPLOYER)]
-    assert _pairs("I got sacked from Argos.") == [("The user no longer works at Argos.", EMPLOYER)]
-    assert _pairs("I packed in my job at the council.") == [
+    assert pairs("I'm starting at Arup on Monday.") == [("The user works at Arup.", EMPLOYER)]
+    assert pairs("I got sacked from Argos.") == [("The user no longer works at Argos.", EMPLOYER)]
+    assert pairs("I packed in my job at the council.") == [
         ("The user no longer works at the council.", EMPLOYER)
     ]
-    assert _pairs("I work from home for a firm called Loop.") == [("The user works at Loop.", EMPLOYER)]
-    assert _pairs("I start as a junior doctor next week.") == [("The user works as a junior doctor.", ROLE)]
+    assert pairs("I work from home for a firm called Loop.") == [("The user works at Loop.", EMPLOYER)]
+    assert pairs("I start as a junior doctor next week.") == [("The user works as a junior doctor.", ROLE)]
 
 
 def test_instructions_ended_or_asked_to_stop() -> None:
-    assert _pairs("Please don't add a summary any more.") == [
+    assert pairs("Please don't add a summary any more.") == [
         ("Never add a summary.", About("instruction", "add summary"))
     ]
-    assert _pairs("Can you stop adding emojis?") == [
-        ("Never add emojis.", About("instruction", "add emojis"))
-    ]
-    assert _pairs("Can you stop by later?") == []
-    assert _pairs("Don't worry about it any more.") == []
+    assert pairs("Can you stop adding emojis?") == [("Never add emojis.", About("instruction", "add emojis"))]
+    assert pairs("Can you stop by later?") == []
+    assert pairs("Don't worry about it any more.") == []
     # the user's own preference said with "in your replies" is no instruction in the first person
     assert all(f.kind != "instruction" for f in extract("I prefer tables in your replies.", SAID))
 
 
 def test_a_pet_rehomed_is_no_longer_the_users_but_did_not_die() -> None:
-    assert _pairs("We had to rehome our cat Pixel.") == [
+    assert pairs("We had to rehome our cat Pixel.") == [
         ("The user no longer has the cat Pixel.", About("pet", "pixel"))
     ]
 
@@ -505,96 +488,96 @@ def test_a_conditioned_instruction_is_changed_by_the_same_action_unconditioned()
 
 
 def test_requests_at_the_assistants_convenience_or_about_this_one_are_no_standing_instruction() -> None:
-    assert _pairs("Whenever you're ready, send the summary.") == []
-    assert _pairs("Keep it short when you reply to this one.") == []
-    assert _pairs("I'm a huge fan of yours.") == []
+    assert pairs("Whenever you're ready, send the summary.") == []
+    assert pairs("Keep it short when you reply to this one.") == []
+    assert pairs("I'm a huge fan of yours.") == []
 
 
 def test_more_health_and_likings_in_other_words() -> None:
-    assert _pairs("I'm lactose intolerant now.") == [
+    assert pairs("I'm lactose intolerant now.") == [
         ("The user is intolerant to lactose.", About("health", "intolerance lactose"))
     ]
-    assert _pairs("I've developed a soy intolerance.") == [
+    assert pairs("I've developed a soy intolerance.") == [
         ("The user is intolerant to soy.", About("health", "intolerance soy"))
     ]
-    assert _pairs("I was diagnosed as asthmatic.") == [
+    assert pairs("I was diagnosed as asthmatic.") == [
         ("The user is asthmatic.", About("health", "condition asthma"))
     ]
-    assert _pairs("My migraines have stopped.") == [
+    assert pairs("My migraines have stopped.") == [
         ("The user no longer has migraines.", About("health", "condition migraines"))
     ]
-    assert [a for _, a in _pairs("I'm allergic to nuts, especially almonds.")] == [
+    assert [a for _, a in pairs("I'm allergic to nuts, especially almonds.")] == [
         About("health", "allergy nuts"),
         About("health", "allergy almonds"),
     ]
-    assert _pairs("I've gone right off tea.") == [
+    assert pairs("I've gone right off tea.") == [
         ("The user is no longer interested in tea.", About("preference", "drink"))
     ]
-    assert _pairs("My all-time favourite book is Emma.") == [
+    assert pairs("My all-time favourite book is Emma.") == [
         ("The user's favourite book is Emma.", About("preference", "book"))
     ]
-    assert _pairs("I'm more into jazz than rock.") == [
+    assert pairs("I'm more into jazz than rock.") == [
         ("The user is a fan of jazz.", About("preference", "jazz"))
     ]
-    assert _pairs("I've converted to Vim.") == [("The user prefers Vim.", About("preference", "editor"))]
+    assert pairs("I've converted to Vim.") == [("The user prefers Vim.", About("preference", "editor"))]
 
 
 def test_names_with_a_title_or_a_comment_and_ages_in_words() -> None:
     name = About("profile", "name")
-    assert _pairs("I'm Dr. Nia Obi.") == [("The user's name is Dr. Nia Obi.", name)]
-    assert _pairs("I'm Femi, by the way.") == [("The user's name is Femi.", name)]
-    assert _pairs("You can call me by my nickname, Dee.") == [("The user's name is Dee.", name)]
-    assert _pairs("I just turned forty-one.") == [("The user is 41 years old.", About("profile", "age"))]
-    assert all(a is None for _, a in _pairs("I'm twenty minutes away.", notes=True))
+    assert pairs("I'm Dr. Nia Obi.") == [("The user's name is Dr. Nia Obi.", name)]
+    assert pairs("I'm Femi, by the way.") == [("The user's name is Femi.", name)]
+    assert pairs("You can call me by my nickname, Dee.") == [("The user's name is Dee.", name)]
+    assert pairs("I just turned forty-one.") == [("The user is 41 years old.", About("profile", "age"))]
+    assert all(a is None for _, a in pairs("I'm twenty minutes away.", notes=True))
 
 
 def test_a_kinship_word_is_read_whole() -> None:
     # "grandson" is not "gran" and a son
-    assert _pairs("We have a grandson now, Eli.") == [
+    assert pairs("We have a grandson now, Eli.") == [
         ("The user's grandson is Eli.", About("family", "grandson eli"))
     ]
 
 
 def test_there_a_bare_correction_and_a_pet_by_kind_read_against_the_thread() -> None:
     held = {EMPLOYER: "The user works at Arup.", HOME: "The user lives in Leeds."}
-    assert _pairs("I don't work there any more.", held=held) == [
+    assert pairs("I don't work there any more.", held=held) == [
         ("The user no longer works at Arup.", EMPLOYER)
     ]
-    assert _pairs("We moved out last month.", held=held) == [("The user no longer lives in Leeds.", HOME)]
-    assert _pairs("Sorry, I meant Leith.", held={HOME: "The user lives in Leeds."}) == [
+    assert pairs("We moved out last month.", held=held) == [("The user no longer lives in Leeds.", HOME)]
+    assert pairs("Sorry, I meant Leith.", held={HOME: "The user lives in Leeds."}) == [
         ("The user lives in Leith.", HOME)
     ]
     # the latest held value must end in a name, and a day is no correction of one
-    assert _pairs("Sorry, I meant Leith.", held={DRINK_HELD: "The user drinks tea."}) == []
-    assert _pairs("I mean Tuesday.", held=held) == []
+    assert pairs("Sorry, I meant Leith.", held={DRINK_HELD: "The user drinks tea."}) == []
+    assert pairs("I mean Tuesday.", held=held) == []
     pets = {About("pet", "rex"): "The user has a dog named Rex."}
-    assert _pairs("Our dog passed away.", held=pets) == [("The user's dog died.", About("pet", "rex"))]
-    assert _pairs("Our cat passed away.", held=pets) == []
-    assert _pairs("Rex is no longer with us.", known={"rex": About("pet", "rex")}) == [
+    assert pairs("Our dog passed away.", held=pets) == [("The user's dog died.", About("pet", "rex"))]
+    assert pairs("Our cat passed away.", held=pets) == []
+    assert pairs("Rex is no longer with us.", known={"rex": About("pet", "rex")}) == [
         ("Rex died.", About("pet", "rex"))
     ]
-    assert _pairs("My dog is lovely.") == []  # a pet's trait is no attribute of the user's
+    assert pairs("My dog is lovely.") == []  # a pet's trait is no attribute of the user's
 
 
 DRINK_HELD = About("preference", "drink")
 
 
 def test_living_with_someone_somewhere_home_contracted_and_a_chief_of_a_firm() -> None:
-    assert _pairs("We're living with my in-laws in Ayr.") == [("The user lives in Ayr.", HOME)]
-    assert all(a != HOME for _, a in _pairs("I live with my sister.", notes=True))
-    assert _pairs("Home's Lagos these days.") == [("The user lives in Lagos.", HOME)]
-    assert _pairs("I'm CTO of Loop.") == [("The user works as a CTO of Loop.", ROLE)]
+    assert pairs("We're living with my in-laws in Ayr.") == [("The user lives in Ayr.", HOME)]
+    assert all(a != HOME for _, a in pairs("I live with my sister.", notes=True))
+    assert pairs("Home's Lagos these days.") == [("The user lives in Lagos.", HOME)]
+    assert pairs("I'm CTO of Loop.") == [("The user works as a CTO of Loop.", ROLE)]
 
 
 def test_near_misses_of_the_seventh_round() -> None:
     assert (
-        _pairs("I live on a boat.") == []
+        pairs("I live on a boat.") == []
     )  # living on a thing is a staple only with an adverb or a known kind
-    assert _pairs("I basically live on toast.") == [("The user loves toast.", About("preference", "toast"))]
-    assert _pairs("My company moved me to the London office.") == []  # part of the employer, not a place
-    assert _pairs("They posted me to Kabul for six months.") == []  # a bounded stay
-    assert _pairs("Google let me go home early.") == []  # leave, not a dismissal
-    assert _pairs("Please don't mention it any more.") == []  # "it" is something said, not a kind of answer
+    assert pairs("I basically live on toast.") == [("The user loves toast.", About("preference", "toast"))]
+    assert pairs("My company moved me to the London office.") == []  # part of the employer, not a place
+    assert pairs("They posted me to Kabul for six months.") == []  # a bounded stay
+    assert pairs("Google let me go home early.") == []  # leave, not a dismissal
+    assert pairs("Please don't mention it any more.") == []  # "it" is something said, not a kind of answer
 
 
 @pytest.mark.parametrize(
@@ -608,72 +591,72 @@ def test_near_misses_of_the_seventh_round() -> None:
     ],
 )
 def test_relationships_begun_again_parted_or_proposed(text: str, want: str) -> None:
-    assert (want, RELATIONSHIP) in _pairs(text)
+    assert (want, RELATIONSHIP) in pairs(text)
 
 
 def test_a_partner_leaving_a_thing_or_a_proposal_not_accepted_is_no_state() -> None:
-    assert all(a != RELATIONSHIP for _, a in _pairs("My husband left me a note.", notes=True))
-    assert all(a != RELATIONSHIP for _, a in _pairs("I proposed a toast.", notes=True))
+    assert all(a != RELATIONSHIP for _, a in pairs("My husband left me a note.", notes=True))
+    assert all(a != RELATIONSHIP for _, a in pairs("I proposed a toast.", notes=True))
 
 
 def test_choices_switched_to_taken_up_or_newly_favoured() -> None:
     editor = About("preference", "editor")
-    assert _pairs("I've moved to Neovim.") == [("The user prefers Neovim.", editor)]
-    assert _pairs("I've moved to Seville for work.") == [("The user lives in Seville.", HOME)]
-    assert _pairs("I've moved to Lyon.") == [("The user lives in Lyon.", HOME)]  # a place is a home
-    assert _pairs("Emacs is my new favourite editor.") == [("The user's favourite editor is Emacs.", editor)]
-    assert _pairs("I've started using Zed.") == [("The user uses Zed.", editor)]
-    assert _pairs("I'm loving pilates at the moment.") == [
+    assert pairs("I've moved to Neovim.") == [("The user prefers Neovim.", editor)]
+    assert pairs("I've moved to Seville for work.") == [("The user lives in Seville.", HOME)]
+    assert pairs("I've moved to Lyon.") == [("The user lives in Lyon.", HOME)]  # a place is a home
+    assert pairs("Emacs is my new favourite editor.") == [("The user's favourite editor is Emacs.", editor)]
+    assert pairs("I've started using Zed.") == [("The user uses Zed.", editor)]
+    assert pairs("I'm loving pilates at the moment.") == [
         ("The user loves pilates.", About("preference", "pilates"))
     ]
-    assert _pairs("I'm enjoying the book.") == []  # a thing at hand
-    assert all(a is None for _, a in _pairs("I fell in love with Tom.", notes=True))
+    assert pairs("I'm enjoying the book.") == []  # a thing at hand
+    assert all(a is None for _, a in pairs("I fell in love with Tom.", notes=True))
 
 
 def test_pets_named_together_or_after_their_breed() -> None:
-    assert [a for _, a in _pairs("Our dogs are called Fig and Plum.")] == [
+    assert [a for _, a in pairs("Our dogs are called Fig and Plum.")] == [
         About("pet", "fig"),
         About("pet", "plum"),
     ]
-    assert _pairs("Our new kitten is a tabby called Miso.") == [
+    assert pairs("Our new kitten is a tabby called Miso.") == [
         ("The user has a kitten named Miso.", About("pet", "miso"))
     ]
-    assert all(a is None for _, a in _pairs("My dog is a good boy.", notes=True))
+    assert all(a is None for _, a in pairs("My dog is a good boy.", notes=True))
 
 
 def test_a_pet_said_to_be_in_the_users_home_or_added_to_a_list() -> None:
-    assert _pairs("There's a tabby tom called Biscuit who runs our house.") == [
+    assert pairs("There's a tabby tom called Biscuit who runs our house.") == [
         ("The user has a tom named Biscuit.", About("pet", "biscuit"))
     ]
-    assert _pairs("There's a cat called Tom next door.") == []  # not the user's home
-    assert _pairs("And a whippet, Dot, who's very shy.") == [
+    assert pairs("There's a cat called Tom next door.") == []  # not the user's home
+    assert pairs("And a whippet, Dot, who's very shy.") == [
         ("The user has a whippet named Dot.", About("pet", "dot"))
     ]
-    assert _pairs("And a friend, Sam, who helps.") == []
-    assert _pairs("And a car, Betsy.") == []
+    assert pairs("And a friend, Sam, who helps.") == []
+    assert pairs("And a car, Betsy.") == []
 
 
 def test_birthdays_in_other_words_and_born_on_a_thing() -> None:
     bday = About("profile", "birthday")
-    assert _pairs("It's my birthday on the 2nd of May.") == [("The user's birthday is the 2nd of May.", bday)]
-    assert _pairs("My b-day is 5 Jan.") == [("The user's birthday is 5 Jan.", bday)]
-    assert _pairs("I was born on Boxing Day.") == [("The user was born on Boxing Day.", bday)]
-    assert _pairs("I'm a Gemini, born 3 June.") == [("The user's birthday is 3 June.", bday)]
+    assert pairs("It's my birthday on the 2nd of May.") == [("The user's birthday is the 2nd of May.", bday)]
+    assert pairs("My b-day is 5 Jan.") == [("The user's birthday is 5 Jan.", bday)]
+    assert pairs("I was born on Boxing Day.") == [("The user was born on Boxing Day.", bday)]
+    assert pairs("I'm a Gemini, born 3 June.") == [("The user's birthday is 3 June.", bday)]
     # born on a thing is neither a day nor a named place
-    assert all(a is None for _, a in _pairs("I was born on a farm.", notes=True))
+    assert all(a is None for _, a in pairs("I was born on a farm.", notes=True))
 
 
 def test_more_names_and_wanting_every_answer_so() -> None:
     name = About("profile", "name")
-    assert _pairs("Most folks call me Jimmy.") == [("The user's name is Jimmy.", name)]
-    assert _pairs("Call me by my first name, Sue.") == [("The user's name is Sue.", name)]
-    assert _pairs("Please address me as Ms Lee.") == [("The user's name is Ms Lee.", name)]
-    assert _pairs("Address me as soon as possible.") == []
-    assert _pairs("I prefer Samantha, actually.", held={name: "The user's name is Sam."}) == [
+    assert pairs("Most folks call me Jimmy.") == [("The user's name is Jimmy.", name)]
+    assert pairs("Call me by my first name, Sue.") == [("The user's name is Sue.", name)]
+    assert pairs("Please address me as Ms Lee.") == [("The user's name is Ms Lee.", name)]
+    assert pairs("Address me as soon as possible.") == []
+    assert pairs("I prefer Samantha, actually.", held={name: "The user's name is Sam."}) == [
         ("The user's name is Samantha.", name)
     ]
-    assert all(a != name for _, a in _pairs("I prefer Samantha, actually."))  # no name held just before
-    assert _pairs("I want short answers from now on.") == [
+    assert all(a != name for _, a in pairs("I prefer Samantha, actually."))  # no name held just before
+    assert pairs("I want short answers from now on.") == [
         ("From now on, short answers.", About("instruction", "keep answers"))
     ]
     assert all(f.kind != "instruction" for f in extract("I want pizza from now on.", SAID, notes=True))
@@ -681,39 +664,39 @@ def test_more_names_and_wanting_every_answer_so() -> None:
 
 def test_a_name_set_against_the_one_just_held() -> None:
     name = About("profile", "name")
-    assert _pairs("On reflection, Bill is better.", held={name: "The user's name is William."}) == [
+    assert pairs("On reflection, Bill is better.", held={name: "The user's name is William."}) == [
         ("The user's name is Bill.", name)
     ]
-    assert _pairs("On reflection, Bill is better.", held={HOME: "The user lives in Leeds."}) == []
+    assert pairs("On reflection, Bill is better.", held={HOME: "The user lives in Leeds."}) == []
 
 
 def test_appointments_in_the_passive_partings_by_idiom_and_moves_between_employers() -> None:
-    assert _pairs("I've been made head of year.") == [("The user works as a head of year.", ROLE)]
-    assert _pairs("I've been made redundant.") == [("The user lost their job.", EMPLOYER)]
-    assert _pairs("Ola and I have called it a day.") == [("The user broke up with Ola.", RELATIONSHIP)]
-    assert all(a != RELATIONSHIP for _, a in _pairs("We called it a day at five.", notes=True))
+    assert pairs("I've been made head of year.") == [("The user works as a head of year.", ROLE)]
+    assert pairs("I've been made redundant.") == [("The user lost their job.", EMPLOYER)]
+    assert pairs("Ola and I have called it a day.") == [("The user broke up with Ola.", RELATIONSHIP)]
+    assert all(a != RELATIONSHIP for _, a in pairs("We called it a day at five.", notes=True))
     held = {EMPLOYER: "The user works at Barclays."}
-    assert _pairs("I've moved over to HSBC.", held=held) == [("The user works at HSBC.", EMPLOYER)]
+    assert pairs("I've moved over to HSBC.", held=held) == [("The user works at HSBC.", EMPLOYER)]
 
 
 def test_an_instructions_proper_value_switched() -> None:
     rule = About("instruction", "answer in")
     held = {rule: "Always answer in French."}
-    assert _pairs("Switch to German from now on.", held=held) == [("Always answer in German.", rule)]
-    assert all(a != rule for _, a in _pairs("Switch to German from now on."))  # nothing held to switch
+    assert pairs("Switch to German from now on.", held=held) == [("Always answer in German.", rule)]
+    assert all(a != rule for _, a in pairs("Switch to German from now on."))  # nothing held to switch
 
 
 def test_unpacked_put_to_sleep_my_thing_and_a_name_after_actually() -> None:
-    assert _pairs("We're all unpacked in Bath.") == [("The user lives in Bath.", HOME)]
-    assert _pairs("Rolo had to be put to sleep.", known={"rolo": About("pet", "rolo")}) == [
+    assert pairs("We're all unpacked in Bath.") == [("The user lives in Bath.", HOME)]
+    assert pairs("Rolo had to be put to sleep.", known={"rolo": About("pet", "rolo")}) == [
         ("Rolo died.", About("pet", "rolo"))
     ]
-    assert _pairs("Coffee's more my thing these days.") == [
+    assert pairs("Coffee's more my thing these days.") == [
         ("The user likes coffee.", About("preference", "drink"))
     ]
-    assert _pairs("That's my thing.") == []
+    assert pairs("That's my thing.") == []
     name = About("profile", "name")
-    assert _pairs("Actually, Alistair please.", held={name: "The user's name is Ali."}) == [
+    assert pairs("Actually, Alistair please.", held={name: "The user's name is Ali."}) == [
         ("The user's name is Alistair.", name)
     ]
 
@@ -721,32 +704,32 @@ def test_unpacked_put_to_sleep_my_thing_and_a_name_after_actually() -> None:
 def test_a_bare_correction_or_preference_needs_a_form_of_the_held_name() -> None:
     name = About("profile", "name")
     held = {name: "The user's name is Jon."}
-    assert _pairs("Sorry Dave.", held=held) == []  # addressing someone
-    assert _pairs("Actually, Netflix.", held=held) == []
-    assert all(a != name for _, a in _pairs("I prefer Netflix.", held=held))
-    assert _pairs("Actually, Jonathan please.", held=held) == [("The user's name is Jonathan.", name)]
+    assert pairs("Sorry Dave.", held=held) == []  # addressing someone
+    assert pairs("Actually, Netflix.", held=held) == []
+    assert all(a != name for _, a in pairs("I prefer Netflix.", held=held))
+    assert pairs("Actually, Jonathan please.", held=held) == [("The user's name is Jonathan.", name)]
 
 
 def test_last_days_notices_qualifications_and_no_kin_as_a_job() -> None:
-    assert _pairs("My last day at Aviva was Friday.") == [("The user no longer works at Aviva.", EMPLOYER)]
-    assert _pairs("I've handed my notice in at Boots.") == [("The user no longer works at Boots.", EMPLOYER)]
-    assert all(a != EMPLOYER for _, a in _pairs("My last day at school was great.", notes=True))
-    assert _pairs("I've qualified as a midwife.") == [("The user works as a midwife.", ROLE)]
-    assert _pairs("I'm now the shift manager.") == [("The user works as a shift manager.", ROLE)]
-    assert all(a != ROLE for _, a in _pairs("I became a grandad last year.", notes=True))
+    assert pairs("My last day at Aviva was Friday.") == [("The user no longer works at Aviva.", EMPLOYER)]
+    assert pairs("I've handed my notice in at Boots.") == [("The user no longer works at Boots.", EMPLOYER)]
+    assert all(a != EMPLOYER for _, a in pairs("My last day at school was great.", notes=True))
+    assert pairs("I've qualified as a midwife.") == [("The user works as a midwife.", ROLE)]
+    assert pairs("I'm now the shift manager.") == [("The user works as a shift manager.", ROLE)]
+    assert all(a != ROLE for _, a in pairs("I became a grandad last year.", notes=True))
 
 
 def test_conditions_overcome_and_diets_stopped_or_ended_by_eating_now() -> None:
-    assert _pairs("I've beaten cancer.") == [
+    assert pairs("I've beaten cancer.") == [
         ("The user no longer has cancer.", About("health", "condition cancer"))
     ]
-    assert _pairs("I'm asthma-free now.") == [
+    assert pairs("I'm asthma-free now.") == [
         ("The user no longer has asthma.", About("health", "condition asthma"))
     ]
-    assert all(a is None for _, a in _pairs("I've beaten my record.", notes=True))
+    assert all(a is None for _, a in pairs("I've beaten my record.", notes=True))
     diet = About("health", "diet")
-    assert _pairs("I stopped being vegan.") == [("The user is no longer vegan.", diet)]
-    assert _pairs("I eat meat now.", held={diet: "The user is vegetarian."}) == [
+    assert pairs("I stopped being vegan.") == [("The user is no longer vegan.", diet)]
+    assert pairs("I eat meat now.", held={diet: "The user is vegetarian."}) == [
         ("The user is no longer vegetarian.", diet)
     ]
-    assert all(a != diet for _, a in _pairs("I eat meat now.", notes=True))  # no diet held
+    assert all(a != diet for _, a in pairs("I eat meat now.", notes=True))  # no diet held

@@ -7,23 +7,16 @@ labelled set."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
+from lifecycle_rules_support import SAID, pairs
 from tinymemory.api import About
 from tinymemory.lifecycle.rules import extract
-
-SAID = datetime(2026, 3, 4, 15, 30, tzinfo=UTC)
 
 HOME = About("profile", "home")
 EMPLOYER = About("profile", "employer")
 NAME = About("profile", "name")
 RELATIONSHIP = About("profile", "relationship")
-
-
-def _pairs(text: str, notes: bool = False) -> list[tuple[str, About | None]]:
-    return [(f.text, f.about) for f in extract(text, SAID, notes=notes)]
 
 
 @pytest.mark.parametrize(
@@ -40,7 +33,7 @@ def _pairs(text: str, notes: bool = False) -> list[tuple[str, About | None]]:
     ],
 )
 def test_a_fronted_time_phrase_leaves_the_clause_it_dates(text: str, want: list[tuple[str, About]]) -> None:
-    assert _pairs(text) == want
+    assert pairs(text) == want
 
 
 def test_a_fronted_time_phrase_still_dates_an_event() -> None:
@@ -57,7 +50,7 @@ def test_a_fronted_time_phrase_still_dates_an_event() -> None:
     ],
 )
 def test_a_time_phrase_ends_the_value_switched_to(text: str, want: str) -> None:
-    assert _pairs(text) == [(want, About("preference", "editor"))]
+    assert pairs(text) == [(want, About("preference", "editor"))]
 
 
 @pytest.mark.parametrize(
@@ -69,7 +62,7 @@ def test_a_time_phrase_ends_the_value_switched_to(text: str, want: str) -> None:
     ],
 )
 def test_a_reason_or_time_after_the_object_is_not_part_of_the_subject(text: str, key: str) -> None:
-    assert [a for _, a in _pairs(text)] == [About("preference", key)]
+    assert [a for _, a in pairs(text)] == [About("preference", key)]
 
 
 @pytest.mark.parametrize(
@@ -81,7 +74,7 @@ def test_a_reason_or_time_after_the_object_is_not_part_of_the_subject(text: str,
     ],
 )
 def test_a_person_described_before_their_name(text: str, want: str) -> None:
-    assert _pairs(text) == [(want, RELATIONSHIP)]
+    assert pairs(text) == [(want, RELATIONSHIP)]
 
 
 @pytest.mark.parametrize(
@@ -92,11 +85,11 @@ def test_a_person_described_before_their_name(text: str, want: str) -> None:
     ],
 )
 def test_a_relative_named_inside_a_clause(text: str, want: tuple[str, str]) -> None:
-    assert _pairs(text) == [(want[0], About("family", want[1]))]
+    assert pairs(text) == [(want[0], About("family", want[1]))]
 
 
 def test_a_friends_relative_is_not_the_users() -> None:
-    assert _pairs("I had lunch with my friend's sister Ana.") == []
+    assert pairs("I had lunch with my friend's sister Ana.") == []
 
 
 @pytest.mark.parametrize(
@@ -109,11 +102,11 @@ def test_a_friends_relative_is_not_the_users() -> None:
     ],
 )
 def test_what_the_user_stopped_eating_or_drinking(text: str, want: tuple[str, str]) -> None:
-    assert _pairs(text) == [(want[0], About("health", want[1]))]
+    assert pairs(text) == [(want[0], About("health", want[1]))]
 
 
 def test_a_stopped_habit_ends_its_subject() -> None:
-    assert _pairs("I stopped drinking coffee.") == [
+    assert pairs("I stopped drinking coffee.") == [
         ("The user no longer drinks coffee.", About("preference", "drink"))
     ]
 
@@ -126,7 +119,7 @@ def test_a_stopped_habit_ends_its_subject() -> None:
     ],
 )
 def test_a_measure_before_a_drink_is_not_the_drink(text: str, want: str) -> None:
-    assert _pairs(text) == [(want, About("preference", "drink"))]
+    assert pairs(text) == [(want, About("preference", "drink"))]
 
 
 @pytest.mark.parametrize(
@@ -137,21 +130,21 @@ def test_a_measure_before_a_drink_is_not_the_drink(text: str, want: str) -> None
     ],
 )
 def test_a_tool_the_user_uses_is_a_preference_of_its_category(text: str, want: tuple[str, str]) -> None:
-    assert _pairs(text) == [(want[0], About("preference", want[1]))]
+    assert pairs(text) == [(want[0], About("preference", want[1]))]
 
 
 def test_using_something_without_a_category_is_no_preference() -> None:
-    assert _pairs("I use a standing desk.") == []
+    assert pairs("I use a standing desk.") == []
 
 
 def test_a_bare_name_after_i_am() -> None:
-    assert _pairs("I'm Keziah, and I live in Leith.") == [
+    assert pairs("I'm Keziah, and I live in Leith.") == [
         ("The user's name is Keziah.", NAME),
         ("The user lives in Leith.", HOME),
     ]
-    assert ("The user's name is Anouk.", NAME) in _pairs("I'm Anouk, I teach piano.")
-    assert _pairs("I'm Dutch.") == []
-    assert _pairs("I'm Catholic.") == []
+    assert ("The user's name is Anouk.", NAME) in pairs("I'm Anouk, I teach piano.")
+    assert pairs("I'm Dutch.") == []
+    assert pairs("I'm Catholic.") == []
 
 
 @pytest.mark.parametrize(
@@ -162,11 +155,11 @@ def test_a_bare_name_after_i_am() -> None:
     ],
 )
 def test_home_is_a_place(text: str, want: str) -> None:
-    assert _pairs(text) == [(want, HOME)]
+    assert pairs(text) == [(want, HOME)]
 
 
 def test_home_is_not_a_description() -> None:
-    assert _pairs("Home is a tiny flat by the river.") == []
+    assert pairs("Home is a tiny flat by the river.") == []
 
 
 @pytest.mark.parametrize(
@@ -177,11 +170,11 @@ def test_home_is_not_a_description() -> None:
     ],
 )
 def test_a_common_noun_workplace_after_a_verb_that_means_a_job(text: str, want: str) -> None:
-    assert _pairs(text) == [(want, EMPLOYER)]
+    assert pairs(text) == [(want, EMPLOYER)]
 
 
 def test_quitting_a_habit_is_not_a_job() -> None:
-    assert all(a != EMPLOYER for _, a in _pairs("I quit the gym."))
+    assert all(a != EMPLOYER for _, a in pairs("I quit the gym."))
 
 
 @pytest.mark.parametrize(
@@ -196,11 +189,11 @@ def test_quitting_a_habit_is_not_a_job() -> None:
     ],
 )
 def test_an_intention_is_no_fact_and_no_note(text: str) -> None:
-    assert _pairs(text, notes=True) == []
+    assert pairs(text, notes=True) == []
 
 
 def test_a_possessive_chain_is_someone_elses_fact() -> None:
-    assert _pairs("My brother's wife works at a bank.", notes=True) == []
+    assert pairs("My brother's wife works at a bank.", notes=True) == []
 
 
 def test_a_verb_after_a_two_person_subject_stays_plural() -> None:
