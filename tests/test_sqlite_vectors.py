@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from test_sqlite_support import HashEmbedder, note
-from tinymemory.api import FetchMode, FetchRequest, ForgetRequest, MetaFilter, PurgeRequest
-from tinymemory.engines.sqlite import SqliteEngine
+from tinymemory.api import FetchMode, FetchRequest, ForgetRequest, MetaFilter, Namespace, PurgeRequest, Reach
+from tinymemory.engines.sqlite import SqliteEngine, vectors
 from tinymemory.engines.sqlite.search import Plan, filter_first_cap
 from tinymemory.engines.sqlite.vectors import top_order
 
@@ -133,3 +133,43 @@ def test_stored_vectors_read_back_as_float64_divided_unit_rows_and_zero_rows_sta
     want = np.divide(stored, norms, out=np.zeros_like(stored), where=norms > 0).astype(np.float32)
     np.testing.assert_array_equal(got, want)
     assert not got[[3, 150]].any()
+
+
+def test_block_rows_stay_under_the_single_thread_size_in_whole_score_groups() -> None:
+    for dim in (1, 7, 32, 256, 384, 768, 1024, 4096):
+        rows = vectors.block_rows(dim)
+        assert rows % vectors.SCORE_GROUP == 0
+        assert rows * dim <= vectors.SINGLE_THREAD_CELLS or rows == vectors.SCORE_GROUP
+
+
+def test_blocked_cosines_equal_one_product_over_whole_score_groups() -> None:
+    rng = np.random.default_rng(7)
+    q = rng.standard_normal(256).astype(np.float32)
+    mat = rng.standard_normal((3_000, 256)).astype(np.float32)  # a multiple of SCORE_GROUP rows
+    assert np.array_equal(vectors.cosines(mat, q), mat @ q)
+
+
+async def test_every_matrix_product_of_a_read_stays_under_the_single_thread_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenBLAS threads busy-wait on a shared machine: a read's products must each be small enough to
+    run on the calling thread (vectors.SINGLE_THREAD_CELLS), for a namespace's own rows and the whole
+    store alike."""
+    from tinymemory.retrieval.embedders import default_embedder
+
+    sizes: list[int] = []
+    real_dot = np.dot
+
+    def spy(a: object, b: object, out: object = None) -> object:
+        sizes.append(int(np.asarray(a).size))
+        return real_dot(a, b, out=out)  # type: ignore[call-overload]
+
+    async with SqliteEngine(str(tmp_path / "wide.db"), embedder=default_embedder()) as eng:
+        for ns in ("t:a", "t:b"):
+            await eng.store_many([note(f"orchard pear harvest {ns} {i}", at=ns) for i in range(1_200)])
+        monkeypatch.setattr(vectors.np, "dot", spy)
+        for flt in (MetaFilter(reach=Reach.exact(Namespace.parse("t:a"))), MetaFilter()):
+            res = await eng.fetch(FetchRequest(query="pear harvest", mode=FetchMode.SEMANTIC, filter=flt))
+            assert res.hits
+    assert sizes, "the reads made no matrix product through the blocked path"
+    assert max(sizes) <= vectors.SINGLE_THREAD_CELLS

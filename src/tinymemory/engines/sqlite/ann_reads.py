@@ -59,6 +59,7 @@ from tinymemory.engines.sqlite.connections import mapped
 from tinymemory.engines.sqlite.vectors import (
     Floats,
     Ints,
+    cosines,
     count_after,
     from_blobs,
     mapped_copy,
@@ -526,7 +527,7 @@ def scored_tail(
     if len(tail) > TAIL_MAX:
         return None
     tail_ids = np.fromiter((r[0] for r in tail), dtype=np.int64, count=len(tail))
-    return tail_ids, from_blobs([r[1] for r in tail], dim) @ qvec.astype(np.float32, copy=False)
+    return tail_ids, cosines(from_blobs([r[1] for r in tail], dim), qvec)
 
 
 def first_k(n: int) -> int:

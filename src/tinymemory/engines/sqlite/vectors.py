@@ -34,7 +34,13 @@ import numpy.typing as npt
 from tinymemory.engines.sqlite import reads, stale, vecfile
 from tinymemory.engines.versions import Floats as Floats
 
-BLOCK_ROWS = 2048
+# OpenBLAS (numpy's BLAS) runs a matrix-vector product on several threads once rows x columns passes
+# about 460,000 cells, and those threads busy-wait: at 2,048 x 256 one product measured 150-420 us of
+# CPU against 45 us on one thread, and a 1,900-row namespace's hybrid fetch 10-13 ms against 1.7 ms while
+# another process kept the second core busy. Products are made in blocks of at most this many cells, so
+# each runs on the calling thread alone (as fast as one large call on one thread: 10.4 against 10.0 ms
+# at 100,000 x 256), without touching the process-wide BLAS thread count.
+SINGLE_THREAD_CELLS = 262_144
 # BLAS's matrix-vector product takes rows in groups and the last few rows of a block another way, which
 # can move their cosines by an ulp (measured: 1 to 7 rows of 2,250 gathered rows, by the block's length).
 # A block scored with its length rounded up to a multiple of this gives every row the cosine the
@@ -248,12 +254,24 @@ class EarlyScores:
     scores: Floats
 
 
+def block_rows(dim: int) -> int:
+    """Rows per matrix-vector product at this width: under SINGLE_THREAD_CELLS, a multiple of
+    SCORE_GROUP (so a row's cosine does not depend on which block it falls in)."""
+    return max(SCORE_GROUP, SINGLE_THREAD_CELLS // max(dim, 1) // SCORE_GROUP * SCORE_GROUP)
+
+
 def _dot_blocks(mat: Floats, q: Floats, out: Floats, start: int, end: int) -> None:
-    # In row blocks: one large matrix-vector call measured 5-30x slower here (OpenBLAS threading on a
-    # busy 2-core machine: 8 ms against 0.3 ms at 10k rows, 16 ms against 3.3 ms at 100k).
-    for at in range(start, end, BLOCK_ROWS):
-        stop = min(at + BLOCK_ROWS, end)
+    step = block_rows(mat.shape[1])
+    for at in range(start, end, step):
+        stop = min(at + step, end)
         np.dot(mat[at:stop], q, out=out[at:stop])
+
+
+def cosines(rows: Floats, query: Floats) -> Floats:
+    """`rows @ query` for unit rows, in single-thread blocks (see SINGLE_THREAD_CELLS)."""
+    out: Floats = np.empty(len(rows), dtype=np.float32)
+    _dot_blocks(rows, query.astype(np.float32, copy=False), out, 0, len(rows))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,8 +322,7 @@ def grouped(n: int) -> int:
 def grouped_scores(rows: Floats, n: int, query: Floats) -> Floats:
     """Cosines of the first `n` of `rows`, scored over `grouped(n)` rows (`rows` holds at least that
     many; what lies past `n` is scored and dropped): see SCORE_GROUP."""
-    scored: Floats = rows[: grouped(n)] @ query.astype(np.float32, copy=False)
-    return scored[:n]
+    return cosines(rows[: grouped(n)], query)[:n]
 
 
 @dataclass(frozen=True, slots=True)
@@ -741,7 +758,7 @@ def scored_known(
     pos = np.minimum(np.searchsorted(copy.rowids, rowids), len(copy.rowids) - 1)
     held = copy.rowids[pos] == rowids
     ids = rowids[held].astype(np.int64)
-    scores: Floats = copy.rows[pos[held]] @ q
+    scores = cosines(copy.rows[pos[held]], q)
     if bool(np.all(held)):
         return ids, scores
     rest_ids, rest_scores = scored_rows(conn, embedder, dim, rowids[~held].tolist(), query)
