@@ -124,8 +124,28 @@ def extract(
                 found = _facts(f"I {clause[:1].lower()}{clause[1:]}", said_at, known or {}, held or {})
             elif not found and notes:
                 found = _note(clause)
-            out.extend(_scoped(f, known or {}) for f in found)
+            out.extend(_held_form(_scoped(f, known or {}), held or {}) for f in found)
     return out
+
+
+def _singular(key: str) -> str:
+    """The key with its last noun in the singular: "peanuts" -> "peanut", "strawberries" -> "strawberry"."""
+    if re.search(r"[^aeiou]ies$", key):
+        return key[:-3] + "y"
+    if re.search(r"(?:ss|x|z|ch|sh)es$", key):
+        return key[:-2]
+    return key[:-1] if re.search(r"[^s]s$", key) else key
+
+
+def _held_form(found: RuleLearning, held: Mapping[About, str]) -> RuleLearning:
+    """ "I'm no longer allergic to peanuts" after "I have a peanut allergy": a subject said again with
+    its last noun in the other number is the subject the thread holds."""
+    about = found.about
+    if about is None or about in held:
+        return found
+    one = _singular(about.key)
+    same = [a for a in held if a.kind == about.kind and a.key != about.key and _singular(a.key) == one]
+    return replace(found, about=same[-1]) if same else found
 
 
 def _facts(
@@ -354,7 +374,7 @@ def _unfronted(s: str) -> str:
         r"^(?:i am|we are)\s+in\s", bare, re.I
     ):
         bare = f"{bare} now"
-    return _present(bare)
+    return _present(bare, lasting=bool(re.match(r"^(?:since|for)\s", s, re.I)))
 
 
 _STOPPED = re.compile(

@@ -87,6 +87,11 @@ _FRONTED = re.compile(
     rf"^(?:these days|nowadays|lately|recently|currently|at the moment|right now|for now|"
     rf"(?:in|since|by|from|during|until|as of)\s+(?:(?:the|this|last)\s+)?(?:(?:early|late|mid)[- ]?\s*)?"
     rf"(?:\d{{4}}|(?:{_MONTHS})\b(?:\s+\d{{4}})?|spring|summer|autumn|fall|winter|the summer|the spring)|"
+    # "as of Saturday", "as of this week", "since last month": a point in time the state holds from
+    rf"(?:as of|since|from)\s+(?:(?:this|last)\s+(?:week|weekend|month|year)|today|yesterday|"
+    rf"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))|"
+    # "Since starting the new medication I ...": a gerund's clause dates what follows it
+    rf"since\s+[a-z]+ing\b(?:\s+[\w'-]+){{0,5}}?|"
     rf"(?:last|this|next|earlier this|later this)\s+(?:week|weekend|month|year|spring|summer|autumn|fall|"
     rf"winter|(?:{_MONTHS})\b)|(?:(?:a|an|one|two|three|four|five|six|a few|a couple of|several|many|some)"
     rf"\s+)?\w+\s+ago|yesterday|today|this morning|last night|years later|a while back|"

@@ -27,7 +27,8 @@ _ALLERGY = re.compile(
     r"(?:(?:severe|bad|mild|serious)\s+)?allergy to\s+(.+)$|"
     r"^i\s+(?:have got|have developed|developed|'ve got|have)\s+(?:an?\s+)?"
     r"(?:(?:severe|bad|mild|serious)\s+)?"
-    r"([\w\s-]+?)\s+allergy$|^my\s+([\w\s-]+?)\s+allergy\b",
+    # how long it has lasted is no part of it: "a peanut allergy since I was a toddler"
+    r"([\w\s-]+?)\s+allergy(?:\s+(?:since|for)\s.*)?$|^my\s+([\w\s-]+?)\s+allergy\b",
     re.I,
 )
 _INTOLERANT = re.compile(
@@ -42,7 +43,9 @@ _CONDITION = re.compile(
     r"struggle with|get|often get|keep getting)\s+"
     rf"((?:type [12] |chronic |mild |severe |bad |cluster |tension |frequent )?(?:{_CONDITIONS}))\b(.*)$|"
     r"^i(?:'m| am| have been diagnosed as| was diagnosed as| got diagnosed as)\s+(?:an?\s+)?"
-    r"((?:type [12] )?(?:diabetic|asthmatic|epileptic|celiac|coeliac|anemic|anaemic)|pregnant|"
+    # a measure of how far along stands before "pregnant": "20 weeks pregnant", "six months pregnant"
+    r"((?:type [12] )?(?:diabetic|asthmatic|epileptic|celiac|coeliac|anemic|anaemic)|"
+    r"(?:(?:\d{1,2}|[a-z]+)\s+(?:weeks?|months?)\s+)?pregnant|"
     r"colorblind|colour-blind|color-blind|deaf|hard of hearing|dyslexic|autistic|short-sighted|"
     r"near-sighted|nearsighted)\b",
     re.I,

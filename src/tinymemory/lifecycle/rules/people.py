@@ -38,7 +38,7 @@ _UNIQUE_KIN = {
 # longest first, so that an alternation never takes "gran" out of "grandson"
 _KIN_WORDS = (
     "sister|brother|son|daughter|child|kid|baby|cousin|aunt|uncle|niece|nephew|grandmother|grandfather|"
-    "grandma|grandpa|granny|nana|gran|grandad|granddad|auntie|aunty|grandson|granddaughter|grandchild|"
+    "grandma|grandpa|granny|nana|nan|gran|grandad|granddad|auntie|aunty|grandson|granddaughter|grandchild|"
     "twin|stepson|stepdaughter|stepsister|stepbrother|sibling|in-law|sister-in-law|brother-in-law|"
     "mother-in-law|father-in-law"
 )
@@ -282,6 +282,7 @@ _FAMILIAR = {
     "grandma": "grandmother",
     "granny": "grandmother",
     "nana": "grandmother",
+    "nan": "grandmother",
     "gran": "grandmother",
     "grandpa": "grandfather",
     "grandad": "grandfather",

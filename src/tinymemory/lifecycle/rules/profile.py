@@ -43,8 +43,12 @@ def introduced_clauses(rest: str) -> list[str]:
 # (contractions are expanded before this reads: "I'd" is "I would"). Being called, addressed, known or
 # referred to as a name is asking for it.
 _CALLED = r"(?:called|addressed as|known as|referred to as)"
+# a title of address keeps its full stop inside the name: "Dr. Abena Mensah", "Ms Ortiz"
+_TITLE = r"(?:Dr|Mr|Mrs|Ms|Mx|Prof)"
+_TITLED_NAME = rf"(?!{_TITLE}\b\.?+(?!\s+[A-Z]))((?:{_TITLE}\.?\s+)?{_NAME_RUN})"
 _NAME = re.compile(
-    rf"^(?:(?i:my name is(?: actually| really)?|my name's|my first name is|the name's|the name is|"
+    # chat drops the article of "the name's Caitlin" as it drops a subject
+    rf"^(?:(?i:my name is(?: actually| really)?|my name's|my first name is|(?:the )?name's|the name is|"
     rf"(?:you can\s+)?(?:just\s+)?call me(?: by my (?:nickname|middle name|first name),?)?|"
     rf"(?:please\s+)?(?:refer to|address)\s+me\s+as|"
     rf"i go by|i go by my (?:middle|second|first|last) name,?|i am called|i (?:have\s+)?changed my name to|"
@@ -54,7 +58,11 @@ _NAME = re.compile(
     rf"(?:everyone|everybody|people|most people|folks|most folks|(?:all\s+)?my (?:friends|mates|colleagues)|"
     rf"friends|my family)\s+"
     rf"(?:(?:all|just|usually|mostly)\s+)*(?:calls?\s+me|knows?\s+me\s+as))"
-    rf")\s+({_NAME_RUN})"
+    rf")\s+{_TITLED_NAME}"
+)
+# "I'm Alexandra but please just call me Sasha": the name asked for after "but" is the one to use
+_CALL_INSTEAD = re.compile(
+    rf"^(?i:i am)\s+{_NAME_RUN},?\s+(?i:but)\s+(?i:(?:please\s+)?(?:just\s+)?(?:call me|go with))\s+({_NAME_RUN})"
 )
 
 
@@ -71,7 +79,11 @@ def _name(name: str) -> RuleLearning:
 
 
 # "I'm Keziah, and I ...": a clause that is only "I am" and a name, not a nationality or a faith
-_BARE_NAME = re.compile(rf"^(?i:i am)\s+((?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?{_NAME_RUN})$")
+# an introduction may close on a greeting formula: "I'm Laura Finch, nice to meet you"
+_BARE_NAME = re.compile(
+    rf"^(?i:i am)\s+{_TITLED_NAME}"
+    r"(?:,?\s+(?i:(?:(?:it is|it's)\s+)?(?:nice|pleased|good|great|lovely)\s+to\s+meet\s+you))?$"
+)
 _NOT_NAMES = frozenset(
     [
         "OK",
@@ -94,10 +106,12 @@ _NOT_NAMES = frozenset(
 
 
 def _names(s: str, said_at: datetime) -> list[RuleLearning]:
-    if (m := _NAME.match(s)) or (m := _NAME_CLEFT.match(s)):
+    if (m := _CALL_INSTEAD.match(s)) or (m := _NAME.match(s)) or (m := _NAME_CLEFT.match(s)):
         return [_name(m.group(1))]
     m = _BARE_NAME.match(s)
-    if m and m.group(1).split()[0] not in _NOT_NAMES and not _NATIONALITY.search(m.group(1)):
+    # a nationality or a faith stands first ("Irish Catholic"); a surname may end like one ("Laura Finch")
+    first = m.group(1).split()[0] if m else ""
+    if m and first not in _NOT_NAMES and not _NATIONALITY.search(first):
         return [_name(m.group(1))]
     return []
 
@@ -298,7 +312,7 @@ _NOT_OCCUPATION = frozenset(
         "morning person|night person|introvert|extrovert|christian|mother|father|brother|sister|"
         "daughter|grandmother|grandfather|newcomer|foreigner|outsider|loner|dreamer|fast learner|"
         "quick learner|night owl|early riser|insider|bit|lot|kind|sort|part|piece|user|drinker|resident|"
-        "native|local|"
+        "native|local|regular|guest|patient|customer|client|visitor|subscriber|passenger|"
     )
     .strip("|")
     .split("|")
@@ -571,7 +585,9 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
             )
             if not (re.match(r"^(?:an?|the)\s+", said_role, re.I) or titled):
                 return []
-            if not _OCCUPATION.search(head):
+            # a noun held at a named organisation is a post there, whatever its ending: "a paralegal at
+            # Clifford Chance"
+            if not _OCCUPATION.search(head) and not (employer and _is_name(employer)):
                 return []
         if not value:
             return []

@@ -8,15 +8,19 @@ from tinymemory.lifecycle.rules.english import _FRONTED, _LEAD
 from tinymemory.lifecycle.rules.people import _KIN, _PETS
 
 # a title's full stop ("Dr. Khan") ends no sentence
-_SENTENCES = re.compile(r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<=[.!?])\s+|\n+")
+_SENTENCES = re.compile(r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bProf\.)(?<!\bMx\.)(?<=[.!?])\s+|\n+")
 # -- clauses ------------------------------------------------------------------------------------------
 
 _SUBJECT_START = r"(?:i|i'm|i've|i'd|i'll|i am|i was|my|we|we're|we've|our)\b"
 _CLAUSE_SPLIT = re.compile(
     rf"\s*;\s*|\s*(?:,\s*|\s+)(?:and|but|so|plus|though|although|while|whereas|yet)\s+(?={_SUBJECT_START}|"
-    rf"(?:also|now|actually)\s+{_SUBJECT_START}|"
+    # an adverb of time may stand before the new subject: "..., but these days I'm in Braga"
+    rf"(?:also|now|actually|these days|nowadays|lately|today)\s*,?\s+{_SUBJECT_START}|"
     # a clause whose object is the user is about the user too: "..., and penicillin brings me out in hives"
-    rf"[\w' -]{{2,30}}?\s+(?:brings?|gives?|makes?)\s+me\b)|,\s+(?={_SUBJECT_START})",
+    rf"[\w' -]{{2,30}}?\s+(?:brings?|gives?|makes?)\s+me\b)|,\s+(?={_SUBJECT_START})|"
+    # "..., and she'll kill me if I forget": a clause about someone else is cut off, so its "if" or its
+    # facts are not read as the user's
+    r",\s*(?:and|but)\s+(?=(?:she|he|they)(?:'ll|'s|'d|'re|\s)\b)",
     re.I,
 )
 # A verb that continues the subject of the clause before it: "I live in X and work as a Y".
@@ -161,16 +165,19 @@ def _untail(s: str) -> str:
     return _ADDITIVE_TAIL.sub("", s).strip()
 
 
-def _present(s: str) -> str:
+def _present(s: str, lasting: bool = False) -> str:
     """Perfect tenses that describe a state still true, read as the present the rules know: "I have been
     living in X" -> "I am living in X"; "I have lived in X for six years" -> "I live in X for six years";
     "I have been a nurse since 2019" -> "I am a nurse since 2019". A past perfect ("I had been living")
-    or a perfect without a duration ("I have lived in Paris and Rome", experience) stays as it is."""
+    or a perfect without a duration ("I have lived in Paris and Rome", experience) stays as it is;
+    `lasting` says a duration was fronted ("Since 2019 I've been a paralegal ...")."""
     s = re.sub(
         r"^(i|we)\s+have\s+been\s+(?=\w+ing\b)", lambda m: f"{m.group(1)} {_be(m.group(1))} ", s, flags=re.I
     )
-    duration = r"(?=.*\s(?:for|since)\s)"
-    # "I've had epilepsy since I was a teenager": a condition had for a while is one the user has
+    duration = "" if lasting else r"(?=.*\s(?:for|since)\s)"
+    # "I've had epilepsy since I was a teenager": a condition had for a while is one the user has; so is
+    # one had "since" a time, with an article too ("I've had a peanut allergy since I was a toddler")
+    s = re.sub(rf"^(i|we)\s+have\s+had\s+(?=(?:a|an)\s+[^,]*\ssince\s)", r"\1 have ", s, flags=re.I)
     s = re.sub(rf"^(i|we)\s+have\s+had\s+(?!a\b|an\b|the\b|my\b|to\b){duration}", r"\1 have ", s, flags=re.I)
     s = re.sub(
         rf"^(i|we)\s+have\s+(lived|worked)\b{duration}",

@@ -1,0 +1,144 @@
+"""The ninth round of English the formation rules read (from batch 9's misses): titles of address in
+a name, introductions closed by a greeting formula, the name asked for after "but", time points fronted
+with "as of", gerund clauses fronted with "since", a fronted duration before a perfect, posts held at a
+named organisation, allergies and pregnancies with a measure, one subject for a noun in either number,
+one spelling for a parent's birthday, relatives described or named in apposition before a birth date,
+and clauses cut before a new time adverb or another person's clause. Each rule has a case it reads and
+a near miss it must leave alone. The sentences are made up for these tests, not taken from the
+labelled set."""
+
+from __future__ import annotations
+
+from lifecycle_rules_support import pairs
+from tinymemory.api import About
+
+NAME = About("profile", "name")
+HOME = About("profile", "home")
+ROLE = About("profile", "role")
+EMPLOYER = About("profile", "employer")
+RELATIONSHIP = About("profile", "relationship")
+
+
+def test_a_title_of_address_stays_in_the_name() -> None:
+    assert pairs("My name is Prof. Ines Duarte.") == [("The user's name is Prof. Ines Duarte.", NAME)]
+    assert pairs("Call me Dr. Okafor.") == [("The user's name is Dr. Okafor.", NAME)]
+    # a titled name that is not the user's is no name of the user's
+    assert all(about != NAME for _, about in pairs("Dr. Okafor is my GP."))
+
+
+def test_chat_drops_the_article_of_the_names() -> None:
+    assert pairs("Name's Tomasz, by the way.") == [("The user's name is Tomasz.", NAME)]
+    assert pairs("Name's not important.") == []
+
+
+def test_an_introduction_may_close_on_a_greeting_formula() -> None:
+    assert pairs("I'm Maren Holt, pleased to meet you.") == [("The user's name is Maren Holt.", NAME)]
+    # a surname that ends like a nationality is still a name; a nationality alone is not
+    assert pairs("I am Ruth Welch.") == [("The user's name is Ruth Welch.", NAME)]
+    assert pairs("I'm Scottish, nice to meet you.") == []
+    # a comma and anything else after the name is not an introduction
+    assert all(about != NAME for _, about in pairs("I'm Tom, nice weather today."))
+
+
+def test_the_name_asked_for_after_but_is_the_one_used() -> None:
+    assert pairs("I'm Bartholomew but please call me Bart.") == [("The user's name is Bart.", NAME)]
+    assert pairs("I'm Josephine but just call me Jo.") == [("The user's name is Jo.", NAME)]
+    # what someone else calls the user is no request: the name given stands
+    assert pairs("I'm Samuel but my gran calls me Sammy.") == [("The user's name is Samuel.", NAME)]
+
+
+def test_a_time_point_fronted_with_as_of_is_set_aside() -> None:
+    assert pairs("As of Monday we're engaged.") == [("The user is engaged.", RELATIONSHIP)]
+    assert pairs("As of this month I'm a sous chef at Nopi.") == [
+        ("The user works as a sous chef.", ROLE),
+        ("The user works at Nopi.", EMPLOYER),
+    ]
+    # "as of" without a time is no time phrase
+    assert pairs("As of yet we are not sure.") == []
+
+
+def test_a_gerund_clause_fronted_with_since_dates_what_follows() -> None:
+    assert pairs("Since cutting out caffeine I don't get headaches anymore.") == [
+        ("The user no longer has headaches.", About("health", "condition headaches"))
+    ]
+    assert pairs("Since moving to Hove I've been sleeping badly.") == []
+
+
+def test_a_fronted_duration_reads_the_perfect_as_a_state() -> None:
+    assert pairs("Since 2021 I've been a sommelier at Hakkasan.") == [
+        ("The user works as a sommelier.", ROLE),
+        ("The user works at Hakkasan.", EMPLOYER),
+    ]
+    # without a duration the perfect is experience, not a state
+    assert pairs("I've been a sommelier at Hakkasan.") == []
+
+
+def test_a_post_at_a_named_organisation_is_a_job_whatever_its_ending() -> None:
+    assert pairs("I'm a paralegal at Slaughter and May.") == [
+        ("The user works as a paralegal.", ROLE),
+        ("The user works at Slaughter and May.", EMPLOYER),
+    ]
+    # a customer's or a member's relation to a place is no post there
+    assert pairs("I'm a regular at Bar Termini.") == []
+    # without a named organisation a noun of that ending is not read as a job
+    assert pairs("I'm a paralegal.") == []
+
+
+def test_an_allergy_had_since_a_time_and_a_pregnancy_with_a_measure() -> None:
+    assert pairs("I've had a sesame allergy since I was six.") == [
+        ("The user is allergic to sesame.", About("health", "allergy sesame"))
+    ]
+    assert pairs("I'm 12 weeks pregnant.") == [
+        ("The user is 12 weeks pregnant.", About("health", "condition pregnant"))
+    ]
+    # a past perfect without a lasting time is no state now
+    assert pairs("I've had a sesame bagel.") == []
+
+
+def test_a_noun_said_again_in_the_other_number_is_the_subject_held() -> None:
+    held = {About("health", "allergy cashew"): "The user is allergic to cashew."}
+    assert pairs("I'm no longer allergic to cashews.", held=held) == [
+        ("The user is no longer allergic to cashews.", About("health", "allergy cashew"))
+    ]
+    held = {About("health", "allergy strawberries"): "The user is allergic to strawberries."}
+    assert pairs("I have a strawberry allergy.", held=held) == [
+        ("The user is allergic to strawberry.", About("health", "allergy strawberries"))
+    ]
+    # a different noun keeps its own subject
+    assert pairs("I'm allergic to cats.", held=held) == [
+        ("The user is allergic to cats.", About("health", "allergy cats"))
+    ]
+
+
+def test_a_parent_s_birthday_has_one_subject_however_the_parent_is_called() -> None:
+    mom = About("date", "mom birthday")
+    assert pairs("My mother's birthday is 9 March.") == [("The user's mother's birthday is 9 March.", mom)]
+    assert pairs("Mum's birthday is 9 March.") == [("The user's mum's birthday is 9 March.", mom)]
+    assert pairs("Dad was born on 4 June.") == [
+        ("The user's dad's birthday is 4 June.", About("date", "dad birthday"))
+    ]
+    # someone named, not a relative, keeps their name
+    assert pairs("Omar's birthday is 9 March.") == [("Omar's birthday is 9 March.", About("date", "omar birthday"))]
+
+
+def test_a_relative_described_or_named_in_apposition_before_a_birth_date() -> None:
+    assert pairs("My mum, Odile, was born on 8 May.") == [
+        ("The user's mum's birthday is 8 May.", About("date", "mom birthday")),
+        ("The user's mum is Odile.", About("family", "mother")),
+    ]
+    assert pairs("My baby sister Noor turns 16 on 2 April.") == [
+        ("The user's sister Noor's birthday is 2 April.", About("date", "sister noor birthday")),
+        ("The user's sister is Noor.", About("family", "sister noor")),
+    ]
+    # a friend is not a relative
+    assert pairs("My friend Noor was born on 2 April.") == []
+
+
+def test_a_clause_is_cut_before_a_time_adverb_and_before_another_person_s_clause() -> None:
+    assert ("The user lives in Gdansk.", HOME) in pairs("I grew up in Lodz, but nowadays I'm in Gdansk.")
+    assert pairs("My brother Piet's birthday is 3 June, and he'll sulk if I forget.") == [
+        ("The user's brother Piet's birthday is 3 June.", About("date", "brother piet birthday")),
+        ("The user's brother is Piet.", About("family", "brother piet")),
+    ]
+    # another person's clause yields nothing of the user's
+    assert pairs("I live in Leeds, and she lives in York.") == [("The user lives in Leeds.", HOME)]
