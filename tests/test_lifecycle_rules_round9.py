@@ -118,7 +118,9 @@ def test_a_parent_s_birthday_has_one_subject_however_the_parent_is_called() -> N
         ("The user's dad's birthday is 4 June.", About("date", "dad birthday"))
     ]
     # someone named, not a relative, keeps their name
-    assert pairs("Omar's birthday is 9 March.") == [("Omar's birthday is 9 March.", About("date", "omar birthday"))]
+    assert pairs("Omar's birthday is 9 March.") == [
+        ("Omar's birthday is 9 March.", About("date", "omar birthday"))
+    ]
 
 
 def test_a_relative_described_or_named_in_apposition_before_a_birth_date() -> None:
@@ -142,3 +144,106 @@ def test_a_clause_is_cut_before_a_time_adverb_and_before_another_person_s_clause
     ]
     # another person's clause yields nothing of the user's
     assert pairs("I live in Leeds, and she lives in York.") == [("The user lives in Leeds.", HOME)]
+
+
+def test_the_language_of_answering_named_is_every_answer_s() -> None:
+    assert pairs("Please reply in Portuguese again.") == [
+        ("Reply in Portuguese.", About("instruction", "reply in"))
+    ]
+    # a request about the answer at hand, or the user's own habit, is no standing instruction
+    assert pairs("Answer in French this time.") == []
+    assert all(f is None or f.kind != "instruction" for _, f in pairs("I answer in French at work."))
+
+
+def test_an_imperative_of_the_conventions_answers_are_written_in_stands() -> None:
+    assert pairs("Stick to imperial units, please.") == [
+        ("Stick to imperial units.", About("instruction", "stick imperial units"))
+    ]
+    assert pairs("Write times as 24-hour clock.") == [
+        ("Write times as 24-hour clock.", About("instruction", "write times as 24 hour clock"))
+    ]
+    # examples after a colon are no part of it
+    assert pairs("Use American spelling: color, not colour.") == [
+        ("Use American spelling.", About("instruction", "use spelling"))
+    ]
+    # units of a thing at hand are no convention
+    assert pairs("Use the units on the label.") == []
+
+
+def test_answers_in_general_fronted_scope_the_imperative() -> None:
+    assert pairs("At the end of long replies, list the sources.") == [
+        ("List the sources at the end of long replies.", About("instruction", "list sources"))
+    ]
+    # a fronted phrase about something else scopes nothing
+    assert pairs("At the end of the day, list the sources.") == []
+
+
+def test_a_bare_plural_or_any_names_every_answer() -> None:
+    assert pairs("Keep replies brief.") == [("Keep replies brief.", About("instruction", "keep replies"))]
+    assert pairs("Sign off any emails with 'Best'.") == [
+        ("Sign off any emails with 'Best'.", About("instruction", "sign off emails"))
+    ]
+    # "the answer" is the one at hand
+    assert pairs("Keep the answer brief.") == []
+
+
+def test_an_instruction_dropped_by_its_noun_in_the_other_number() -> None:
+    known = {"instruction give me one line summary": About("instruction", "give me one line summary")}
+    assert pairs("No need for the summaries anymore.", known=known) == [
+        ("No longer a standing instruction: summaries.", About("instruction", "give me one line summary"))
+    ]
+    # with nothing held of that noun, nothing is dropped
+    assert pairs("No need for the tables anymore.", known=known) == []
+
+
+def test_leads_of_news_and_of_telling_are_set_aside() -> None:
+    assert pairs("The good news is that we've moved to Bath.") == [("The user lives in Bath.", HOME)]
+    assert pairs("I forgot to mention: we moved to Bath.") == [("The user lives in Bath.", HOME)]
+    # news that is someone else's is still theirs
+    assert pairs("The big news is my sister moved to Bath.") == []
+
+
+def test_an_emphatic_reflexive_adds_nothing_to_a_predicate() -> None:
+    assert pairs("I'm a midwife myself.") == [("The user works as a midwife.", ROLE)]
+    assert pairs("I painted it myself.") == []
+
+
+def test_an_age_reached_with_the_subject_dropped() -> None:
+    assert pairs("Turned 41 on Sunday.") == [("The user is 41 years old.", About("profile", "age"))]
+    assert pairs("Turned the corner on Sunday.") == []
+
+
+def test_twins_one_has_are_children_and_their_age_after_a_comma_is_theirs() -> None:
+    assert pairs("I have twins, Ada and Max, they're four.") == [
+        ("The user's child is Ada.", About("family", "child ada")),
+        ("The user's child is Max.", About("family", "child max")),
+    ]
+    # "my twin" is a sibling
+    assert pairs("My twin Ola lives in Oslo.") == [("The user's twin is Ola.", About("family", "twin ola"))]
+
+
+def test_a_favourite_without_my_and_one_subject_for_film_and_movie() -> None:
+    movie = About("preference", "movie")
+    assert pairs("Favourite film has to be Heat.") == [("The user's favourite film is Heat.", movie)]
+    assert pairs("Heat is my favourite movie.") == [("The user's favourite movie is Heat.", movie)]
+    # an obligation of someone else's is no favourite, and "would" stays a hypothetical
+    assert pairs("My favourite film would be Heat.") == []
+
+
+def test_a_hedge_of_opinion_asserts_the_clause_it_frames() -> None:
+    assert pairs("These days I'd say Heat is my favourite film.") == [
+        ("The user's favourite film is Heat.", About("preference", "movie"))
+    ]
+    assert pairs("I'd say it's fine.") == []
+
+
+def test_a_fan_with_the_i_m_a_dropped_and_a_comment_after_a_kind_of_person() -> None:
+    assert pairs("Huge Radiohead fan, I've seen them twice.")[0] == (
+        "The user is a fan of Radiohead.",
+        About("preference", "radiohead"),
+    )
+    assert pairs("I'm a cortado person, no sugar.") == [
+        ("The user is a cortado person.", About("preference", "cortado"))
+    ]
+    # an intensifier with no kind of person after it names nothing
+    assert pairs("Huge day today.") == []

@@ -42,6 +42,7 @@ from tinymemory.lifecycle.rules.english import (
     _QUESTION_START,
     _STANDING,
     _sentence_case,
+    _singular,
     conjugate,
     no_longer,
     third_person,
@@ -126,15 +127,6 @@ def extract(
                 found = _note(clause)
             out.extend(_held_form(_scoped(f, known or {}), held or {}) for f in found)
     return out
-
-
-def _singular(key: str) -> str:
-    """The key with its last noun in the singular: "peanuts" -> "peanut", "strawberries" -> "strawberry"."""
-    if re.search(r"[^aeiou]ies$", key):
-        return key[:-3] + "y"
-    if re.search(r"(?:ss|x|z|ch|sh)es$", key):
-        return key[:-2]
-    return key[:-1] if re.search(r"[^s]s$", key) else key
 
 
 def _held_form(found: RuleLearning, held: Mapping[About, str]) -> RuleLearning:

@@ -168,7 +168,9 @@ def _dates(s: str, said_at: datetime) -> list[RuleLearning]:
         if who:
             # a name keeps its capital: "my brother Sean's birthday" is the user's brother Sean's
             kin = " ".join(w if w[:1].isupper() and i else w.lower() for i, w in enumerate(who.split()))
-            holder = who if who[:1].isupper() and not m.group("who") and not kin_named else f"the user's {kin}"
+            holder = (
+                who if who[:1].isupper() and not m.group("who") and not kin_named else f"the user's {kin}"
+            )
             about = About("date", f"{_holder_key(who)} {what}")
             return [RuleLearning(f"{_sentence_case(holder)}'s {what} is {when}.", "fact", about, 0.85)]
         if what == "birthday":

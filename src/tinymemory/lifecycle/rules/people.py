@@ -74,12 +74,13 @@ _KIN_IS_MINE = re.compile(
     r"(?:\s*$|\s*,)"
 )
 _HAVE_KIN = re.compile(
-    rf"^(?:i|we)\s+(?:have|'ve got|have got|had)\s+(?:(?:an?|one|two|three|four|five|\d+)\s+|(?=twin\s))"
+    rf"^(?:i|we)\s+(?:have|'ve got|have got|had)\s+(?:(?:an?|one|two|three|four|five|\d+)\s+|(?=twins?\b))"
     rf"(?:(?:little|big|older|younger|baby|twin|grown-up)\s+)?({_KIN}|boy|girl)s?\s*(?:,|:|named|called|-)?\s*(.+)$",
     re.I,
 )
 # children one has, by sex: "I've got three boys" are sons
-_CHILD = {"boy": "son", "girl": "daughter"}
+# and twins one has, said as the head noun ("I have twins"), are children; "my twin" is a sibling
+_CHILD = {"boy": "son", "girl": "daughter", "twin": "child"}
 _PET_OWN = re.compile(
     rf"^(?:i|we)\s+(?:(?:just|recently|finally)\s+)?(?:have|'ve got|have got|got|adopted|rescued|"
     rf"brought home|bought)\s+(?:an?|one|two|three|\d+|a new|a little)\s+(?:(?:new|little|baby|"

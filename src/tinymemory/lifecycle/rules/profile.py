@@ -62,7 +62,8 @@ _NAME = re.compile(
 )
 # "I'm Alexandra but please just call me Sasha": the name asked for after "but" is the one to use
 _CALL_INSTEAD = re.compile(
-    rf"^(?i:i am)\s+{_NAME_RUN},?\s+(?i:but)\s+(?i:(?:please\s+)?(?:just\s+)?(?:call me|go with))\s+({_NAME_RUN})"
+    rf"^(?i:i am)\s+{_NAME_RUN},?\s+(?i:but)\s+(?i:(?:please\s+)?(?:just\s+)?(?:call me|go with))\s+"
+    rf"({_NAME_RUN})"
 )
 
 

@@ -8,7 +8,9 @@ from tinymemory.lifecycle.rules.english import _FRONTED, _LEAD
 from tinymemory.lifecycle.rules.people import _KIN, _PETS
 
 # a title's full stop ("Dr. Khan") ends no sentence
-_SENTENCES = re.compile(r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bProf\.)(?<!\bMx\.)(?<=[.!?])\s+|\n+")
+_SENTENCES = re.compile(
+    r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bProf\.)(?<!\bMx\.)(?<=[.!?])\s+|\n+"
+)
 # -- clauses ------------------------------------------------------------------------------------------
 
 _SUBJECT_START = r"(?:i|i'm|i've|i'd|i'll|i am|i was|my|we|we're|we've|our)\b"
@@ -20,7 +22,9 @@ _CLAUSE_SPLIT = re.compile(
     rf"[\w' -]{{2,30}}?\s+(?:brings?|gives?|makes?)\s+me\b)|,\s+(?={_SUBJECT_START})|"
     # "..., and she'll kill me if I forget": a clause about someone else is cut off, so its "if" or its
     # facts are not read as the user's
-    r",\s*(?:and|but)\s+(?=(?:she|he|they)(?:'ll|'s|'d|'re|\s)\b)",
+    r",\s*(?:and|but)\s+(?=(?:she|he|they)(?:'ll|'s|'d|'re|\s)\b)|"
+    # "..., they're seven": a comma before another person's state is a clause of its own too
+    r",\s+(?=(?:she|he|they)(?:'re|'s|\s+(?:are|is|was|were))\b)",
     re.I,
 )
 # A verb that continues the subject of the clause before it: "I live in X and work as a Y".
@@ -38,7 +42,8 @@ _ELLIPSIS_SPLIT = re.compile(
 # a verb of change in the past with no subject before it, as chat writes it ("Moved to Leeds in May")
 _SUBJECT_DROPPED = re.compile(
     r"^(?:(?:just|finally|recently|officially)\s+)?(?:moved|relocated|quit|left|joined|started|switched|"
-    r"retired|became|adopted|rescued)\b(?!\s+(?:it|that|this|raining|snowing)\b)",
+    # "Turned 30 yesterday": an age reached is a change too
+    r"retired|became|adopted|rescued|turned(?=\s+\d))\b(?!\s+(?:it|that|this|raining|snowing)\b)",
     re.I,
 )
 # any verb in the past, said without its subject: "Finally caved and switched editors: ..."
@@ -130,6 +135,13 @@ def _clean(raw: str) -> str:
     for pattern, full in _CONTRACTIONS:
         s = re.sub(pattern, full, s, flags=re.I)
     s = _LEAD.sub("", s).strip().strip(",;:- ")
+    # a hedge of opinion asserts the clause it frames: "these days I'd say The Thing is my favourite"
+    s = re.sub(
+        r"^(?:(?:these days|nowadays|now|today|honestly)\s*,?\s+)?i would say(?:\s+that)?,?\s+",
+        "",
+        s,
+        flags=re.I,
+    )
     # an adverb between the subject and its verb changes no fact: "we also have", "I'm also allergic"
     s = re.sub(
         r"^((?:i|we)(?:\s+(?:am|are|have|was|were))?)\s+(?:also|just|recently|finally|currently|still|even|"
@@ -177,7 +189,7 @@ def _present(s: str, lasting: bool = False) -> str:
     duration = "" if lasting else r"(?=.*\s(?:for|since)\s)"
     # "I've had epilepsy since I was a teenager": a condition had for a while is one the user has; so is
     # one had "since" a time, with an article too ("I've had a peanut allergy since I was a toddler")
-    s = re.sub(rf"^(i|we)\s+have\s+had\s+(?=(?:a|an)\s+[^,]*\ssince\s)", r"\1 have ", s, flags=re.I)
+    s = re.sub(r"^(i|we)\s+have\s+had\s+(?=(?:a|an)\s+[^,]*\ssince\s)", r"\1 have ", s, flags=re.I)
     s = re.sub(rf"^(i|we)\s+have\s+had\s+(?!a\b|an\b|the\b|my\b|to\b){duration}", r"\1 have ", s, flags=re.I)
     s = re.sub(
         rf"^(i|we)\s+have\s+(lived|worked)\b{duration}",
