@@ -247,3 +247,35 @@ def test_a_fan_with_the_i_m_a_dropped_and_a_comment_after_a_kind_of_person() -> 
     ]
     # an intensifier with no kind of person after it names nothing
     assert pairs("Huge day today.") == []
+
+
+def test_a_list_introduced_as_about_the_user() -> None:
+    assert pairs("A few facts about me: 52, live in Turin, sous chef at Eataly.") == [
+        ("The user is 52 years old.", About("profile", "age")),
+        ("The user lives in Turin.", HOME),
+        ("The user works as a sous chef.", ROLE),
+        ("The user works at Eataly.", EMPLOYER),
+    ]
+    # a list about something else says nothing of the user
+    assert pairs("Facts about Turin: 52, big, old.") == []
+
+
+def test_being_back_at_a_dwelling_is_living_there() -> None:
+    assert pairs("We're back at my gran's house in Cork.") == [("The user lives in Cork.", HOME)]
+    # a hotel is no dwelling of the user's
+    assert all(about != HOME for _, about in pairs("I'm back at the hotel in Rome."))
+
+
+def test_the_post_a_promotion_led_to_after_so() -> None:
+    assert pairs("I got promoted in May, so head chef now.") == [("The user works as a head chef.", ROLE)]
+    assert all(about != ROLE for _, about in pairs("I got promoted, so we celebrated."))
+
+
+def test_reacting_to_a_substance_in_general_is_an_allergy() -> None:
+    assert pairs("I react badly to latex, it's a real allergy.")[0] == (
+        "The user is allergic to latex.",
+        About("health", "allergy latex"),
+    )
+    # a reaction to something at hand, or one in the past, is no allergy
+    assert all(f is None or f.kind != "health" for _, f in pairs("I react badly to the news."))
+    assert all(f is None or f.kind != "health" for _, f in pairs("I reacted to penicillin once."))

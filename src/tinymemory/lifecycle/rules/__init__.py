@@ -63,6 +63,7 @@ from tinymemory.lifecycle.rules.people import (
 )
 from tinymemory.lifecycle.rules.preferences import _NOT_ACTIVITY, _activity, _gerund, _preferences
 from tinymemory.lifecycle.rules.profile import (
+    _ABOUT_ME,
     _GREETING_NAME,
     _NAME,
     _home,
@@ -102,6 +103,10 @@ def extract(
             if not (asks and (_STANDING.search(sentence) or re.search(r"\bstop\s+\w+ing\b", sentence, re.I))):
                 continue
         greeting = _GREETING_NAME.match(sentence)
+        if about_me := _ABOUT_ME.match(sentence):
+            for clause in introduced_clauses(about_me.group("rest")):
+                out.extend(_clause(_clean(clause), said_at))
+            continue
         if greeting:
             out.append(_name(greeting.group(1)))
             for clause in introduced_clauses(greeting.group("rest") or ""):

@@ -109,7 +109,13 @@ _TREATED = re.compile(
 # "Penicillin brings me out in hives", "shellfish gives me a rash": a reaction of the skin is an allergy
 _REACTION = re.compile(
     r"^(?P<what>[\w' -]{2,30}?)\s+(?:brings?|bring)\s+me\s+out\s+in\s+(?:hives|a rash|spots|welts)|"
-    r"^(?P<what2>[\w' -]{2,30}?)\s+(?:gives?|give)\s+me\s+(?:hives|a rash|anaphylaxis)",
+    r"^(?P<what2>[\w' -]{2,30}?)\s+(?:gives?|give)\s+me\s+(?:hives|a rash|anaphylaxis)|"
+    # the body reacting to a substance is the allergy said from the other side: "I react badly to shellfish"
+    # in the present, a standing disposition, and to a bare noun, a substance in general (not "the news")
+    r"^i\s+react\s+(?:(?:badly|severely|strongly|really badly)\s+)?to\s+"
+    r"(?P<what3>(?!(?:the|a|an|my|your|his|her|their|our|this|that|it|being|people|criticism)\b)"
+    r"[\w' -]{2,30}?)"
+    r"(?:\s+(?:as well|too))?(?:,.*)?$",
     re.I,
 )
 _CONDITION_NOUN = {
@@ -211,7 +217,7 @@ def _health(s: str, said_at: datetime) -> list[RuleLearning]:
                 RuleLearning(f"The user has {what}.", "fact", About("health", f"condition {_key(what)}"), 0.8)
             ]
     if m := _REACTION.match(s):
-        what = (m.group("what") or m.group("what2")).strip()
+        what = (m.group("what") or m.group("what2") or m.group("what3")).strip()
         if not _PRONOUN.match(what) and len(what.split()) <= 3:
             return [
                 RuleLearning(

@@ -29,14 +29,23 @@ _GREETING_NAME = re.compile(
 
 
 def introduced_clauses(rest: str) -> list[str]:
-    """ "26, living in Graz" after "I'm Jonas,": each item said of the user, a bare number as the age and
-    a participle as what the user is doing."""
+    """ "26, living in Graz" after "I'm Jonas," (or after "quick facts about me:"): each item said of the
+    user, a bare number as the age, a participle as what the user is doing, a verb of living or working
+    as the user's, and a post held at a named organisation ("UX designer at Showpad") as the user's."""
     out: list[str] = []
     for item in re.split(r",\s*|\s+and\s+", rest):
-        item = item.strip()
+        item = item.strip().rstrip(".!")
         if re.fullmatch(r"\d{1,3}", item) or re.match(r"^\w+ing\b", item):
             out.append(f"I am {item}")
+        elif re.match(r"^(?:live|work|grew up|come from)\s", item, re.I):
+            out.append(f"I {item}")
+        elif re.match(rf"^(?!(?:a|an|the)\s)[\w-]+(?:\s+[\w-]+){{0,2}}\s+at\s+{_NAME_RUN}$", item):
+            out.append(f"I am {_article(item)}")
     return out
+
+
+# "Quick facts about me: 34, live in Ghent, ...": a list introduced as being about the user
+_ABOUT_ME = re.compile(r"^(?:[\w' ]{0,30}\s)?(?i:about|on)\s+(?i:me|myself)\s*:\s*(?P<rest>.+)$")
 
 
 # The name the user goes by, or asks to be called: "I'd rather you called me ...", "my friends call me ..."
@@ -152,7 +161,9 @@ _DWELLING = re.compile(
     rf"^{_HOUSEHOLD}\s+(?:(?:am|are|have)\s+)?"
     r"(?:rent|renting|share|sharing|moved into|settled into|settling into|own|have got|got|have|bought|"
     r"have bought|purchased|have purchased|closed on|have closed on|completed on|have completed on|"
-    rf"live in|living in)\s+(?!(?:a|an|the|my|our)\s+(?:holiday|second|summer|weekend|country)\b)"
+    # being back at a dwelling is living there again: "I'm back at my parents' place in El Paso"
+    rf"live in|living in|living at|back at|back in)\s+"
+    rf"(?!(?:a|an|the|my|our)\s+(?:holiday|second|summer|weekend|country)\b)"
     rf"{_DWELLING_AT}(.+)$",
     re.I,
 )
@@ -447,7 +458,17 @@ _AT_WORKING = re.compile(
 )
 
 
+# "I got promoted last month, so senior developer now": the post a promotion led to, said after "so"
+_PROMOTED_SO = re.compile(
+    r"^i\s+(?:got|was|have been|have just been|just got)\s+promoted\b[^,]*,\s*so\s+(?:i am\s+)?(?:an?\s+)?"
+    r"(?P<role>(?!i\b|we\b|it\b|that\b)[\w -]+?)(?:\s+now)?$",
+    re.I,
+)
+
+
 def _job(s: str, said_at: datetime) -> list[RuleLearning]:
+    if m := _PROMOTED_SO.match(s):
+        return _job(f"I got promoted to {m.group('role')}", said_at)
     if m := _AT_WORKING.match(s):
         return _job(f"I work at {m.group('org')} as {m.group('role')}", said_at)
     if m := _USED_TO_WORK.match(s):
