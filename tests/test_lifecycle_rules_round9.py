@@ -279,3 +279,35 @@ def test_reacting_to_a_substance_in_general_is_an_allergy() -> None:
     # a reaction to something at hand, or one in the past, is no allergy
     assert all(f is None or f.kind != "health" for _, f in pairs("I react badly to the news."))
     assert all(f is None or f.kind != "health" for _, f in pairs("I reacted to penicillin once."))
+
+
+def test_a_name_given_with_the_one_it_shortens() -> None:
+    assert pairs("it's Mo btw, short for Mohammed") == [("The user's name is Mo.", NAME)]
+    # a name pointed at is someone else's
+    assert all(about != NAME for _, about in pairs("That's Rob, short for Robert, my brother."))
+
+
+def test_letters_listed_in_a_name_spelled_out_correct_the_held_name() -> None:
+    held = {NAME: "The user's name is Katrin."}
+    assert pairs("It's Catrin, with a C and an i.", held=held) == [("The user's name is Catrin.", NAME)]
+    # with no name held, spelling corrects nothing
+    assert pairs("It's Catrin, with a C and an i.") == []
+
+
+def test_a_divorce_completed_said_of_the_divorce() -> None:
+    assert pairs("We split in May and the divorce came through last week.")[-1] == (
+        "The user is divorced.",
+        RELATIONSHIP,
+    )
+    assert pairs("My brother's divorce went through.") == []
+    assert pairs("The divorce went badly.") == []
+
+
+def test_a_convention_set_against_another_with_no_verb() -> None:
+    assert pairs("And Australian spelling, not American.") == [
+        ("Use Australian spelling.", About("instruction", "use spelling"))
+    ]
+    assert pairs("Imperial units, not metric.") == [
+        ("Use imperial units.", About("instruction", "use imperial units"))
+    ]
+    assert pairs("British food, not American.") == []

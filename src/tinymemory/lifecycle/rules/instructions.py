@@ -73,6 +73,12 @@ _CONVENTION = re.compile(
     r"\s+(?:as|in)\s+[^:,;]+?)(?:\s*:.*)?(?:,?\s+please)?$",
     re.I,
 )
+# "And British spelling, not American": a convention set against another, with no verb, is one to use
+_CONVENTION_NP = re.compile(
+    r"^(?P<np>[\w-]+\s+(?:units|measurements|spelling|date format|time format|notation))\s*,?\s+"
+    r"(?:not|rather than|instead of)\s+[\w-]+(?:\s+(?:ones|units|spelling))?(?:,?\s+please)?$",
+    re.I,
+)
 # "At the end of long answers, give me a one-line recap": answers in general, fronted, scope the imperative
 _FRONTED_SCOPE = re.compile(
     r"^(?P<scope>(?:at the (?:end|start|beginning|top|bottom) of|in|after)\s+(?:all\s+)?(?:[a-z-]+\s+)?"
@@ -195,6 +201,12 @@ def _instruction(s: str) -> RuleLearning | None:
     if ((m := _ANSWER_IN.match(body)) or (m := _CONVENTION.match(body))) and not _THIS_ONCE.search(body):
         act = _value(m.group("act"))
         return _standing(f"{act[:1].upper()}{act[1:]}.", act)
+    if m := _CONVENTION_NP.match(body):
+        # the first word keeps its capital only as a proper adjective: "British spelling", "metric units"
+        first, _, rest = m.group("np").partition(" ")
+        proper = re.search(r"(?:ish|an|ese|ch)$", first)
+        np = f"{first if proper else first.lower()} {rest}"
+        return _standing(f"Use {np}.", f"use {np}")
     if (m := _FRONTED_SCOPE.match(body)) and not _THIS_ONCE.search(body):
         act, scope = _value(m.group("act")), m.group("scope").lower()
         return _standing(f"{third_person(act[:1].upper() + act[1:])} {scope}.", act)

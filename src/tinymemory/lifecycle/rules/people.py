@@ -156,6 +156,14 @@ _PROPOSED = re.compile(
     rf"^(?i:i)\s+(?i:finally\s+|just\s+)?(?i:popped the question|proposed)"
     rf"(?:\s+(?i:to)\s+(?P<name>{_NAME_RUN}))?",
 )
+# "the divorce went through", "my divorce came through", "our divorce is final": a divorce completed,
+# said of the divorce itself, is the user divorced
+_DIVORCE_DONE = re.compile(
+    r"^(?:the|my|our)\s+divorce\s+(?:has\s+|have\s+|finally\s+|just\s+)*"
+    r"(?:went through|gone through|came through|come through|(?:is|was|has been)\s+"
+    r"(?:now\s+)?(?:finali[sz]ed|final|official|through|done))\b",
+    re.I,
+)
 _STATE_TEXT = {
     "together": "is in a relationship",
     "seeing": "is dating",
@@ -401,6 +409,8 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
     if m := _DUMPED.match(s):
         name = f" with {m.group('name')}" if m.group("name") else ""
         return [RuleLearning(f"The user broke up{name}.", "fact", About("profile", "relationship"), 0.8)]
+    if _DIVORCE_DONE.match(s):
+        return [RuleLearning("The user is divorced.", "fact", About("profile", "relationship"), 0.8)]
     if (m := _PROPOSED.match(s)) and re.search(r"\bsaid yes\b", s, re.I):
         name = f" to {m.group('name')}" if m.group("name") else ""
         return [RuleLearning(f"The user is engaged{name}.", "fact", About("profile", "relationship"), 0.8)]

@@ -84,6 +84,14 @@ _NAME_CLEFT = re.compile(
 )
 
 
+# "it's Dev, short for Devendra": a name given with the one it shortens is the name the user goes by
+_SHORT_FOR = re.compile(
+    # "that's Rob, short for Robert" points at someone else
+    rf"^(?:(?i:it is|it's|i am)\s+)?(?!(?i:that's|that|this|he's|she's)\b)({_NAME_RUN})(?:\s+(?i:btw))?,?\s+"
+    rf"(?i:short for)\s+{_NAME_RUN}$"
+)
+
+
 def _name(name: str) -> RuleLearning:
     return RuleLearning(f"The user's name is {name}.", "fact", About("profile", "name"), 0.9)
 
@@ -117,6 +125,8 @@ _NOT_NAMES = frozenset(
 
 def _names(s: str, said_at: datetime) -> list[RuleLearning]:
     if (m := _CALL_INSTEAD.match(s)) or (m := _NAME.match(s)) or (m := _NAME_CLEFT.match(s)):
+        return [_name(m.group(1))]
+    if m := _SHORT_FOR.match(s):
         return [_name(m.group(1))]
     m = _BARE_NAME.match(s)
     # a nationality or a faith stands first ("Irish Catholic"); a surname may end like one ("Laura Finch")

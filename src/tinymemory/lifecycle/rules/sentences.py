@@ -19,7 +19,9 @@ _CLAUSE_SPLIT = re.compile(
     # an adverb of time may stand before the new subject: "..., but these days I'm in Braga"
     rf"(?:also|now|actually|these days|nowadays|lately|today)\s*,?\s+{_SUBJECT_START}|"
     # a clause whose object is the user is about the user too: "..., and penicillin brings me out in hives"
-    rf"[\w' -]{{2,30}}?\s+(?:brings?|gives?|makes?)\s+me\b)|,\s+(?={_SUBJECT_START})|"
+    rf"[\w' -]{{2,30}}?\s+(?:brings?|gives?|makes?)\s+me\b|"
+    # a new subject with "the" and its verb: "..., and the divorce went through last week"
+    rf"the\s+[a-z]+\s+(?:went|came|was|is|has|had|got)\b)|,\s+(?={_SUBJECT_START})|"
     # "..., and she'll kill me if I forget": a clause about someone else is cut off, so its "if" or its
     # facts are not read as the user's
     r",\s*(?:and|but)\s+(?=(?:she|he|they)(?:'ll|'s|'d|'re|\s)\b)|"
