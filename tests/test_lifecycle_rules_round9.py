@@ -311,3 +311,25 @@ def test_a_convention_set_against_another_with_no_verb() -> None:
         ("Use imperial units.", About("instruction", "use imperial units"))
     ]
     assert pairs("British food, not American.") == []
+
+
+def test_pets_added_after_a_named_creature_of_any_kind() -> None:
+    assert pairs("I keep a corn snake named Noodle and two geckos, Pip and Squeak.") == [
+        ("The user has a corn snake named Noodle.", About("pet", "noodle")),
+        ("The user has a gecko named Pip.", About("pet", "pip")),
+        ("The user has a gecko named Squeak.", About("pet", "squeak")),
+    ]
+    # relatives after "and" are not pets
+    assert pairs("I keep a corn snake named Noodle and two sisters, Ann and Bea.") == [
+        ("The user has a corn snake named Noodle.", About("pet", "noodle"))
+    ]
+
+
+def test_living_somewhere_with_a_named_creature_and_the_subject_dropped() -> None:
+    assert pairs("Living in Hove with an iguana called Gus.") == [
+        ("The user lives in Hove.", HOME),
+        ("The user has an iguana named Gus.", About("pet", "gus")),
+    ]
+    # a person lived with is no pet, and a participle of anything else keeps nothing
+    assert pairs("I live in Hove with a flatmate called Gus.") == [("The user lives in Hove.", HOME)]
+    assert pairs("Living the dream.") == []

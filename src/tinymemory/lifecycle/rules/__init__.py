@@ -124,7 +124,10 @@ def extract(
         for n, clause in enumerate(_contrasted(_pointed_back(clauses(_clean(sentence))))):
             found = _facts(clause, said_at, known or {}, held or {})
             # only a sentence's first clause: after "and" the subject dropped is the clause before's
-            if not found and n == 0 and _SUBJECT_DROPPED.match(clause):
+            if not found and n == 0 and _PARTICIPLE_FIRST.match(clause):
+                # "Living in Bristol with ...": a participle of living or working with its subject dropped
+                found = _facts(f"I am {clause[:1].lower()}{clause[1:]}", said_at, known or {}, held or {})
+            elif not found and n == 0 and _SUBJECT_DROPPED.match(clause):
                 # "Started at BMW this week": chat drops the subject of a verb of change; the facts are
                 # the user's, but no note is kept of a clause whose subject was never said
                 found = _facts(f"I {clause[:1].lower()}{clause[1:]}", said_at, known or {}, held or {})
@@ -143,6 +146,11 @@ def _held_form(found: RuleLearning, held: Mapping[About, str]) -> RuleLearning:
     one = _singular(about.key)
     same = [a for a in held if a.kind == about.kind and a.key != about.key and _singular(a.key) == one]
     return replace(found, about=same[-1]) if same else found
+
+
+_PARTICIPLE_FIRST = re.compile(
+    r"^(?:(?:currently|now|still)\s+)?(?:living|based|working)\s+(?:in|at|as|for)\s", re.I
+)
 
 
 def _facts(

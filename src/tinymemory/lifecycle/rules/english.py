@@ -45,7 +45,7 @@ _VALUE_END = re.compile(
     r"weeks|months|years|days)|\s(?:(?:a|an|one|two|three|four|five|six|a few|a couple of|several|many|"
     r"some)\s+)?\w+\s+ago\b|\s(?:recently|yesterday|today|tonight|lately|"
     r"because|since|when|after|before|so that|which|where|and i|but i|and we|but we|with my|with our|"
-    r"with (?:a|an|the|two|three) [a-z]+ (?:called|named)|"
+    r"with (?:a|an|the|two|three|my|our) (?:[\w-]+ ){1,3}?(?:called|named)|"
     r"for work|for good|for a while|for now|full[- ]time|part[- ]time|at the moment|according to|"
     r"over the (?:summer|winter|spring|autumn|weekend|holidays|past|last)|at the (?:start|end) of|"
     r"earlier this|later this|in the (?:morning|mornings|evening|evenings|afternoon|afternoons)|at night|"

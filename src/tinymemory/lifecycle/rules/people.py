@@ -308,9 +308,21 @@ def _kin_learning(rel: str, name: str) -> RuleLearning:
     return RuleLearning(f"The user's {rel.lower()} is {name}.", "fact", about, 0.85, named=name)
 
 
+def named_creature(kind: str, name: str, had: bool = True) -> RuleLearning | None:
+    """A pet of any kind, named: not a person, a relative, or (when only had, not adopted or rescued) a
+    made thing ("a band called ...")."""
+    if _PEOPLE.search(kind) or re.search(rf"\b(?:{_KIN}|girl|boy|child|kid)s?\b", kind, re.I):
+        return None
+    if had and _NOT_A_PET.search(kind):
+        return None
+    return _pet_learning(kind, name)
+
+
 def _pet_learning(animal: str, name: str) -> RuleLearning:
+    kind = animal.lower()
+    article = "an" if kind[:1] in "aeio" else "a"  # "an axolotl", "an iguana"; "a unicorn" keeps "a"
     return RuleLearning(
-        f"The user has a {animal.lower()} named {name}.", "fact", About("pet", name.lower()), 0.85, named=name
+        f"The user has {article} {kind} named {name}.", "fact", About("pet", name.lower()), 0.85, named=name
     )
 
 
@@ -373,12 +385,13 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
                 0.8,
             )
         ]
-    if (m := _ADOPTED_NAMED.match(s)) and not (
-        _PEOPLE.search(m.group(2))
-        or re.search(rf"\b(?:{_KIN}|girl|boy|child|kid)s?\b", m.group(2), re.I)
-        or (m.group("verb").lower() in {"have", "have got", "got", "keep"} and _NOT_A_PET.search(m.group(2)))
+    if (m := _ADOPTED_NAMED.match(s)) and (
+        creature := named_creature(
+            m.group(2), m.group(3), had=m.group("verb").lower() in {"have", "have got", "got", "keep"}
+        )
     ):
-        return [_pet_learning(m.group(2), m.group(3))]
+        # "... named Khaleesi and two axolotls, Mango and Chutney": pets added to the list after it
+        return [creature, *_listed_pet(s[m.end() :])]
     if m := _MY_PETS.match(s):
         return [_pet_learning(m.group("kind"), n) for n in _names_in(m.group("names"))]
     if m := _MY_PET.match(s):

@@ -17,7 +17,7 @@ from tinymemory.lifecycle.rules.english import (
     _key,
 )
 from tinymemory.lifecycle.rules.learning import RuleLearning
-from tinymemory.lifecycle.rules.people import _KIN, _NATIONALITY
+from tinymemory.lifecycle.rules.people import _KIN, _NATIONALITY, named_creature
 
 # names --------------------------------------------------------------------------------------------------
 
@@ -159,6 +159,9 @@ _HOME = re.compile(
     r"live)\s+(.+)$",
     re.I,
 )
+_LIVING_WITH = re.compile(
+    rf"\bwith\s+(?i:an?)\s+(?P<kind>[\w-]+(?:\s+[\w-]+)?)\s+(?i:called|named)\s+(?P<name>{_NAME_RUN})\b"
+)
 # "a small flat in X", "our new place near X": a dwelling and where it is
 _DWELLING_AT = (
     r"(?:a|an|the|my|our)\s+(?:[\w'-]+\s+){0,3}?"
@@ -250,6 +253,17 @@ _HOME_IS = re.compile(
 
 
 def _home(s: str, said_at: datetime) -> list[RuleLearning]:
+    """Where the user lives, and a named creature the user lives there with ("living in Bristol with an
+    African grey called Bartholomew")."""
+    home = _where(s)
+    with_ = (
+        _LIVING_WITH.search(s) if home and re.match(r"^(?:i|we)\s+(?:am\s+|are\s+)?liv", s, re.I) else None
+    )
+    pet = named_creature(with_.group("kind"), with_.group("name")) if with_ else None
+    return [*home, pet] if pet else home
+
+
+def _where(s: str) -> list[RuleLearning]:
     if m := _HOME_IS.match(s):
         place = _place(
             _DWELLING_IN.sub("", m.group(1), count=1)
