@@ -333,3 +333,20 @@ def test_living_somewhere_with_a_named_creature_and_the_subject_dropped() -> Non
     # a person lived with is no pet, and a participle of anything else keeps nothing
     assert pairs("I live in Hove with a flatmate called Gus.") == [("The user lives in Hove.", HOME)]
     assert pairs("Living the dream.") == []
+
+
+def test_a_sibling_s_baby_is_a_nephew_or_a_niece() -> None:
+    assert pairs("My brother Kofi just had a baby girl, Ama!") == [
+        ("The user's brother is Kofi.", About("family", "brother kofi")),
+        ("The user's niece is Ama.", About("family", "niece ama")),
+    ]
+    # a friend's baby is no relative
+    assert all(f is None or f.kind != "family" for _, f in pairs("My friend Kofi just had a baby girl, Ama!"))
+
+
+def test_a_known_condition_with_an_additive_and_no_verb() -> None:
+    assert pairs("Eczema too, every winter.") == [
+        ("The user has eczema.", About("health", "condition eczema"))
+    ]
+    # a thing that is no condition names nothing
+    assert pairs("Cats too, every winter.") == []

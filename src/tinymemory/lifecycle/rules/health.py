@@ -163,7 +163,15 @@ def _items(text: str) -> list[str]:
     return out
 
 
+# "Hay fever too, every June": a known condition with an additive and no verb continues the user's
+# "I have" of the turn before
+_ALSO_CONDITION = re.compile(rf"^(?P<what>{_CONDITIONS})\s*,?\s+(?:too|as well)\b(?:\s*,.*)?$", re.I)
+
+
 def _health(s: str, said_at: datetime) -> list[RuleLearning]:
+    if m := _ALSO_CONDITION.match(s):
+        what = m.group("what")
+        return _health(f"I have {what[:1].lower()}{what[1:]}", said_at)  # its capital began the sentence
     if m := _OUTGREW.match(s):
         what = m.group(1).strip()
         return [

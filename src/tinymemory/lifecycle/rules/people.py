@@ -326,6 +326,13 @@ def _pet_learning(animal: str, name: str) -> RuleLearning:
     )
 
 
+# "My sister Leonie just had a baby boy, Felix": a child born to the user's sibling
+_SIBLING_BABY = re.compile(
+    rf"^(?i:my|our)\s+(?i:(?:little|big|older|younger|baby|twin)\s+)?(?P<sib>(?i:sister|brother))"
+    rf"(?:\s+(?P<sibname>{_NAME_RUN}))?\s+(?i:has\s+)?(?i:(?:just|recently|finally)\s+)?(?i:had|welcomed)\s+"
+    rf"(?i:a)\s+(?i:(?:beautiful|healthy|little|new)\s+)?(?i:baby\s+)?(?P<sex>(?i:girl|boy|daughter|son))\s*,?\s+"
+    rf"(?i:(?:called|named)\s+)?(?P<name>{_NAME_RUN})\b"
+)
 # "We welcomed a baby girl, Ivy", "I had a baby boy called Max": a child born, by sex, with the name
 _BABY = re.compile(
     rf"^(?i:i|we)\s+(?i:have\s+)?(?i:(?:just|recently|finally)\s+)?(?i:welcomed|had)\s+(?i:a)\s+"
@@ -422,6 +429,12 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
     if m := _DUMPED.match(s):
         name = f" with {m.group('name')}" if m.group("name") else ""
         return [RuleLearning(f"The user broke up{name}.", "fact", About("profile", "relationship"), 0.8)]
+    if m := _SIBLING_BABY.match(s):
+        # a sibling's son is a nephew, a daughter a niece
+        sex = m.group("sex").lower()
+        rel = "nephew" if sex in {"boy", "son"} else "niece"
+        sibling = [_kin_learning(m.group("sib"), m.group("sibname"))] if m.group("sibname") else []
+        return [*sibling, _kin_learning(rel, m.group("name"))]
     if _DIVORCE_DONE.match(s):
         return [RuleLearning("The user is divorced.", "fact", About("profile", "relationship"), 0.8)]
     if (m := _PROPOSED.match(s)) and re.search(r"\bsaid yes\b", s, re.I):
