@@ -350,3 +350,20 @@ def test_a_known_condition_with_an_additive_and_no_verb() -> None:
     ]
     # a thing that is no condition names nothing
     assert pairs("Cats too, every winter.") == []
+
+
+def test_an_activity_kept_to_a_schedule_is_the_activity() -> None:
+    assert pairs("I play squash every Tuesday evening.") == [
+        ("The user plays squash every Tuesday evening.", About("preference", "squash"))
+    ]
+    assert pairs("I go rowing twice a week.") == [
+        ("The user goes rowing twice a week.", About("preference", "rowing"))
+    ]
+    # going to a place on a schedule is no activity kept
+    assert all(about is None for _, about in pairs("I go to work every day."))
+
+
+def test_an_adverb_before_a_negated_activity_is_no_part_of_it() -> None:
+    assert pairs("I don't really play squash anymore.") == [
+        ("The user no longer plays squash.", About("preference", "squash"))
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime
 
 from tinymemory.api import About
@@ -205,7 +206,22 @@ def _kind(words: str) -> str:
     return _ONE_KIND.get(key, key)
 
 
+# "I play tennis every Saturday morning", "I go swimming twice a week": an activity the user keeps to a
+# schedule is one they keep up, read as the activity (its subject is the one "I don't play tennis
+# anymore" ends)
+_DAYS = r"(?:day|week|weekend|morning|evening|night|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_HABITUAL = re.compile(
+    r"^(?P<act>i\s+(?:play|go(?=\s+\w+ing\b)|do|practise|practice)\s+[\w' -]+?)\s+"
+    rf"(?:every\s+{_DAYS}(?:\s+(?:morning|evening|night|afternoon))?|"
+    r"(?:once|twice|three times|four times|\d+ times)\s+a\s+(?:day|week|month)|"
+    rf"most\s+(?:days|weekends|mornings|evenings)|on\s+{_DAYS}s)$",
+    re.I,
+)
+
+
 def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
+    if (m := _HABITUAL.match(s)) and (kept := _activity(m.group("act"))):
+        return [replace(k, text=_sentence_case(third_person(s)) + ".") for k in kept]
     if m := _FAVOURITE.match(s):
         said, value = _key(m.group(1) or m.group(3)), _value(m.group(2) or m.group(4))
         # a clause ("that I'm busy", "to ...") is no choice, and a habit of speech is no liking
@@ -402,7 +418,10 @@ def _activity_key(phrase: str) -> str:
 
 # "I don't play chess anymore", read without its negation: a verb no other rule reads, with a short
 # object, is an activity; its subject is the activity's, so it ends a kept "I love playing chess".
-_ACTIVITY = re.compile(r"^i\s+([a-z]+)\b\s*(.*)$", re.I)
+# an adverb before the verb is no part of the activity: "I don't really play badminton anymore"
+_ACTIVITY = re.compile(
+    r"^i\s+(?:(?:really|still|even|actually|much|often|usually)\s+)?([a-z]+)\b\s*(.*)$", re.I
+)
 _NOT_ACTIVITY = frozenset(
     (
         "am|is|are|was|were|be|been|have|has|had|get|got|need|want|know|think|feel|see|hear|like|love|"
