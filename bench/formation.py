@@ -340,7 +340,7 @@ def render(
         "film and movie as one subject, hedges of opinion, twins one has as children, lists said to be "
         'about the user, promotions and their post after "so", pets listed after a named creature and '
         "creatures lived with, a sibling's baby, a condition added without a verb, activities kept to a "
-        "schedule) followed from its "
+        "schedule, getting to the point) followed from its "
         "misses, so batch "
         f"{HELD_OUT} is a tuning batch now too: its column, still marked held-out until a tenth batch is "
         "written, shows it after that round. "

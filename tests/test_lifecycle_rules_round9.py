@@ -367,3 +367,12 @@ def test_an_adverb_before_a_negated_activity_is_no_part_of_it() -> None:
     assert pairs("I don't really play squash anymore.") == [
         ("The user no longer plays squash.", About("preference", "squash"))
     ]
+
+
+def test_an_imperative_joined_to_getting_to_the_point_is_about_every_answer() -> None:
+    assert pairs("Cut the small talk and get right to the point.") == [
+        ("Cut the small talk and get right to the point.", About("instruction", "cut small talk"))
+    ]
+    # this once, or getting anywhere else, is no manner of answering
+    assert pairs("Skip the intro this time and get to the point.") == []
+    assert pairs("Skip the queue and get to the front.") == []

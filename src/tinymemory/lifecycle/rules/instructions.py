@@ -79,6 +79,15 @@ _CONVENTION_NP = re.compile(
     r"(?:not|rather than|instead of)\s+[\w-]+(?:\s+(?:ones|units|spelling))?(?:,?\s+please)?$",
     re.I,
 )
+# "Skip the pleasantries and get straight to the answer": an imperative joined to getting to the point
+# is about the manner of every answer
+_TO_THE_POINT = re.compile(
+    r"^(?:please\s+)?(?P<act>(?:skip|cut|drop|lose|ditch|leave out|cut out)\s+the\s+"
+    r"[a-z-]+(?:\s+[a-z-]+)?)\s+"
+    r"and\s+(?:just\s+)?get\s+(?:straight\s+|right\s+|directly\s+)?to\s+the\s+(?:point|answer|answers)"
+    r"(?:,?\s+please)?$",
+    re.I,
+)
 # "At the end of long answers, give me a one-line recap": answers in general, fronted, scope the imperative
 _FRONTED_SCOPE = re.compile(
     r"^(?P<scope>(?:at the (?:end|start|beginning|top|bottom) of|in|after)\s+(?:all\s+)?(?:[a-z-]+\s+)?"
@@ -201,6 +210,9 @@ def _instruction(s: str) -> RuleLearning | None:
     if ((m := _ANSWER_IN.match(body)) or (m := _CONVENTION.match(body))) and not _THIS_ONCE.search(body):
         act = _value(m.group("act"))
         return _standing(f"{act[:1].upper()}{act[1:]}.", act)
+    if (m := _TO_THE_POINT.match(body)) and not _THIS_ONCE.search(body):
+        act = _value(m.group("act"))
+        return _standing(f"{_value(body)[:1].upper()}{_value(body)[1:]}.", act)
     if m := _CONVENTION_NP.match(body):
         # the first word keeps its capital only as a proper adjective: "British spelling", "metric units"
         first, _, rest = m.group("np").partition(" ")
