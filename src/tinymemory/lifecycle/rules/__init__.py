@@ -42,6 +42,7 @@ from tinymemory.lifecycle.rules.english import (
     _QUESTION_START,
     _STANDING,
     _sentence_case,
+    _singular,
     conjugate,
     no_longer,
     third_person,
@@ -62,6 +63,7 @@ from tinymemory.lifecycle.rules.people import (
 )
 from tinymemory.lifecycle.rules.preferences import _NOT_ACTIVITY, _activity, _gerund, _preferences
 from tinymemory.lifecycle.rules.profile import (
+    _ABOUT_ME,
     _GREETING_NAME,
     _NAME,
     _home,
@@ -101,6 +103,10 @@ def extract(
             if not (asks and (_STANDING.search(sentence) or re.search(r"\bstop\s+\w+ing\b", sentence, re.I))):
                 continue
         greeting = _GREETING_NAME.match(sentence)
+        if about_me := _ABOUT_ME.match(sentence):
+            for clause in introduced_clauses(about_me.group("rest")):
+                out.extend(_clause(_clean(clause), said_at))
+            continue
         if greeting:
             out.append(_name(greeting.group(1)))
             for clause in introduced_clauses(greeting.group("rest") or ""):
@@ -118,14 +124,33 @@ def extract(
         for n, clause in enumerate(_contrasted(_pointed_back(clauses(_clean(sentence))))):
             found = _facts(clause, said_at, known or {}, held or {})
             # only a sentence's first clause: after "and" the subject dropped is the clause before's
-            if not found and n == 0 and _SUBJECT_DROPPED.match(clause):
+            if not found and n == 0 and _PARTICIPLE_FIRST.match(clause):
+                # "Living in Bristol with ...": a participle of living or working with its subject dropped
+                found = _facts(f"I am {clause[:1].lower()}{clause[1:]}", said_at, known or {}, held or {})
+            elif not found and n == 0 and _SUBJECT_DROPPED.match(clause):
                 # "Started at BMW this week": chat drops the subject of a verb of change; the facts are
                 # the user's, but no note is kept of a clause whose subject was never said
                 found = _facts(f"I {clause[:1].lower()}{clause[1:]}", said_at, known or {}, held or {})
             elif not found and notes:
                 found = _note(clause)
-            out.extend(_scoped(f, known or {}) for f in found)
+            out.extend(_held_form(_scoped(f, known or {}), held or {}) for f in found)
     return out
+
+
+def _held_form(found: RuleLearning, held: Mapping[About, str]) -> RuleLearning:
+    """ "I'm no longer allergic to peanuts" after "I have a peanut allergy": a subject said again with
+    its last noun in the other number is the subject the thread holds."""
+    about = found.about
+    if about is None or about in held:
+        return found
+    one = _singular(about.key)
+    same = [a for a in held if a.kind == about.kind and a.key != about.key and _singular(a.key) == one]
+    return replace(found, about=same[-1]) if same else found
+
+
+_PARTICIPLE_FIRST = re.compile(
+    r"^(?:(?:currently|now|still)\s+)?(?:living|based|working)\s+(?:in|at|as|for)\s", re.I
+)
 
 
 def _facts(
@@ -354,7 +379,7 @@ def _unfronted(s: str) -> str:
         r"^(?:i am|we are)\s+in\s", bare, re.I
     ):
         bare = f"{bare} now"
-    return _present(bare)
+    return _present(bare, lasting=bool(re.match(r"^(?:since|for)\s", s, re.I)))
 
 
 _STOPPED = re.compile(

@@ -8,7 +8,7 @@ from datetime import datetime
 from tinymemory.api import About
 from tinymemory.lifecycle.rules.english import _MONTHS, _TRAIL, _VALUE_END, _key, _sentence_case
 from tinymemory.lifecycle.rules.learning import RuleLearning
-from tinymemory.lifecycle.rules.people import _KIN, _PEOPLE
+from tinymemory.lifecycle.rules.people import _KIN, _PEOPLE, _kin_key, _kin_learning
 
 # dates --------------------------------------------------------------------------------------------------
 
@@ -40,10 +40,15 @@ _NTH_BIRTHDAY = re.compile(
     re.I,
 )
 # "Mum was born on 1 May", "my brother was born on 3 June": a relative's birth date is their birthday
-_KIN_BORN = re.compile(rf"^(?:(?:my|our)\s+)?(?P<who>(?i:{_KIN}))\s+was\s+born\s+on\s+(?P<when>.+)$", re.I)
+# a word may describe the relative and a name may follow, set off or not: "my dad, Gerhard, was born on"
+_DESCRIBED = r"(?:(?-i:[a-z]+)\s+)?"
+_NAMED = r"(?:\s*,?\s+(?P<name>(?-i:[A-Z][\w-]*))\s*,?)?"
+_KIN_BORN = re.compile(
+    rf"^(?:(?:my|our)\s+{_DESCRIBED})?(?P<who>(?i:{_KIN})){_NAMED}\s+was\s+born\s+on\s+(?P<when>.+)$", re.I
+)
 # "My son Arlo turns six on 9 December": the day a relative reaches an age is their birthday
 _KIN_TURNS = re.compile(
-    rf"^(?:my|our)\s+(?P<who>(?i:{_KIN})(?:\s+(?-i:[A-Z][\w-]*))?)\s+"
+    rf"^(?:my|our)\s+{_DESCRIBED}(?P<who>(?i:{_KIN})){_NAMED}\s+"
     r"(?:turns|is turning|will turn|will be)\s+[\w-]+\s+on\s+(?P<when>.+)$",
     re.I,
 )
@@ -103,7 +108,8 @@ def birthday_said(s: str) -> str:
     if m := _KIN_TURNS.match(s):
         when = _day(m.group("when"))
         if re.search(rf"\d|{_MONTHS}", when, re.I):
-            return f"my {m.group('who')}'s birthday is {when}"
+            who = f"{m.group('who')} {m.group('name')}" if m.group("name") else m.group("who")
+            return f"my {who}'s birthday is {when}"
     return s
 
 
@@ -131,8 +137,9 @@ def _dates(s: str, said_at: datetime) -> list[RuleLearning]:
     if m := _KIN_BORN.match(s):
         when, who = _day(m.group("when")), m.group("who").lower()
         if re.search(rf"\d|{_MONTHS}", when, re.I) and not re.fullmatch(r"(?:in\s+)?\d{4}", when):
-            about = About("date", f"{_key(who)} birthday")
-            return [RuleLearning(f"The user's {who}'s birthday is {when}.", "fact", about, 0.8)]
+            about = About("date", f"{_holder_key(who)} birthday")
+            named = [_kin_learning(m.group("who"), m.group("name"))] if m.group("name") else []
+            return [RuleLearning(f"The user's {who}'s birthday is {when}.", "fact", about, 0.8), *named]
         return []
     if m := _BIRTHDAY.match(s):
         when = _TRAIL.sub("", m.group("when") or m.group("when2")).strip()
@@ -146,6 +153,8 @@ def _dates(s: str, said_at: datetime) -> list[RuleLearning]:
         )
         when = re.split(r"\s*(?:,|\band\b|\bbut\b|\bso\b)\s*", when, maxsplit=1)[0]
         who = m.group("who") or m.group("name")
+        # "Mum's birthday is ...": a kinship word used as a name is the user's own relative
+        kin_named = bool(m.group("name")) and re.fullmatch(rf"(?:{_KIN})", m.group("name"), re.I) is not None
         if m.group("who") and _PEOPLE.search(who):
             return []  # a friend's or a colleague's birthday is their fact, as their other facts are
         what = (
@@ -159,8 +168,10 @@ def _dates(s: str, said_at: datetime) -> list[RuleLearning]:
         if who:
             # a name keeps its capital: "my brother Sean's birthday" is the user's brother Sean's
             kin = " ".join(w if w[:1].isupper() and i else w.lower() for i, w in enumerate(who.split()))
-            holder = who if who[:1].isupper() and not m.group("who") else f"the user's {kin}"
-            about = About("date", f"{_key(who)} {what}")
+            holder = (
+                who if who[:1].isupper() and not m.group("who") and not kin_named else f"the user's {kin}"
+            )
+            about = About("date", f"{_holder_key(who)} {what}")
             return [RuleLearning(f"{_sentence_case(holder)}'s {what} is {when}.", "fact", about, 0.85)]
         if what == "birthday":
             return [
@@ -172,6 +183,19 @@ def _dates(s: str, said_at: datetime) -> list[RuleLearning]:
         if 1 <= age <= 120:
             return [RuleLearning(f"The user is {age} years old.", "fact", About("profile", "age"), 0.85)]
     return []
+
+
+# the one spelling a parent's date is filed under, however the parent is called ("mum", "mother", "mom")
+_PARENT_KEY = {"mother": "mom", "father": "dad"}
+
+
+def _holder_key(who: str) -> str:
+    """ "Mum" and "my mother" are one relative, so their birthday is one subject: "mom birthday"."""
+    words = _key(who).split()
+    if words:
+        kin, unique = _kin_key(words[0])
+        words[0] = _PARENT_KEY.get(kin, words[0]) if unique else words[0]
+    return " ".join(words) or "general"
 
 
 def _day(text: str) -> str:

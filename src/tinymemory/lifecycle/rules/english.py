@@ -10,21 +10,29 @@ from tinymemory.retrieval import dates
 _LEAD = re.compile(
     r"^(?:(?:oh|ok|okay|so|well|also|and|but|hey|hi|hello|actually|correction|update|by the way|btw|"
     r"fyi|just so you know|please|pls|no(?=[,!.:;])|yes|yeah|yep|sorry|quick update|news|guess what|"
-    r"(?:good|great|big|bad|some|exciting|sad) news|scratch that|typo|no wait|"
+    r"(?:the\s+)?(?:good|great|big|bad|some|exciting|sad) news(?:\s+is(?:\s+that)?)?|"
+    r"scratch that|typo|no wait|"
+    # a frame of telling: "I should say: ...", "I forgot to mention, ..."
+    r"i (?:should|must|have to|need to|forgot to|meant to) (?:say|mention|add|tell you)|"
     # leads of reconsidering
     r"come to think of it|on second thoughts?|on reflection|thinking about it|having thought about it|"
     r"i mean|"
     r"in fact|anyway|anyways|oops|whoops|wait|heads up|just|plus|then|now|i meant|what i meant is|sadly|"
     r"unfortunately|luckily|fortunately|thankfully|honestly|long story short)\b[,:;!.-]?\s*|"
-    r"^(?![^:]*\b(?:i|we|my|our|have|has|had|is|are|was|were)\b)[\w' ]{1,24}:\s+|"
-    r"^(?!(?:i|we)\s)(?:[a-z']+\s+){0,2}[a-z']+,\s+(?=(?:i|we|my|our|correction|actually)\b))+",
+    # an imperative before a colon is the clause, its examples after: "use British spelling: colour"
+    r"^(?![^:]*\b(?:i|we|my|our|have|has|had|is|are|was|were)\b)"
+    r"(?!(?:use|write|keep|give|answer|reply|format|stick|skip|avoid|put|show)\b)[\w' ]{1,24}:\s+|"
+    # a lead with a name inside it is a clause of its own: "Huge Radiohead fan, I've seen them twice"
+    r"^(?!(?:i|we)\s)(?![\w']+\s+(?:[\w']+\s+)?(?-i:[A-Z]))(?:[a-z']+\s+){0,2}[a-z']+,\s+"
+    r"(?=(?:i|we|my|our|correction|actually)\b))+",
     # a short lead ending in a colon ("big news: ..."), not a clause introducing a list
     re.I,
 )
 _TRAIL = re.compile(
     r"\s*(?:,?\s*(?:now|anymore|any more|these days|nowadays|instead|please|thanks|thank you|again|"
     r"too|as well|already|btw|lol|haha|for now|at the moment|right now|(?-i:rn)|though|actually|"
-    r"everywhere))+\s*$",
+    # an emphatic reflexive after a predicate adds nothing to it: "I'm a nurse myself"
+    r"everywhere|myself|ourselves))+\s*$",
     re.I,
 )
 # Time and circumstance phrases that end a value: "Madrid in May", "Initech last year".
@@ -37,7 +45,7 @@ _VALUE_END = re.compile(
     r"weeks|months|years|days)|\s(?:(?:a|an|one|two|three|four|five|six|a few|a couple of|several|many|"
     r"some)\s+)?\w+\s+ago\b|\s(?:recently|yesterday|today|tonight|lately|"
     r"because|since|when|after|before|so that|which|where|and i|but i|and we|but we|with my|with our|"
-    r"with (?:a|an|the|two|three) [a-z]+ (?:called|named)|"
+    r"with (?:a|an|the|two|three|my|our) (?:[\w-]+ ){1,3}?(?:called|named)|"
     r"for work|for good|for a while|for now|full[- ]time|part[- ]time|at the moment|according to|"
     r"over the (?:summer|winter|spring|autumn|weekend|holidays|past|last)|at the (?:start|end) of|"
     r"earlier this|later this|in the (?:morning|mornings|evening|evenings|afternoon|afternoons)|at night|"
@@ -78,7 +86,8 @@ _PLAN = re.compile(
     r"toying with the idea|weighing up|mulling over|"
     r"about to|trying to decide|might|"
     r"training to be|training to become|training as|retraining as|studying to be|studying to become|"
-    r"(?:am|are)\s+planning\s+(?:a|an|my|our|the|some)|need to|needs to|have to|has to)\b",
+    # "favourite film has to be Jaws" asserts, it plans nothing
+    r"(?:am|are)\s+planning\s+(?:a|an|my|our|the|some)|need to|needs to|have to|has to(?!\s+be\b))\b",
     re.I,
 )
 # A time phrase before the subject ("In 2021 I moved ...", "These days I work ..."): it dates the
@@ -87,6 +96,11 @@ _FRONTED = re.compile(
     rf"^(?:these days|nowadays|lately|recently|currently|at the moment|right now|for now|"
     rf"(?:in|since|by|from|during|until|as of)\s+(?:(?:the|this|last)\s+)?(?:(?:early|late|mid)[- ]?\s*)?"
     rf"(?:\d{{4}}|(?:{_MONTHS})\b(?:\s+\d{{4}})?|spring|summer|autumn|fall|winter|the summer|the spring)|"
+    # "as of Saturday", "as of this week", "since last month": a point in time the state holds from
+    rf"(?:as of|since|from)\s+(?:(?:this|last)\s+(?:week|weekend|month|year)|today|yesterday|"
+    rf"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))|"
+    # "Since starting the new medication I ...": a gerund's clause dates what follows it
+    rf"since\s+[a-z]+ing\b(?:\s+[\w'-]+){{0,5}}?|"
     rf"(?:last|this|next|earlier this|later this)\s+(?:week|weekend|month|year|spring|summer|autumn|fall|"
     rf"winter|(?:{_MONTHS})\b)|(?:(?:a|an|one|two|three|four|five|six|a few|a couple of|several|many|some)"
     rf"\s+)?\w+\s+ago|yesterday|today|this morning|last night|years later|a while back|"
@@ -261,6 +275,15 @@ def no_longer(text: str) -> str:
 
 def _sentence_case(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
+
+
+def _singular(key: str) -> str:
+    """The key with its last noun in the singular: "peanuts" -> "peanut", "strawberries" -> "strawberry"."""
+    if re.search(r"[^aeiou]ies$", key):
+        return key[:-3] + "y"
+    if re.search(r"(?:ss|x|z|ch|sh)es$", key):
+        return key[:-2]
+    return key[:-1] if re.search(r"[^s]s$", key) else key
 
 
 def _key(text: str) -> str:

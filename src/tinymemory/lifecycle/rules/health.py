@@ -27,7 +27,8 @@ _ALLERGY = re.compile(
     r"(?:(?:severe|bad|mild|serious)\s+)?allergy to\s+(.+)$|"
     r"^i\s+(?:have got|have developed|developed|'ve got|have)\s+(?:an?\s+)?"
     r"(?:(?:severe|bad|mild|serious)\s+)?"
-    r"([\w\s-]+?)\s+allergy$|^my\s+([\w\s-]+?)\s+allergy\b",
+    # how long it has lasted is no part of it: "a peanut allergy since I was a toddler"
+    r"([\w\s-]+?)\s+allergy(?:\s+(?:since|for)\s.*)?$|^my\s+([\w\s-]+?)\s+allergy\b",
     re.I,
 )
 _INTOLERANT = re.compile(
@@ -42,7 +43,9 @@ _CONDITION = re.compile(
     r"struggle with|get|often get|keep getting)\s+"
     rf"((?:type [12] |chronic |mild |severe |bad |cluster |tension |frequent )?(?:{_CONDITIONS}))\b(.*)$|"
     r"^i(?:'m| am| have been diagnosed as| was diagnosed as| got diagnosed as)\s+(?:an?\s+)?"
-    r"((?:type [12] )?(?:diabetic|asthmatic|epileptic|celiac|coeliac|anemic|anaemic)|pregnant|"
+    # a measure of how far along stands before "pregnant": "20 weeks pregnant", "six months pregnant"
+    r"((?:type [12] )?(?:diabetic|asthmatic|epileptic|celiac|coeliac|anemic|anaemic)|"
+    r"(?:(?:\d{1,2}|[a-z]+)\s+(?:weeks?|months?)\s+)?pregnant|"
     r"colorblind|colour-blind|color-blind|deaf|hard of hearing|dyslexic|autistic|short-sighted|"
     r"near-sighted|nearsighted)\b",
     re.I,
@@ -106,7 +109,13 @@ _TREATED = re.compile(
 # "Penicillin brings me out in hives", "shellfish gives me a rash": a reaction of the skin is an allergy
 _REACTION = re.compile(
     r"^(?P<what>[\w' -]{2,30}?)\s+(?:brings?|bring)\s+me\s+out\s+in\s+(?:hives|a rash|spots|welts)|"
-    r"^(?P<what2>[\w' -]{2,30}?)\s+(?:gives?|give)\s+me\s+(?:hives|a rash|anaphylaxis)",
+    r"^(?P<what2>[\w' -]{2,30}?)\s+(?:gives?|give)\s+me\s+(?:hives|a rash|anaphylaxis)|"
+    # the body reacting to a substance is the allergy said from the other side: "I react badly to shellfish"
+    # in the present, a standing disposition, and to a bare noun, a substance in general (not "the news")
+    r"^i\s+react\s+(?:(?:badly|severely|strongly|really badly)\s+)?to\s+"
+    r"(?P<what3>(?!(?:the|a|an|my|your|his|her|their|our|this|that|it|being|people|criticism)\b)"
+    r"[\w' -]{2,30}?)"
+    r"(?:\s+(?:as well|too))?(?:,.*)?$",
     re.I,
 )
 _CONDITION_NOUN = {
@@ -154,7 +163,15 @@ def _items(text: str) -> list[str]:
     return out
 
 
+# "Hay fever too, every June": a known condition with an additive and no verb continues the user's
+# "I have" of the turn before
+_ALSO_CONDITION = re.compile(rf"^(?P<what>{_CONDITIONS})\s*,?\s+(?:too|as well)\b(?:\s*,.*)?$", re.I)
+
+
 def _health(s: str, said_at: datetime) -> list[RuleLearning]:
+    if m := _ALSO_CONDITION.match(s):
+        what = m.group("what")
+        return _health(f"I have {what[:1].lower()}{what[1:]}", said_at)  # its capital began the sentence
     if m := _OUTGREW.match(s):
         what = m.group(1).strip()
         return [
@@ -208,7 +225,7 @@ def _health(s: str, said_at: datetime) -> list[RuleLearning]:
                 RuleLearning(f"The user has {what}.", "fact", About("health", f"condition {_key(what)}"), 0.8)
             ]
     if m := _REACTION.match(s):
-        what = (m.group("what") or m.group("what2")).strip()
+        what = (m.group("what") or m.group("what2") or m.group("what3")).strip()
         if not _PRONOUN.match(what) and len(what.split()) <= 3:
             return [
                 RuleLearning(

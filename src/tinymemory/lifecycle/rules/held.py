@@ -225,7 +225,9 @@ def from_held(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
 # "it's John with an h": spelling a name out corrects the name held
 _SPELLED = re.compile(
     rf"^(?:(?:it is|it's|that is|that's)\s+)?(?P<name>{_NAME_RUN}),?\s+with\s+(?:an?|two|double)\s+"
-    r"(?-i:[A-Za-z])(?:'s)?(?:\s+(?:at the end|in the middle|not\s+(?:an?\s+)?\w))?$",
+    # letters may be listed: "it's Kaitlyn, with a K and a y"
+    r"(?-i:[A-Za-z])(?:'s)?(?:\s+and\s+(?:an?\s+)?(?-i:[A-Za-z])(?:'s)?)*"
+    r"(?:\s+(?:at the end|in the middle|not\s+(?:an?\s+)?\w))?$",
     re.I,
 )
 

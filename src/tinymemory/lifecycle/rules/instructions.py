@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 
 from tinymemory.api import About
-from tinymemory.lifecycle.rules.english import _STANDING, _key, _value, third_person
+from tinymemory.lifecycle.rules.english import _STANDING, _key, _singular, _value, third_person
 from tinymemory.lifecycle.rules.learning import RuleLearning
 
 # instructions -------------------------------------------------------------------------------------------
@@ -45,7 +45,9 @@ _THIS_ONCE = re.compile(
 )
 _ABOUT_ANSWERS = re.compile(
     r"^(?:please\s+)?(?:keep|make|write|format|limit|cap|structure|start|end|sign off|finish|put|give)\s+"
-    r"(?:all\s+(?:of\s+)?)?your\s+(?:answers|replies|responses|messages|explanations|summaries|emails|"
+    # a bare plural or one after "any" is every one too: "keep answers short", "sign off any emails ..."
+    r"(?:(?:all\s+(?:of\s+)?)?your\s+|any\s+|(?=answers|replies|responses|emails|explanations))"
+    r"(?:answers|replies|responses|messages|explanations|summaries|emails|"
     r"examples|code samples)\b.*$|"  # plural: every answer; "make your answer shorter" is about this one
     # an imperative: not a subject with its verb after it ("Spanish would suit me better for your answers")
     r"^(?:please\s+)?(?!(?:i|we|my|our|thanks|thank|cheers|sorry)\b)"
@@ -53,6 +55,44 @@ _ABOUT_ANSWERS = re.compile(
     r"[a-z]+\b.*\s+(?:in|for)\s+(?:all\s+(?:of\s+)?)?your\s+(?:code\s+)?"
     # "use bullet points in your answers", "use Rust for your code examples"
     r"(?:answers|replies|responses|messages|emails|explanations|examples|samples|snippets)$",
+    re.I,
+)
+# "Answer in English again", "please reply in Dutch": the language of answering, named, is every answer's
+_ANSWER_IN = re.compile(
+    r"^(?:please\s+)?(?P<act>(?:answer|reply|respond|write|talk)(?:\s+to\s+me)?\s+in\s+(?-i:[A-Z][a-z]+))"
+    r"(?:\s+again)?(?:,?\s+please)?$",
+    re.I,
+)
+# "Use metric units", "write dates as day/month/year": an imperative of the conventions answers are written
+# in (units, spelling, how dates or times are written) holds for every answer; examples after a colon are
+# no part of it ("use British spelling: colour, not color")
+_CONVENTION = re.compile(
+    r"^(?:please\s+)?(?P<act>(?:use|stick to|stick with)\s+(?:[\w-]+\s+){1,2}?"
+    r"(?:units|measurements|spelling|date format|time format|notation)|"
+    r"(?:write|give|show|format|put)\s+(?:all\s+)?(?:dates|times|temperatures|distances|weights|prices|numbers)"
+    r"\s+(?:as|in)\s+[^:,;]+?)(?:\s*:.*)?(?:,?\s+please)?$",
+    re.I,
+)
+# "And British spelling, not American": a convention set against another, with no verb, is one to use
+_CONVENTION_NP = re.compile(
+    r"^(?P<np>[\w-]+\s+(?:units|measurements|spelling|date format|time format|notation))\s*,?\s+"
+    r"(?:not|rather than|instead of)\s+[\w-]+(?:\s+(?:ones|units|spelling))?(?:,?\s+please)?$",
+    re.I,
+)
+# "Skip the pleasantries and get straight to the answer": an imperative joined to getting to the point
+# is about the manner of every answer
+_TO_THE_POINT = re.compile(
+    r"^(?:please\s+)?(?P<act>(?:skip|cut|drop|lose|ditch|leave out|cut out)\s+the\s+"
+    r"[a-z-]+(?:\s+[a-z-]+)?)\s+"
+    r"and\s+(?:just\s+)?get\s+(?:straight\s+|right\s+|directly\s+)?to\s+the\s+(?:point|answer|answers)"
+    r"(?:,?\s+please)?$",
+    re.I,
+)
+# "At the end of long answers, give me a one-line recap": answers in general, fronted, scope the imperative
+_FRONTED_SCOPE = re.compile(
+    r"^(?P<scope>(?:at the (?:end|start|beginning|top|bottom) of|in|after)\s+(?:all\s+)?(?:[a-z-]+\s+)?"
+    r"(?:answers|replies|responses|emails|explanations))\s*,\s*(?:please\s+)?"
+    r"(?P<act>(?!(?:i|we|my|our|you|it|this|that|there)\b)[a-z]+\b.+)$",
     re.I,
 )
 # what the assistant does when it answers: after a plain "when", its doing must be one of these, not an event
@@ -167,6 +207,21 @@ def _instruction(s: str) -> RuleLearning | None:
         if m.group("tail"):
             rest = rest[:1].lower() + rest[1:]  # the imperative's verb began the sentence
         return _standing(f"{lead.capitalize()}, {third_person(rest)}.", rest)  # the user's own words
+    if ((m := _ANSWER_IN.match(body)) or (m := _CONVENTION.match(body))) and not _THIS_ONCE.search(body):
+        act = _value(m.group("act"))
+        return _standing(f"{act[:1].upper()}{act[1:]}.", act)
+    if (m := _TO_THE_POINT.match(body)) and not _THIS_ONCE.search(body):
+        act = _value(m.group("act"))
+        return _standing(f"{_value(body)[:1].upper()}{_value(body)[1:]}.", act)
+    if m := _CONVENTION_NP.match(body):
+        # the first word keeps its capital only as a proper adjective: "British spelling", "metric units"
+        first, _, rest = m.group("np").partition(" ")
+        proper = re.search(r"(?:ish|an|ese|ch)$", first)
+        np = f"{first if proper else first.lower()} {rest}"
+        return _standing(f"Use {np}.", f"use {np}")
+    if (m := _FRONTED_SCOPE.match(body)) and not _THIS_ONCE.search(body):
+        act, scope = _value(m.group("act")), m.group("scope").lower()
+        return _standing(f"{third_person(act[:1].upper() + act[1:])} {scope}.", act)
     if _ABOUT_ANSWERS.match(body) and not _THIS_ONCE.search(body):
         rest = _value(body)
         return _standing(f"{rest[:1].upper()}{rest[1:]}.", rest)
@@ -230,7 +285,8 @@ def _swapped(s: str, known: Mapping[str, About]) -> RuleLearning | None:
 # "Never mind the bullet points", "forget what I said about metric units": an instruction dropped by
 # the words of its subject
 _DROP = re.compile(
-    r"^(?:never mind|forget|drop|scrap|ignore|disregard)\s+(?:what i said about|the (?:bit|part|rule|"
+    r"^(?:never mind|forget|drop|scrap|ignore|disregard|no (?:more )?need for)\s+"
+    r"(?:what i said about|the (?:bit|part|rule|"
     r"instruction|request|thing) about|about)?\s*(?:the\s+|my\s+)?(.+)$",
     re.I,
 )
@@ -246,10 +302,15 @@ def _dropped(s: str, known: Mapping[str, About]) -> RuleLearning | None:
         if m
         else ""
     )
-    words = set(_key(phrase).split()) if m else set()
+    # a noun in either number names the same thing: "the recaps" drops "give me a recap"
+    words = {_singular(w) for w in _key(phrase).split()} if m else set()
     if not words or words == {"general"}:
         return None
-    held = {a for k, a in known.items() if k.startswith(known_slot("")) and words <= set(a.key.split())}
+    held = {
+        a
+        for k, a in known.items()
+        if k.startswith(known_slot("")) and words <= {_singular(w) for w in a.key.split()}
+    }
     if len(held) != 1:
         return None
     return RuleLearning(
@@ -307,7 +368,7 @@ def _instruction_key(action: str) -> str:
     action = re.sub(r"(?<=\s)(?-i:[A-Z][\w+#-]*)\s+(?=for\s+(?:all\s+(?:of\s+)?)?your\b)", "", action)
     # what the assistant's answers should be like is the value: "keep your answers under 100 words" and
     # "keep answers that short" are one subject, "keep answers"
-    output = rf"^(\w+(?:\s+off)?)\s+(?:all\s+(?:of\s+)?)?(?:your\s+|the\s+)?({_YOUR_OUTPUT})\b"
+    output = rf"^(\w+(?:\s+off)?)\s+(?:all\s+(?:of\s+)?)?(?:your\s+|the\s+|any\s+)?({_YOUR_OUTPUT})\b"
     if o := re.match(output, action, re.I):
         return _key(f"{o.group(1)} {o.group(2)}")
     m = re.match(r"^(.+?\s(?:in|using))\s+\S+(?:\s+\S+)?$", action, re.I)

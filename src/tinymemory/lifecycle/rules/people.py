@@ -38,7 +38,7 @@ _UNIQUE_KIN = {
 # longest first, so that an alternation never takes "gran" out of "grandson"
 _KIN_WORDS = (
     "sister|brother|son|daughter|child|kid|baby|cousin|aunt|uncle|niece|nephew|grandmother|grandfather|"
-    "grandma|grandpa|granny|nana|gran|grandad|granddad|auntie|aunty|grandson|granddaughter|grandchild|"
+    "grandma|grandpa|granny|nana|nan|gran|grandad|granddad|auntie|aunty|grandson|granddaughter|grandchild|"
     "twin|stepson|stepdaughter|stepsister|stepbrother|sibling|in-law|sister-in-law|brother-in-law|"
     "mother-in-law|father-in-law"
 )
@@ -74,12 +74,13 @@ _KIN_IS_MINE = re.compile(
     r"(?:\s*$|\s*,)"
 )
 _HAVE_KIN = re.compile(
-    rf"^(?:i|we)\s+(?:have|'ve got|have got|had)\s+(?:(?:an?|one|two|three|four|five|\d+)\s+|(?=twin\s))"
+    rf"^(?:i|we)\s+(?:have|'ve got|have got|had)\s+(?:(?:an?|one|two|three|four|five|\d+)\s+|(?=twins?\b))"
     rf"(?:(?:little|big|older|younger|baby|twin|grown-up)\s+)?({_KIN}|boy|girl)s?\s*(?:,|:|named|called|-)?\s*(.+)$",
     re.I,
 )
 # children one has, by sex: "I've got three boys" are sons
-_CHILD = {"boy": "son", "girl": "daughter"}
+# and twins one has, said as the head noun ("I have twins"), are children; "my twin" is a sibling
+_CHILD = {"boy": "son", "girl": "daughter", "twin": "child"}
 _PET_OWN = re.compile(
     rf"^(?:i|we)\s+(?:(?:just|recently|finally)\s+)?(?:have|'ve got|have got|got|adopted|rescued|"
     rf"brought home|bought)\s+(?:an?|one|two|three|\d+|a new|a little)\s+(?:(?:new|little|baby|"
@@ -154,6 +155,14 @@ _DUMPED = re.compile(
 _PROPOSED = re.compile(
     rf"^(?i:i)\s+(?i:finally\s+|just\s+)?(?i:popped the question|proposed)"
     rf"(?:\s+(?i:to)\s+(?P<name>{_NAME_RUN}))?",
+)
+# "the divorce went through", "my divorce came through", "our divorce is final": a divorce completed,
+# said of the divorce itself, is the user divorced
+_DIVORCE_DONE = re.compile(
+    r"^(?:the|my|our)\s+divorce\s+(?:has\s+|have\s+|finally\s+|just\s+)*"
+    r"(?:went through|gone through|came through|come through|(?:is|was|has been)\s+"
+    r"(?:now\s+)?(?:finali[sz]ed|final|official|through|done))\b",
+    re.I,
 )
 _STATE_TEXT = {
     "together": "is in a relationship",
@@ -282,6 +291,7 @@ _FAMILIAR = {
     "grandma": "grandmother",
     "granny": "grandmother",
     "nana": "grandmother",
+    "nan": "grandmother",
     "gran": "grandmother",
     "grandpa": "grandfather",
     "grandad": "grandfather",
@@ -298,12 +308,31 @@ def _kin_learning(rel: str, name: str) -> RuleLearning:
     return RuleLearning(f"The user's {rel.lower()} is {name}.", "fact", about, 0.85, named=name)
 
 
+def named_creature(kind: str, name: str, had: bool = True) -> RuleLearning | None:
+    """A pet of any kind, named: not a person, a relative, or (when only had, not adopted or rescued) a
+    made thing ("a band called ...")."""
+    if _PEOPLE.search(kind) or re.search(rf"\b(?:{_KIN}|girl|boy|child|kid)s?\b", kind, re.I):
+        return None
+    if had and _NOT_A_PET.search(kind):
+        return None
+    return _pet_learning(kind, name)
+
+
 def _pet_learning(animal: str, name: str) -> RuleLearning:
+    kind = animal.lower()
+    article = "an" if kind[:1] in "aeio" else "a"  # "an axolotl", "an iguana"; "a unicorn" keeps "a"
     return RuleLearning(
-        f"The user has a {animal.lower()} named {name}.", "fact", About("pet", name.lower()), 0.85, named=name
+        f"The user has {article} {kind} named {name}.", "fact", About("pet", name.lower()), 0.85, named=name
     )
 
 
+# "My sister Leonie just had a baby boy, Felix": a child born to the user's sibling
+_SIBLING_BABY = re.compile(
+    rf"^(?i:my|our)\s+(?i:(?:little|big|older|younger|baby|twin)\s+)?(?P<sib>(?i:sister|brother))"
+    rf"(?:\s+(?P<sibname>{_NAME_RUN}))?\s+(?i:has\s+)?(?i:(?:just|recently|finally)\s+)?(?i:had|welcomed)\s+"
+    rf"(?i:a)\s+(?i:(?:beautiful|healthy|little|new)\s+)?(?i:baby\s+)?(?P<sex>(?i:girl|boy|daughter|son))\s*,?\s+"
+    rf"(?i:(?:called|named)\s+)?(?P<name>{_NAME_RUN})\b"
+)
 # "We welcomed a baby girl, Ivy", "I had a baby boy called Max": a child born, by sex, with the name
 _BABY = re.compile(
     rf"^(?i:i|we)\s+(?i:have\s+)?(?i:(?:just|recently|finally)\s+)?(?i:welcomed|had)\s+(?i:a)\s+"
@@ -363,12 +392,13 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
                 0.8,
             )
         ]
-    if (m := _ADOPTED_NAMED.match(s)) and not (
-        _PEOPLE.search(m.group(2))
-        or re.search(rf"\b(?:{_KIN}|girl|boy|child|kid)s?\b", m.group(2), re.I)
-        or (m.group("verb").lower() in {"have", "have got", "got", "keep"} and _NOT_A_PET.search(m.group(2)))
+    if (m := _ADOPTED_NAMED.match(s)) and (
+        creature := named_creature(
+            m.group(2), m.group(3), had=m.group("verb").lower() in {"have", "have got", "got", "keep"}
+        )
     ):
-        return [_pet_learning(m.group(2), m.group(3))]
+        # "... named Khaleesi and two axolotls, Mango and Chutney": pets added to the list after it
+        return [creature, *_listed_pet(s[m.end() :])]
     if m := _MY_PETS.match(s):
         return [_pet_learning(m.group("kind"), n) for n in _names_in(m.group("names"))]
     if m := _MY_PET.match(s):
@@ -399,6 +429,14 @@ def _family(s: str, said_at: datetime) -> list[RuleLearning]:
     if m := _DUMPED.match(s):
         name = f" with {m.group('name')}" if m.group("name") else ""
         return [RuleLearning(f"The user broke up{name}.", "fact", About("profile", "relationship"), 0.8)]
+    if m := _SIBLING_BABY.match(s):
+        # a sibling's son is a nephew, a daughter a niece
+        sex = m.group("sex").lower()
+        rel = "nephew" if sex in {"boy", "son"} else "niece"
+        sibling = [_kin_learning(m.group("sib"), m.group("sibname"))] if m.group("sibname") else []
+        return [*sibling, _kin_learning(rel, m.group("name"))]
+    if _DIVORCE_DONE.match(s):
+        return [RuleLearning("The user is divorced.", "fact", About("profile", "relationship"), 0.8)]
     if (m := _PROPOSED.match(s)) and re.search(r"\bsaid yes\b", s, re.I):
         name = f" to {m.group('name')}" if m.group("name") else ""
         return [RuleLearning(f"The user is engaged{name}.", "fact", About("profile", "relationship"), 0.8)]

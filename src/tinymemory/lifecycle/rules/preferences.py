@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime
 
 from tinymemory.api import About
@@ -14,7 +15,9 @@ from tinymemory.lifecycle.rules.learning import RuleLearning
 # the adjectives of choosing: favourite, preferred, go-to, usual ("my go-to drink is ...")
 _CHOSEN = r"(?:favou?rite|preferred|go-to|go to|usual|regular)"
 _FAVOURITE = re.compile(
-    rf"^my (?:(?:all-time|all time|absolute|very|new)\s+)?(?:{_CHOSEN})\s+([\w\s-]{{1,40}}?)\s+(?:is|are)\s+"
+    # chat drops the "my" ("Favourite film has to be Jaws"); "has to be" asserts, as "must be" does
+    rf"^(?:my\s+)?(?:(?:all-time|all time|absolute|very|new)\s+)?(?:{_CHOSEN})\s+([\w\s-]{{1,40}}?)\s+"
+    r"(?:is|are|has to be|must be|is definitely|is probably)\s+"
     r"(.+)$|"
     r"^my\s+([\w\s-]{1,40}?)\s+of choice\s+(?:is|are)\s+(.+)$",
     re.I,
@@ -106,11 +109,17 @@ _FAN = re.compile(
     re.I,
 )
 # "I'm a big rugby fan": the noun before "fan" is what the user is a fan of
+_INTENSE = (
+    r"(?:big|huge|massive|lifelong|die-hard|diehard|real|true|keen|heavy|total|complete|serious|"
+    r"self-confessed)"
+)
 _X_FAN = re.compile(
-    r"^i(?:'m| am)\s+(?:(?:more of|very much|definitely|such|really|totally)\s+)?(?:an?\s+)?"
-    r"(?:(?:big|huge|massive|lifelong|die-hard|diehard|real|true|keen|heavy|total|complete|serious|"
-    r"self-confessed)\s+)*"
-    r"([\w-]+(?:\s+[\w-]+)?)\s+(?P<noun>fan|lover|nut|buff|fanatic|user|person|drinker|addict|fiend)$",
+    r"^(?:i(?:'m| am)\s+(?:(?:more of|very much|definitely|such|really|totally)\s+)?(?:an?\s+)?"
+    # chat drops the "I'm a" before an intensifier: "Massive Arctic Monkeys fan"
+    rf"|(?={_INTENSE}\s))(?:{_INTENSE}\s+)*"
+    r"([\w-]+(?:\s+[\w-]+)?)\s+(?P<noun>fan|lover|nut|buff|fanatic|user|person|drinker|addict|fiend)"
+    # a comment after a comma is no part of it: "a flat white person, no sugar"
+    r"(?:,\s*[^,]{1,30})?$",
     re.I,
 )
 # Bare "I prefer X" needs a subject so a later "I prefer Y" replaces it; a few common ones are known.
@@ -187,17 +196,39 @@ _REACTION = re.compile(
 )
 
 
+# two words for one kind of thing are one subject, so a favourite "film" and a favourite "movie" replace
+# each other
+_ONE_KIND = {"film": "movie", "films": "movie", "movies": "movie"}
+
+
+def _kind(words: str) -> str:
+    key = _key(words)
+    return _ONE_KIND.get(key, key)
+
+
+# "I play tennis every Saturday morning", "I go swimming twice a week": an activity the user keeps to a
+# schedule is one they keep up, read as the activity (its subject is the one "I don't play tennis
+# anymore" ends)
+_DAYS = r"(?:day|week|weekend|morning|evening|night|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_HABITUAL = re.compile(
+    r"^(?P<act>i\s+(?:play|go(?=\s+\w+ing\b)|do|practise|practice)\s+[\w' -]+?)\s+"
+    rf"(?:every\s+{_DAYS}(?:\s+(?:morning|evening|night|afternoon))?|"
+    r"(?:once|twice|three times|four times|\d+ times)\s+a\s+(?:day|week|month)|"
+    rf"most\s+(?:days|weekends|mornings|evenings)|on\s+{_DAYS}s)$",
+    re.I,
+)
+
+
 def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
+    if (m := _HABITUAL.match(s)) and (kept := _activity(m.group("act"))):
+        return [replace(k, text=_sentence_case(third_person(s)) + ".") for k in kept]
     if m := _FAVOURITE.match(s):
-        what, value = _key(m.group(1) or m.group(3)), _value(m.group(2) or m.group(4))
+        said, value = _key(m.group(1) or m.group(3)), _value(m.group(2) or m.group(4))
         # a clause ("that I'm busy", "to ...") is no choice, and a habit of speech is no liking
-        if re.match(r"^(?:that|to|when|because|how|if|i|we|it|just)\b", value, re.I) or _SAYING.search(what):
+        if re.match(r"^(?:that|to|when|because|how|if|i|we|it|just)\b", value, re.I) or _SAYING.search(said):
             return []
-        return [
-            RuleLearning(
-                f"The user's favourite {what} is {value}.", "preference", About("preference", what), 0.9
-            )
-        ]
+        about = About("preference", _kind(said))
+        return [RuleLearning(f"The user's favourite {said} is {value}.", "preference", about, 0.9)]
     if m := _FAVOURITE_IS.match(s):
         named = m.group(2) or m.group(3)
         value, what = _value(m.group(1)), _key(named or m.group(1))
@@ -209,7 +240,7 @@ def _preferences(s: str, said_at: datetime) -> list[RuleLearning]:
             if named and named.strip()
             else f"{value} is the user's favourite."
         )
-        return [RuleLearning(_sentence_case(said), "preference", About("preference", what), 0.85)]
+        return [RuleLearning(_sentence_case(said), "preference", About("preference", _kind(what)), 0.85)]
     if (m := _MY_THING.match(_value(s))) and not _REACTION.match(m.group(1)):
         obj = _value(m.group(1))
         key = _preference_key(obj, None)
@@ -387,7 +418,10 @@ def _activity_key(phrase: str) -> str:
 
 # "I don't play chess anymore", read without its negation: a verb no other rule reads, with a short
 # object, is an activity; its subject is the activity's, so it ends a kept "I love playing chess".
-_ACTIVITY = re.compile(r"^i\s+([a-z]+)\b\s*(.*)$", re.I)
+# an adverb before the verb is no part of the activity: "I don't really play badminton anymore"
+_ACTIVITY = re.compile(
+    r"^i\s+(?:(?:really|still|even|actually|much|often|usually)\s+)?([a-z]+)\b\s*(.*)$", re.I
+)
 _NOT_ACTIVITY = frozenset(
     (
         "am|is|are|was|were|be|been|have|has|had|get|got|need|want|know|think|feel|see|hear|like|love|"

@@ -17,7 +17,7 @@ from tinymemory.lifecycle.rules.english import (
     _key,
 )
 from tinymemory.lifecycle.rules.learning import RuleLearning
-from tinymemory.lifecycle.rules.people import _KIN, _NATIONALITY
+from tinymemory.lifecycle.rules.people import _KIN, _NATIONALITY, named_creature
 
 # names --------------------------------------------------------------------------------------------------
 
@@ -29,22 +29,35 @@ _GREETING_NAME = re.compile(
 
 
 def introduced_clauses(rest: str) -> list[str]:
-    """ "26, living in Graz" after "I'm Jonas,": each item said of the user, a bare number as the age and
-    a participle as what the user is doing."""
+    """ "26, living in Graz" after "I'm Jonas," (or after "quick facts about me:"): each item said of the
+    user, a bare number as the age, a participle as what the user is doing, a verb of living or working
+    as the user's, and a post held at a named organisation ("UX designer at Showpad") as the user's."""
     out: list[str] = []
     for item in re.split(r",\s*|\s+and\s+", rest):
-        item = item.strip()
+        item = item.strip().rstrip(".!")
         if re.fullmatch(r"\d{1,3}", item) or re.match(r"^\w+ing\b", item):
             out.append(f"I am {item}")
+        elif re.match(r"^(?:live|work|grew up|come from)\s", item, re.I):
+            out.append(f"I {item}")
+        elif re.match(rf"^(?!(?:a|an|the)\s)[\w-]+(?:\s+[\w-]+){{0,2}}\s+at\s+{_NAME_RUN}$", item):
+            out.append(f"I am {_article(item)}")
     return out
+
+
+# "Quick facts about me: 34, live in Ghent, ...": a list introduced as being about the user
+_ABOUT_ME = re.compile(r"^(?:[\w' ]{0,30}\s)?(?i:about|on)\s+(?i:me|myself)\s*:\s*(?P<rest>.+)$")
 
 
 # The name the user goes by, or asks to be called: "I'd rather you called me ...", "my friends call me ..."
 # (contractions are expanded before this reads: "I'd" is "I would"). Being called, addressed, known or
 # referred to as a name is asking for it.
 _CALLED = r"(?:called|addressed as|known as|referred to as)"
+# a title of address keeps its full stop inside the name: "Dr. Abena Mensah", "Ms Ortiz"
+_TITLE = r"(?:Dr|Mr|Mrs|Ms|Mx|Prof)"
+_TITLED_NAME = rf"(?!{_TITLE}\b\.?+(?!\s+[A-Z]))((?:{_TITLE}\.?\s+)?{_NAME_RUN})"
 _NAME = re.compile(
-    rf"^(?:(?i:my name is(?: actually| really)?|my name's|my first name is|the name's|the name is|"
+    # chat drops the article of "the name's Caitlin" as it drops a subject
+    rf"^(?:(?i:my name is(?: actually| really)?|my name's|my first name is|(?:the )?name's|the name is|"
     rf"(?:you can\s+)?(?:just\s+)?call me(?: by my (?:nickname|middle name|first name),?)?|"
     rf"(?:please\s+)?(?:refer to|address)\s+me\s+as|"
     rf"i go by|i go by my (?:middle|second|first|last) name,?|i am called|i (?:have\s+)?changed my name to|"
@@ -54,7 +67,12 @@ _NAME = re.compile(
     rf"(?:everyone|everybody|people|most people|folks|most folks|(?:all\s+)?my (?:friends|mates|colleagues)|"
     rf"friends|my family)\s+"
     rf"(?:(?:all|just|usually|mostly)\s+)*(?:calls?\s+me|knows?\s+me\s+as))"
-    rf")\s+({_NAME_RUN})"
+    rf")\s+{_TITLED_NAME}"
+)
+# "I'm Alexandra but please just call me Sasha": the name asked for after "but" is the one to use
+_CALL_INSTEAD = re.compile(
+    rf"^(?i:i am)\s+{_NAME_RUN},?\s+(?i:but)\s+(?i:(?:please\s+)?(?:just\s+)?(?:call me|go with))\s+"
+    rf"({_NAME_RUN})"
 )
 
 
@@ -66,12 +84,24 @@ _NAME_CLEFT = re.compile(
 )
 
 
+# "it's Dev, short for Devendra": a name given with the one it shortens is the name the user goes by
+_SHORT_FOR = re.compile(
+    # "that's Rob, short for Robert" points at someone else
+    rf"^(?:(?i:it is|it's|i am)\s+)?(?!(?i:that's|that|this|he's|she's)\b)({_NAME_RUN})(?:\s+(?i:btw))?,?\s+"
+    rf"(?i:short for)\s+{_NAME_RUN}$"
+)
+
+
 def _name(name: str) -> RuleLearning:
     return RuleLearning(f"The user's name is {name}.", "fact", About("profile", "name"), 0.9)
 
 
 # "I'm Keziah, and I ...": a clause that is only "I am" and a name, not a nationality or a faith
-_BARE_NAME = re.compile(rf"^(?i:i am)\s+((?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?{_NAME_RUN})$")
+# an introduction may close on a greeting formula: "I'm Laura Finch, nice to meet you"
+_BARE_NAME = re.compile(
+    rf"^(?i:i am)\s+{_TITLED_NAME}"
+    r"(?:,?\s+(?i:(?:(?:it is|it's)\s+)?(?:nice|pleased|good|great|lovely)\s+to\s+meet\s+you))?$"
+)
 _NOT_NAMES = frozenset(
     [
         "OK",
@@ -94,10 +124,14 @@ _NOT_NAMES = frozenset(
 
 
 def _names(s: str, said_at: datetime) -> list[RuleLearning]:
-    if (m := _NAME.match(s)) or (m := _NAME_CLEFT.match(s)):
+    if (m := _CALL_INSTEAD.match(s)) or (m := _NAME.match(s)) or (m := _NAME_CLEFT.match(s)):
+        return [_name(m.group(1))]
+    if m := _SHORT_FOR.match(s):
         return [_name(m.group(1))]
     m = _BARE_NAME.match(s)
-    if m and m.group(1).split()[0] not in _NOT_NAMES and not _NATIONALITY.search(m.group(1)):
+    # a nationality or a faith stands first ("Irish Catholic"); a surname may end like one ("Laura Finch")
+    first = m.group(1).split()[0] if m else ""
+    if m and first not in _NOT_NAMES and not _NATIONALITY.search(first):
         return [_name(m.group(1))]
     return []
 
@@ -125,6 +159,9 @@ _HOME = re.compile(
     r"live)\s+(.+)$",
     re.I,
 )
+_LIVING_WITH = re.compile(
+    rf"\bwith\s+(?i:an?)\s+(?P<kind>[\w-]+(?:\s+[\w-]+)?)\s+(?i:called|named)\s+(?P<name>{_NAME_RUN})\b"
+)
 # "a small flat in X", "our new place near X": a dwelling and where it is
 _DWELLING_AT = (
     r"(?:a|an|the|my|our)\s+(?:[\w'-]+\s+){0,3}?"
@@ -137,7 +174,9 @@ _DWELLING = re.compile(
     rf"^{_HOUSEHOLD}\s+(?:(?:am|are|have)\s+)?"
     r"(?:rent|renting|share|sharing|moved into|settled into|settling into|own|have got|got|have|bought|"
     r"have bought|purchased|have purchased|closed on|have closed on|completed on|have completed on|"
-    rf"live in|living in)\s+(?!(?:a|an|the|my|our)\s+(?:holiday|second|summer|weekend|country)\b)"
+    # being back at a dwelling is living there again: "I'm back at my parents' place in El Paso"
+    rf"live in|living in|living at|back at|back in)\s+"
+    rf"(?!(?:a|an|the|my|our)\s+(?:holiday|second|summer|weekend|country)\b)"
     rf"{_DWELLING_AT}(.+)$",
     re.I,
 )
@@ -214,6 +253,17 @@ _HOME_IS = re.compile(
 
 
 def _home(s: str, said_at: datetime) -> list[RuleLearning]:
+    """Where the user lives, and a named creature the user lives there with ("living in Bristol with an
+    African grey called Bartholomew")."""
+    home = _where(s)
+    with_ = (
+        _LIVING_WITH.search(s) if home and re.match(r"^(?:i|we)\s+(?:am\s+|are\s+)?liv", s, re.I) else None
+    )
+    pet = named_creature(with_.group("kind"), with_.group("name")) if with_ else None
+    return [*home, pet] if pet else home
+
+
+def _where(s: str) -> list[RuleLearning]:
     if m := _HOME_IS.match(s):
         place = _place(
             _DWELLING_IN.sub("", m.group(1), count=1)
@@ -298,7 +348,7 @@ _NOT_OCCUPATION = frozenset(
         "morning person|night person|introvert|extrovert|christian|mother|father|brother|sister|"
         "daughter|grandmother|grandfather|newcomer|foreigner|outsider|loner|dreamer|fast learner|"
         "quick learner|night owl|early riser|insider|bit|lot|kind|sort|part|piece|user|drinker|resident|"
-        "native|local|"
+        "native|local|regular|guest|patient|customer|client|visitor|subscriber|passenger|"
     )
     .strip("|")
     .split("|")
@@ -432,7 +482,17 @@ _AT_WORKING = re.compile(
 )
 
 
+# "I got promoted last month, so senior developer now": the post a promotion led to, said after "so"
+_PROMOTED_SO = re.compile(
+    r"^i\s+(?:got|was|have been|have just been|just got)\s+promoted\b[^,]*,\s*so\s+(?:i am\s+)?(?:an?\s+)?"
+    r"(?P<role>(?!i\b|we\b|it\b|that\b)[\w -]+?)(?:\s+now)?$",
+    re.I,
+)
+
+
 def _job(s: str, said_at: datetime) -> list[RuleLearning]:
+    if m := _PROMOTED_SO.match(s):
+        return _job(f"I got promoted to {m.group('role')}", said_at)
     if m := _AT_WORKING.match(s):
         return _job(f"I work at {m.group('org')} as {m.group('role')}", said_at)
     if m := _USED_TO_WORK.match(s):
@@ -571,7 +631,9 @@ def _job(s: str, said_at: datetime) -> list[RuleLearning]:
             )
             if not (re.match(r"^(?:an?|the)\s+", said_role, re.I) or titled):
                 return []
-            if not _OCCUPATION.search(head):
+            # a noun held at a named organisation is a post there, whatever its ending: "a paralegal at
+            # Clifford Chance"
+            if not _OCCUPATION.search(head) and not (employer and _is_name(employer)):
                 return []
         if not value:
             return []

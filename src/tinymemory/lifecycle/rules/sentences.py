@@ -8,15 +8,25 @@ from tinymemory.lifecycle.rules.english import _FRONTED, _LEAD
 from tinymemory.lifecycle.rules.people import _KIN, _PETS
 
 # a title's full stop ("Dr. Khan") ends no sentence
-_SENTENCES = re.compile(r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<=[.!?])\s+|\n+")
+_SENTENCES = re.compile(
+    r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bProf\.)(?<!\bMx\.)(?<=[.!?])\s+|\n+"
+)
 # -- clauses ------------------------------------------------------------------------------------------
 
 _SUBJECT_START = r"(?:i|i'm|i've|i'd|i'll|i am|i was|my|we|we're|we've|our)\b"
 _CLAUSE_SPLIT = re.compile(
     rf"\s*;\s*|\s*(?:,\s*|\s+)(?:and|but|so|plus|though|although|while|whereas|yet)\s+(?={_SUBJECT_START}|"
-    rf"(?:also|now|actually)\s+{_SUBJECT_START}|"
+    # an adverb of time may stand before the new subject: "..., but these days I'm in Braga"
+    rf"(?:also|now|actually|these days|nowadays|lately|today)\s*,?\s+{_SUBJECT_START}|"
     # a clause whose object is the user is about the user too: "..., and penicillin brings me out in hives"
-    rf"[\w' -]{{2,30}}?\s+(?:brings?|gives?|makes?)\s+me\b)|,\s+(?={_SUBJECT_START})",
+    rf"[\w' -]{{2,30}}?\s+(?:brings?|gives?|makes?)\s+me\b|"
+    # a new subject with "the" and its verb: "..., and the divorce went through last week"
+    rf"the\s+[a-z]+\s+(?:went|came|was|is|has|had|got)\b)|,\s+(?={_SUBJECT_START})|"
+    # "..., and she'll kill me if I forget": a clause about someone else is cut off, so its "if" or its
+    # facts are not read as the user's
+    r",\s*(?:and|but)\s+(?=(?:she|he|they)(?:'ll|'s|'d|'re|\s)\b)|"
+    # "..., they're seven": a comma before another person's state is a clause of its own too
+    r",\s+(?=(?:she|he|they)(?:'re|'s|\s+(?:are|is|was|were))\b)",
     re.I,
 )
 # A verb that continues the subject of the clause before it: "I live in X and work as a Y".
@@ -34,7 +44,8 @@ _ELLIPSIS_SPLIT = re.compile(
 # a verb of change in the past with no subject before it, as chat writes it ("Moved to Leeds in May")
 _SUBJECT_DROPPED = re.compile(
     r"^(?:(?:just|finally|recently|officially)\s+)?(?:moved|relocated|quit|left|joined|started|switched|"
-    r"retired|became|adopted|rescued)\b(?!\s+(?:it|that|this|raining|snowing)\b)",
+    # "Turned 30 yesterday": an age reached is a change too
+    r"retired|became|adopted|rescued|turned(?=\s+\d))\b(?!\s+(?:it|that|this|raining|snowing)\b)",
     re.I,
 )
 # any verb in the past, said without its subject: "Finally caved and switched editors: ..."
@@ -126,6 +137,13 @@ def _clean(raw: str) -> str:
     for pattern, full in _CONTRACTIONS:
         s = re.sub(pattern, full, s, flags=re.I)
     s = _LEAD.sub("", s).strip().strip(",;:- ")
+    # a hedge of opinion asserts the clause it frames: "these days I'd say The Thing is my favourite"
+    s = re.sub(
+        r"^(?:(?:these days|nowadays|now|today|honestly)\s*,?\s+)?i would say(?:\s+that)?,?\s+",
+        "",
+        s,
+        flags=re.I,
+    )
     # an adverb between the subject and its verb changes no fact: "we also have", "I'm also allergic"
     s = re.sub(
         r"^((?:i|we)(?:\s+(?:am|are|have|was|were))?)\s+(?:also|just|recently|finally|currently|still|even|"
@@ -161,16 +179,19 @@ def _untail(s: str) -> str:
     return _ADDITIVE_TAIL.sub("", s).strip()
 
 
-def _present(s: str) -> str:
+def _present(s: str, lasting: bool = False) -> str:
     """Perfect tenses that describe a state still true, read as the present the rules know: "I have been
     living in X" -> "I am living in X"; "I have lived in X for six years" -> "I live in X for six years";
     "I have been a nurse since 2019" -> "I am a nurse since 2019". A past perfect ("I had been living")
-    or a perfect without a duration ("I have lived in Paris and Rome", experience) stays as it is."""
+    or a perfect without a duration ("I have lived in Paris and Rome", experience) stays as it is;
+    `lasting` says a duration was fronted ("Since 2019 I've been a paralegal ...")."""
     s = re.sub(
         r"^(i|we)\s+have\s+been\s+(?=\w+ing\b)", lambda m: f"{m.group(1)} {_be(m.group(1))} ", s, flags=re.I
     )
-    duration = r"(?=.*\s(?:for|since)\s)"
-    # "I've had epilepsy since I was a teenager": a condition had for a while is one the user has
+    duration = "" if lasting else r"(?=.*\s(?:for|since)\s)"
+    # "I've had epilepsy since I was a teenager": a condition had for a while is one the user has; so is
+    # one had "since" a time, with an article too ("I've had a peanut allergy since I was a toddler")
+    s = re.sub(r"^(i|we)\s+have\s+had\s+(?=(?:a|an)\s+[^,]*\ssince\s)", r"\1 have ", s, flags=re.I)
     s = re.sub(rf"^(i|we)\s+have\s+had\s+(?!a\b|an\b|the\b|my\b|to\b){duration}", r"\1 have ", s, flags=re.I)
     s = re.sub(
         rf"^(i|we)\s+have\s+(lived|worked)\b{duration}",
