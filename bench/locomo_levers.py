@@ -24,7 +24,12 @@ handed or to how its output is merged, replayed the same way:
 - `wider lists`: each ranker's best 80 / 100 / 150 instead of 60, ranked by the shipped model;
 - `feedback` (pseudo-relevance feedback): the words of the default read's best turns that are rarest
   in the conversation (the reach) added to the lexical query, that read's extra rows (or its whole list)
-  put into the lexical pool.
+  put into the lexical pool;
+- `entity links`: the rare entities of the default read's best turns (capitalised words inside a
+  sentence, or any content word, held by at most `df` turns of the reach) or of the question itself;
+  the other turns of the reach that hold one are added, either to both candidate lists with the
+  rankers' own scores and ranked again (`pool`), or to the final order at the best linking turn's score
+  times a weight (`link`).
 
 Conversations 0-1 choose, 2-3 check; both are reported. Recall is deterministic.
 
@@ -78,6 +83,7 @@ class Captured:
 
 @dataclass
 class Question:
+    text: str
     conv: int
     cat: int
     evidence: set[int]  # row keys
@@ -154,7 +160,7 @@ async def capture(path: Path) -> tuple[list[Question], Any]:
                         more = " ".join(feedback_words(full, question, top, words))
                         expanded[(top, words)] = (await ask(f"{question} {more}", flt, FetchMode.LEXICAL)).lex
                     rel = {rowid_of[(str(ns), d)] for d in evidence if (str(ns), d) in rowid_of}
-                    out.append(Question(ci, cat, rel, full, subs, expanded))
+                    out.append(Question(question, ci, cat, rel, full, subs, expanded))
             await engine.close()
     finally:
         pipeline.rank = original  # type: ignore[assignment]
@@ -327,6 +333,87 @@ def feedback_read(q: Question, top: int, words: int, how: str) -> pipeline.Ranke
     return ranked(q.full, sorted(lex + extra, key=lambda kv: -kv[1]), sem)
 
 
+_INNER_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][a-z]+")
+
+
+class ReachTerms:
+    """One conversation's turns (the reach) as analysed term sets, their capitalised words inside a
+    sentence (a sentence's first word is capitalised anyway), and each term's turn count."""
+
+    def __init__(self, light: dict[int, pipeline.Light]) -> None:
+        analyzer = default_analyzer()
+        self.terms: dict[int, set[str]] = {}
+        self.names: dict[int, set[str]] = {}
+        self.df: Counter[str] = Counter()
+        self.holding: dict[str, set[int]] = defaultdict(set)
+        for key, lt in light.items():
+            text = _LABEL.sub("", lt.text or "")
+            terms = set(analyzer.index_terms(text))
+            self.terms[key] = terms
+            self.df.update(terms)
+            for t in terms:
+                self.holding[t].add(key)
+            names = set()
+            for word in _INNER_NAME.findall(text):
+                one = analyzer.query_terms(word)
+                if len(one) == 1:
+                    names.add(one[0])
+            self.names[key] = names
+
+
+_REACHES: dict[int, ReachTerms] = {}
+
+
+def reach_terms(q: Question) -> ReachTerms:
+    if q.conv not in _REACHES:
+        _REACHES[q.conv] = ReachTerms(q.full.light)
+    return _REACHES[q.conv]
+
+
+def linked_turns(q: Question, c: Captured, seeds: str, top: int, kind: str, df: int) -> dict[int, float]:
+    """The turns sharing a rare entity (held by 2..`df` turns) with the default read's `top` best turns
+    (`seeds="top"`) or with the question (`"question"`, held by 1..`df`), each at its best linking
+    turn's score (the question's seed scores as the read's best)."""
+    r = reach_terms(q)
+    analyzer = default_analyzer()
+    first = default_read(c)
+    asked = set(analyzer.query_terms(q.text))
+    links: list[tuple[float, set[str]]] = []
+    if seeds in ("top", "both"):
+        for key, score in first[:top]:
+            held = r.names[key] if kind == "names" else r.terms[key]
+            links.append((score, {t for t in held - asked if 2 <= r.df[t] <= df}))
+    if seeds in ("question", "both") and first:
+        names = {t for w in _INNER_NAME.findall(q.text) for t in analyzer.query_terms(w)}
+        held = asked & names if kind == "names" else asked
+        links.append((first[0][1], {t for t in held if 1 <= r.df[t] <= df}))
+    out: dict[int, float] = {}
+    for score, terms in links:
+        for t in terms:
+            for key in r.holding[t]:
+                if score > out.get(key, -1.0):
+                    out[key] = score
+    return out
+
+
+def entity_read(
+    q: Question, c: Captured, seeds: str, top: int, kind: str, df: int, how: str, weight: float = 1.0
+) -> pipeline.Ranked:
+    """The default read with the linked turns added: to both lists and ranked again (`pool`), or to the
+    final order at the linking turn's score times `weight` (`link`; a turn keeps its better score)."""
+    add = linked_turns(q, c, seeds, top, kind, df)
+    if how == "pool":
+        lex, sem = pooled(c)
+        lex_keys = {k for k, _ in lex} | set(add)
+        sem_keys = {k for k, _ in sem} | set(add)
+        return ranked(c, [kv for kv in c.lex if kv[0] in lex_keys], [kv for kv in c.sem if kv[0] in sem_keys])
+    best = dict(default_read(c))
+    for key, score in add.items():
+        if score * weight > best.get(key, -1.0):
+            best[key] = score * weight
+    return sorted(best.items(), key=lambda kv: -kv[1])
+
+
 def recall(questions: list[Question], orders: list[pipeline.Ranked]) -> dict[str, float]:
     cells: dict[str, list[float]] = defaultdict(list)
     for q, order in zip(questions, orders, strict=True):
@@ -418,6 +505,46 @@ def levers(questions: list[Question]) -> list[tuple[str, list[pipeline.Ranked], 
                     lambda q, top=top, words=words, how=how: feedback_read(q, top, words, how),
                 )
             )
+    for kind, df, seeds, top, how, weight in (
+        ("names", 3, "question", 0, "pool", 1.0),
+        ("words", 3, "question", 0, "pool", 1.0),
+        ("words", 3, "question", 0, "link", 0.8),
+        ("names", 3, "top", 10, "pool", 1.0),
+        ("names", 3, "top", 3, "link", 0.7),
+        ("names", 3, "top", 5, "link", 0.5),
+        ("names", 3, "top", 5, "link", 0.7),
+        ("names", 3, "top", 5, "link", 0.9),
+        ("names", 3, "top", 10, "link", 0.7),
+        ("names", 2, "top", 5, "link", 0.7),
+        ("names", 6, "top", 5, "link", 0.7),
+        ("names", 12, "top", 5, "link", 0.7),
+        ("names", 3, "both", 5, "link", 0.7),
+        ("words", 3, "top", 3, "pool", 1.0),
+        ("words", 3, "top", 3, "link", 0.5),
+        ("words", 6, "top", 10, "link", 0.5),
+    ):
+        src = (
+            "the question's"
+            if seeds == "question"
+            else f"the best {top} turns'" + (" and the question's" if seeds == "both" else "")
+        )
+        what = "capitalised names" if kind == "names" else "content words"
+        scored = "pooled, ranked again" if how == "pool" else f"linking score x {weight}"
+        variants.append(
+            (
+                f"entity links: {src} {what} held by <= {df} turns, {scored}",
+                lambda q, a=(seeds, top, kind, df, how, weight): entity_read(q, q.full, *a),
+            )
+        )
+    variants.append(
+        (
+            "entity links: the best 5 turns' capitalised names held by <= 3 turns, linking score x 0.7,"
+            " + decomposition (max)",
+            lambda q: decomposed(
+                q, lambda c, q=q: entity_read(q, c, "top", 5, "names", 3, "link", 0.7), how="max"
+            ),
+        )
+    )
     variants.append(
         (
             "session read (2, sum) + decomposition (max)",
