@@ -29,7 +29,8 @@ handed or to how its output is merged, replayed the same way:
   sentence, or any content word, held by at most `df` turns of the reach) or of the question itself;
   the other turns of the reach that hold one are added, either to both candidate lists with the
   rankers' own scores and ranked again (`pool`), or to the final order at the best linking turn's score
-  times a weight (`link`).
+  times a weight (`link`); shipped as the `links` stage (the best 5 turns' names held by at most 3
+  turns, at x 0.7), whose `links.names` both read.
 
 Conversations 0-1 choose, 2-3 check; both are reported. Recall is deterministic.
 
@@ -64,6 +65,7 @@ from tinymemory.retrieval.config import DEFAULT_CONFIG
 from tinymemory.retrieval.decompose import sub_questions
 from tinymemory.retrieval.embedders.default import default_embedder
 from tinymemory.retrieval.fusion import rrf
+from tinymemory.retrieval.links import names
 from tinymemory.retrieval.text import default_analyzer, tokenize
 
 POOL = pipeline.pool_size(20)  # what bench/locomo.py's fetch of the top 20 pools
@@ -333,12 +335,9 @@ def feedback_read(q: Question, top: int, words: int, how: str) -> pipeline.Ranke
     return ranked(q.full, sorted(lex + extra, key=lambda kv: -kv[1]), sem)
 
 
-_INNER_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][a-z]+")
-
-
 class ReachTerms:
-    """One conversation's turns (the reach) as analysed term sets, their capitalised words inside a
-    sentence (a sentence's first word is capitalised anyway), and each term's turn count."""
+    """One conversation's turns (the reach) as analysed term sets, the names they mention (`links.names`:
+    capitalised words inside a sentence), and each term's turn count."""
 
     def __init__(self, light: dict[int, pipeline.Light]) -> None:
         analyzer = default_analyzer()
@@ -353,12 +352,7 @@ class ReachTerms:
             self.df.update(terms)
             for t in terms:
                 self.holding[t].add(key)
-            names = set()
-            for word in _INNER_NAME.findall(text):
-                one = analyzer.query_terms(word)
-                if len(one) == 1:
-                    names.add(one[0])
-            self.names[key] = names
+            self.names[key] = set(names(lt.text or "", analyzer))
 
 
 _REACHES: dict[int, ReachTerms] = {}
@@ -384,8 +378,7 @@ def linked_turns(q: Question, c: Captured, seeds: str, top: int, kind: str, df: 
             held = r.names[key] if kind == "names" else r.terms[key]
             links.append((score, {t for t in held - asked if 2 <= r.df[t] <= df}))
     if seeds in ("question", "both") and first:
-        names = {t for w in _INNER_NAME.findall(q.text) for t in analyzer.query_terms(w)}
-        held = asked & names if kind == "names" else asked
+        held = asked & names(q.text, analyzer) if kind == "names" else asked
         links.append((first[0][1], {t for t in held if 1 <= r.df[t] <= df}))
     out: dict[int, float] = {}
     for score, terms in links:
@@ -449,7 +442,10 @@ COLUMNS = [
 def levers(questions: list[Question]) -> list[tuple[str, list[pipeline.Ranked], float]]:
     """Each variant's orders and its ranking CPU time per question (ms)."""
     variants: list[tuple[str, Callable[[Question], pipeline.Ranked]]] = [
-        ("read once (the shipped read without the decompose stage)", lambda q: default_read(q.full)),
+        (
+            "read once (the shipped read without the decompose and links stages)",
+            lambda q: default_read(q.full),
+        ),
         ("read once, without the window stage either", lambda q: without_window(q.full)),
     ]
     for n in (1, 2, 3):
@@ -478,8 +474,7 @@ def levers(questions: list[Question]) -> list[tuple[str, list[pipeline.Ranked], 
     for how in ("max", "interleave"):
         variants.append(
             (
-                f"decomposition, merged by {how}"
-                + (" (shipped: the decompose stage)" if how == "max" else ""),
+                f"decomposition, merged by {how}" + (" (the decompose stage alone)" if how == "max" else ""),
                 lambda q, how=how: decomposed(q, default_read, how),
             )
         )
@@ -539,7 +534,7 @@ def levers(questions: list[Question]) -> list[tuple[str, list[pipeline.Ranked], 
     variants.append(
         (
             "entity links: the best 5 turns' capitalised names held by <= 3 turns, linking score x 0.7,"
-            " + decomposition (max)",
+            " + decomposition (max) (shipped: the decompose and links stages)",
             lambda q: decomposed(
                 q, lambda c, q=q: entity_read(q, c, "top", 5, "names", 3, "link", 0.7), how="max"
             ),
@@ -611,7 +606,8 @@ def render(questions: list[Question], results: list[tuple[str, list[pipeline.Ran
             f"Data: `locomo_dev.json`, {len(questions)} questions; hybrid, the default embedder. Each "
             "question's full candidate lists are captured once from the SQLite engine, then each variant "
             "replays `pipeline.rank` on what it would be handed (the shipped read, `decomposition, merged "
-            "by max`, reproduces `bench/locomo.py`'s hybrid figures). The session read adds the best "
+            "by max` with the entity links of the best 5 turns at x 0.7, reproduces `bench/locomo.py`'s "
+            "hybrid figures). The session read adds the best "
             "sessions' turns with the two rankers' own scores for them, which an engine would have to "
             "supply (not built: see docs/architecture/retrieval.md); feedback reads the expanded query "
             f"through the engine's lexical ranker. {decomposable} questions split into sub-questions. "
