@@ -84,17 +84,20 @@ def test_bad_link_settings_name_the_field() -> None:
         RetrievalConfig(links=LinksConfig(top=-1))
 
 
-def _turn(ns: Namespace, who: str, text: str, i: int, thread: str) -> NewItem:
+def _turn(ns: Namespace, who: str, text: str, i: int, thread: str | None) -> NewItem:
     at = NOW + timedelta(minutes=i)
     meta = ItemMeta(namespace=ns, observed_at=at, thread_id=thread, source=Source(who))
     return NewItem(ItemKind.CONVERSATION, f"{who}: {text}", meta)
 
 
-async def _store(path: Path, *, others: int = 0, more_lisbon: int = 0, **kw: object) -> MemoryEngine:
+async def _store(
+    path: Path, *, others: int = 0, more_lisbon: int = 0, threads: bool = True, **kw: object
+) -> MemoryEngine:
     engine = make_engine(path, embedder="default", **kw)
-    items = [_turn(MINE, "Jon", LINKING.split(": ", 1)[1], 0, "s1")]
-    items += [_turn(MINE, who, text, i + 1, "s1") for i, (who, text) in enumerate(FILLER)]
-    items.append(_turn(MINE, "Gina", LINKED.split(": ", 1)[1], 20, "s2"))
+    s1, s2 = ("s1", "s2") if threads else (None, None)
+    items = [_turn(MINE, "Jon", LINKING.split(": ", 1)[1], 0, s1)]
+    items += [_turn(MINE, who, text, i + 1, s1) for i, (who, text) in enumerate(FILLER)]
+    items.append(_turn(MINE, "Gina", LINKED.split(": ", 1)[1], 20, s2))
     items += [_turn(MINE, "Gina", f"Lisbon again, note {i}.", 30 + i, "s3") for i in range(more_lisbon)]
     items += [_turn(OTHER, "Jon", f"Lisbon trams and Lisbon hills, {i}", i, "t9") for i in range(others)]
     await engine.store_many(items)
@@ -147,6 +150,15 @@ async def test_rarity_is_counted_in_the_reach_and_another_tenants_rows_move_noth
 
 async def test_a_name_many_memories_hold_links_nothing(tmp_path: Path) -> None:
     engine = await _store(tmp_path / "m.db", more_lisbon=3)
+    try:
+        assert not _linked_at(await _read(engine), DEFAULT_CONFIG.links.weight)
+    finally:
+        await engine.close()
+
+
+async def test_memory_outside_a_thread_links_nothing(tmp_path: Path) -> None:
+    # measured on learnings and documents (bench/memory_eval.py): linking them cost R@5
+    engine = await _store(tmp_path / "n.db", threads=False)
     try:
         assert not _linked_at(await _read(engine), DEFAULT_CONFIG.links.weight)
     finally:

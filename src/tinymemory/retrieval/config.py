@@ -107,8 +107,9 @@ class DecomposeConfig:
 @dataclass(frozen=True, slots=True)
 class LinksConfig:
     """Entity links (links.py): on a hybrid read, the memories of the reach holding a rare name (held
-    by 2..`most` memories) that one of the `top` best memories mentions join the order at that memory's
-    score times `weight`. Chosen on LoCoMo conversations 0-1 (a plateau over top 3-10, weight 0.5-0.8)."""
+    by 2..`most` memories) that one of the `top` best memories (a turn of a thread) mentions join the
+    order at that memory's score times `weight`. Chosen on LoCoMo conversations 0-1 (a plateau over top
+    3-10, weight 0.5-0.8)."""
 
     enabled: bool = True
     top: int = 5

@@ -7,8 +7,9 @@ memories holding a rare name of the read's best few join the order at their link
 times a weight, below it. Names are capitalised words inside a sentence (a sentence's first word is
 capitalised anyway, and a leading "Ana:" label is the speaker's, not a name the turn mentions); rare
 is counted in the read's own reach by the engine (`FetchRanking.link_terms`, `FetchRanking.page`).
-Content words in place of names, and the question's own rare words, were measured and lost recall
-(docs/benchmarks.md, LoCoMo levers).
+Only turns of a thread link (on learnings and documents it cost R@5). Content words in place of
+names, and the question's own rare words, were measured and lost recall (docs/benchmarks.md, LoCoMo
+levers; docs/architecture/retrieval.md, round six).
 """
 
 from __future__ import annotations

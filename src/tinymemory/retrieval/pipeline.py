@@ -546,12 +546,17 @@ class FetchRanking:
     ) -> tuple[str, ...]:
         """The `links` stage's terms (names the best memories mention, analysed) whose holders storage
         looks up in the read's reach; empty when the stage does not act (it is off, the read is not
-        hybrid, or no detailed light columns were loaded)."""
+        hybrid, or no detailed light columns were loaded). Only turns of a thread link."""
         links = self.cfg.links
         if not links.enabled or self.mode is not FetchMode.HYBRID or links.top == 0:
             return ()
         order = self._rank(lexical, semantic, light, stats, anchor)
-        texts = {key: light[key].text for key, _ in order[: links.top] if key in light}
+        # a conversation's turns link: on learnings and documents (no thread) it cost R@5 (docs/architecture)
+        texts = {
+            key: light[key].text
+            for key, _ in order[: links.top]
+            if key in light and light[key].thread is not None
+        }
         self._terms = link_terms(order, texts, self.analysis.terms, self.analyzer, links.top)
         return tuple(self._terms)
 
