@@ -26,6 +26,7 @@ from tinymemory.api import (
 )
 from tinymemory.retrieval.config import DEFAULT_CONFIG, LinksConfig, RetrievalConfig
 from tinymemory.retrieval.links import link_terms, linked, names
+from tinymemory.retrieval.pipeline import FetchRanking, ScopeStats
 from tinymemory.retrieval.text import default_analyzer
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
@@ -73,6 +74,17 @@ def test_linked_rows_join_below_their_link_and_common_words_link_nothing() -> No
     assert got == [(1, 0.9), (7, pytest.approx(0.63)), (2, 0.5), (3, 0.1)]
     assert linked(order, words, {"Lisbon": [1]}, most=3, weight=0.7) == order  # held by one: no link
     assert linked(order, words, {"Lisbon": [1, 3]}, most=3, weight=0.05) == order  # keeps its better score
+
+
+def test_a_ranking_handed_new_candidates_ranks_them_anew() -> None:
+    """Storage that reads again (a read retried elsewhere) must not get the first read's order."""
+    plain = DEFAULT_CONFIG.without("rerank")
+    ranking = FetchRanking(FetchMode.HYBRID, "paint", None, 0, 10, plain, default_analyzer())
+    first, again = [(1, 0.9), (2, 0.4)], [(3, 0.8), (1, 0.7), (2, 0.1)]
+    stats = ScopeStats(docs=3, tokens=30, df={"paint": 3})
+    assert ranking.link_terms(first, [], {}, stats, None) == ()
+    assert [k for k, _ in ranking.page(first, [], {}, stats, None)[0]] == [1, 2]
+    assert [k for k, _ in ranking.page(again, [], {}, stats, None)[0]] == [3, 1, 2]
 
 
 def test_bad_link_settings_name_the_field() -> None:

@@ -441,6 +441,7 @@ class FetchRanking:
 
     __slots__ = (
         "_derived",
+        "_inputs",
         "_ranked",
         "_terms",
         "_trace",
@@ -486,6 +487,7 @@ class FetchRanking:
         self.wants_stats: bool = reranks(cfg) or models(mode, cfg)
         self._derived: dict[datetime | None, TimeHint | None] = {}
         self._ranked: Ranked | None = None
+        self._inputs: tuple[object, ...] = ()
         self._trace: Trace | None = None
         self._terms: dict[str, float] = {}
 
@@ -518,8 +520,15 @@ class FetchRanking:
         stats: ScopeStats,
         anchor: datetime | None,
     ) -> Ranked:
-        """The final order before links, ranked once however often storage asks."""
-        if self._ranked is None:
+        """The final order before links, ranked once for the same candidates (`link_terms`, then `page`);
+        storage that reads again (a read retried on another thread) hands new ones, ranked anew."""
+        inputs = (lexical, semantic, light, stats, anchor)
+        if (
+            self._ranked is None
+            or len(inputs) != len(self._inputs)
+            or any(a is not b for a, b in zip(inputs, self._inputs, strict=True))
+        ):
+            self._inputs = inputs
             self._trace = Trace() if self.explain else None
             self._ranked = rank(
                 self.mode,
