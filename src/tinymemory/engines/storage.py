@@ -99,9 +99,10 @@ class Ranking(Protocol):
     Storage asks it which extra inputs it needs: the reach's newest observation time (`wants_anchor`),
     then, given that time, whether each ranker reads a time window again (`window`), whether the
     candidates' light columns are needed (`light_detail`: None for no, else whether the detailed ones
-    are), and finally calls `page` for the ranked page and whether
-    more follow. `wants_stats` says whether `page` reads the `ScopeStats` (a storage that computes them
-    only for it may hand empty ones otherwise; its lexical ranker reads them anyway).
+    are), then given the candidates which terms' holders the `links` stage reads (`link_terms`), and
+    finally calls `page` for the ranked page and whether more follow. `wants_stats` says whether `page`
+    reads the `ScopeStats` (a storage that computes them only for it may hand empty ones otherwise; its
+    lexical ranker reads them anyway).
     """
 
     @property
