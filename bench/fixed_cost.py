@@ -58,7 +58,13 @@ LIMIT = 10
 MODES = ("lexical", "semantic", "hybrid")
 STAGES = ("query analysis", "embedding", "SQL", "rerank", "result building")
 # the SQL stage's parts, shown under it
-SQL_PARTS = ("SQL: snapshot, statistics", "SQL: lexical", "SQL: semantic", "SQL: time window, light columns")
+SQL_PARTS = (
+    "SQL: snapshot, statistics",
+    "SQL: lexical",
+    "SQL: semantic",
+    "SQL: time window, light columns",
+    "SQL: entity links",
+)
 
 T = TypeVar("T")
 
@@ -165,8 +171,15 @@ def staged(
                 t, SQL_PARTS[2], lambda: search.semantic(conn, matrix, qvec, flt, snapshot, plan.want).ranked
             )
         light, anchor, lex, sem = timed(t, SQL_PARTS[3], light_columns)
+        # as the engine: the order is ranked once, then the rare names' holders are read for `links`
+        terms = timed(t, "rerank", lambda: ranking.link_terms(lex, sem, light, stats, anchor))
+        holding = timed(
+            t,
+            SQL_PARTS[4],
+            lambda: search.link_holders(conn, terms, ranking.rare, ranking.link_rows, flt, snapshot),
+        )
         t["SQL"] = sum(t.get(part, 0.0) for part in SQL_PARTS)
-        page, more = timed(t, "rerank", lambda: ranking.page(lex, sem, light, stats, anchor))
+        page, more = timed(t, "rerank", lambda: ranking.page(lex, sem, light, stats, anchor, holding))
         decoded = engine.storage._decoded  # the engine's own decoded rows, as its fetches use them
         hits = timed(
             t,

@@ -24,7 +24,13 @@ handed or to how its output is merged, replayed the same way:
 - `wider lists`: each ranker's best 80 / 100 / 150 instead of 60, ranked by the shipped model;
 - `feedback` (pseudo-relevance feedback): the words of the default read's best turns that are rarest
   in the conversation (the reach) added to the lexical query, that read's extra rows (or its whole list)
-  put into the lexical pool.
+  put into the lexical pool;
+- `entity links`: the rare entities of the default read's best turns (capitalised words inside a
+  sentence, or any content word, held by at most `df` turns of the reach) or of the question itself;
+  the other turns of the reach that hold one are added, either to both candidate lists with the
+  rankers' own scores and ranked again (`pool`), or to the final order at the best linking turn's score
+  times a weight (`link`); shipped as the `links` stage (the best 5 turns' names held by at most 3
+  turns, at x 0.7), whose `links.names` both read.
 
 Conversations 0-1 choose, 2-3 check; both are reported. Recall is deterministic.
 
@@ -59,6 +65,7 @@ from tinymemory.retrieval.config import DEFAULT_CONFIG
 from tinymemory.retrieval.decompose import sub_questions
 from tinymemory.retrieval.embedders.default import default_embedder
 from tinymemory.retrieval.fusion import rrf
+from tinymemory.retrieval.links import names
 from tinymemory.retrieval.text import default_analyzer, tokenize
 
 POOL = pipeline.pool_size(20)  # what bench/locomo.py's fetch of the top 20 pools
@@ -78,6 +85,7 @@ class Captured:
 
 @dataclass
 class Question:
+    text: str
     conv: int
     cat: int
     evidence: set[int]  # row keys
@@ -154,7 +162,7 @@ async def capture(path: Path) -> tuple[list[Question], Any]:
                         more = " ".join(feedback_words(full, question, top, words))
                         expanded[(top, words)] = (await ask(f"{question} {more}", flt, FetchMode.LEXICAL)).lex
                     rel = {rowid_of[(str(ns), d)] for d in evidence if (str(ns), d) in rowid_of}
-                    out.append(Question(ci, cat, rel, full, subs, expanded))
+                    out.append(Question(question, ci, cat, rel, full, subs, expanded))
             await engine.close()
     finally:
         pipeline.rank = original  # type: ignore[assignment]
@@ -327,6 +335,78 @@ def feedback_read(q: Question, top: int, words: int, how: str) -> pipeline.Ranke
     return ranked(q.full, sorted(lex + extra, key=lambda kv: -kv[1]), sem)
 
 
+class ReachTerms:
+    """One conversation's turns (the reach) as analysed term sets, the names they mention (`links.names`:
+    capitalised words inside a sentence), and each term's turn count."""
+
+    def __init__(self, light: dict[int, pipeline.Light]) -> None:
+        analyzer = default_analyzer()
+        self.terms: dict[int, set[str]] = {}
+        self.names: dict[int, set[str]] = {}
+        self.df: Counter[str] = Counter()
+        self.holding: dict[str, set[int]] = defaultdict(set)
+        for key, lt in light.items():
+            text = _LABEL.sub("", lt.text or "")
+            terms = set(analyzer.index_terms(text))
+            self.terms[key] = terms
+            self.df.update(terms)
+            for t in terms:
+                self.holding[t].add(key)
+            self.names[key] = set(names(lt.text or "", analyzer))
+
+
+_REACHES: dict[int, ReachTerms] = {}
+
+
+def reach_terms(q: Question) -> ReachTerms:
+    if q.conv not in _REACHES:
+        _REACHES[q.conv] = ReachTerms(q.full.light)
+    return _REACHES[q.conv]
+
+
+def linked_turns(q: Question, c: Captured, seeds: str, top: int, kind: str, df: int) -> dict[int, float]:
+    """The turns sharing a rare entity (held by 2..`df` turns) with the default read's `top` best turns
+    (`seeds="top"`) or with the question (`"question"`, held by 1..`df`), each at its best linking
+    turn's score (the question's seed scores as the read's best)."""
+    r = reach_terms(q)
+    analyzer = default_analyzer()
+    first = default_read(c)
+    asked = set(analyzer.query_terms(q.text))
+    links: list[tuple[float, set[str]]] = []
+    if seeds in ("top", "both"):
+        for key, score in first[:top]:
+            held = r.names[key] if kind == "names" else r.terms[key]
+            links.append((score, {t for t in held - asked if 2 <= r.df[t] <= df}))
+    if seeds in ("question", "both") and first:
+        held = asked & names(q.text, analyzer) if kind == "names" else asked
+        links.append((first[0][1], {t for t in held if 1 <= r.df[t] <= df}))
+    out: dict[int, float] = {}
+    for score, terms in links:
+        for t in terms:
+            for key in r.holding[t]:
+                if score > out.get(key, -1.0):
+                    out[key] = score
+    return out
+
+
+def entity_read(
+    q: Question, c: Captured, seeds: str, top: int, kind: str, df: int, how: str, weight: float = 1.0
+) -> pipeline.Ranked:
+    """The default read with the linked turns added: to both lists and ranked again (`pool`), or to the
+    final order at the linking turn's score times `weight` (`link`; a turn keeps its better score)."""
+    add = linked_turns(q, c, seeds, top, kind, df)
+    if how == "pool":
+        lex, sem = pooled(c)
+        lex_keys = {k for k, _ in lex} | set(add)
+        sem_keys = {k for k, _ in sem} | set(add)
+        return ranked(c, [kv for kv in c.lex if kv[0] in lex_keys], [kv for kv in c.sem if kv[0] in sem_keys])
+    best = dict(default_read(c))
+    for key, score in add.items():
+        if score * weight > best.get(key, -1.0):
+            best[key] = score * weight
+    return sorted(best.items(), key=lambda kv: -kv[1])
+
+
 def recall(questions: list[Question], orders: list[pipeline.Ranked]) -> dict[str, float]:
     cells: dict[str, list[float]] = defaultdict(list)
     for q, order in zip(questions, orders, strict=True):
@@ -362,7 +442,10 @@ COLUMNS = [
 def levers(questions: list[Question]) -> list[tuple[str, list[pipeline.Ranked], float]]:
     """Each variant's orders and its ranking CPU time per question (ms)."""
     variants: list[tuple[str, Callable[[Question], pipeline.Ranked]]] = [
-        ("read once (the shipped read without the decompose stage)", lambda q: default_read(q.full)),
+        (
+            "read once (the shipped read without the decompose and links stages)",
+            lambda q: default_read(q.full),
+        ),
         ("read once, without the window stage either", lambda q: without_window(q.full)),
     ]
     for n in (1, 2, 3):
@@ -391,8 +474,7 @@ def levers(questions: list[Question]) -> list[tuple[str, list[pipeline.Ranked], 
     for how in ("max", "interleave"):
         variants.append(
             (
-                f"decomposition, merged by {how}"
-                + (" (shipped: the decompose stage)" if how == "max" else ""),
+                f"decomposition, merged by {how}" + (" (the decompose stage alone)" if how == "max" else ""),
                 lambda q, how=how: decomposed(q, default_read, how),
             )
         )
@@ -418,6 +500,46 @@ def levers(questions: list[Question]) -> list[tuple[str, list[pipeline.Ranked], 
                     lambda q, top=top, words=words, how=how: feedback_read(q, top, words, how),
                 )
             )
+    for kind, df, seeds, top, how, weight in (
+        ("names", 3, "question", 0, "pool", 1.0),
+        ("words", 3, "question", 0, "pool", 1.0),
+        ("words", 3, "question", 0, "link", 0.8),
+        ("names", 3, "top", 10, "pool", 1.0),
+        ("names", 3, "top", 3, "link", 0.7),
+        ("names", 3, "top", 5, "link", 0.5),
+        ("names", 3, "top", 5, "link", 0.7),
+        ("names", 3, "top", 5, "link", 0.9),
+        ("names", 3, "top", 10, "link", 0.7),
+        ("names", 2, "top", 5, "link", 0.7),
+        ("names", 6, "top", 5, "link", 0.7),
+        ("names", 12, "top", 5, "link", 0.7),
+        ("names", 3, "both", 5, "link", 0.7),
+        ("words", 3, "top", 3, "pool", 1.0),
+        ("words", 3, "top", 3, "link", 0.5),
+        ("words", 6, "top", 10, "link", 0.5),
+    ):
+        src = (
+            "the question's"
+            if seeds == "question"
+            else f"the best {top} turns'" + (" and the question's" if seeds == "both" else "")
+        )
+        what = "capitalised names" if kind == "names" else "content words"
+        scored = "pooled, ranked again" if how == "pool" else f"linking score x {weight}"
+        variants.append(
+            (
+                f"entity links: {src} {what} held by <= {df} turns, {scored}",
+                lambda q, a=(seeds, top, kind, df, how, weight): entity_read(q, q.full, *a),
+            )
+        )
+    variants.append(
+        (
+            "entity links: the best 5 turns' capitalised names held by <= 3 turns, linking score x 0.7,"
+            " + decomposition (max) (shipped: the decompose and links stages)",
+            lambda q: decomposed(
+                q, lambda c, q=q: entity_read(q, c, "top", 5, "names", 3, "link", 0.7), how="max"
+            ),
+        )
+    )
     variants.append(
         (
             "session read (2, sum) + decomposition (max)",
@@ -484,7 +606,8 @@ def render(questions: list[Question], results: list[tuple[str, list[pipeline.Ran
             f"Data: `locomo_dev.json`, {len(questions)} questions; hybrid, the default embedder. Each "
             "question's full candidate lists are captured once from the SQLite engine, then each variant "
             "replays `pipeline.rank` on what it would be handed (the shipped read, `decomposition, merged "
-            "by max`, reproduces `bench/locomo.py`'s hybrid figures). The session read adds the best "
+            "by max` with the entity links of the best 5 turns at x 0.7, reproduces `bench/locomo.py`'s "
+            "hybrid figures). The session read adds the best "
             "sessions' turns with the two rankers' own scores for them, which an engine would have to "
             "supply (not built: see docs/architecture/retrieval.md); feedback reads the expanded query "
             f"through the engine's lexical ranker. {decomposable} questions split into sub-questions. "

@@ -17,7 +17,7 @@ def test_each_stage_switches_off_alone() -> None:
     base = RetrievalConfig()
     for stage in STAGES:
         off = base.without(stage)
-        fields = ("analyzer", "context", "fusion", "temporal", "rerank", "priors", "decompose")
+        fields = ("analyzer", "context", "fusion", "temporal", "rerank", "priors", "decompose", "links")
         changed = [f for f in fields if getattr(off, f) != getattr(base, f)]
         # speaker and neighbours are switches of the reranker's features, window one of the time stage
         group = {"speaker": "rerank", "neighbours": "rerank", "dated": "rerank", "window": "temporal"}
@@ -26,6 +26,7 @@ def test_each_stage_switches_off_alone() -> None:
     assert off.fusion.method == "rrf" and not off.context.enabled and not off.temporal.query_hints
     assert not off.temporal.window and base.temporal.window
     assert not off.decompose.enabled and base.decompose.enabled
+    assert not off.links.enabled and base.links.enabled
     with pytest.raises(ValueError, match="stage"):
         base.without("magic")
 

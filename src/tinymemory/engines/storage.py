@@ -99,9 +99,10 @@ class Ranking(Protocol):
     Storage asks it which extra inputs it needs: the reach's newest observation time (`wants_anchor`),
     then, given that time, whether each ranker reads a time window again (`window`), whether the
     candidates' light columns are needed (`light_detail`: None for no, else whether the detailed ones
-    are), and finally calls `page` for the ranked page and whether
-    more follow. `wants_stats` says whether `page` reads the `ScopeStats` (a storage that computes them
-    only for it may hand empty ones otherwise; its lexical ranker reads them anyway).
+    are), then given the candidates which terms' holders the `links` stage reads (`link_terms`), and
+    finally calls `page` for the ranked page and whether more follow. `wants_stats` says whether `page`
+    reads the `ScopeStats` (a storage that computes them only for it may hand empty ones otherwise; its
+    lexical ranker reads them anyway).
     """
 
     @property
@@ -122,6 +123,25 @@ class Ranking(Protocol):
         its rows merged into its list with `pipeline.merged`; None for no second read."""
         ...
 
+    def link_terms(
+        self,
+        lexical: Ranked,
+        semantic: Ranked,
+        light: dict[int, Light],
+        stats: ScopeStats,
+        anchor: datetime | None,
+    ) -> tuple[str, ...]:
+        """Given the candidates: the analysed terms (names the best rows mention) whose holders in the
+        reach the `links` stage reads; empty for none. Storage takes the reach's statistics of these
+        terms, keeps the `rare` ones and reads each through its lexical ranker (own text only, the
+        context field off), `link_rows` rows at most."""
+        ...
+
+    @property
+    def link_rows(self) -> int: ...
+
+    def rare(self, terms: Sequence[str], stats: ScopeStats) -> list[str]: ...
+
     def page(
         self,
         lexical: Ranked,
@@ -129,7 +149,10 @@ class Ranking(Protocol):
         light: dict[int, Light],
         stats: ScopeStats,
         anchor: datetime | None,
-    ) -> tuple[Ranked, bool]: ...
+        holding: Mapping[str, Sequence[int]] | None = None,
+    ) -> tuple[Ranked, bool]:
+        """The ranked page and whether more follow; `holding` is each rare term's rows (`link_terms`)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from tinymemory.retrieval.config import RetrievalConfig
 from tinymemory.retrieval.explain import Trace, signals
 from tinymemory.retrieval.features import FEATURES, Candidate, feature_columns, own_event
 from tinymemory.retrieval.fusion import confidence_prior, convex, rrf
+from tinymemory.retrieval.links import link_terms, linked
 from tinymemory.retrieval.query import QueryAnalysis, analysed, names_time
 from tinymemory.retrieval.rerank import idf, rerank_by_coverage
 from tinymemory.retrieval.rerank_model import linear, model_for, relevances
@@ -440,6 +441,10 @@ class FetchRanking:
 
     __slots__ = (
         "_derived",
+        "_inputs",
+        "_ranked",
+        "_terms",
+        "_trace",
         "analysis",
         "analyzer",
         "cfg",
@@ -481,6 +486,10 @@ class FetchRanking:
         # the rerankers weigh query terms by the reach's statistics; fusion and time read none
         self.wants_stats: bool = reranks(cfg) or models(mode, cfg)
         self._derived: dict[datetime | None, TimeHint | None] = {}
+        self._ranked: Ranked | None = None
+        self._inputs: tuple[object, ...] = ()
+        self._trace: Trace | None = None
+        self._terms: dict[str, float] = {}
 
     def derived(self, anchor: datetime | None) -> TimeHint | None:
         """The time hint the query's own words give, relative to `anchor` (read once per anchor)."""
@@ -503,6 +512,75 @@ class FetchRanking:
             return None
         return light_detail(self.mode, self.cfg)
 
+    def _rank(
+        self,
+        lexical: Ranked,
+        semantic: Ranked,
+        light: dict[int, Light],
+        stats: ScopeStats,
+        anchor: datetime | None,
+    ) -> Ranked:
+        """The final order before links, ranked once for the same candidates (`link_terms`, then `page`);
+        storage that reads again (a read retried on another thread) hands new ones, ranked anew."""
+        inputs = (lexical, semantic, light, stats, anchor)
+        if (
+            self._ranked is None
+            or len(inputs) != len(self._inputs)
+            or any(a is not b for a, b in zip(inputs, self._inputs, strict=True))
+        ):
+            self._inputs = inputs
+            self._trace = Trace() if self.explain else None
+            self._ranked = rank(
+                self.mode,
+                lexical,
+                semantic,
+                light,
+                stats=stats,
+                cfg=self.cfg,
+                query=self.analysis,
+                analyzer=self.analyzer,
+                hint=self.hint,
+                derived=self.derived(anchor),
+                trace=self._trace,
+            )
+        return self._ranked
+
+    def link_terms(
+        self,
+        lexical: Ranked,
+        semantic: Ranked,
+        light: dict[int, Light],
+        stats: ScopeStats,
+        anchor: datetime | None,
+    ) -> tuple[str, ...]:
+        """The `links` stage's terms (names the best memories mention, analysed) whose holders storage
+        looks up in the read's reach; empty when the stage does not act (it is off, the read is not
+        hybrid, or no detailed light columns were loaded). Only turns of a thread link."""
+        links = self.cfg.links
+        if not links.enabled or self.mode is not FetchMode.HYBRID or links.top == 0:
+            return ()
+        order = self._rank(lexical, semantic, light, stats, anchor)
+        # a conversation's turns link: on learnings and documents (no thread) it cost R@5 (docs/architecture)
+        texts = {
+            key: light[key].text
+            for key, _ in order[: links.top]
+            if key in light and light[key].thread is not None
+        }
+        self._terms = link_terms(order, texts, self.analysis.terms, self.analyzer, links.top)
+        return tuple(self._terms)
+
+    @property
+    def link_rows(self) -> int:
+        """How many rows storage reads for each rare term: one more than a linking term may have."""
+        return self.cfg.links.most + 1
+
+    def rare(self, terms: Sequence[str], stats: ScopeStats) -> list[str]:
+        """Of `link_terms`, those storage reads the holders of: the reach's statistics (`stats` of the
+        terms) count a row whose neighbouring turn holds a term too (the `context` field), so a term
+        held by `links.most` memories counts in at most three times as many rows; the read itself (own
+        text only) gives the exact holders, which `linked` checks."""
+        return [t for t in terms if 2 <= stats.df.get(t, 0) <= 3 * self.cfg.links.most]
+
     def page(
         self,
         lexical: Ranked,
@@ -510,22 +588,13 @@ class FetchRanking:
         light: dict[int, Light],
         stats: ScopeStats,
         anchor: datetime | None,
+        holding: Mapping[str, Sequence[int]] | None = None,
     ) -> tuple[Ranked, bool]:
-        trace = Trace() if self.explain else None
-        ranked = rank(
-            self.mode,
-            lexical,
-            semantic,
-            light,
-            stats=stats,
-            cfg=self.cfg,
-            query=self.analysis,
-            analyzer=self.analyzer,
-            hint=self.hint,
-            derived=self.derived(anchor),
-            trace=trace,
-        )
+        """The page of the final order; `holding` is storage's answer to `link_terms` (each term's rows)."""
+        ranked = self._rank(lexical, semantic, light, stats, anchor)
+        if holding:
+            ranked = linked(ranked, self._terms, holding, self.cfg.links.most, self.cfg.links.weight)
         cut = page(ranked, self.offset, self.limit)
-        if trace is not None:
-            self.why = signals(cut[0], self.offset, lexical, semantic, trace)
+        if self._trace is not None:
+            self.why = signals(cut[0], self.offset, lexical, semantic, self._trace)
         return cut

@@ -303,7 +303,10 @@ class PostgresStorage(Storage):
             light: dict[int, pipeline.Light] = {}
             if detail is not None:
                 light = await search.light_rows(conn, candidate_rowids(lex, sem), detail, snapshot)
-            page, more = ranking.page(lex, sem, light, stats, anchor)
+            # the `links` stage: who in the reach holds each rare name the best rows mention
+            terms = ranking.link_terms(lex, sem, light, stats, anchor)
+            holding = await search.link_holders(conn, terms, ranking.rare, ranking.link_rows, flt, snapshot)
+            page, more = ranking.page(lex, sem, light, stats, anchor, holding)
             items = await reads.items_by_rowid(conn, [r for r, _ in page])
             return FetchPage(snapshot, page_hits(page, items, ranking.why), more)
 

@@ -8,6 +8,7 @@ engines score alike; fusion, reranking and time live in `tinymemory.retrieval.pi
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from tinymemory.api.filters import MetaFilter
@@ -53,7 +54,22 @@ async def lexical(
 ) -> Ranked:
     """bm25 over the query's kept terms for the rows inside the filter at or below `snapshot`, best
     first (ties by rowid). A field of weight 0 adds nothing, and a row matched only there is left out."""
-    terms = analyzer.query_terms(query)
+    return await lexical_of(
+        conn, analyzer.query_terms(query), flt, snapshot, n, stats, budget, context_weight
+    )
+
+
+async def lexical_of(
+    conn: Conn,
+    terms: list[str],
+    flt: MetaFilter,
+    snapshot: int,
+    n: int,
+    stats: ScopeStats,
+    budget: int = POSTINGS_BUDGET,
+    context_weight: float = 0.0,
+) -> Ranked:
+    """`lexical` over terms already analysed."""
     if not terms or n <= 0:
         return []
     kept = kept_terms(terms, flt, stats, budget)
@@ -61,6 +77,25 @@ async def lexical(
     cur = await conn.execute(statement, params)
     rows = [(int(r[0]), str(r[1]), float(r[2]), int(r[3])) for r in await cur.fetchall()]
     return bm25_best(rows, stats, n)
+
+
+async def link_holders(
+    conn: Conn,
+    terms: Sequence[str],
+    rare: Callable[[Sequence[str], ScopeStats], list[str]],
+    n: int,
+    flt: MetaFilter,
+    snapshot: int,
+) -> dict[str, list[int]]:
+    """The `links` stage's read (`Ranking.link_terms`): the reach's statistics of the terms, then for
+    each one `rare` keeps, the rows of the reach whose own text holds it (at most `n`)."""
+    if not terms:
+        return {}
+    counts = await lexstats.stats(conn, lexstats.scope_of(flt), list(terms))
+    out: dict[str, list[int]] = {}
+    for term in rare(terms, counts):
+        out[term] = [r for r, _ in await lexical_of(conn, [term], flt, snapshot, n, counts)]
+    return out
 
 
 def lexical_statement(

@@ -487,7 +487,10 @@ class SqliteStorage(Storage):
         light: dict[int, pipeline.Light] = {}
         if detail is not None:
             light = search.light_rows(conn, candidate_rowids(lexical, sem), detail, snapshot)
-        page, more = ranking.page(lexical, sem, light, stats, anchor)
+        # the `links` stage: who in the reach holds each rare name the best rows mention
+        terms = ranking.link_terms(lexical, sem, light, stats, anchor)
+        holding = search.link_holders(conn, terms, ranking.rare, ranking.link_rows, flt, snapshot)
+        page, more = ranking.page(lexical, sem, light, stats, anchor, holding)
         items = reads.items_by_rowid(conn, [r for r, _ in page], self._decoded)
         return FetchPage(snapshot, page_hits(page, items, ranking.why), more)
 

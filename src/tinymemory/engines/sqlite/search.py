@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -112,7 +112,20 @@ def lexical(
     namespace by `lexical_whole`, with the whole file's (those FTS5's `bm25()` would use).
     `context_weight` is the neighbouring-turns field's weight; at 0 a row found only through that field
     is left out."""
-    terms = analyzer.query_terms(query)
+    return lexical_of(conn, analyzer.query_terms(query), flt, snapshot, n, budget, context_weight, stats)
+
+
+def lexical_of(
+    conn: sqlite3.Connection,
+    terms: list[str],
+    flt: MetaFilter,
+    snapshot: int,
+    n: int,
+    budget: int = POSTINGS_BUDGET,
+    context_weight: float = 0.0,
+    stats: ScopeStats | None = None,
+) -> Ranked:
+    """`lexical` over terms already analysed."""
     if not terms or n <= 0:
         return []
     scope = lexstats.scope_of(flt)
@@ -122,6 +135,24 @@ def lexical(
         return lexical_scoped(conn, terms, flt, snapshot, n, scoped, share, context_weight)
     whole = stats if stats is not None else lexstats.stats(conn, None, terms)
     return lexical_whole(conn, prune(terms, whole.df, budget), flt, snapshot, n, whole, context_weight)
+
+
+def link_holders(
+    conn: sqlite3.Connection,
+    terms: Sequence[str],
+    rare: Callable[[Sequence[str], ScopeStats], list[str]],
+    n: int,
+    flt: MetaFilter,
+    snapshot: int,
+) -> dict[str, list[int]]:
+    """The `links` stage's read (`Ranking.link_terms`): the reach's statistics of the terms, then for
+    each one `rare` keeps, the rows of the reach whose own text holds it (at most `n`)."""
+    if not terms:
+        return {}
+    counts = lexstats.stats(conn, lexstats.scope_of(flt), list(terms))
+    return {
+        t: [r for r, _ in lexical_of(conn, [t], flt, snapshot, n, stats=counts)] for t in rare(terms, counts)
+    }
 
 
 def lexical_whole(
