@@ -326,6 +326,63 @@ async def test_a_purge_drops_the_decoded_rows(engine: SqliteEngine) -> None:
     assert engine.storage._decoded.cache_info().currsize == 0
 
 
+async def test_a_pooled_row_outside_a_thread_is_read_once_and_ranks_the_same(
+    engine: SqliteEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A candidate's light columns never change once written (outside a thread): a later fetch that
+    pools it again takes them from the engine's cache, equal to a fresh read, with the same page."""
+    from tinymemory.engines.sqlite import search
+
+    flt = MetaFilter(namespace=ns(USER))
+    req = FetchRequest("tomatoes basil", mode=FetchMode.HYBRID, filter=flt, limit=5)
+    first = await engine.fetch(req)
+    reads = counting(monkeypatch, search, "light_rows")
+    again = await engine.fetch(req)
+    assert [(h.item, h.score) for h in again.hits] == [(h.item, h.score) for h in first.hits]
+    assert len(reads) == 1  # the fetch's own call, served whole from the cache (a miss reads again)
+    rowids = list(range(1, 31))
+    kept = engine.storage._light.split(rowids)[0]
+    fresh = await engine.storage._read("t", lambda c: search.light_rows(c, rowids, True))
+    assert kept and kept == {r: fresh[r] for r in kept}
+
+
+async def test_a_turn_of_a_thread_is_read_again_as_its_thread_grows(tmp_path: Path) -> None:
+    """A turn's neighbours change when its thread grows, so its light columns are never kept."""
+    from tinymemory.api import ItemKind, ItemMeta, NewItem, Source
+    from tinymemory.engines.sqlite import search
+
+    def turn(text: str) -> NewItem:
+        meta = ItemMeta(namespace=ns(USER), source=Source("user", "ana"), thread_id="s1", observed_at=T0)
+        return NewItem(ItemKind.CONVERSATION, text, meta)
+
+    cache = search.LightCache()
+    async with SqliteEngine(tmp_path / "m.db", embedder=None) as eng:
+        await eng.store_many([turn("Ana: tomatoes first")])
+        before = await eng.storage._read("t", lambda c: search.light_rows(c, [1], True, cache=cache))
+        assert before[1].thread == "s1" and before[1].after is None
+        await eng.store_many([turn("Ana: basil next")])
+        after = await eng.storage._read("t", lambda c: search.light_rows(c, [1], True, cache=cache))
+        assert after[1].after == 2  # read again: the new turn is its neighbour
+
+
+async def test_a_forget_and_a_purge_empty_the_light_rows(engine: SqliteEngine) -> None:
+    from tinymemory.api import ForgetRequest, PurgeRequest
+
+    flt = MetaFilter(namespace=ns(USER))
+    req = FetchRequest("tomatoes basil", mode=FetchMode.HYBRID, filter=flt, limit=5)
+    res = await engine.fetch(req)
+    rowids = list(range(1, 41))
+    assert engine.storage._light.split(rowids)[0]
+    await engine.forget(ForgetRequest(ids=(res.hits[0].item.id,)))
+    assert engine.storage._light.split(rowids)[0] == {}  # the forgotten text is not held
+    await engine.fetch(req)
+    assert engine.storage._light.split(rowids)[0]
+    await engine.forget(ForgetRequest(ids=(res.hits[1].item.id,)))
+    await engine.fetch(req)
+    await engine.purge(PurgeRequest())
+    assert engine.storage._light.split(rowids)[0] == {}
+
+
 @pytest.mark.parametrize("mode", list(FetchMode))
 async def test_the_reach_statistics_are_read_only_for_a_stage_that_weighs_terms(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: FetchMode

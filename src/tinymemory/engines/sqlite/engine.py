@@ -192,6 +192,7 @@ class SqliteStorage(Storage):
         self._closed = False
         self.last_semantic_plan: search.Plan | None = None  # for tests and diagnostics
         self._decoded = reads.decoded_rows()  # the items of rows fetches paged lately (reads.py)
+        self._light = search.LightCache()  # candidates' light columns (search.py)
         self._embed_s = 0.0  # how long query embeddings have lately taken (INLINE_EMBED_S)
         # how long fetches of a (filter, mode) have lately taken, and the reads now on reader threads
         self._read_s: dict[tuple[MetaFilter, FetchMode], float] = {}
@@ -277,12 +278,18 @@ class SqliteStorage(Storage):
     async def forget_ids(
         self, op: str, ids: Sequence[str], reach: Reach | None, now: datetime
     ) -> tuple[list[str], list[str]]:
-        return await self._in_write(op, lambda w: store.forget_ids(w, ids, reach, now))
+        done = await self._in_write(op, lambda w: store.forget_ids(w, ids, reach, now))
+        if done[0]:
+            self._light.clear()  # forgotten texts leave the process's caches
+        return done
 
     async def forget_filter(self, op: str, flt: MetaFilter, reach: Reach | None, now: datetime) -> list[str]:
-        return await self._run(
+        done = await self._run(
             op, lambda c: db.in_write(c, lambda w: store.forget_filter(w, flt, reach, now))
         )
+        if done:
+            self._light.clear()  # forgotten texts leave the process's caches
+        return done
 
     async def purge(self, op: str, reach: Reach | None, forgotten_before: int | None) -> int:
         def purge_rows(w: sqlite3.Connection) -> int:
@@ -297,6 +304,7 @@ class SqliteStorage(Storage):
             n = db.in_write(c, purge_rows)
             if n:
                 self._decoded.cache_clear()  # purged items leave the process too
+                self._light.clear()
             if n and self._matrix is not None:
                 self._matrix.reset()  # drop purged rows; reloads lazily on the next semantic read
             if n and self._copies is not None:
@@ -486,7 +494,7 @@ class SqliteStorage(Storage):
         detail = ranking.light_detail(anchor)
         light: dict[int, pipeline.Light] = {}
         if detail is not None:
-            light = search.light_rows(conn, candidate_rowids(lexical, sem), detail, snapshot)
+            light = search.light_rows(conn, candidate_rowids(lexical, sem), detail, snapshot, self._light)
         # the `links` stage: who in the reach holds each rare name the best rows mention
         terms = ranking.link_terms(lexical, sem, light, stats, anchor)
         holding = search.link_holders(conn, terms, ranking.rare, ranking.link_rows, flt, snapshot)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -543,15 +544,69 @@ _NEIGHBOURS = (
 )
 
 
+# Detailed light rows a LightCache keeps: the shared tiers' memories reach most users' pools
+LIGHT_ROWS = 8_192
+
+
+class LightCache:
+    """The detailed light columns of rows outside any thread, by rowid. Every one of those columns is
+    written once with its row and never updated (a state change writes others; a rowid is never
+    reused), so a row pooled again reads the same values: in a user's recall most candidates come
+    from the shared tiers every user of an agent reads, and reading them again was a tenth of the
+    fetch. A turn of a thread is never kept: its neighbours change as its thread grows. Only rows a
+    read's own lists named enter it, and `clear` empties it (after a forget or a purge here)."""
+
+    __slots__ = ("_lock", "_rows")
+
+    def __init__(self) -> None:
+        self._rows: dict[int, Light] = {}
+        self._lock = threading.Lock()
+
+    def split(self, rowids: list[int]) -> tuple[dict[int, Light], list[int]]:
+        """The rows held, and the rowids to read."""
+        held, missing = {}, []
+        rows = self._rows
+        for r in rowids:
+            lt = rows.get(r)
+            if lt is None:
+                missing.append(r)
+            else:
+                held[r] = lt
+        return held, missing
+
+    def keep(self, read: dict[int, Light]) -> None:
+        """Hold the rows just read that no thread has (the oldest ones go first past LIGHT_ROWS)."""
+        with self._lock:
+            rows = self._rows
+            for r, lt in read.items():
+                if lt.thread is None:
+                    rows[r] = lt
+            while len(rows) > LIGHT_ROWS:
+                del rows[next(iter(rows))]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._rows = {}
+
+
 def light_rows(
     conn: sqlite3.Connection,
     rowids: list[int],
     detailed: bool = False,
     snapshot: int | None = None,
+    cache: LightCache | None = None,
 ) -> dict[int, Light]:
     """The light columns of candidate rows (fusion priors, time spans); `detailed` adds what the
     rerankers read: the indexed text, source, thread, the thread's neighbouring turns up to
-    `snapshot` and the extra column (where a host may keep the speaker)."""
+    `snapshot` and the extra column (where a host may keep the speaker). A `cache` serves the
+    detailed rows it holds and keeps those read."""
+    if detailed and cache is not None:
+        held, missing = cache.split(rowids)
+        if missing:
+            read = light_rows(conn, missing, True, snapshot)
+            cache.keep(read)
+            held.update(read)
+        return held
     cur = conn.cursor()
     cur.row_factory = None  # plain tuples, made into Light in C (a fetch makes one per candidate)
     if not detailed:
