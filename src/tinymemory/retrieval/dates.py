@@ -309,7 +309,7 @@ def _season_back(m: re.Match[str], a: datetime) -> Answer:
     near = [_season(a, name, a.year + k, True) for k in (-2, -1, 0, 1, 2)]
     if m["n"]:
         back = _count(m["n"])
-        if back > MAX_AGO:
+        if not 1 <= back <= MAX_AGO:
             return NOT_DATE
         which, shift = "last", 1 - back
     else:
@@ -848,7 +848,7 @@ def _in_year_of(low: str, f: Found, end: Span) -> Span:
     if end.relative or not f.span.relative or not _MONTH_WORD.search(text) or _NOT_YEARLESS.search(text):
         return f.span
     shift = end.start.year - f.span.start.year
-    if shift and (moved := cal.shift_day(f.span.start, "year", shift)) is not None and moved > end.start:
+    if (moved := cal.shift_day(f.span.start, "year", shift)) is not None and moved > end.start:
         shift -= 1
     start, stop = cal.shift_day(f.span.start, "year", shift), cal.shift_day(f.span.end, "year", shift)
     return cal.span(start, stop, False) or f.span
