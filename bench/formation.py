@@ -47,7 +47,7 @@ from tinymemory.llm import LLM
 
 LABELLED = Path(__file__).resolve().parent / "data" / "formation_labelled.json"
 LAYOUT = MemoryLayout.at("bench:formation")
-HELD_OUT = 10  # the batch written (and committed) without sight of the rules and run once after the last round
+HELD_OUT = 10  # the batch written (and committed) without sight of the rules, run once after the last round
 
 
 class Clock:

@@ -26,7 +26,9 @@ _CLAUSE_SPLIT = re.compile(
     # facts are not read as the user's
     r",\s*(?:and|but)\s+(?=(?:she|he|they)(?:'ll|'s|'d|'re|\s)\b)|"
     # "..., they're seven": a comma before another person's state is a clause of its own too
-    r",\s+(?=(?:she|he|they)(?:'re|'s|\s+(?:are|is|was|were))\b)",
+    r",\s+(?=(?:she|he|they)(?:'re|'s|\s+(?:are|is|was|were))\b)|"
+    # "that's too much, reply in English again": a comma before an imperative of answering in a language
+    r",\s+(?=(?:please\s+)?(?:answer|reply|respond)\s+(?:to\s+me\s+)?in\s+(?-i:[A-Z]))",
     re.I,
 )
 # A verb that continues the subject of the clause before it: "I live in X and work as a Y".

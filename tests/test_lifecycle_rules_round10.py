@@ -1,0 +1,77 @@
+"""The tenth round of English the formation rules read (from batch 10's misses). Each rule has a case it
+reads and a near miss it must leave alone. The sentences are made up for these tests, not taken from the
+labelled set."""
+
+from __future__ import annotations
+
+from lifecycle_rules_support import pairs
+from tinymemory.api import About
+
+
+def _instructions(text: str) -> list[tuple[str, About | None]]:
+    return [(t, a) for t, a in pairs(text) if a is not None and a.kind == "instruction"]
+
+
+def test_keep_them_coming_is_encouragement_not_an_instruction() -> None:
+    assert pairs("Keep answers coming.") == []
+    assert pairs("Keep the replies coming, this is great.") == []
+    assert pairs("Keep 'em rolling!") == []
+    # the same verb with a manner is an order about every answer
+    assert pairs("Keep answers short.") == [("Keep answers short.", About("instruction", "keep answers"))]
+
+
+def test_a_negative_imperative_on_a_plural_may_say_where_it_goes() -> None:
+    assert pairs("Please don't add footnotes to the summaries.") == [
+        ("Never add footnotes to the summaries.", About("instruction", "add footnotes"))
+    ]
+    assert pairs("Don't use hashtags in anything you write for me.") == [
+        ("Never use hashtags in anything you write for the user.", About("instruction", "use hashtags"))
+    ]
+    # a thing at hand is no standing refusal
+    assert pairs("Don't add those footnotes to the summary.") == []
+
+
+def test_a_plural_left_out_is_a_standing_never() -> None:
+    assert pairs("Leave out the caveats when I ask about tax.") == [
+        ("Never include caveats.", About("instruction", "include caveats"))
+    ]
+    assert pairs("Omit the citations, please.") == [
+        ("Never include citations.", About("instruction", "include citations"))
+    ]
+    # this once, or a thing in the singular, is a request about the answer at hand
+    assert pairs("Skip the citations this time.") == []
+    assert pairs("Leave out the intro.") == []
+
+
+def test_a_kind_of_output_fronted_with_for_is_the_subject() -> None:
+    assert pairs("For code samples, stick to Kotlin please.") == [
+        ("For code samples, stick to Kotlin.", About("instruction", "code samples stick"))
+    ]
+    later = _instructions("For code samples, use Swift.")
+    assert later == [("For code samples, use Swift.", About("instruction", "code samples use"))]
+    assert pairs("For any letters you write for me, close with 'Best, Ana'.") == [
+        ("For letters, close with 'Best, Ana'.", About("instruction", "letters close with"))
+    ]
+    # a fronted "for" before the user's own clause is no imperative
+    assert _instructions("For recipes, I mostly use my gran's book.") == []
+
+
+def test_the_tone_of_answers_kept_or_made_is_every_answer_s() -> None:
+    assert pairs("Keep the tone warm but not gushing.") == [
+        ("Keep the tone warm but not gushing.", About("instruction", "keep tone"))
+    ]
+    assert _instructions("Keep the tone formal.")[0][1] == About("instruction", "keep tone")
+    # the tone of something else, said by the user, is no instruction
+    assert _instructions("The tone of the meeting was tense.") == []
+
+
+def test_an_answering_language_after_a_comma_and_a_convention_with_an_example() -> None:
+    assert pairs("That was hard to follow, reply in German again please.")[-1] == (
+        "Reply in German.",
+        About("instruction", "reply in"),
+    )
+    assert pairs("Write times in 24-hour format please, 13:00 not 1pm.") == [
+        ("Write times in 24-hour format.", About("instruction", "write times in"))
+    ]
+    # "reply" after a comma without a language is the user's own clause's business
+    assert _instructions("I read it, reply when you can.") == []
