@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from lifecycle_rules_support import pairs
 from tinymemory.api import About
+from tinymemory.lifecycle.rules import clauses
+
+HOME = About("profile", "home")
+DIET = About("health", "diet")
 
 
 def _instructions(text: str) -> list[tuple[str, About | None]]:
@@ -75,3 +79,37 @@ def test_an_answering_language_after_a_comma_and_a_convention_with_an_example() 
     ]
     # "reply" after a comma without a language is the user's own clause's business
     assert _instructions("I read it, reply when you can.") == []
+
+
+def test_a_consequence_with_its_own_subject_is_cut_off() -> None:
+    assert pairs("I live in Derby so it rains a lot.") == [("The user lives in Derby.", HOME)]
+    assert pairs("I'm allergic to sesame, so keep that in mind.") == [
+        ("The user is allergic to sesame.", About("health", "allergy sesame"))
+    ]
+    # a diet concluded after "so" is still the clause's conclusion
+    assert pairs("I eat eggs but no meat, so vegetarian, really.") == [("The user is vegetarian.", DIET)]
+
+
+def test_a_comment_after_a_comma_is_cut_off_but_a_day_after_it_is_kept() -> None:
+    assert clauses("I love opera, it's so dramatic") == ["I love opera", "it's so dramatic"]
+    assert clauses("Call me Zee, nobody uses my full name") == ["Call me Zee", "nobody uses my full name"]
+    # the pet named in the comment is the one the clause before introduced
+    assert pairs("We got a puppy, it's called Olive.") == [
+        ("The user has a puppy named Olive.", About("pet", "olive"))
+    ]
+    assert pairs("My birthday's coming up, it's 2 June.") == [
+        ("The user's birthday is 2 June.", About("profile", "birthday"))
+    ]
+
+
+def test_a_sentence_adverb_inside_a_list_and_a_preposition_said_again() -> None:
+    assert pairs("I'm allergic to latex and, oddly, to kiwi.") == [
+        ("The user is allergic to latex.", About("health", "allergy latex")),
+        ("The user is allergic to kiwi.", About("health", "allergy kiwi")),
+    ]
+
+
+def test_a_period_of_life_ends_a_value() -> None:
+    assert pairs("I was diagnosed with eczema in my teens.") == [
+        ("The user has eczema.", About("health", "condition eczema"))
+    ]

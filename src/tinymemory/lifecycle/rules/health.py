@@ -158,6 +158,7 @@ def _items(text: str) -> list[str]:
         p = re.sub(
             r"^(?:all|most|some|any|certain|especially|particularly|mainly|mostly|even)\s+", "", p, flags=re.I
         )
+        p = re.sub(r"^to\s+", "", p, flags=re.I)  # "to codeine and to avocado": the preposition said again
         if p and len(p.split()) <= 4:
             out.append(p)
     return out

@@ -27,6 +27,14 @@ _CLAUSE_SPLIT = re.compile(
     r",\s*(?:and|but)\s+(?=(?:she|he|they)(?:'ll|'s|'d|'re|\s)\b)|"
     # "..., they're seven": a comma before another person's state is a clause of its own too
     r",\s+(?=(?:she|he|they)(?:'re|'s|\s+(?:are|is|was|were))\b)|"
+    # "I live in Leeds so it rains a lot", "..., so keep that in mind": a consequence with a subject of its
+    # own, or an imperative, is a clause of its own ("so pescatarian, really" concludes the clause before)
+    r"(?:,\s*|\s+)so\s+(?=(?:it|it's|they|he|she|you|there|that|this|these|those|the|his|her|their|your)\b|"
+    r"(?:keep|bear|please|make|don't)\b|(?:[a-z]+\s+)?[a-z]+\s+(?:is|are|was|were)\b)|"
+    # "I love jazz, it's so relaxing", "call me Zee, nobody uses my full name": a comma before a comment
+    # with a subject of its own; a day said after "it's" ("..., it's 14 September") stays with its clause
+    r",\s+(?=(?:it's|it is|that's|that is)\s+(?!\d|the\s+\d|on\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|"
+    r"oct|nov|dec)[a-z]*\b)|(?:nobody|no one|everyone|everybody)\b)|"
     # "that's too much, reply in English again": a comma before an imperative of answering in a language
     r",\s+(?=(?:please\s+)?(?:answer|reply|respond)\s+(?:to\s+me\s+)?in\s+(?-i:[A-Z]))",
     re.I,
@@ -139,6 +147,8 @@ def _clean(raw: str) -> str:
     for pattern, full in _CONTRACTIONS:
         s = re.sub(pattern, full, s, flags=re.I)
     s = _LEAD.sub("", s).strip().strip(",;:- ")
+    # a sentence adverb set off by commas inside a clause adds nothing: "to codeine and, weirdly, to avocado"
+    s = re.sub(r",\s*(?-i:[a-z]+ly)\s*,\s*", " ", s)
     # a hedge of opinion asserts the clause it frames: "these days I'd say The Thing is my favourite"
     s = re.sub(
         r"^(?:(?:these days|nowadays|now|today|honestly)\s*,?\s+)?i would say(?:\s+that)?,?\s+",
