@@ -113,3 +113,63 @@ def test_a_period_of_life_ends_a_value() -> None:
     assert pairs("I was diagnosed with eczema in my teens.") == [
         ("The user has eczema.", About("health", "condition eczema"))
     ]
+
+
+def test_a_diet_said_without_its_subject_and_verb() -> None:
+    assert pairs("Pescatarian here, have been for years.") == [("The user is pescatarian.", DIET)]
+    assert pairs("vegetarian for 5 yrs now") == [("The user is vegetarian.", DIET)]
+    ended = [("The user is no longer vegetarian.", DIET)]
+    assert pairs("Ate a burger on Friday, not vegetarian anymore.") == ended
+    assert pairs("I eat fish again, so pescatarian now I guess.") == [("The user is pescatarian.", DIET)]
+    assert pairs("I only eat kosher.") == [("The user is kosher.", DIET)]
+    # a diet of someone else's, or a diet word describing a thing, is no diet of the user's
+    assert pairs("My flatmate is vegan.") == []
+    assert all(about != DIET for _, about in pairs("We found a vegan cafe nearby."))
+
+
+def test_a_hedge_after_the_statement_is_no_hypothetical() -> None:
+    assert pairs("So vegan now, I reckon.") == [("The user is vegan.", DIET)]
+    assert pairs("Suppose I went vegan.") == []
+
+
+def test_a_pictograph_is_no_part_of_the_fact() -> None:
+    assert pairs("vegan since 2020 \U0001f331") == [("The user is vegan.", DIET)]
+
+
+def test_a_condition_straight_after_diagnosed() -> None:
+    assert pairs("I was diagnosed asthmatic as a kid.") == [
+        ("The user is asthmatic.", About("health", "condition asthma"))
+    ]
+    assert pairs("I got diagnosed epilepsy in 2019.") == [
+        ("The user has epilepsy.", About("health", "condition epilepsy"))
+    ]
+    # something else diagnosed is no condition of the user's
+    assert pairs("I was diagnosed late, which was annoying.") == []
+
+
+def test_a_treatment_put_on_or_carried_names_what_it_treats() -> None:
+    assert pairs("My doctor put me on pills for high cholesterol.") == [
+        ("The user has high cholesterol.", About("health", "condition high cholesterol"))
+    ]
+    assert pairs("I carry an EpiPen for a peanut allergy.") == [
+        ("The user is allergic to peanut.", About("health", "allergy peanut"))
+    ]
+    assert pairs("I always carry an inhaler for asthma.") == [
+        ("The user has asthma.", About("health", "condition asthma"))
+    ]
+    # carrying something else for someone else names no condition
+    assert pairs("I carry snacks for my kids.") == []
+
+
+def test_a_food_refused_with_subject_and_verb_dropped() -> None:
+    assert pairs("Trying to be healthier, no sugar at all now.") == [
+        ("The user avoids sugar.", About("health", "avoids sugar"))
+    ]
+    # "no" before a food that is not a refusal of it from now on
+    assert pairs("No coffee shop was open.") == []
+
+
+def test_found_out_with_its_subject_dropped_and_a_place() -> None:
+    assert pairs("found out at a barbecue I'm allergic to wasp stings, that was fun") == [
+        ("The user is allergic to wasp stings.", About("health", "allergy wasp stings"))
+    ]

@@ -439,10 +439,13 @@ def _negated(s: str, said_at: datetime) -> list[RuleLearning]:
 
 
 _FOUND_OUT = re.compile(
-    r"^(?:it turns out|turns out|as it turns out|i (?:have\s+)?(?:recently\s+|just\s+|finally\s+)?"
+    r"^(?:it turns out|turns out|as it turns out|(?:i\s+(?:have\s+)?(?=\w+\s+\w+)|(?=found out))"
+    # chat drops the subject of "found out": "found out at a picnic I'm allergic to wasps"
+    r"(?:recently\s+|just\s+|finally\s+)?"
     r"(?:found out|learned|learnt|discovered|realised|realized|been told|was told|got told)"
-    # a time phrase may say when: "I was told last month that ..."
-    r"(?:\s+(?:last|this)\s+\w+|\s+yesterday|\s+today|\s+\w+\s+ago)?|"
+    # a time phrase may say when: "I was told last month that ...", and a place where ("at a picnic")
+    r"(?:\s+(?:last|this)\s+\w+|\s+yesterday|\s+today|\s+\w+\s+ago|"
+    r"\s+(?:at|on|in|during|after)\s+(?:a|an|the|my|our)\s+[\w-]+(?:\s+[\w-]+)?)?|"
     r"my (?:doctor|gp|dentist|allergist|specialist|consultant|nurse) (?:says|said|told me|thinks|confirmed))"
     r",?\s+(?:that\s+)?(?=(?:i|i'm|i am|i have|i've)\b)(.+)$",
     re.I,

@@ -33,8 +33,9 @@ _CLAUSE_SPLIT = re.compile(
     r"(?:keep|bear|please|make|don't)\b|(?:[a-z]+\s+)?[a-z]+\s+(?:is|are|was|were)\b)|"
     # "I love jazz, it's so relaxing", "call me Zee, nobody uses my full name": a comma before a comment
     # with a subject of its own; a day said after "it's" ("..., it's 14 September") stays with its clause
-    r",\s+(?=(?:it's|it is|that's|that is)\s+(?!\d|the\s+\d|on\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|"
-    r"oct|nov|dec)[a-z]*\b)|(?:nobody|no one|everyone|everybody)\b)|"
+    r",\s+(?=(?:it's|it is|that's|that is|that was|it was)\s+"
+    r"(?!\d|the\s+\d|on\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)|"
+    r"(?:nobody|no one|everyone|everybody)\b)|"
     # "that's too much, reply in English again": a comma before an imperative of answering in a language
     r",\s+(?=(?:please\s+)?(?:answer|reply|respond)\s+(?:to\s+me\s+)?in\s+(?-i:[A-Z]))",
     re.I,
@@ -144,6 +145,8 @@ def clauses(sentence: str) -> list[str]:
 def _clean(raw: str) -> str:
     s = _apposed(raw.strip().rstrip(".!?").strip())
     s = re.sub(r"[\u2019\u2018]", "'", s)
+    # a pictograph says how the user feels, never what is so: "vegan for 3 years now" plus a sprout
+    s = re.sub(r"\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+", "", s).strip()
     for pattern, full in _CONTRACTIONS:
         s = re.sub(pattern, full, s, flags=re.I)
     s = _LEAD.sub("", s).strip().strip(",;:- ")
@@ -168,7 +171,9 @@ def _clean(raw: str) -> str:
 
 
 _ADDITIVE_TAIL = re.compile(
-    r"(?:,?\s+(?:too|as well|also|either|as well as that)|,\s*(?:sadly|unfortunately|luckily|fortunately|"
+    # a hedge after the statement ("so pescatarian now I suppose") asserts it, and supposes nothing
+    r"(?:,?\s+(?:too|as well|also|either|as well as that|i suppose|i guess|i reckon)|"
+    r",\s*(?:sadly|unfortunately|luckily|fortunately|"
     r"thankfully|honestly|of course|believe it or not|to make (?:things|matters|it) worse|for the record|"
     r"for what it's worth|as it happens|funnily enough|by the way|btw|lol|no going back|no regrets|"
     # a condition on the remark, not the fact: "I'm 38, if that matters for the plan"
