@@ -173,3 +173,48 @@ def test_found_out_with_its_subject_dropped_and_a_place() -> None:
     assert pairs("found out at a barbecue I'm allergic to wasp stings, that was fun") == [
         ("The user is allergic to wasp stings.", About("health", "allergy wasp stings"))
     ]
+
+
+NAME = About("profile", "name")
+AGE = About("profile", "age")
+
+
+def test_a_name_and_here_after_a_greeting_introduces_the_user() -> None:
+    assert pairs("Hi, Marek here, 29, originally from Gdańsk but living in Cork.") == [
+        ("The user's name is Marek.", NAME),
+        ("The user is 29 years old.", AGE),
+        ("The user is from Gdańsk.", About("profile", "origin")),
+        ("The user lives in Cork.", HOME),
+    ]
+    # a clause with its own subject in the list is read as it is
+    assert pairs("Hiya, I'm Oona, I'm 40 and I live in Tromsø.") == [
+        ("The user's name is Oona.", NAME),
+        ("The user is 40 years old.", AGE),
+        ("The user lives in Tromsø.", HOME),
+    ]
+    # without a greeting, "X here" is no introduction
+    assert all(about != NAME for _, about in pairs("Monday here, it's raining."))
+
+
+def test_a_full_title_and_what_a_name_is_set_off_with() -> None:
+    assert pairs("I am Professor Lena Brandt, of the physics faculty.") == [
+        ("The user's name is Professor Lena Brandt.", NAME)
+    ]
+    assert pairs("I'm Katharine, with a K.") == [("The user's name is Katharine.", NAME)]
+    assert pairs("I'm Jon, spelt without an h.") == [("The user's name is Jon.", NAME)]
+    # a title alone names no one
+    assert pairs("I am Sir.") == []
+
+
+def test_a_condition_on_the_remark_without_its_comma() -> None:
+    assert pairs("im 52 btw if that changes anything") == [("The user is 52 years old.", AGE)]
+    # a condition on the fact itself still keeps nothing
+    assert pairs("I'm moving to Oslo if the job works out.") == []
+
+
+def test_a_bare_number_after_a_correction_lead_corrects_the_age_held() -> None:
+    held = {AGE: "The user is 61 years old."}
+    assert pairs("Oops, 62.", held=held) == [("The user is 62 years old.", AGE)]
+    # with no age held last, a bare number corrects nothing
+    assert pairs("Oops, 62.", held={HOME: "The user lives in Oslo."}) == []
+    assert pairs("Oops, 62.") == []

@@ -115,9 +115,17 @@ def _variant(new: str, old: str, about: About) -> bool:
     return new[:1].lower() == held_name[:1].lower()
 
 
+# "oops, 45.": a bare number after a correction lead corrects the age the thread holds
+_AGE_FIX = re.compile(r"^(?i:sorry|no|oops|wait|actually|correction|typo)[,:!]?\s+(?P<age>\d{1,3})[.!]*$")
+
+
 def from_correction(sentence: str, held: Mapping[About, str]) -> list[RuleLearning]:
     """ "Sorry, I meant Madrid": a name after a correction lead replaces the name that ends the thread's
-    latest held value (a home, a workplace, a name), or nothing when that value is no name."""
+    latest held value (a home, a workplace, a name), or nothing when that value is no name; a bare number
+    after one replaces the age, when the age is the value the thread gave last."""
+    age = About("profile", "age")
+    if (fix := _AGE_FIX.match(sentence.strip())) and held and list(held)[-1] == age:
+        return [RuleLearning(f"The user is {fix.group('age')} years old.", "fact", age, 0.8)]
     m = _CORRECTION.match(sentence.strip())
     if m is None or not held:
         return []

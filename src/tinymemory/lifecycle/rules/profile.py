@@ -23,7 +23,10 @@ from tinymemory.lifecycle.rules.people import _KIN, _NATIONALITY, named_creature
 
 # "Hi, I'm Jonas", and "hi I'm Jonas, 26, living in Graz": an introduction may list more about the user
 _GREETING_NAME = re.compile(
-    rf"^(?i:hi|hello|hey)\b[,!.]?\s+(?i:i'm|i am|this is)\s+({_NAME_RUN})"
+    # "Hey, Tomasz here, 31, ...": after a greeting, a name and "here" is an introduction too
+    rf"^(?i:hi|hello|hey|hiya)\b[,!.]?\s+"
+    rf"(?:(?i:i'm|i am|this is)\s+(?={_NAME_RUN})|(?={_NAME_RUN}\s+(?i:here)\b))"
+    rf"({_NAME_RUN})(?:\s+(?i:here))?"
     r"(?:[.!]?\s*$|,\s*(?P<rest>.+?)[.!]?$)"
 )
 
@@ -33,10 +36,14 @@ def introduced_clauses(rest: str) -> list[str]:
     user, a bare number as the age, a participle as what the user is doing, a verb of living or working
     as the user's, and a post held at a named organisation ("UX designer at Showpad") as the user's."""
     out: list[str] = []
-    for item in re.split(r",\s*|\s+and\s+", rest):
+    for item in re.split(r",\s*|\s+(?:and|but)\s+", rest):
         item = item.strip().rstrip(".!")
         if re.fullmatch(r"\d{1,3}", item) or re.match(r"^\w+ing\b", item):
             out.append(f"I am {item}")
+        elif re.match(r"^(?:i|i'm|we)\b", item, re.I):
+            out.append(item)  # "Hiya, I'm Niamh, I'm 33 and I live in Belfast": a clause with its subject
+        elif re.match(r"^(?:originally\s+)?from\s+(?-i:[A-Z])", item, re.I):
+            out.append(f"I am {item}")  # "originally from Porto": where the user comes from
         elif re.match(r"^(?:live|work|grew up|come from)\s", item, re.I):
             out.append(f"I {item}")
         elif re.match(rf"^(?!(?:a|an|the)\s)[\w-]+(?:\s+[\w-]+){{0,2}}\s+at\s+{_NAME_RUN}$", item):
@@ -53,7 +60,7 @@ _ABOUT_ME = re.compile(r"^(?:[\w' ]{0,30}\s)?(?i:about|on)\s+(?i:me|myself)\s*:\
 # referred to as a name is asking for it.
 _CALLED = r"(?:called|addressed as|known as|referred to as)"
 # a title of address keeps its full stop inside the name: "Dr. Abena Mensah", "Ms Ortiz"
-_TITLE = r"(?:Dr|Mr|Mrs|Ms|Mx|Prof)"
+_TITLE = r"(?:Dr|Mr|Mrs|Ms|Mx|Prof|Professor|Doctor|Dame|Sir|Rev|Revd)"
 _TITLED_NAME = rf"(?!{_TITLE}\b\.?+(?!\s+[A-Z]))((?:{_TITLE}\.?\s+)?{_NAME_RUN})"
 _NAME = re.compile(
     # chat drops the article of "the name's Caitlin" as it drops a subject
@@ -100,7 +107,10 @@ def _name(name: str) -> RuleLearning:
 # an introduction may close on a greeting formula: "I'm Laura Finch, nice to meet you"
 _BARE_NAME = re.compile(
     rf"^(?i:i am)\s+{_TITLED_NAME}"
-    r"(?:,?\s+(?i:(?:(?:it is|it's)\s+)?(?:nice|pleased|good|great|lovely)\s+to\s+meet\s+you))?$"
+    r"(?:,?\s+(?i:(?:(?:it is|it's)\s+)?(?:nice|pleased|good|great|lovely)\s+to\s+meet\s+you))?"
+    # how the name is spelled, or what the holder of a title belongs to, set off after it: "I'm Elisabeth,
+    # with an s", "I am Professor Ana Reis, of the history department"
+    r"(?:,\s+(?i:with\s+an?\s+[a-z]|spelt\s+[\w -]+|spelled\s+[\w -]+|of\s+the\s+[\w -]+))?$"
 )
 _NOT_NAMES = frozenset(
     [

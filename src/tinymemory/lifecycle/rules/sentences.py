@@ -176,9 +176,11 @@ _ADDITIVE_TAIL = re.compile(
     r",\s*(?:sadly|unfortunately|luckily|fortunately|"
     r"thankfully|honestly|of course|believe it or not|to make (?:things|matters|it) worse|for the record|"
     r"for what it's worth|as it happens|funnily enough|by the way|btw|lol|no going back|no regrets|"
-    # a condition on the remark, not the fact: "I'm 38, if that matters for the plan"
-    r"if (?:that|it|this) (?:matters|helps)(?:\s+(?:for|to|with)\s+[\w' -]+)?|"
     r"haha)|"
+    # a condition on the remark, not the fact, with or without its comma: "I'm 38, if that matters for the
+    # plan", "I'm 44 btw if that changes the advice"; and a chat particle at the end
+    r",?\s+(?:(?:btw|by the way|fyi)\s+)?if (?:that|it|this) "
+    r"(?:matters|helps|changes|affects|makes a difference)(?:\s+[\w' -]+)?|\s+(?:btw|fyi|lol|haha)|"
     # a relative clause on the whole statement comments on it: "lactose intolerant, which makes ... tricky"
     r",\s*which\s+(?:makes|means|made|meant|is|was|has been)\b[^,]*|"
     # a sentence adverb set off after the value comments on it: "allergic to peaches, annoyingly"
