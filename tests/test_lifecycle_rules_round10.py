@@ -218,3 +218,49 @@ def test_a_bare_number_after_a_correction_lead_corrects_the_age_held() -> None:
     # with no age held last, a bare number corrects nothing
     assert pairs("Oops, 62.", held={HOME: "The user lives in Oslo."}) == []
     assert pairs("Oops, 62.") == []
+
+
+def test_a_liking_with_its_subject_dropped() -> None:
+    assert pairs("can't stand musicals though") == [
+        ("The user cannot stand musicals.", About("preference", "musicals"))
+    ]
+    assert pairs("Hate crowds.") == [("The user hates crowds.", About("preference", "crowds"))]
+    # "love" and "hate" are nouns too, and "love you" is no liking kept
+    assert pairs("Love and patience go a long way.") == []
+    assert pairs("Love you!") == []
+    assert pairs("Love the idea.") == []
+
+
+def test_things_liked_listed_after_a_colon() -> None:
+    assert pairs("Three things I love: jazz, rain and coffee.") == [
+        ("The user loves jazz, rain and coffee.", About("preference", "jazz"))
+    ]
+    # things of another verb are no likings
+    assert all(a is None or a.kind != "preference" for _, a in pairs("Things I need: a holiday and sleep."))
+
+
+def test_a_favourite_asked_of_oneself_and_answered() -> None:
+    assert pairs("favourite season? autumn, always has been") == [
+        ("The user's favourite season is autumn.", About("preference", "season"))
+    ]
+    # a question to the assistant about a favourite stays a question
+    assert pairs("What's your favourite season? Mine is autumn.") == []
+
+
+def test_an_aside_before_but_is_no_subject_of_what_follows() -> None:
+    assert clauses("don't laugh but I use Vim these days") == ["don't laugh", "I use Vim these days"]
+    # a short subject still joins its verb: "Sam and I ..."
+    assert clauses("Sam and I moved to Oslo") == ["Sam and I moved to Oslo"]
+
+
+def test_never_before_a_past_tense_tells_of_the_user() -> None:
+    assert pairs("Gave up sugar in May and never went back.") == []
+    assert pairs("Never had a chance to see it.") == []
+    kept = [("Never use semicolons.", About("instruction", "use semicolons"))]
+    assert pairs("Never use semicolons.") == kept
+
+
+def test_an_activity_on_a_schedule_with_a_time_of_the_day() -> None:
+    assert pairs("I go swimming most mornings before work, it keeps me calm.") == [
+        ("The user goes swimming most mornings before work.", About("preference", "swimming"))
+    ]

@@ -92,8 +92,10 @@ def extract(
     replaces it. `held` maps each subject earlier turns gave a value to its latest text, oldest first,
     so "Boeing, not Airbus" or "we left Dubai" changes the subject whose value it names."""
     out: list[RuleLearning] = []
+    # "favourite colour? purple": a choice asked of oneself and answered is the choice said
+    text = _ASKED_AND_ANSWERED.sub(r"\1 is ", text)
     for raw in _SENTENCES.split(text):
-        sentence = raw.strip()
+        sentence = _THINGS_LISTED.sub(r"I \g<verb> \g<list>", raw.strip())
         if not sentence:
             continue
         if sentence.endswith("?"):
@@ -127,6 +129,9 @@ def extract(
             if not found and n == 0 and _PARTICIPLE_FIRST.match(clause):
                 # "Living in Bristol with ...": a participle of living or working with its subject dropped
                 found = _facts(f"I am {clause[:1].lower()}{clause[1:]}", said_at, known or {}, held or {})
+            elif not found and n == 0 and _LIKING_DROPPED.match(clause):
+                # "can't stand podcasts": chat drops the subject of a liking too
+                found = _facts(f"I {clause[:1].lower()}{clause[1:]}", said_at, known or {}, held or {})
             elif not found and n == 0 and _SUBJECT_DROPPED.match(clause):
                 # "Started at BMW this week": chat drops the subject of a verb of change; the facts are
                 # the user's, but no note is kept of a clause whose subject was never said
@@ -148,6 +153,26 @@ def _held_form(found: RuleLearning, held: Mapping[About, str]) -> RuleLearning:
     return replace(found, about=same[-1]) if same else found
 
 
+_ASKED_AND_ANSWERED = re.compile(
+    r"(?:^|(?<=[.!]\s))((?:my\s+)?(?:all-time\s+)?(?:favou?rite|fave|go-to)\s+[a-z][\w -]{0,30}?)\?\s+(?=\w)",
+    re.I,
+)
+# "Two things I can't stand: olives and mayonnaise": things a verb of liking takes, listed after a colon
+_THINGS_LISTED = re.compile(
+    r"^(?:(?:the\s+)?(?:two|three|four|a few|some|the)\s+)?things\s+i\s+"
+    r"(?P<verb>(?:really\s+)?(?:love|like|hate|adore|enjoy|loathe|detest|can't stand|cannot stand|"
+    r"can't live without))\s*:\s*(?P<list>.+)$",
+    re.I,
+)
+# a verb of liking with its subject dropped, before a bare noun (not "love you", not "love the idea"); as
+# "love" and "hate" are nouns too ("love and acceptance ..."), they take only a bare plural of a word or two
+_LIKING_DROPPED = re.compile(
+    r"^(?:(?:really|absolutely|honestly|genuinely)\s+)?"
+    r"(?:(?:can't stand|cannot stand|can't bear|loathe|detest|can't get enough of)\s+"
+    r"(?!(?:it|you|that|this|them|him|her|me|us|u|ya|the|a|an|your|his|their|our|my|"
+    r"how|what|when|where|why|to|being)\b)[a-z]|(?:love|hate|adore)\s+(?:[a-z-]+\s+)?[a-z-]+s$)",
+    re.I,
+)
 _PARTICIPLE_FIRST = re.compile(
     r"^(?:(?:currently|now|still)\s+)?(?:living|based|working)\s+(?:in|at|as|for)\s", re.I
 )

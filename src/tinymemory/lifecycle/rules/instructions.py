@@ -19,7 +19,10 @@ _ADDRESSED = re.compile(
 )
 _ALWAYS = re.compile(
     r"^(?:from now on,?\s+|going forward,?\s+|in (?:the )?future,?\s+|by default,?\s+)?"
-    r"(always|never)\s+(.+)$",
+    # an imperative's verb is in its base form: "never went back" tells of the user, orders nothing
+    r"(always|never)\s+(?!(?:went|did|was|were|had|got|came|saw|made|took|felt|knew|thought|said|"
+    r"left|ate|drank|gave|found|told|became|began|heard|kept|moved|returned|bothered|managed|liked|wanted|"
+    r"needed|tried|stopped|recovered|finished|started|looked)\b)(.+)$",
     re.I,
 )
 _DONT_EVER = re.compile(

@@ -35,7 +35,7 @@ _CLAUSE_SPLIT = re.compile(
     # with a subject of its own; a day said after "it's" ("..., it's 14 September") stays with its clause
     r",\s+(?=(?:it's|it is|that's|that is|that was|it was)\s+"
     r"(?!\d|the\s+\d|on\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)|"
-    r"(?:nobody|no one|everyone|everybody)\b)|"
+    r"(?:nobody|no one|everyone|everybody)\b|(?:it|that)\s+(?:keeps|makes|helps|gives|gets)\s+me\b)|"
     # "that's too much, reply in English again": a comma before an imperative of answering in a language
     r",\s+(?=(?:please\s+)?(?:answer|reply|respond)\s+(?:to\s+me\s+)?in\s+(?-i:[A-Z]))",
     re.I,
@@ -122,8 +122,12 @@ def clauses(sentence: str) -> list[str]:
     for part in _CLAUSE_SPLIT.split(sentence):
         # "Sam and I ...", "My wife and I ...", "My husband Tom and I ...": a subject of one or two words,
         # or a relative or a pet with a name, is not a clause of its own
+        # ("don't judge, but I ..." is an aside of its own, not a subject)
         if parts and (
-            (len(parts[-1].split()) <= 2 and not re.match(r"^(?:i|we)\b", parts[-1], re.I))
+            (
+                len(parts[-1].split()) <= 2
+                and not re.match(r"^(?:i|we|don't|do not|please|not|no)\b", parts[-1], re.I)
+            )
             or _NAMED_KIN.match(parts[-1])
         ):
             parts[-1] = f"{parts[-1]} and {part}"
@@ -172,11 +176,11 @@ def _clean(raw: str) -> str:
 
 _ADDITIVE_TAIL = re.compile(
     # a hedge after the statement ("so pescatarian now I suppose") asserts it, and supposes nothing
-    r"(?:,?\s+(?:too|as well|also|either|as well as that|i suppose|i guess|i reckon)|"
+    r"(?:,?\s+(?:too|as well|also|either|as well as that|i suppose|i guess|i reckon|though)|"
     r",\s*(?:sadly|unfortunately|luckily|fortunately|"
     r"thankfully|honestly|of course|believe it or not|to make (?:things|matters|it) worse|for the record|"
     r"for what it's worth|as it happens|funnily enough|by the way|btw|lol|no going back|no regrets|"
-    r"haha)|"
+    r"haha|always (?:has|have) been|always was|ever since)|"
     # a condition on the remark, not the fact, with or without its comma: "I'm 38, if that matters for the
     # plan", "I'm 44 btw if that changes the advice"; and a chat particle at the end
     r",?\s+(?:(?:btw|by the way|fyi)\s+)?if (?:that|it|this) "
