@@ -264,3 +264,72 @@ def test_an_activity_on_a_schedule_with_a_time_of_the_day() -> None:
     assert pairs("I go swimming most mornings before work, it keeps me calm.") == [
         ("The user goes swimming most mornings before work.", About("preference", "swimming"))
     ]
+
+
+def test_a_parent_s_title_as_the_subject_is_the_user_s_parent() -> None:
+    assert pairs("Mum turns 70 on 3 May.") == [
+        ("The user's mum's birthday is 3 May.", About("date", "mom birthday"))
+    ]
+    # the title said to the parent, set off by a comma, is an address
+    assert pairs("Mum, I turn 70 on 3 May.") != [
+        ("The user's mum's birthday is 3 May.", About("date", "mom birthday"))
+    ]
+
+
+def test_a_relative_s_birthday_as_a_heading() -> None:
+    assert pairs("Husband's birthday: March 3.") == [
+        ("The user's husband's birthday is March 3.", About("date", "husband birthday"))
+    ]
+
+
+def test_born_said_without_i_was_and_with_the_day_straight_after() -> None:
+    born = [("The user was born on 4th May 1990.", About("profile", "birthday"))]
+    assert pairs("born 4th May 1990, if you need it for the chart") == born
+    assert pairs("I was born 4th May 1990.") == born
+    # a year alone is no birthday
+    assert pairs("I was born in 1990.") == [("The user was born in 1990.", About("profile", "birth year"))]
+
+
+def test_the_spouse_a_bracketed_name_and_me_and() -> None:
+    assert pairs("Me and the husband (Olu) are thinking about moving.") == [
+        ("The user's husband is Olu.", About("family", "husband"))
+    ]
+    # "the wife" of someone else named is not the user's
+    assert all(a != About("family", "wife") for _, a in pairs("The wife of my boss is Ana."))
+
+
+def test_a_relative_set_off_by_the_name_after_it() -> None:
+    assert pairs("Our little one, Ada, is only 3.") == [
+        ("The user's little one is Ada.", About("family", "child ada"))
+    ]
+
+
+def test_a_relative_the_user_names_in_someone_else_s_clause() -> None:
+    assert pairs("My aunt is visiting, and she's brought my nephew Kai along.")[-1] == (
+        "The user's nephew is Kai.",
+        About("family", "nephew kai"),
+    )
+    # someone else's relative is not the user's
+    assert pairs("She's brought her nephew Kai along.") == []
+
+
+def test_pets_added_with_a_clause_of_naming_or_an_unchanged_plural() -> None:
+    assert pairs("plus a tabby, her name's Miso") == [
+        ("The user has a tabby named Miso.", About("pet", "miso"))
+    ]
+    assert pairs("and three goldfish, Tic, Tac and Toe, obviously") == [
+        ("The user has a goldfish named Tic.", About("pet", "tic")),
+        ("The user has a goldfish named Tac.", About("pet", "tac")),
+        ("The user has a goldfish named Toe.", About("pet", "toe")),
+    ]
+
+
+def test_rest_in_peace_tells_of_a_bound_or_titled_death() -> None:
+    known = {"biscuit": About("pet", "biscuit")}
+    assert pairs("RIP Biscuit :( such a good boy", known=known)[0] == (
+        "Biscuit died.",
+        About("pet", "biscuit"),
+    )
+    assert pairs("RIP Grandpa Joe.") == [("Grandpa Joe died.", About("family", "grandfather joe"))]
+    # a name no turn bound and no title names is no death the rules can place
+    assert pairs("RIP Prince.") == []

@@ -283,6 +283,10 @@ _LOST_NAMED = re.compile(
     rf"(?:(?P<title>(?i:{_KIN}))\s+)?(?P<name>{_NAME_WORD})(?:\s+(?i:in|on|at|last|this|yesterday|today|"
     rf"two|a few|after)\b.*)?$"
 )
+# "RIP Gus": wishing a bound or titled name rest in peace tells of its death
+_RIP = re.compile(
+    rf"^(?i:rip|r\.i\.p\.?|rest in peace)\s*,?\s+(?:(?P<title>(?i:{_KIN}))\s+)?(?P<name>{_NAME_WORD})\b"
+)
 # "We had to put Rex down", "we had Rex put to sleep", "I had to put my dog Rex to sleep": a pet put down
 _PUT_DOWN = re.compile(
     rf"^(?i:i|we)\s+(?i:(?:just|sadly|finally)\s+)?(?i:(?:have\s+)?had\s+to\s+)?(?i:put|have|had)\s+"
@@ -319,7 +323,7 @@ def _bound_name(s: str, known: Mapping[str, About]) -> list[RuleLearning]:
         else:
             about, text = known.get(name.lower()), f"{name} died."
         return [] if about is None else [RuleLearning(text, "fact", about, 0.8, named=name)]
-    m = _NAME_DIED.match(s) or _LOST_NAMED.match(s)
+    m = _NAME_DIED.match(s) or _LOST_NAMED.match(s) or _RIP.match(s)
     if m is None:
         return []
     name = m.group("name")
@@ -375,7 +379,8 @@ def _clause(s: str, said_at: datetime) -> list[RuleLearning]:
     ):
         return []  # a wish or a condition, but "I'd rather you called me Jo" asks for a name
     if _PLAN.search(s):
-        return _event(s, said_at)
+        # a relative named in a plan is the user's all the same: "my wife Shona and I are thinking of ..."
+        return _kin_named_in(s) + _event(s, said_at)
     # the facts read without a fronted time phrase; events keep it
     bare = birthday_said(_begun(_stopped(_unfronted(s))))
     if _NEGATION.search(bare):

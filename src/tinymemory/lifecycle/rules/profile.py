@@ -242,7 +242,10 @@ _ORIGIN = re.compile(
     r"come from|was raised in)\s+(.+)$",
     re.I,
 )
-_BORN = re.compile(r"^i\s+was born\s+(on|in)\s+(.+)$", re.I)
+# "born 23rd Jan 1988": a day of the month straight after "born" is the day born on
+_BORN = re.compile(
+    r"^i\s+(?:was\s+)?born\s+(?:(on|in)\s+|(?=(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s))(.+)$", re.I
+)
 
 
 def _place(text: str) -> str:
@@ -326,7 +329,7 @@ def _where(s: str) -> list[RuleLearning]:
             return [
                 RuleLearning(f"The user was born on {value}.", "fact", About("profile", "birthday"), 0.85)
             ]
-        if m.group(1).lower() == "on":
+        if (m.group(1) or "").lower() == "on":
             # "born on Christmas Eve" names a day; "born on a farm" names neither a day nor a named place
             if what[:1].isupper():
                 value = _VALUE_END.split(what, maxsplit=1)[0].strip(", ")

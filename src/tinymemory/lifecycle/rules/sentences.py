@@ -30,7 +30,7 @@ _CLAUSE_SPLIT = re.compile(
     # "I live in Leeds so it rains a lot", "..., so keep that in mind": a consequence with a subject of its
     # own, or an imperative, is a clause of its own ("so pescatarian, really" concludes the clause before)
     r"(?:,\s*|\s+)so\s+(?=(?:it|it's|they|he|she|you|there|that|this|these|those|the|his|her|their|your)\b|"
-    r"(?:keep|bear|please|make|don't)\b|(?:[a-z]+\s+)?[a-z]+\s+(?:is|are|was|were)\b)|"
+    r"(?:keep|bear|please|make|don't)\b|(?:[a-z]+\s+)?[a-z]+\s+(?:is|are|was|were|isn't|aren't|wasn't|weren't)\b)|"
     # "I love jazz, it's so relaxing", "call me Zee, nobody uses my full name": a comma before a comment
     # with a subject of its own; a day said after "it's" ("..., it's 14 September") stays with its clause
     r",\s+(?=(?:it's|it is|that's|that is|that was|it was)\s+"
@@ -56,7 +56,9 @@ _ELLIPSIS_SPLIT = re.compile(
 _SUBJECT_DROPPED = re.compile(
     r"^(?:(?:just|finally|recently|officially)\s+)?(?:moved|relocated|quit|left|joined|started|switched|"
     # "Turned 30 yesterday": an age reached is a change too
-    r"retired|became|adopted|rescued|turned(?=\s+\d))\b(?!\s+(?:it|that|this|raining|snowing)\b)",
+    r"retired|became|adopted|rescued|turned(?=\s+\d))\b(?!\s+(?:it|that|this|raining|snowing)\b)|"
+    # "born 23rd Jan 1988": a birth, said without "I was"
+    r"^born(?=\s+(?:on\s+|in\s+)?(?:the\s+)?\d)",
     re.I,
 )
 # any verb in the past, said without its subject: "Finally caved and switched editors: ..."
@@ -89,6 +91,35 @@ _NAMED_NEXT = re.compile(
     r"(?:'s|\s+is))\s+(?-i:([A-Z][\w'-]*))$",
     re.I,
 )
+
+
+# "Dad turns 65 on ...": a parent's or grandparent's title, capitalised, as the subject is the user's own
+_TITLE_SUBJECT = re.compile(
+    r"^(?-i:(Mum|Mom|Mam|Dad|Grandma|Grandpa|Gran|Granny|Nan|Nana|Grandad|Granddad))(?=(?:'s)?\s+(?-i:[a-z]))"
+)
+# "Wife's birthday: July 9": a relative's birthday with the "my" and the verb dropped, as a heading
+_KIN_BIRTHDAY_HEAD = re.compile(
+    rf"^(?:(?i:my|our)\s+)?(?P<kin>(?i:{_KIN}))'s\s+(?i:birthday|bday)\s*(?:[:\u2013-]\s*|\s(?i:is)\s+)"
+)
+# "Me and the wife (Shona) are ...": "me and X" is "X and I", "the wife" is the user's, and a name in
+# brackets after a relative is the relative's
+_ME_AND = re.compile(r"^(?i:me and)\s+(?P<who>.{1,40}?)\s+(?P<verb>(?i:are|were|have|had|got|went))\b")
+_THE_SPOUSE = re.compile(r"\b(?i:the)\s+(?=(?i:wife|husband|missus|missis|other half)\b)")
+_BRACKETED_NAME = re.compile(rf"\b(?P<kin>(?i:{_KIN}|{_PETS}))\s*\((?P<name>[A-Z][\w'-]*)\)")
+# "Our little one, Isla, is only 2": a relative set off by the name after it is "my <relative> <Name>"
+_NAME_AFTER = re.compile(
+    rf"^(?P<rel>(?i:my|our)\s+(?:[a-z-]+\s+)?(?i:{_KIN}|{_PETS})),\s+(?P<name>[A-Z][\w'-]*),\s+(?=[a-z])"
+)
+
+
+def _kin_said(s: str) -> str:
+    """The forms chat uses for one's relatives, in the plain form the family rules read."""
+    s = _TITLE_SUBJECT.sub(r"my \1", s)
+    s = _KIN_BIRTHDAY_HEAD.sub(lambda m: f"my {m.group('kin')}'s birthday is ", s)
+    s = _THE_SPOUSE.sub("my ", s)
+    s = _BRACKETED_NAME.sub(r"\g<kin> \g<name>", s)
+    s = _NAME_AFTER.sub(r"\g<rel> \g<name> ", s)
+    return _ME_AND.sub(lambda m: f"{m.group('who')} and I {m.group('verb')}", s)
 
 
 def _apposed(sentence: str) -> str:
@@ -153,6 +184,7 @@ def _clean(raw: str) -> str:
     s = re.sub(r"\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+", "", s).strip()
     for pattern, full in _CONTRACTIONS:
         s = re.sub(pattern, full, s, flags=re.I)
+    s = _kin_said(s)
     s = _LEAD.sub("", s).strip().strip(",;:- ")
     # a sentence adverb set off by commas inside a clause adds nothing: "to codeine and, weirdly, to avocado"
     s = re.sub(r",\s*(?-i:[a-z]+ly)\s*,\s*", " ", s)
@@ -184,7 +216,8 @@ _ADDITIVE_TAIL = re.compile(
     # a condition on the remark, not the fact, with or without its comma: "I'm 38, if that matters for the
     # plan", "I'm 44 btw if that changes the advice"; and a chat particle at the end
     r",?\s+(?:(?:btw|by the way|fyi)\s+)?if (?:that|it|this) "
-    r"(?:matters|helps|changes|affects|makes a difference)(?:\s+[\w' -]+)?|\s+(?:btw|fyi|lol|haha)|"
+    r"(?:matters|helps|changes|affects|makes a difference)(?:\s+[\w' -]+)?|"
+    r",?\s+if you need (?:that|it|this)(?:\s+(?:for|to)\s+[\w' -]+)?|\s+(?:btw|fyi|lol|haha)|"
     # a relative clause on the whole statement comments on it: "lactose intolerant, which makes ... tricky"
     r",\s*which\s+(?:makes|means|made|meant|is|was|has been)\b[^,]*|"
     # a sentence adverb set off after the value comments on it: "allergic to peaches, annoyingly"
