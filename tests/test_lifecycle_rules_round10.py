@@ -333,3 +333,59 @@ def test_rest_in_peace_tells_of_a_bound_or_titled_death() -> None:
     assert pairs("RIP Grandpa Joe.") == [("Grandpa Joe died.", About("family", "grandfather joe"))]
     # a name no turn bound and no title names is no death the rules can place
     assert pairs("RIP Prince.") == []
+
+
+RELATIONSHIP = About("profile", "relationship")
+
+
+def test_an_aside_of_one_or_two_words_is_no_subject() -> None:
+    assert clauses("car's packed and I'm settled in Leeds now") == [
+        "car's packed",
+        "I am settled in Leeds now",
+    ]
+    assert clauses("surprise, and we moved to Oslo") == ["surprise", "we moved to Oslo"]
+    assert pairs("I'm properly settled in Leeds.") == [("The user lives in Leeds.", HOME)]
+
+
+def test_been_and_born_said_without_their_subject() -> None:
+    assert pairs("Been married for ten years and still happy.") == [("The user is married.", RELATIONSHIP)]
+    assert pairs("been seeing Noor since the spring") == [("The user is dating Noor.", RELATIONSHIP)]
+    # "been" before anything else is no state of the user's kept
+    assert pairs("Been raining all day.") == []
+
+
+def test_remarried_is_married() -> None:
+    assert pairs("I got remarried last year, to Tomas.")[0][1] == RELATIONSHIP
+    assert "married" in pairs("I got remarried last year, to Tomas.")[0][0]
+
+
+def test_a_lead_before_a_colon_may_be_hyphenated_or_longer() -> None:
+    assert pairs("fast-forward: we got engaged in June") == [("The user is engaged.", RELATIONSHIP)]
+    assert pairs("Should tell you really: we got engaged.") == [("The user is engaged.", RELATIONSHIP)]
+
+
+def test_moved_again_with_the_place_and_no_to() -> None:
+    assert pairs("We've relocated again, Porto this time.") == [("The user lives in Porto.", HOME)]
+    assert pairs("I moved to Leeds from York.") == [("The user lives in Leeds.", HOME)]
+
+
+def test_a_list_about_the_user_holds_states_posts_and_creatures() -> None:
+    assert pairs("About me: nurse at a care home, 41, single, and there's a cat called Pip.") == [
+        ("The user works as a nurse.", About("profile", "role")),
+        ("The user is 41 years old.", About("profile", "age")),
+        ("The user is single.", RELATIONSHIP),
+        ("The user has a cat named Pip.", About("pet", "pip")),
+    ]
+
+
+def test_a_favourite_set_as_a_heading() -> None:
+    assert pairs("Favourite band: Blur.") == [
+        ("The user's favourite band is Blur.", About("preference", "band"))
+    ]
+
+
+def test_a_slip_of_the_rules_own_words_is_read_as_the_word() -> None:
+    assert pairs("my nmae is Ilse") == [("The user's name is Ilse.", About("profile", "name"))]
+    assert pairs("finaly moved to Turin") == [("The user lives in Turin.", HOME)]
+    # a slip that spells another word is that word
+    assert pairs("The upload was retried twice.") == []

@@ -135,7 +135,10 @@ def extract(
             elif not found and n == 0 and _SUBJECT_DROPPED.match(clause):
                 # "Started at BMW this week": chat drops the subject of a verb of change; the facts are
                 # the user's, but no note is kept of a clause whose subject was never said
-                found = _facts(f"I {clause[:1].lower()}{clause[1:]}", said_at, known or {}, held or {})
+                # the auxiliary dropped with it comes back too: "been single ..." is "I have been single ..."
+                aux = {"been": "have ", "born": "was "}.get(clause.split()[0].lower(), "")
+                said = f"I {aux}{clause[:1].lower()}{clause[1:]}"
+                found = _facts(said, said_at, known or {}, held or {})
             elif not found and notes:
                 found = _note(clause)
             out.extend(_held_form(_scoped(f, known or {}), held or {}) for f in found)
@@ -154,7 +157,9 @@ def _held_form(found: RuleLearning, held: Mapping[About, str]) -> RuleLearning:
 
 
 _ASKED_AND_ANSWERED = re.compile(
-    r"(?:^|(?<=[.!]\s))((?:my\s+)?(?:all-time\s+)?(?:favou?rite|fave|go-to)\s+[a-z][\w -]{0,30}?)\?\s+(?=\w)",
+    # or set as a heading: "favourite film: Jaws"
+    r"(?:^|(?<=[.!]\s))((?:my\s+)?(?:all-time\s+)?(?:favou?rite|fave|go-to)\s+[a-z][\w -]{0,30}?)"
+    r"\s*[?:]\s+(?=\w)",
     re.I,
 )
 # "Two things I can't stand: olives and mayonnaise": things a verb of liking takes, listed after a colon

@@ -19,9 +19,10 @@ _LEAD = re.compile(
     r"i mean|"
     r"in fact|anyway|anyways|oops|whoops|wait|heads up|just|plus|then|now|i meant|what i meant is|sadly|"
     r"unfortunately|luckily|fortunately|thankfully|honestly|long story short)\b[,:;!.-]?\s*|"
-    # an imperative before a colon is the clause, its examples after: "use British spelling: colour"
-    r"^(?![^:]*\b(?:i|we|my|our|have|has|had|is|are|was|were)\b)"
-    r"(?!(?:use|write|keep|give|answer|reply|format|stick|skip|avoid|put|show)\b)[\w' ]{1,24}:\s+|"
+    # an imperative before a colon is the clause, its examples after: "use British spelling: colour"; a
+    # lead joined by "and" is a clause too ("relented and switched editors: ...")
+    r"^(?![^:]*\b(?:i|we|my|our|have|has|had|is|are|was|were|and)\b)"
+    r"(?!(?:use|write|keep|give|answer|reply|format|stick|skip|avoid|put|show)\b)[\w' -]{1,30}:\s+|"
     # a lead with a name inside it is a clause of its own: "Huge Radiohead fan, I've seen them twice"
     r"^(?!(?:i|we)\s)(?![\w']+\s+(?:[\w']+\s+)?(?-i:[A-Z]))(?:[a-z']+\s+){0,2}[a-z']+,\s+"
     r"(?=(?:i|we|my|our|correction|actually)\b))+",
@@ -46,7 +47,7 @@ _VALUE_END = re.compile(
     r"some)\s+)?\w+\s+ago\b|\s(?:recently|yesterday|today|tonight|lately|"
     r"because|since|when|after|before|so that|which|where|and i|but i|and we|but we|with my|with our|"
     r"with (?:a|an|the|two|three|my|our) (?:[\w-]+ ){1,3}?(?:called|named)|"
-    r"for work|for good|for a while|for now|full[- ]time|part[- ]time|at the moment|according to|"
+    r"for work|for good|for a while|for now|this time|full[- ]time|part[- ]time|at the moment|according to|"
     r"over the (?:summer|winter|spring|autumn|weekend|holidays|past|last)|at the (?:start|end) of|"
     r"earlier this|later this|in the (?:morning|mornings|evening|evenings|afternoon|afternoons)|at night|"
     r"at (?:the )?weekends?|on (?:the )?weekends?|"

@@ -129,7 +129,7 @@ _RELATIONSHIP = re.compile(
     r"(?:(?:just|recently|finally|officially|now|still|happily)\s+)*"
     r"(?:(?:am|are|is|'m|'re)\s+(?:(?:now|still|officially|finally|happily|recently)\s+)*"
     r"(?:(?P<getting>getting)\s+)?|(?P<got>got|get)\s+|(?:have|has)\s+been\s+|have\s+|has\s+)?"
-    r"(?P<state>married|engaged|divorced|separated|single|widowed|together|dating|seeing|"
+    r"(?P<state>married|remarried|re-married|engaged|divorced|separated|single|widowed|together|dating|seeing|"
     r"in a relationship|broke up|split up|broken up|"
     # idioms of marrying, "going out with", partings in progress and partings decided
     r"tied the knot|hitched|eloped|going out|going steady|separating|splitting up|breaking up|"
@@ -176,6 +176,8 @@ _STATE_TEXT = {
     "a couple": "is in a relationship",
     "officially a couple": "is in a relationship",
     "tied the knot": "is married",
+    "remarried": "is married",
+    "re-married": "is married",
     "hitched": "is married",
     "eloped": "is married",
     "going out": "is dating",
@@ -199,6 +201,8 @@ _DECIDED = {
 }
 _PARTNER_PREP = {
     "married": "to",
+    "remarried": "to",
+    "re-married": "to",
     "engaged": "to",
     "divorced": "from",
     "separated": "from",

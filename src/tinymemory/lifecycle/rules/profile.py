@@ -21,6 +21,10 @@ from tinymemory.lifecycle.rules.people import _KIN, _NATIONALITY, named_creature
 
 # names --------------------------------------------------------------------------------------------------
 
+_LISTED_STATE = r"(?:happily\s+)?(?:married|single|engaged|divorced|separated|widowed)"
+_THERE_IS_NAMED = r"there(?:'s| is)\s+(?P<what>an?\s+[\w -]+?\s+(?:called|named)\s+.+)"
+
+
 # "Hi, I'm Jonas", and "hi I'm Jonas, 26, living in Graz": an introduction may list more about the user
 _GREETING_NAME = re.compile(
     # "Hey, Tomasz here, 31, ...": after a greeting, a name and "here" is an introduction too
@@ -37,9 +41,15 @@ def introduced_clauses(rest: str) -> list[str]:
     as the user's, and a post held at a named organisation ("UX designer at Showpad") as the user's."""
     out: list[str] = []
     for item in re.split(r",\s*|\s+(?:and|but)\s+", rest):
-        item = item.strip().rstrip(".!")
+        item = re.sub(r"^(?:and|plus)\s+", "", item.strip().rstrip(".!"), flags=re.I)
         if re.fullmatch(r"\d{1,3}", item) or re.match(r"^\w+ing\b", item):
             out.append(f"I am {item}")
+        elif re.fullmatch(_LISTED_STATE, item, re.I):
+            out.append(f"I am {item}")  # "38, married, ...": a relationship state in the list
+        elif m := re.fullmatch(_THERE_IS_NAMED, item, re.I):
+            out.append(f"I have {m.group('what')}")  # "there's a dog called Roxy": in a list about the user
+        elif re.match(r"^(?!(?:a|an|the)\s)[a-z-]+(?:\s+[a-z-]+)?\s+(?:at|in)\s+(?:a|an|the)\s", item):
+            out.append(f"I am {_article(item)}")  # "maths teacher at a secondary school": a post held
         elif re.match(r"^(?:i|i'm|we)\b", item, re.I):
             out.append(item)  # "Hiya, I'm Niamh, I'm 33 and I live in Belfast": a clause with its subject
         elif re.match(r"^(?:originally\s+)?from\s+(?-i:[A-Z])", item, re.I):
@@ -163,6 +173,8 @@ _HOME = re.compile(
     # an adverb of repetition changes none either: "we've moved again, to Darwin"
     r"(?:\s+(?:again|once more|once again|for good|permanently),?)?"
     r"(?:\s+from\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)?\s+to|"
+    # the place set after "again" with no "to": "we've relocated again, Galway this time"
+    r"(?:have\s+)?(?:moved|relocated)\s+(?:again|once more|once again),(?=\s+(?-i:[A-Z]))|"
     r"(?:have\s+|are\s+|am\s+)?(?:settled|settling)\s+(?:down\s+)?(?:into\s+life\s+)?in|"
     r"(?:am\s+|are\s+)(?:all\s+|finally\s+)?unpacked\s+in|"
     r"(?:am\s+|are\s+)?(?:renting|rent)\s+in|(?:have\s+)?made the (?:big\s+)?move to|"
@@ -243,14 +255,14 @@ _ORIGIN = re.compile(
     re.I,
 )
 # "born 23rd Jan 1988": a day of the month straight after "born" is the day born on
-_BORN = re.compile(
-    r"^i\s+(?:was\s+)?born\s+(?:(on|in)\s+|(?=(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s))(.+)$", re.I
-)
+_BORN = re.compile(r"^i\s+was born\s+(?:(on|in)\s+|(?=(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s))(.+)$", re.I)
 
 
 def _place(text: str) -> str:
     value = _VALUE_END.split(_TRAIL.sub("", text), maxsplit=1)[0].strip()
     value = re.sub(r"^(?:here in|here to|over in)\s+", "", value, flags=re.I)
+    # "moved to Cardiff from Newport": the place left, named after the one reached, is no part of it
+    value = re.split(r"\s+(?i:from)\s+(?=[A-Z])", value, maxsplit=1)[0]
     return value.rstrip(",.; ")
 
 

@@ -57,8 +57,9 @@ _SUBJECT_DROPPED = re.compile(
     r"^(?:(?:just|finally|recently|officially)\s+)?(?:moved|relocated|quit|left|joined|started|switched|"
     # "Turned 30 yesterday": an age reached is a change too
     r"retired|became|adopted|rescued|turned(?=\s+\d))\b(?!\s+(?:it|that|this|raining|snowing)\b)|"
-    # "born 23rd Jan 1988": a birth, said without "I was"
-    r"^born(?=\s+(?:on\s+|in\s+)?(?:the\s+)?\d)",
+    # "born 23rd Jan 1988": a birth, said without "I was"; "been single for two years", without "I have"
+    r"^born(?=\s+(?:on\s+|in\s+)?(?:the\s+)?\d)|^been(?=\s+(?:single|married|engaged|divorced|separated|"
+    r"widowed|together|vegan|vegetarian|pescatarian|living|working|going out|seeing|dating)\b)",
     re.I,
 )
 # any verb in the past, said without its subject: "Finally caved and switched editors: ..."
@@ -74,6 +75,60 @@ _CONTRACTIONS = (
     (r"\bwe'll\b", "we will"),
     (r"\bwe'd\b", "we would"),
 )
+
+
+# The words the rules key on, as typing on a phone misspells them: two neighbouring letters swapped ("nmae",
+# "jsut") or a double letter typed once ("finaly"); the slips that spell another English word are kept as
+# they are.
+_KEY_WORDS = frozenset(
+    [
+        "name",
+        "just",
+        "finally",
+        "moved",
+        "married",
+        "allergic",
+        "allergy",
+        "birthday",
+        "favourite",
+        "really",
+        "actually",
+        "started",
+        "living",
+        "working",
+        "daughter",
+        "husband",
+        "girlfriend",
+        "boyfriend",
+        "recently",
+        "vegetarian",
+        "engaged",
+        "divorced",
+        "partner",
+        "retired",
+    ]
+)
+
+
+def _slips(word: str) -> set[str]:
+    swapped = {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)}
+    once = {word[:i] + word[i + 1 :] for i in range(len(word) - 1) if word[i] == word[i + 1]}
+    return (swapped | once) - {word}
+
+
+_WORDS_ALREADY = frozenset(("retried", "juts"))
+_MISSPELT = {
+    slip: word
+    for word in _KEY_WORDS
+    for slip in _slips(word)
+    if slip not in _KEY_WORDS and slip not in _WORDS_ALREADY
+}
+_WORD = re.compile(r"\b[a-z]{4,}\b")
+
+
+def _spelt(s: str) -> str:
+    """ "my nmae is Rahul" -> "my name is Rahul": a slip of one of the rules' own words, read as the word."""
+    return _WORD.sub(lambda m: _MISSPELT.get(m.group(0), m.group(0)), s)
 
 
 _NAMED_KIN = re.compile(
@@ -153,11 +208,13 @@ def clauses(sentence: str) -> list[str]:
     for part in _CLAUSE_SPLIT.split(sentence):
         # "Sam and I ...", "My wife and I ...", "My husband Tom and I ...": a subject of one or two words,
         # or a relative or a pet with a name, is not a clause of its own
-        # ("don't judge, but I ..." is an aside of its own, not a subject)
+        # (a subject is a name or a determiner's phrase: "don't judge, but I ...", "surprise, and we ...",
+        # "van's unpacked and I ..." are asides of their own)
         if parts and (
             (
                 len(parts[-1].split()) <= 2
                 and not re.match(r"^(?:i|we|don't|do not|please|not|no)\b", parts[-1], re.I)
+                and re.match(r"^(?:(?i:my|our|the|his|her|their|me)\b|[A-Z])", parts[-1])
             )
             or _NAMED_KIN.match(parts[-1])
         ):
@@ -179,7 +236,7 @@ def clauses(sentence: str) -> list[str]:
 
 def _clean(raw: str) -> str:
     s = _apposed(raw.strip().rstrip(".!?").strip())
-    s = re.sub(r"[\u2019\u2018]", "'", s)
+    s = _spelt(re.sub(r"[\u2019\u2018]", "'", s))
     # a pictograph says how the user feels, never what is so: "vegan for 3 years now" plus a sprout
     s = re.sub(r"\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+", "", s).strip()
     for pattern, full in _CONTRACTIONS:
@@ -198,7 +255,7 @@ def _clean(raw: str) -> str:
     # an adverb between the subject and its verb changes no fact: "we also have", "I'm also allergic"
     s = re.sub(
         r"^((?:i|we)(?:\s+(?:am|are|have|was|were))?)\s+(?:also|just|recently|finally|currently|still|even|"
-        r"actually|now|officially|already|both|too)\s+(?=\w)",
+        r"actually|now|officially|already|both|too|properly|fully|happily)\s+(?=\w)",
         r"\1 ",
         s,
         flags=re.I,
