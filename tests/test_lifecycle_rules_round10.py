@@ -389,3 +389,39 @@ def test_a_slip_of_the_rules_own_words_is_read_as_the_word() -> None:
     assert pairs("finaly moved to Turin") == [("The user lives in Turin.", HOME)]
     # a slip that spells another word is that word
     assert pairs("The upload was retried twice.") == []
+
+
+EMPLOYER = About("profile", "employer")
+ROLE = About("profile", "role")
+
+
+def test_a_name_part_set_against_the_one_held() -> None:
+    held = {NAME: "The user's name is Ana Costa."}
+    assert pairs("my surname's Reis these days, not Costa", held=held) == [
+        ("The user's name is Ana Reis.", NAME)
+    ]
+    # with no name held that has it, the name part is only said
+    assert all(a != NAME for _, a in pairs("my surname's Reis these days, not Costa"))
+
+
+def test_an_aside_after_a_correction_lead() -> None:
+    held = {EMPLOYER: "The user works at Ocado."}
+    assert pairs("sorry, long day, it's Monzo.", held=held) == [("The user works at Monzo.", EMPLOYER)]
+    # an aside with no "it's" after it corrects nothing
+    assert pairs("sorry, long day, Monzo.", held=held) == []
+
+
+def test_the_name_the_assistant_is_asked_to_use_while_one_is_held() -> None:
+    held = {NAME: "The user's name is Robert."}
+    assert pairs("I'd rather you used Bob.", held=held) == [("The user's name is Bob.", NAME)]
+    # with no name held, a tool or a language asked for is no name
+    assert pairs("I'd rather you used Python.") == []
+
+
+def test_a_post_set_off_after_starting_at_an_employer() -> None:
+    assert pairs("I started at Ocado on Monday, data engineer, which still feels unreal.") == [
+        ("The user works at Ocado.", EMPLOYER),
+        ("The user works as a data engineer.", ROLE),
+    ]
+    # an adverb that ends like a post is none
+    assert pairs("I started at Ocado on Monday, however.") == [("The user works at Ocado.", EMPLOYER)]

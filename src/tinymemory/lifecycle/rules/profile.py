@@ -515,7 +515,26 @@ _PROMOTED_SO = re.compile(
 )
 
 
+# the last word of a post's name: "ward sister", "analytics lead", "sous chef", "data engineer"
+_RANK = re.compile(
+    r"(?:er|or|ist|ian|ant|ent|eer|ect|head|lead|chief|captain|partner|sister|chair|chairperson|principal|"
+    r"deputy|officer|president|editor|nurse|chef|director|manager|supervisor)$",
+    re.I,
+)
+# "I started at Deliveroo on Monday, analytics lead": the post, set off after a clause of starting at an
+# employer, is the post held there
+_STARTED_AS = re.compile(
+    r"^(?P<head>i\s+(?:have\s+)?(?:just\s+)?(?:started|joined|began)\s+(?:at\s+)?(?-i:[A-Z]).+?),\s+"
+    # an adverb that ends like a post is none: "..., however", "..., together"
+    r"(?:as\s+)?(?:an?\s+)?(?!(?:however|together|whatever|either|rather|after|never|ever|later|better|"
+    r"forever|remember|other|sooner|further)$)(?P<post>(?:[a-z-]+\s+){0,2}[a-z-]+)$",
+    re.I,
+)
+
+
 def _job(s: str, said_at: datetime) -> list[RuleLearning]:
+    if (m := _STARTED_AS.match(s)) and _RANK.search(m.group("post")):
+        return _job(m.group("head"), said_at) + _job(f"I work as {_article(m.group('post'))}", said_at)
     if m := _PROMOTED_SO.match(s):
         return _job(f"I got promoted to {m.group('role')}", said_at)
     if m := _AT_WORKING.match(s):
