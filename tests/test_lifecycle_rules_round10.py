@@ -425,3 +425,23 @@ def test_a_post_set_off_after_starting_at_an_employer() -> None:
     ]
     # an adverb that ends like a post is none
     assert pairs("I started at Ocado on Monday, however.") == [("The user works at Ocado.", EMPLOYER)]
+
+
+def test_what_it_is_now_after_a_liking_given_up() -> None:
+    colour = About("preference", "colour")
+    held = {colour: "The user's favourite colour is green."}
+    assert pairs("weirdly I've gone off green, it's teal for me now", held=held) == [
+        ("The user's favourite colour is teal.", colour)
+    ]
+    # with nothing held naming what was given up, it is a switch to the new choice
+    assert pairs("gave up cola in May, it's sparkling water now") == [
+        ("The user prefers sparkling water.", About("preference", "drink"))
+    ]
+    # "it's ... now" with nothing given up before it is no choice
+    assert pairs("It's raining now.") == []
+
+
+def test_a_sentence_adverb_before_the_subject() -> None:
+    assert clauses("weirdly I have moved to Oslo") == ["I have moved to Oslo"]
+    # "only" is no such adverb
+    assert clauses("only I know") == ["only I know"]

@@ -123,7 +123,8 @@ def extract(
         if corrected := from_correction(sentence, held or {}):
             out.extend(corrected)
             continue
-        for n, clause in enumerate(_contrasted(_pointed_back(clauses(_clean(sentence))))):
+        parts = _set_against(_contrasted(_pointed_back(clauses(_clean(sentence)))), held or {})
+        for n, clause in enumerate(parts):
             found = _facts(clause, said_at, known or {}, held or {})
             # only a sentence's first clause: after "and" the subject dropped is the clause before's
             if not found and n == 0 and _PARTICIPLE_FIRST.match(clause):
@@ -244,6 +245,35 @@ def _pointed_back(parts: list[str]) -> list[str]:
         prev = _OBJECT.match(out[-1]) if out else None
         if prev and re.search(r"\s(?:it|them)$", part, re.I):
             part = re.sub(r"(?<=\s)(?:it|them)$", prev.group(1), part, flags=re.I)
+        out.append(part)
+    return out
+
+
+# "gave up coffee and never went back, it's peppermint tea now": what "it's ... now" names after a liking
+# given up is the choice switched to
+_GAVE_UP = re.compile(
+    r"^(?:i\s+(?:have\s+)?)?(?:gave up|given up|quit|kicked|gone off|went off|stopped|cut out|ditched)\s+"
+    r"(?P<old>[\w' -]+?)(?:\s+(?:for|in|on|at|after|since|last|this)\b.*)?$",
+    re.I,
+)
+_ITS_NOW = re.compile(r"^it(?:'s| is)\s+(?P<new>[\w' -]{2,30}?)\s+(?:for me\s+|for us\s+)?now$", re.I)
+
+
+def _set_against(parts: list[str], held: Mapping[About, str]) -> list[str]:
+    """The choice "it's ... now" names after a liking given up: a correction of the held value given up
+    ("gone off purple, it's burnt orange now" is "burnt orange, not purple", which restates the giving
+    up), or, with no such value held, a switch to it."""
+    out: list[str] = []
+    for part in parts:
+        at = next((i for i in reversed(range(len(out))) if _GAVE_UP.match(out[i])), None)
+        gave = _GAVE_UP.match(out[at]) if at is not None else None
+        if (m := _ITS_NOW.match(part)) and at is not None and gave:
+            old = gave.group("old")
+            if any(re.search(rf"\b{re.escape(old)}\b", text, re.I) for text in held.values()):
+                del out[at]
+                part = f"{m.group('new')}, not {old}"
+            else:
+                part = f"I have switched to {m.group('new')}"
         out.append(part)
     return out
 

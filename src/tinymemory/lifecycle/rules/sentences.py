@@ -243,6 +243,8 @@ def _clean(raw: str) -> str:
         s = re.sub(pattern, full, s, flags=re.I)
     s = _kin_said(s)
     s = _LEAD.sub("", s).strip().strip(",;:- ")
+    # a sentence adverb before the subject adds nothing either: "weirdly I've gone off purple"
+    s = re.sub(r"^(?-i:[a-z]{3,}ly)\s+(?=(?i:i|we)\s)", "", s)
     # a sentence adverb set off by commas inside a clause adds nothing: "to codeine and, weirdly, to avocado"
     s = re.sub(r",\s*(?-i:[a-z]+ly)\s*,\s*", " ", s)
     # a hedge of opinion asserts the clause it frames: "these days I'd say The Thing is my favourite"
