@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tinymemory.lifecycle.rules.english import _FRONTED, _LEAD
+from tinymemory.lifecycle.rules.english import _FRONTED, _LEAD, _NAME_WORD
 from tinymemory.lifecycle.rules.people import _KIN, _PETS
 
 # a title's full stop ("Dr. Khan") ends no sentence
@@ -160,10 +160,10 @@ _KIN_BIRTHDAY_HEAD = re.compile(
 # brackets after a relative is the relative's
 _ME_AND = re.compile(r"^(?i:me and)\s+(?P<who>.{1,40}?)\s+(?P<verb>(?i:are|were|have|had|got|went))\b")
 _THE_SPOUSE = re.compile(r"\b(?i:the)\s+(?=(?i:wife|husband|missus|missis|other half)\b)")
-_BRACKETED_NAME = re.compile(rf"\b(?P<kin>(?i:{_KIN}|{_PETS}))\s*\((?P<name>[A-Z][\w'-]*)\)")
+_BRACKETED_NAME = re.compile(rf"\b(?P<kin>(?i:{_KIN}|{_PETS}))\s*\((?P<name>{_NAME_WORD})\)")
 # "Our little one, Isla, is only 2": a relative set off by the name after it is "my <relative> <Name>"
 _NAME_AFTER = re.compile(
-    rf"^(?P<rel>(?i:my|our)\s+(?:[a-z-]+\s+)?(?i:{_KIN}|{_PETS})),\s+(?P<name>[A-Z][\w'-]*),\s+(?=[a-z])"
+    rf"^(?P<rel>(?i:my|our)\s+(?:[a-z-]+\s+)?(?i:{_KIN}|{_PETS})),\s+(?P<name>{_NAME_WORD}),\s+(?=[a-z])"
 )
 
 
