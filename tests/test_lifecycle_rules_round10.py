@@ -1,5 +1,9 @@
-"""The tenth round of English the formation rules read (from batch 10's misses). Each rule has a case it
-reads and a near miss it must leave alone. The sentences are made up for these tests, not taken from the
+"""The tenth round of English the formation rules read (from batch 10's misses): encouragement that is no
+instruction, refusals and scopes of every answer, clauses cut before consequences and comments, asides,
+hedges, pictographs and slips of typing, subjects chat drops (diets, likings, births, states), treatments
+and diagnoses, greetings with a name, corrections read against what the thread holds, relatives and pets
+as chat names them, and what "it's ... now" names after a liking given up. Each rule has a case it reads
+and a near miss it must leave alone. The sentences are made up for these tests, not taken from the
 labelled set."""
 
 from __future__ import annotations
