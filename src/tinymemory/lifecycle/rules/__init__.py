@@ -92,8 +92,10 @@ def extract(
     replaces it. `held` maps each subject earlier turns gave a value to its latest text, oldest first,
     so "Boeing, not Airbus" or "we left Dubai" changes the subject whose value it names."""
     out: list[RuleLearning] = []
+    # "favourite colour? purple": a choice asked of oneself and answered is the choice said
+    text = _ASKED_AND_ANSWERED.sub(r"\1 is ", text)
     for raw in _SENTENCES.split(text):
-        sentence = raw.strip()
+        sentence = _THINGS_LISTED.sub(r"I \g<verb> \g<list>", raw.strip())
         if not sentence:
             continue
         if sentence.endswith("?"):
@@ -121,16 +123,23 @@ def extract(
         if corrected := from_correction(sentence, held or {}):
             out.extend(corrected)
             continue
-        for n, clause in enumerate(_contrasted(_pointed_back(clauses(_clean(sentence))))):
+        parts = _set_against(_contrasted(_pointed_back(clauses(_clean(sentence)))), held or {})
+        for n, clause in enumerate(parts):
             found = _facts(clause, said_at, known or {}, held or {})
             # only a sentence's first clause: after "and" the subject dropped is the clause before's
             if not found and n == 0 and _PARTICIPLE_FIRST.match(clause):
                 # "Living in Bristol with ...": a participle of living or working with its subject dropped
                 found = _facts(f"I am {clause[:1].lower()}{clause[1:]}", said_at, known or {}, held or {})
+            elif not found and n == 0 and _LIKING_DROPPED.match(clause):
+                # "can't stand podcasts": chat drops the subject of a liking too
+                found = _facts(f"I {clause[:1].lower()}{clause[1:]}", said_at, known or {}, held or {})
             elif not found and n == 0 and _SUBJECT_DROPPED.match(clause):
                 # "Started at BMW this week": chat drops the subject of a verb of change; the facts are
                 # the user's, but no note is kept of a clause whose subject was never said
-                found = _facts(f"I {clause[:1].lower()}{clause[1:]}", said_at, known or {}, held or {})
+                # the auxiliary dropped with it comes back too: "been single ..." is "I have been single ..."
+                aux = {"been": "have ", "born": "was "}.get(clause.split()[0].lower(), "")
+                said = f"I {aux}{clause[:1].lower()}{clause[1:]}"
+                found = _facts(said, said_at, known or {}, held or {})
             elif not found and notes:
                 found = _note(clause)
             out.extend(_held_form(_scoped(f, known or {}), held or {}) for f in found)
@@ -148,6 +157,28 @@ def _held_form(found: RuleLearning, held: Mapping[About, str]) -> RuleLearning:
     return replace(found, about=same[-1]) if same else found
 
 
+_ASKED_AND_ANSWERED = re.compile(
+    # or set as a heading: "favourite film: Jaws"
+    r"(?:^|(?<=[.!]\s))((?:my\s+)?(?:all-time\s+)?(?:favou?rite|fave|go-to)\s+[a-z][\w -]{0,30}?)"
+    r"\s*[?:]\s+(?=\w)",
+    re.I,
+)
+# "Two things I can't stand: olives and mayonnaise": things a verb of liking takes, listed after a colon
+_THINGS_LISTED = re.compile(
+    r"^(?:(?:the\s+)?(?:two|three|four|a few|some|the)\s+)?things\s+i\s+"
+    r"(?P<verb>(?:really\s+)?(?:love|like|hate|adore|enjoy|loathe|detest|can't stand|cannot stand|"
+    r"can't live without))\s*:\s*(?P<list>.+)$",
+    re.I,
+)
+# a verb of liking with its subject dropped, before a bare noun (not "love you", not "love the idea"); as
+# "love" and "hate" are nouns too ("love and acceptance ..."), they take only a bare plural of a word or two
+_LIKING_DROPPED = re.compile(
+    r"^(?:(?:really|absolutely|honestly|genuinely)\s+)?"
+    r"(?:(?:can't stand|cannot stand|can't bear|loathe|detest|can't get enough of)\s+"
+    r"(?!(?:it|you|that|this|them|him|her|me|us|u|ya|the|a|an|your|his|their|our|my|"
+    r"how|what|when|where|why|to|being)\b)[a-z]|(?:love|hate|adore)\s+(?:[a-z-]+\s+)?[a-z-]+s$)",
+    re.I,
+)
 _PARTICIPLE_FIRST = re.compile(
     r"^(?:(?:currently|now|still)\s+)?(?:living|based|working)\s+(?:in|at|as|for)\s", re.I
 )
@@ -218,6 +249,35 @@ def _pointed_back(parts: list[str]) -> list[str]:
     return out
 
 
+# "gave up coffee and never went back, it's peppermint tea now": what "it's ... now" names after a liking
+# given up is the choice switched to
+_GAVE_UP = re.compile(
+    r"^(?:i\s+(?:have\s+)?)?(?:gave up|given up|quit|kicked|gone off|went off|stopped|cut out|ditched)\s+"
+    r"(?P<old>[\w' -]+?)(?:\s+(?:for|in|on|at|after|since|last|this)\b.*)?$",
+    re.I,
+)
+_ITS_NOW = re.compile(r"^it(?:'s| is)\s+(?P<new>[\w' -]{2,30}?)\s+(?:for me\s+|for us\s+)?now$", re.I)
+
+
+def _set_against(parts: list[str], held: Mapping[About, str]) -> list[str]:
+    """The choice "it's ... now" names after a liking given up: a correction of the held value given up
+    ("gone off purple, it's burnt orange now" is "burnt orange, not purple", which restates the giving
+    up), or, with no such value held, a switch to it."""
+    out: list[str] = []
+    for part in parts:
+        at = next((i for i in reversed(range(len(out))) if _GAVE_UP.match(out[i])), None)
+        gave = _GAVE_UP.match(out[at]) if at is not None else None
+        if (m := _ITS_NOW.match(part)) and at is not None and gave:
+            old = gave.group("old")
+            if any(re.search(rf"\b{re.escape(old)}\b", text, re.I) for text in held.values()):
+                del out[at]
+                part = f"{m.group('new')}, not {old}"
+            else:
+                part = f"I have switched to {m.group('new')}"
+        out.append(part)
+    return out
+
+
 # "I'm not in Melbourne any more, I'm in Hobart": not being in a place any more is not living there, and
 # being in the place set against it is the present state
 _NOT_IN = re.compile(
@@ -258,6 +318,10 @@ _LOST_NAMED = re.compile(
     rf"(?:(?P<title>(?i:{_KIN}))\s+)?(?P<name>{_NAME_WORD})(?:\s+(?i:in|on|at|last|this|yesterday|today|"
     rf"two|a few|after)\b.*)?$"
 )
+# "RIP Gus": wishing a bound or titled name rest in peace tells of its death
+_RIP = re.compile(
+    rf"^(?i:rip|r\.i\.p\.?|rest in peace)\s*,?\s+(?:(?P<title>(?i:{_KIN}))\s+)?(?P<name>{_NAME_WORD})\b"
+)
 # "We had to put Rex down", "we had Rex put to sleep", "I had to put my dog Rex to sleep": a pet put down
 _PUT_DOWN = re.compile(
     rf"^(?i:i|we)\s+(?i:(?:just|sadly|finally)\s+)?(?i:(?:have\s+)?had\s+to\s+)?(?i:put|have|had)\s+"
@@ -294,7 +358,7 @@ def _bound_name(s: str, known: Mapping[str, About]) -> list[RuleLearning]:
         else:
             about, text = known.get(name.lower()), f"{name} died."
         return [] if about is None else [RuleLearning(text, "fact", about, 0.8, named=name)]
-    m = _NAME_DIED.match(s) or _LOST_NAMED.match(s)
+    m = _NAME_DIED.match(s) or _LOST_NAMED.match(s) or _RIP.match(s)
     if m is None:
         return []
     name = m.group("name")
@@ -350,7 +414,8 @@ def _clause(s: str, said_at: datetime) -> list[RuleLearning]:
     ):
         return []  # a wish or a condition, but "I'd rather you called me Jo" asks for a name
     if _PLAN.search(s):
-        return _event(s, said_at)
+        # a relative named in a plan is the user's all the same: "my wife Shona and I are thinking of ..."
+        return _kin_named_in(s) + _event(s, said_at)
     # the facts read without a fronted time phrase; events keep it
     bare = birthday_said(_begun(_stopped(_unfronted(s))))
     if _NEGATION.search(bare):
@@ -439,10 +504,13 @@ def _negated(s: str, said_at: datetime) -> list[RuleLearning]:
 
 
 _FOUND_OUT = re.compile(
-    r"^(?:it turns out|turns out|as it turns out|i (?:have\s+)?(?:recently\s+|just\s+|finally\s+)?"
+    r"^(?:it turns out|turns out|as it turns out|(?:i\s+(?:have\s+)?(?=\w+\s+\w+)|(?=found out))"
+    # chat drops the subject of "found out": "found out at a picnic I'm allergic to wasps"
+    r"(?:recently\s+|just\s+|finally\s+)?"
     r"(?:found out|learned|learnt|discovered|realised|realized|been told|was told|got told)"
-    # a time phrase may say when: "I was told last month that ..."
-    r"(?:\s+(?:last|this)\s+\w+|\s+yesterday|\s+today|\s+\w+\s+ago)?|"
+    # a time phrase may say when: "I was told last month that ...", and a place where ("at a picnic")
+    r"(?:\s+(?:last|this)\s+\w+|\s+yesterday|\s+today|\s+\w+\s+ago|"
+    r"\s+(?:at|on|in|during|after)\s+(?:a|an|the|my|our)\s+[\w-]+(?:\s+[\w-]+)?)?|"
     r"my (?:doctor|gp|dentist|allergist|specialist|consultant|nurse) (?:says|said|told me|thinks|confirmed))"
     r",?\s+(?:that\s+)?(?=(?:i|i'm|i am|i have|i've)\b)(.+)$",
     re.I,

@@ -39,6 +39,9 @@ _INTOLERANT = re.compile(
 )
 _CONDITION = re.compile(
     r"^i(?:'ve| have)?\s+(?:(?:recently|just|finally)\s+)?(?:was|been|got)\s+diagnosed with\s+(.+)$|"
+    # "I was diagnosed coeliac": a known condition straight after "diagnosed" is the same diagnosis
+    rf"^i(?:'ve| have)?\s+(?:(?:recently|just|finally)\s+)?(?:was|been|got)\s+diagnosed\s+"
+    rf"((?:type [12] )?(?:{_CONDITIONS}|diabetic|asthmatic|epileptic|anaemic|anemic|autistic|dyslexic))\b.*$|"
     r"^i\s+suffer from\s+(.+)$|^i\s+(?:have got|have developed|developed|have|'ve got|live with|deal with|"
     r"struggle with|get|often get|keep getting)\s+"
     rf"((?:type [12] |chronic |mild |severe |bad |cluster |tension |frequent )?(?:{_CONDITIONS}))\b(.*)$|"
@@ -51,8 +54,9 @@ _CONDITION = re.compile(
     re.I,
 )
 _DIET = re.compile(
-    r"^i(?:'m| am| went| have gone| 've gone| became| 've become| have become| eat| follow| keep)\s+"
-    r"(?:(?:now|fully|strictly|mostly|also|a)\s+)*(vegan|vegetarian|pescatarian|pescetarian|keto|paleo|"
+    r"^i(?:\s+only)?(?:'m| am| went| have gone| 've gone| became| 've become| have become| eat| follow|"
+    r" keep)\s+"
+    r"(?:(?:now|fully|strictly|mostly|also|only|a)\s+)*(vegan|vegetarian|pescatarian|pescetarian|keto|paleo|"
     r"plant-based|kosher|halal|gluten-free|dairy-free)\b",
     re.I,
 )
@@ -63,6 +67,21 @@ _SO_DIET = re.compile(
     r"(?:i am\s+|i'm\s+)?(?:(?:basically|technically|mostly|kind of|sort of)\s+)?(?:an?\s+)?"
     r"(vegan|vegetarian|pescatarian|pescetarian|plant-based)"
     r"(?:,?\s+(?:really|basically|i guess|i suppose|now))?$",
+    re.I,
+)
+_DIETS = r"(?:vegan|vegetarian|pescatarian|pescetarian|plant-based)"
+# "Vegetarian here", "vegan for 3 years now", "..., so pescatarian now I suppose": chat drops the subject
+# and the verb of a diet, at a clause's start or after a comma, with at most how long or how sure
+_DROPPED_DIET = re.compile(
+    rf"(?:^|,\s*(?:so\s+)?)(?:(?:now|basically|mostly|strictly|fully|full)\s+)?(?P<diet>{_DIETS})"
+    r"(?:\s+(?:here|now|(?:for|since)\s+[^,]+?|i (?:suppose|guess)|(?:these|nowadays) days|then))*"
+    r"(?:\s*,\s*(?:(?:i\s+)?have been|been)\b[^,]*)?$",
+    re.I,
+)
+# "..., no alcohol at all now": a food or drink refused with the subject and the verb dropped
+_NONE_NOW = re.compile(
+    r"(?:^|,\s*)no\s+(?P<what>meat|red meat|pork|beef|fish|seafood|dairy|gluten|eggs|alcohol|sugar|caffeine|"
+    r"booze|coffee)\s+(?:at all\s+)?(?:now|any ?more|for me|these days)$",
     re.I,
 )
 # what each diet keeps off: eating it again ends the diet
@@ -99,11 +118,17 @@ _AVOIDS = re.compile(
     r"peanuts|wheat|soy|chicken|lamb|bread|carbs|processed food)\b",
     re.I,
 )
-# "I'm on tablets for high blood pressure": a treatment names the condition it treats
-_TREATED = re.compile(
-    r"^i\s+(?:am|have been)\s+(?:now\s+|still\s+)?on\s+(?:(?:some|daily|the)\s+)?"
+# "I'm on tablets for high blood pressure": a treatment names the condition it treats, whether the user
+# is on it, a doctor put the user on it, or the user carries it ("I carry an EpiPen for a nut allergy")
+_TREATMENT = (
     r"(?:tablets|pills|medication|meds|medicine|insulin|an inhaler|inhalers|antidepressants|treatment|"
-    r"injections)\s+for\s+(?:my\s+)?(.+)$",
+    r"injections|an epipen|an epi-pen|epipens|an auto-injector)"
+)
+_TREATED = re.compile(
+    rf"^(?:i\s+(?:am|have been)\s+(?:now\s+|still\s+)?on|"
+    rf"my\s+(?:gp|doctor|consultant|specialist|nurse)\s+(?:has\s+)?(?:put|started)\s+me\s+on|"
+    rf"i\s+(?:always\s+)?(?:carry|use|need|have)(?=\s+(?:an?\s+)?(?:inhaler|epi)))"
+    rf"\s+(?:(?:some|daily|the)\s+)?{_TREATMENT}\s+for\s+(?:my\s+|a\s+|an\s+)?(.+)$",
     re.I,
 )
 # "Penicillin brings me out in hives", "shellfish gives me a rash": a reaction of the skin is an allergy
@@ -158,6 +183,7 @@ def _items(text: str) -> list[str]:
         p = re.sub(
             r"^(?:all|most|some|any|certain|especially|particularly|mainly|mostly|even)\s+", "", p, flags=re.I
         )
+        p = re.sub(r"^to\s+", "", p, flags=re.I)  # "to codeine and to avocado": the preposition said again
         if p and len(p.split()) <= 4:
             out.append(p)
     return out
@@ -220,6 +246,10 @@ def _health(s: str, said_at: datetime) -> list[RuleLearning]:
         ]
     if m := _TREATED.match(s):
         what = _VALUE_END.split(_TRAIL.sub("", m.group(1)), maxsplit=1)[0].strip()
+        if allergy := re.fullmatch(r"([\w\s-]+?)\s+allergy", what, re.I):
+            what = allergy.group(1)  # "an EpiPen for a tree nut allergy": the allergy it treats
+            text = f"The user is allergic to {what}."
+            return [RuleLearning(text, "fact", About("health", f"allergy {_key(what)}"), 0.8)]
         if what and len(what.split()) <= 4 and not _PRONOUN.match(what):
             return [
                 RuleLearning(f"The user has {what}.", "fact", About("health", f"condition {_key(what)}"), 0.8)
@@ -236,18 +266,23 @@ def _health(s: str, said_at: datetime) -> list[RuleLearning]:
                 )
             ]
     if m := _CONDITION.match(s):
-        if m.group(5):
-            word = m.group(5).lower()
+        said = m.group(2) or m.group(6)  # an adjective said of the user ("diabetic") or after "diagnosed"
+        if said and (m.group(6) or said.lower().split()[-1] in _CONDITION_NOUN):
+            word = said.lower()
             text = f"The user is {word}."
             # the adjective and the noun of a condition are one subject: "diabetic" and "has diabetes"
             key = _CONDITION_NOUN.get(word.split()[-1], word.split()[-1])
         else:
-            what = _VALUE_END.split(_TRAIL.sub("", m.group(1) or m.group(2) or m.group(3)), maxsplit=1)[
-                0
-            ].strip()
+            named = m.group(1) or said or m.group(3) or m.group(4)
+            what = _VALUE_END.split(_TRAIL.sub("", named), maxsplit=1)[0].strip()
             text, key = f"The user has {what}.", what.lower()
         return [RuleLearning(text, "fact", About("health", f"condition {_key(key)}"), 0.85)]
-    if (m := _DIET.match(s)) or (m := _SO_DIET.search(s)):
+    if m := _NONE_NOW.search(s):
+        what = {"booze": "alcohol"}.get(m.group("what").lower(), m.group("what").lower())
+        return [
+            RuleLearning(f"The user avoids {what}.", "fact", About("health", f"avoids {_key(what)}"), 0.8)
+        ]
+    if (m := _DIET.match(s)) or (m := _SO_DIET.search(s)) or (m := _DROPPED_DIET.search(s)):
         diet = m.group(1).lower()
         return [RuleLearning(f"The user is {diet}.", "fact", About("health", "diet"), 0.85)]
     if m := _AVOIDS.match(s):

@@ -16,6 +16,7 @@ from tinymemory.lifecycle.rules.health import DIET_EXCLUDES
 from tinymemory.lifecycle.rules.learning import RuleLearning
 from tinymemory.lifecycle.rules.people import _NOT_A_NAME, _PETS
 from tinymemory.lifecycle.rules.preferences import _CATEGORIES, _preference_key
+from tinymemory.lifecycle.rules.profile import _RANK
 
 # "Boeing, not Airbus", "not Airbus, Boeing", "not Airbus but Boeing" (a lead such as "sorry, I meant" is
 # already gone): the contrast names the new value and the held one it replaces
@@ -65,7 +66,9 @@ _NORMAL_AGAIN = re.compile(
 # "Sorry, I meant Madrid", "correction: it's Madrid", "make that Aldi": a bare name after a correction lead
 _CORRECTION = re.compile(
     rf"^(?:(?:(?i:sorry|no|oops|wait|oh|actually|sorry, no)[,!]?\s+)*(?i:i meant|i mean|correction:?|"
-    rf"make that|scratch that,?|typo,?)|(?P<bare>(?:(?i:sorry|no|oops|actually)[,!]?\s+)+))\s*"
+    rf"make that|scratch that,?|typo,?)|(?P<bare>(?:(?i:sorry|no|oops|actually)[,!]?\s+)+"
+    # an aside of a word or two may follow the lead before "it's": "sorry, brain fog, it's Capgemini"
+    rf"(?:(?-i:[a-z]+)(?:\s+(?-i:[a-z]+))?,\s+(?=(?i:it's|it is|it was)\s))?))\s*"
     # a title may end in a number ("Paddington 2", "Windows 11")
     rf"(?P<its>(?i:it's|it is|it was)\s+)?(?P<new>(?:the\s+)?{_NAME_RUN}(?:\s+\d{{1,3}})?)"
     rf"(?i:,?\s+(?:please|instead))?[.!]*$"
@@ -88,6 +91,18 @@ _PET_KIND_DIED = re.compile(
 )
 
 
+# "I'd rather you used Kit": the name the assistant is asked to use, said while a name is held
+_USE_NAME = re.compile(
+    rf"^(?i:i)\s+(?i:would\s+(?:rather|prefer))(?:\s+(?i:it\s+if))?\s+(?i:you)\s+"
+    rf"(?i:used|use|went with|go with|stuck to|stuck with|stick to|stick with)\s+({_NAME_WORD})"
+    rf"(?i:,?\s+(?:instead|please|actually))?$"
+)
+# "my surname's Desai these days, not Sharma": the part of the name said, set against the one held
+_NAME_PART = re.compile(
+    r"^my\s+(?:sur|last\s+|first\s+|full\s+|middle\s+|family\s+)?name(?:'s|\s+is)\s+(?P<new>.+?)"
+    r"(?:\s+(?:these days|now|nowadays))?$",
+    re.I,
+)
 _PREFER_NAME = re.compile(
     rf"^(?i:i)\s+(?i:(?:would\s+)?prefer|(?:would\s+)?rather)\s+({_NAME_WORD})(?i:,?\s+(?:actually|please|instead|now))?$|"
     # "Fred is better", "Fred works better": a name set against the one just held
@@ -115,9 +130,17 @@ def _variant(new: str, old: str, about: About) -> bool:
     return new[:1].lower() == held_name[:1].lower()
 
 
+# "oops, 45.": a bare number after a correction lead corrects the age the thread holds
+_AGE_FIX = re.compile(r"^(?i:sorry|no|oops|wait|actually|correction|typo)[,:!]?\s+(?P<age>\d{1,3})[.!]*$")
+
+
 def from_correction(sentence: str, held: Mapping[About, str]) -> list[RuleLearning]:
     """ "Sorry, I meant Madrid": a name after a correction lead replaces the name that ends the thread's
-    latest held value (a home, a workplace, a name), or nothing when that value is no name."""
+    latest held value (a home, a workplace, a name), or nothing when that value is no name; a bare number
+    after one replaces the age, when the age is the value the thread gave last."""
+    age = About("profile", "age")
+    if (fix := _AGE_FIX.match(sentence.strip())) and held and list(held)[-1] == age:
+        return [RuleLearning(f"The user is {fix.group('age')} years old.", "fact", age, 0.8)]
     m = _CORRECTION.match(sentence.strip())
     if m is None or not held:
         return []
@@ -149,6 +172,8 @@ def from_held(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
         # "I prefer Samantha, actually" just after "Sam": the name preferred is the name
         said = m.group(1) or m.group(2)
         return [RuleLearning(f"The user's name is {said}.", "fact", About("profile", "name"), 0.8)]
+    if (m := _USE_NAME.match(s)) and name in held and m.group(1) not in _NOT_A_NAME:
+        return [RuleLearning(f"The user's name is {m.group(1)}.", "fact", name, 0.8)]
     employer = About("profile", "employer")
     if (
         (m := _MOVED_OVER.match(s))
@@ -239,11 +264,6 @@ _MADE_ME = re.compile(
     r"(?:\s+(?:as of|from|starting|last|this|next|on|in)\b.*)?$",
     re.I,
 )
-_RANK = re.compile(
-    r"(?:er|or|ist|ian|ant|ent|eer|ect|head|lead|chief|captain|partner|sister|chair|chairperson|principal|"
-    r"deputy|officer|president|editor|nurse|chef|director|manager|supervisor)$",
-    re.I,
-)
 
 
 def _corrected(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
@@ -263,6 +283,8 @@ def _corrected(s: str, held: Mapping[About, str]) -> list[RuleLearning]:
         return []
     new, old = (m.group("new") or m.group("new2")).strip(), (m.group("old") or m.group("old2")).strip()
     new = re.sub(r"^(?:it's|it is|it was|that's|that is|i meant|i mean)\s+", "", new, flags=re.I)
+    if part := _NAME_PART.match(new):
+        new = part.group("new")  # "my surname's Desai, not Sharma" sets one name against another
     if len(old) < 3 or _NOT_A_VALUE.match(old) or _NOT_A_VALUE.match(new):
         return []
     if re.match(r"^(?:i|we|my|our)\s", new, re.I):

@@ -19,7 +19,10 @@ _ADDRESSED = re.compile(
 )
 _ALWAYS = re.compile(
     r"^(?:from now on,?\s+|going forward,?\s+|in (?:the )?future,?\s+|by default,?\s+)?"
-    r"(always|never)\s+(.+)$",
+    # an imperative's verb is in its base form: "never went back" tells of the user, orders nothing
+    r"(always|never)\s+(?!(?:went|did|was|were|had|got|came|saw|made|took|felt|knew|thought|said|"
+    r"left|ate|drank|gave|found|told|became|began|heard|kept|moved|returned|bothered|managed|liked|wanted|"
+    r"needed|tried|stopped|recovered|finished|started|looked)\b)(.+)$",
     re.I,
 )
 _DONT_EVER = re.compile(
@@ -37,6 +40,30 @@ _YOUR_OUTPUT = (
     r"(?:answers?|replies|reply|responses?|messages?|explanations?|summaries|summary|emails?|code samples|"
     r"examples|output)"
 )
+# the manner every answer is written in: "keep the tone friendly", "make the style plainer"
+_MANNER = r"(?:tone|style|register|voice|wording)"
+# "Keep answers coming", "keep them rolling": an idiom of encouragement, asking for more of the same, not
+# an order about how answers are
+_ENCOURAGED = re.compile(
+    r"^(?:please\s+)?keep\s+(?:the\s+|your\s+|them\s+|those\s+|these\s+|'em\s+)?(?:[\w-]+\s+){0,2}?"
+    r"(?:coming|flowing|rolling|going)\b(?:\s+(?:please|then|guys|folks))?$",
+    re.I,
+)
+# "For code examples, stick to Go": a kind of output fronted with "for" is what the imperative is about
+_FOR_OUTPUT = re.compile(
+    r"^for\s+(?:all\s+|any\s+|your\s+|the\s+)?(?P<scope>(?:[a-z-]+\s+)?(?:examples|samples|emails|answers|replies|"
+    r"code|snippets|summaries|messages|letters|explanations|recipes))"
+    r"(?:\s+(?:you|that you)\s+(?:write|send|draft|give me|make)(?:\s+for\s+me)?)?\s*,\s*(?:please\s+)?"
+    r"(?P<act>(?!(?:i|we|my|our|you|it|this|that|there)\b)[a-z]+\b.+?)(?:,?\s+please)?$",
+    re.I,
+)
+# "Leave out the disclaimers", "skip the emojis when I ask about code": a kind of thing, as a plural, left
+# out of what the assistant writes is a standing "never"
+_LEFT_OUT = re.compile(
+    r"^(?:please\s+)?(?:leave out|omit|cut out|skip|ditch|lose)\s+(?:the\s+|any\s+|all\s+(?:the\s+)?)?"
+    r"(?P<obj>(?:[a-z-]+\s+)?[a-z-]+s)(?:\s+(?:when|whenever|if)\s+(?:i|you)\s+.+)?(?:,?\s+please)?$",
+    re.I,
+)
 # "this time", "for this one": a request about the answer at hand, not a standing one
 _THIS_ONCE = re.compile(
     r"\b(?:this time|for now|for this one|just this once|this once|right now|here|"
@@ -44,6 +71,7 @@ _THIS_ONCE = re.compile(
     re.I,
 )
 _ABOUT_ANSWERS = re.compile(
+    r"^(?:please\s+)?(?:keep|make)\s+(?:the|your)\s+" + _MANNER + r"\b.*$|"
     r"^(?:please\s+)?(?:keep|make|write|format|limit|cap|structure|start|end|sign off|finish|put|give)\s+"
     # a bare plural or one after "any" is every one too: "keep answers short", "sign off any emails ..."
     r"(?:(?:all\s+(?:of\s+)?)?your\s+|any\s+|(?=answers|replies|responses|emails|explanations))"
@@ -70,7 +98,8 @@ _CONVENTION = re.compile(
     r"^(?:please\s+)?(?P<act>(?:use|stick to|stick with)\s+(?:[\w-]+\s+){1,2}?"
     r"(?:units|measurements|spelling|date format|time format|notation)|"
     r"(?:write|give|show|format|put)\s+(?:all\s+)?(?:dates|times|temperatures|distances|weights|prices|numbers)"
-    r"\s+(?:as|in)\s+[^:,;]+?)(?:\s*:.*)?(?:,?\s+please)?$",
+    # or after a comma, once "please" has closed the imperative ("in ISO format please, year-month-day")
+    r"\s+(?:as|in)\s+[^:,;]+?)(?:\s*:.*|\s+please\s*,\s*[^,]+)?(?:,?\s+please)?$",
     re.I,
 )
 # "And British spelling, not American": a convention set against another, with no verb, is one to use
@@ -115,10 +144,12 @@ _WHEN_YOU = re.compile(
     re.I,
 )
 # "Don't bother with disclaimers", "don't use emojis": a negative imperative whose object is a bare plural
-# (what is meant in general, not a thing at hand) stands as a "never"
+# (what is meant in general, not a thing at hand) stands as a "never"; where it goes ("in anything you
+# write", "to the code") places it and is no part of its subject
 _DONT_PLURAL = re.compile(
     r"^(?:please\s+)?(?:don't|do not)\s+(?P<act>(?:bother\s+with|use|add|include|put|give\s+me|send|write|"
-    r"start\s+with|end\s+with)\s+(?P<obj>(?:any\s+)?(?:[a-z-]+\s+)?[a-z-]+s(?:\s+or\s+[a-z-]+s)?))$",
+    r"start\s+with|end\s+with)\s+(?P<obj>(?:any\s+)?(?:[a-z-]+\s+)?[a-z-]+s(?:\s+or\s+[a-z-]+s)?))"
+    r"(?P<where>\s+(?:in|to|into|on)\s+(?:anything|everything|whatever|all|the|your|my)\b.*)?$",
     re.I,
 )
 _WITHDRAW = re.compile(
@@ -139,6 +170,8 @@ _YOU_SUBJECT = re.compile(
 
 
 def _instruction(s: str) -> RuleLearning | None:
+    if _ENCOURAGED.match(s):
+        return None
     if m := _WITHDRAW.match(s):
         g = [x for x in m.groups() if x]
         action = _base_phrase(_value(g[0])) if g else ""
@@ -219,6 +252,15 @@ def _instruction(s: str) -> RuleLearning | None:
         proper = re.search(r"(?:ish|an|ese|ch)$", first)
         np = f"{first if proper else first.lower()} {rest}"
         return _standing(f"Use {np}.", f"use {np}")
+    if (m := _FOR_OUTPUT.match(body)) and not _THIS_ONCE.search(body):
+        act, scope = _value(m.group("act")), m.group("scope").lower()
+        # the subject is the kind of output and the verb, up to the value (a proper name, a quotation)
+        verb = re.split(r"\s+(?=['\"]|(?-i:[A-Z]))", act, maxsplit=1)[0]
+        text = f"For {scope}, {third_person(act)}."
+        return RuleLearning(text, "instruction", About("instruction", _key(f"{scope} {verb}")), 0.85)
+    if (m := _LEFT_OUT.match(body)) and not _THIS_ONCE.search(body):
+        action = f"include {m.group('obj').lower()}"
+        return _standing(f"Never {action}.", action)
     if (m := _FRONTED_SCOPE.match(body)) and not _THIS_ONCE.search(body):
         act, scope = _value(m.group("act")), m.group("scope").lower()
         return _standing(f"{third_person(act[:1].upper() + act[1:])} {scope}.", act)
@@ -248,7 +290,7 @@ def _instruction(s: str) -> RuleLearning | None:
         return _standing(f"Never use {m.group('obj')}.", f"use {m.group('obj')}")
     if (m := _DONT_PLURAL.match(body)) and not re.search(r"\b(?:this|these|those|that)\b", body, re.I):
         action = m.group("act")
-        return _standing(f"Never {third_person(action)}.", action)
+        return _standing(f"Never {third_person(action + (m.group('where') or ''))}.", action)
     if body is not s and (dont := _DONT_EVER.match(body)) and re.search(r"\bever\b", s, re.I):
         action = _strip_standing(dont.group(1))
         return _standing(f"Never {third_person(action)}.", action)
@@ -368,7 +410,9 @@ def _instruction_key(action: str) -> str:
     action = re.sub(r"(?<=\s)(?-i:[A-Z][\w+#-]*)\s+(?=for\s+(?:all\s+(?:of\s+)?)?your\b)", "", action)
     # what the assistant's answers should be like is the value: "keep your answers under 100 words" and
     # "keep answers that short" are one subject, "keep answers"
-    output = rf"^(\w+(?:\s+off)?)\s+(?:all\s+(?:of\s+)?)?(?:your\s+|the\s+|any\s+)?({_YOUR_OUTPUT})\b"
+    output = (
+        rf"^(\w+(?:\s+off)?)\s+(?:all\s+(?:of\s+)?)?(?:your\s+|the\s+|any\s+)?({_YOUR_OUTPUT}|{_MANNER})\b"
+    )
     if o := re.match(output, action, re.I):
         return _key(f"{o.group(1)} {o.group(2)}")
     m = re.match(r"^(.+?\s(?:in|using))\s+\S+(?:\s+\S+)?$", action, re.I)

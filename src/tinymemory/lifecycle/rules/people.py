@@ -39,6 +39,7 @@ _UNIQUE_KIN = {
 _KIN_WORDS = (
     "sister|brother|son|daughter|child|kid|baby|cousin|aunt|uncle|niece|nephew|grandmother|grandfather|"
     "grandma|grandpa|granny|nana|nan|gran|grandad|granddad|auntie|aunty|grandson|granddaughter|grandchild|"
+    "little one|"
     "twin|stepson|stepdaughter|stepsister|stepbrother|sibling|in-law|sister-in-law|brother-in-law|"
     "mother-in-law|father-in-law"
 )
@@ -128,7 +129,7 @@ _RELATIONSHIP = re.compile(
     r"(?:(?:just|recently|finally|officially|now|still|happily)\s+)*"
     r"(?:(?:am|are|is|'m|'re)\s+(?:(?:now|still|officially|finally|happily|recently)\s+)*"
     r"(?:(?P<getting>getting)\s+)?|(?P<got>got|get)\s+|(?:have|has)\s+been\s+|have\s+|has\s+)?"
-    r"(?P<state>married|engaged|divorced|separated|single|widowed|together|dating|seeing|"
+    r"(?P<state>married|remarried|re-married|engaged|divorced|separated|single|widowed|together|dating|seeing|"
     r"in a relationship|broke up|split up|broken up|"
     # idioms of marrying, "going out with", partings in progress and partings decided
     r"tied the knot|hitched|eloped|going out|going steady|separating|splitting up|breaking up|"
@@ -175,6 +176,8 @@ _STATE_TEXT = {
     "a couple": "is in a relationship",
     "officially a couple": "is in a relationship",
     "tied the knot": "is married",
+    "remarried": "is married",
+    "re-married": "is married",
     "hitched": "is married",
     "eloped": "is married",
     "going out": "is dating",
@@ -198,6 +201,8 @@ _DECIDED = {
 }
 _PARTNER_PREP = {
     "married": "to",
+    "remarried": "to",
+    "re-married": "to",
     "engaged": "to",
     "divorced": "from",
     "separated": "from",
@@ -288,6 +293,7 @@ def _kin_key(rel: str) -> tuple[str, bool]:
 # the familiar forms of a kinship word, keyed under the plain one
 _FAMILIAR = {
     "kid": "child",
+    "little one": "child",
     "grandma": "grandmother",
     "granny": "grandmother",
     "nana": "grandmother",
@@ -352,14 +358,19 @@ _OURS = re.compile(
 # "And a corgi, Waffles, who's a diva": a pet added to a list the user is giving, without a verb of its own
 _AND_A_PET = re.compile(
     rf"^(?i:and|also|plus)\s+(?i:an?)\s+(?i:(?:[a-z-]+\s+){{0,2}}?)(?P<kind>[a-z-]+)\s*,\s*"
+    # the name may come in a clause of naming: "plus a ragdoll, her name's Biscotti"
+    r"(?:(?i:(?:her|his|its)\s+name(?:'s|\s+is)|(?:she|he|it)(?:'s|\s+is)\s+(?:called|named))\s+)?"
     rf"(?P<name>{_NAME_RUN})\s*(?:,\s*(?i:who|which|that)\b.*)?$"
 )
 
 # "Oh and two guinea pigs as well, Hazel and Nutmeg": several of a kind, counted, then named
 _AND_PETS = re.compile(
     r"^(?i:(?:oh\s+)?(?:and|also|plus))\s+(?i:two|three|four|five|\d)\s+(?i:(?:[a-z-]+\s+){0,2}?)"
-    rf"(?P<kind>(?i:{_PETS})|[a-z-]+?)s(?:\s+(?i:as well|too))?\s*,\s*"
-    rf"(?P<names>{_NAME_WORD}(?:\s*,\s*{_NAME_WORD})*\s+and\s+{_NAME_WORD})$"
+    # a plural the same as its singular counts too: "two goldfish"
+    rf"(?:(?P<kind>(?i:{_PETS})|[a-z-]+?)s|(?P<same>(?i:fish|goldfish|sheep)))(?:\s+(?i:as well|too))?\s*,\s*"
+    rf"(?P<names>{_NAME_WORD}(?:\s*,\s*{_NAME_WORD})*\s+and\s+{_NAME_WORD})"
+    # a comment set off after the names: "..., Salt and Vinegar, obviously"
+    r"(?:\s*,\s*(?-i:[a-z]+)(?:\s+(?-i:[a-z]+))?)?$"
 )
 
 
@@ -507,7 +518,8 @@ def _kin_named_in(s: str) -> list[RuleLearning]:
     (or the user and someone: "my partner and I ...")."""
     # the user's clause, or one about a named relative's thing ("my brother Sean's birthday is ...")
     own = re.match(rf"^(?i:my|our)\s+(?i:{_KIN})\s+[A-Z][\w-]*'s\s", s)
-    if not (own or re.match(r"^(?:i|we)\b|^[\w' ]{1,30}?\band i\b", s, re.I)):
+    # "she's brought my niece Saoirse along": a relative the user names as theirs, in someone else's clause
+    if not (own or re.match(r"^(?:i|we|she|he|they)\b|^[\w' ]{1,30}?\band i\b", s, re.I)):
         return []
     kin = [
         _kin_learning(m.group(1), m.group(2))
@@ -538,7 +550,7 @@ def _listed_pet(sentence: str) -> list[RuleLearning]:
     if m := _AND_A_PET.match(said):
         kind, names = m.group("kind"), [m.group("name")]
     elif m := _AND_PETS.match(said):
-        kind, names = m.group("kind"), re.split(r"\s*,\s*|\s+and\s+", m.group("names"))
+        kind, names = m.group("kind") or m.group("same"), re.split(r"\s*,\s*|\s+and\s+", m.group("names"))
     else:
         return []
     # any creature, as with a named rescue; a person or a made thing is not a pet

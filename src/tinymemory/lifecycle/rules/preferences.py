@@ -214,7 +214,9 @@ _HABITUAL = re.compile(
     r"^(?P<act>i\s+(?:play|go(?=\s+\w+ing\b)|do|practise|practice)\s+[\w' -]+?)\s+"
     rf"(?:every\s+{_DAYS}(?:\s+(?:morning|evening|night|afternoon))?|"
     r"(?:once|twice|three times|four times|\d+ times)\s+a\s+(?:day|week|month)|"
-    rf"most\s+(?:days|weekends|mornings|evenings)|on\s+{_DAYS}s)$",
+    rf"most\s+(?:days|weekends|mornings|evenings|nights)|on\s+{_DAYS}s)"
+    # when in the day it falls is part of the schedule: "most mornings before work"
+    r"(?:\s+(?:before|after)\s+(?:work|school|breakfast|lunch|dinner|bed))?$",
     re.I,
 )
 

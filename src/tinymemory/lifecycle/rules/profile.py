@@ -21,9 +21,16 @@ from tinymemory.lifecycle.rules.people import _KIN, _NATIONALITY, named_creature
 
 # names --------------------------------------------------------------------------------------------------
 
+_LISTED_STATE = r"(?:happily\s+)?(?:married|single|engaged|divorced|separated|widowed)"
+_THERE_IS_NAMED = r"there(?:'s| is)\s+(?P<what>an?\s+[\w -]+?\s+(?:called|named)\s+.+)"
+
+
 # "Hi, I'm Jonas", and "hi I'm Jonas, 26, living in Graz": an introduction may list more about the user
 _GREETING_NAME = re.compile(
-    rf"^(?i:hi|hello|hey)\b[,!.]?\s+(?i:i'm|i am|this is)\s+({_NAME_RUN})"
+    # "Hey, Tomasz here, 31, ...": after a greeting, a name and "here" is an introduction too
+    rf"^(?i:hi|hello|hey|hiya)\b[,!.]?\s+"
+    rf"(?:(?i:i'm|i am|this is)\s+(?={_NAME_RUN})|(?={_NAME_RUN}\s+(?i:here)\b))"
+    rf"({_NAME_RUN})(?:\s+(?i:here))?"
     r"(?:[.!]?\s*$|,\s*(?P<rest>.+?)[.!]?$)"
 )
 
@@ -33,10 +40,20 @@ def introduced_clauses(rest: str) -> list[str]:
     user, a bare number as the age, a participle as what the user is doing, a verb of living or working
     as the user's, and a post held at a named organisation ("UX designer at Showpad") as the user's."""
     out: list[str] = []
-    for item in re.split(r",\s*|\s+and\s+", rest):
-        item = item.strip().rstrip(".!")
+    for item in re.split(r",\s*|\s+(?:and|but)\s+", rest):
+        item = re.sub(r"^(?:and|plus)\s+", "", item.strip().rstrip(".!"), flags=re.I)
         if re.fullmatch(r"\d{1,3}", item) or re.match(r"^\w+ing\b", item):
             out.append(f"I am {item}")
+        elif re.fullmatch(_LISTED_STATE, item, re.I):
+            out.append(f"I am {item}")  # "38, married, ...": a relationship state in the list
+        elif m := re.fullmatch(_THERE_IS_NAMED, item, re.I):
+            out.append(f"I have {m.group('what')}")  # "there's a dog called Roxy": in a list about the user
+        elif re.match(r"^(?!(?:a|an|the)\s)[a-z-]+(?:\s+[a-z-]+)?\s+(?:at|in)\s+(?:a|an|the)\s", item):
+            out.append(f"I am {_article(item)}")  # "maths teacher at a secondary school": a post held
+        elif re.match(r"^(?:i|i'm|we)\b", item, re.I):
+            out.append(item)  # "Hiya, I'm Niamh, I'm 33 and I live in Belfast": a clause with its subject
+        elif re.match(r"^(?:originally\s+)?from\s+(?-i:[A-Z])", item, re.I):
+            out.append(f"I am {item}")  # "originally from Porto": where the user comes from
         elif re.match(r"^(?:live|work|grew up|come from)\s", item, re.I):
             out.append(f"I {item}")
         elif re.match(rf"^(?!(?:a|an|the)\s)[\w-]+(?:\s+[\w-]+){{0,2}}\s+at\s+{_NAME_RUN}$", item):
@@ -53,7 +70,7 @@ _ABOUT_ME = re.compile(r"^(?:[\w' ]{0,30}\s)?(?i:about|on)\s+(?i:me|myself)\s*:\
 # referred to as a name is asking for it.
 _CALLED = r"(?:called|addressed as|known as|referred to as)"
 # a title of address keeps its full stop inside the name: "Dr. Abena Mensah", "Ms Ortiz"
-_TITLE = r"(?:Dr|Mr|Mrs|Ms|Mx|Prof)"
+_TITLE = r"(?:Dr|Mr|Mrs|Ms|Mx|Prof|Professor|Doctor|Dame|Sir|Rev|Revd)"
 _TITLED_NAME = rf"(?!{_TITLE}\b\.?+(?!\s+[A-Z]))((?:{_TITLE}\.?\s+)?{_NAME_RUN})"
 _NAME = re.compile(
     # chat drops the article of "the name's Caitlin" as it drops a subject
@@ -100,7 +117,10 @@ def _name(name: str) -> RuleLearning:
 # an introduction may close on a greeting formula: "I'm Laura Finch, nice to meet you"
 _BARE_NAME = re.compile(
     rf"^(?i:i am)\s+{_TITLED_NAME}"
-    r"(?:,?\s+(?i:(?:(?:it is|it's)\s+)?(?:nice|pleased|good|great|lovely)\s+to\s+meet\s+you))?$"
+    r"(?:,?\s+(?i:(?:(?:it is|it's)\s+)?(?:nice|pleased|good|great|lovely)\s+to\s+meet\s+you))?"
+    # how the name is spelled, or what the holder of a title belongs to, set off after it: "I'm Elisabeth,
+    # with an s", "I am Professor Ana Reis, of the history department"
+    r"(?:,\s+(?i:with\s+an?\s+[a-z]|spelt\s+[\w -]+|spelled\s+[\w -]+|of\s+the\s+[\w -]+))?$"
 )
 _NOT_NAMES = frozenset(
     [
@@ -153,6 +173,8 @@ _HOME = re.compile(
     # an adverb of repetition changes none either: "we've moved again, to Darwin"
     r"(?:\s+(?:again|once more|once again|for good|permanently),?)?"
     r"(?:\s+from\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)?\s+to|"
+    # the place set after "again" with no "to": "we've relocated again, Galway this time"
+    r"(?:have\s+)?(?:moved|relocated)\s+(?:again|once more|once again),(?=\s+(?-i:[A-Z]))|"
     r"(?:have\s+|are\s+|am\s+)?(?:settled|settling)\s+(?:down\s+)?(?:into\s+life\s+)?in|"
     r"(?:am\s+|are\s+)(?:all\s+|finally\s+)?unpacked\s+in|"
     r"(?:am\s+|are\s+)?(?:renting|rent)\s+in|(?:have\s+)?made the (?:big\s+)?move to|"
@@ -232,12 +254,15 @@ _ORIGIN = re.compile(
     r"come from|was raised in)\s+(.+)$",
     re.I,
 )
-_BORN = re.compile(r"^i\s+was born\s+(on|in)\s+(.+)$", re.I)
+# "born 23rd Jan 1988": a day of the month straight after "born" is the day born on
+_BORN = re.compile(r"^i\s+was born\s+(?:(on|in)\s+|(?=(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s))(.+)$", re.I)
 
 
 def _place(text: str) -> str:
     value = _VALUE_END.split(_TRAIL.sub("", text), maxsplit=1)[0].strip()
     value = re.sub(r"^(?:here in|here to|over in)\s+", "", value, flags=re.I)
+    # "moved to Cardiff from Newport": the place left, named after the one reached, is no part of it
+    value = re.split(r"\s+(?i:from)\s+(?=[A-Z])", value, maxsplit=1)[0]
     return value.rstrip(",.; ")
 
 
@@ -316,7 +341,7 @@ def _where(s: str) -> list[RuleLearning]:
             return [
                 RuleLearning(f"The user was born on {value}.", "fact", About("profile", "birthday"), 0.85)
             ]
-        if m.group(1).lower() == "on":
+        if (m.group(1) or "").lower() == "on":
             # "born on Christmas Eve" names a day; "born on a farm" names neither a day nor a named place
             if what[:1].isupper():
                 value = _VALUE_END.split(what, maxsplit=1)[0].strip(", ")
@@ -490,7 +515,26 @@ _PROMOTED_SO = re.compile(
 )
 
 
+# the last word of a post's name: "ward sister", "analytics lead", "sous chef", "data engineer"
+_RANK = re.compile(
+    r"(?:er|or|ist|ian|ant|ent|eer|ect|head|lead|chief|captain|partner|sister|chair|chairperson|principal|"
+    r"deputy|officer|president|editor|nurse|chef|director|manager|supervisor)$",
+    re.I,
+)
+# "I started at Deliveroo on Monday, analytics lead": the post, set off after a clause of starting at an
+# employer, is the post held there
+_STARTED_AS = re.compile(
+    r"^(?P<head>i\s+(?:have\s+)?(?:just\s+)?(?:started|joined|began)\s+(?:at\s+)?(?-i:[A-Z]).+?),\s+"
+    # an adverb that ends like a post is none: "..., however", "..., together"
+    r"(?:as\s+)?(?:an?\s+)?(?!(?:however|together|whatever|either|rather|after|never|ever|later|better|"
+    r"forever|remember|other|sooner|further)$)(?P<post>(?:[a-z-]+\s+){0,2}[a-z-]+)$",
+    re.I,
+)
+
+
 def _job(s: str, said_at: datetime) -> list[RuleLearning]:
+    if (m := _STARTED_AS.match(s)) and _RANK.search(m.group("post")):
+        return _job(m.group("head"), said_at) + _job(f"I work as {_article(m.group('post'))}", said_at)
     if m := _PROMOTED_SO.match(s):
         return _job(f"I got promoted to {m.group('role')}", said_at)
     if m := _AT_WORKING.match(s):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tinymemory.lifecycle.rules.english import _FRONTED, _LEAD
+from tinymemory.lifecycle.rules.english import _FRONTED, _LEAD, _NAME_WORD
 from tinymemory.lifecycle.rules.people import _KIN, _PETS
 
 # a title's full stop ("Dr. Khan") ends no sentence
@@ -26,7 +26,18 @@ _CLAUSE_SPLIT = re.compile(
     # facts are not read as the user's
     r",\s*(?:and|but)\s+(?=(?:she|he|they)(?:'ll|'s|'d|'re|\s)\b)|"
     # "..., they're seven": a comma before another person's state is a clause of its own too
-    r",\s+(?=(?:she|he|they)(?:'re|'s|\s+(?:are|is|was|were))\b)",
+    r",\s+(?=(?:she|he|they)(?:'re|'s|\s+(?:are|is|was|were))\b)|"
+    # "I live in Leeds so it rains a lot", "..., so keep that in mind": a consequence with a subject of its
+    # own, or an imperative, is a clause of its own ("so pescatarian, really" concludes the clause before)
+    r"(?:,\s*|\s+)so\s+(?=(?:it|it's|they|he|she|you|there|that|this|these|those|the|his|her|their|your)\b|"
+    r"(?:keep|bear|please|make|don't)\b|(?:[a-z]+\s+)?[a-z]+\s+(?:is|are|was|were|isn't|aren't|wasn't|weren't)\b)|"
+    # "I love jazz, it's so relaxing", "call me Zee, nobody uses my full name": a comma before a comment
+    # with a subject of its own; a day said after "it's" ("..., it's 14 September") stays with its clause
+    r",\s+(?=(?:it's|it is|that's|that is|that was|it was)\s+"
+    r"(?!\d|the\s+\d|on\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)|"
+    r"(?:nobody|no one|everyone|everybody)\b|(?:it|that)\s+(?:keeps|makes|helps|gives|gets)\s+me\b)|"
+    # "that's too much, reply in English again": a comma before an imperative of answering in a language
+    r",\s+(?=(?:please\s+)?(?:answer|reply|respond)\s+(?:to\s+me\s+)?in\s+(?-i:[A-Z]))",
     re.I,
 )
 # A verb that continues the subject of the clause before it: "I live in X and work as a Y".
@@ -45,7 +56,10 @@ _ELLIPSIS_SPLIT = re.compile(
 _SUBJECT_DROPPED = re.compile(
     r"^(?:(?:just|finally|recently|officially)\s+)?(?:moved|relocated|quit|left|joined|started|switched|"
     # "Turned 30 yesterday": an age reached is a change too
-    r"retired|became|adopted|rescued|turned(?=\s+\d))\b(?!\s+(?:it|that|this|raining|snowing)\b)",
+    r"retired|became|adopted|rescued|turned(?=\s+\d))\b(?!\s+(?:it|that|this|raining|snowing)\b)|"
+    # "born 23rd Jan 1988": a birth, said without "I was"; "been single for two years", without "I have"
+    r"^born(?=\s+(?:on\s+|in\s+)?(?:the\s+)?\d)|^been(?=\s+(?:single|married|engaged|divorced|separated|"
+    r"widowed|together|vegan|vegetarian|pescatarian|living|working|going out|seeing|dating)\b)",
     re.I,
 )
 # any verb in the past, said without its subject: "Finally caved and switched editors: ..."
@@ -63,6 +77,60 @@ _CONTRACTIONS = (
 )
 
 
+# The words the rules key on, as typing on a phone misspells them: two neighbouring letters swapped ("nmae",
+# "jsut") or a double letter typed once ("finaly"); the slips that spell another English word are kept as
+# they are.
+_KEY_WORDS = frozenset(
+    [
+        "name",
+        "just",
+        "finally",
+        "moved",
+        "married",
+        "allergic",
+        "allergy",
+        "birthday",
+        "favourite",
+        "really",
+        "actually",
+        "started",
+        "living",
+        "working",
+        "daughter",
+        "husband",
+        "girlfriend",
+        "boyfriend",
+        "recently",
+        "vegetarian",
+        "engaged",
+        "divorced",
+        "partner",
+        "retired",
+    ]
+)
+
+
+def _slips(word: str) -> set[str]:
+    swapped = {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)}
+    once = {word[:i] + word[i + 1 :] for i in range(len(word) - 1) if word[i] == word[i + 1]}
+    return (swapped | once) - {word}
+
+
+_WORDS_ALREADY = frozenset(("retried", "juts"))
+_MISSPELT = {
+    slip: word
+    for word in _KEY_WORDS
+    for slip in _slips(word)
+    if slip not in _KEY_WORDS and slip not in _WORDS_ALREADY
+}
+_WORD = re.compile(r"\b[a-z]{4,}\b")
+
+
+def _spelt(s: str) -> str:
+    """ "my nmae is Rahul" -> "my name is Rahul": a slip of one of the rules' own words, read as the word."""
+    return _WORD.sub(lambda m: _MISSPELT.get(m.group(0), m.group(0)), s)
+
+
 _NAMED_KIN = re.compile(
     rf"^(?i:my|our)\s+(?:[a-z]+\s+)?(?i:{_KIN}|{_PETS})\s*,?\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s*,?$"
 )
@@ -78,6 +146,35 @@ _NAMED_NEXT = re.compile(
     r"(?:'s|\s+is))\s+(?-i:([A-Z][\w'-]*))$",
     re.I,
 )
+
+
+# "Dad turns 65 on ...": a parent's or grandparent's title, capitalised, as the subject is the user's own
+_TITLE_SUBJECT = re.compile(
+    r"^(?-i:(Mum|Mom|Mam|Dad|Grandma|Grandpa|Gran|Granny|Nan|Nana|Grandad|Granddad))(?=(?:'s)?\s+(?-i:[a-z]))"
+)
+# "Wife's birthday: July 9": a relative's birthday with the "my" and the verb dropped, as a heading
+_KIN_BIRTHDAY_HEAD = re.compile(
+    rf"^(?:(?i:my|our)\s+)?(?P<kin>(?i:{_KIN}))'s\s+(?i:birthday|bday)\s*(?:[:\u2013-]\s*|\s(?i:is)\s+)"
+)
+# "Me and the wife (Shona) are ...": "me and X" is "X and I", "the wife" is the user's, and a name in
+# brackets after a relative is the relative's
+_ME_AND = re.compile(r"^(?i:me and)\s+(?P<who>.{1,40}?)\s+(?P<verb>(?i:are|were|have|had|got|went))\b")
+_THE_SPOUSE = re.compile(r"\b(?i:the)\s+(?=(?i:wife|husband|missus|missis|other half)\b)")
+_BRACKETED_NAME = re.compile(rf"\b(?P<kin>(?i:{_KIN}|{_PETS}))\s*\((?P<name>{_NAME_WORD})\)")
+# "Our little one, Isla, is only 2": a relative set off by the name after it is "my <relative> <Name>"
+_NAME_AFTER = re.compile(
+    rf"^(?P<rel>(?i:my|our)\s+(?:[a-z-]+\s+)?(?i:{_KIN}|{_PETS})),\s+(?P<name>{_NAME_WORD}),\s+(?=[a-z])"
+)
+
+
+def _kin_said(s: str) -> str:
+    """The forms chat uses for one's relatives, in the plain form the family rules read."""
+    s = _TITLE_SUBJECT.sub(r"my \1", s)
+    s = _KIN_BIRTHDAY_HEAD.sub(lambda m: f"my {m.group('kin')}'s birthday is ", s)
+    s = _THE_SPOUSE.sub("my ", s)
+    s = _BRACKETED_NAME.sub(r"\g<kin> \g<name>", s)
+    s = _NAME_AFTER.sub(r"\g<rel> \g<name> ", s)
+    return _ME_AND.sub(lambda m: f"{m.group('who')} and I {m.group('verb')}", s)
 
 
 def _apposed(sentence: str) -> str:
@@ -111,8 +208,14 @@ def clauses(sentence: str) -> list[str]:
     for part in _CLAUSE_SPLIT.split(sentence):
         # "Sam and I ...", "My wife and I ...", "My husband Tom and I ...": a subject of one or two words,
         # or a relative or a pet with a name, is not a clause of its own
+        # (a subject is a name or a determiner's phrase: "don't judge, but I ...", "surprise, and we ...",
+        # "van's unpacked and I ..." are asides of their own)
         if parts and (
-            (len(parts[-1].split()) <= 2 and not re.match(r"^(?:i|we)\b", parts[-1], re.I))
+            (
+                len(parts[-1].split()) <= 2
+                and not re.match(r"^(?:i|we|don't|do not|please|not|no)\b", parts[-1], re.I)
+                and re.match(r"^(?:(?i:my|our|the|his|her|their|me)\b|[A-Z])", parts[-1])
+            )
             or _NAMED_KIN.match(parts[-1])
         ):
             parts[-1] = f"{parts[-1]} and {part}"
@@ -133,10 +236,17 @@ def clauses(sentence: str) -> list[str]:
 
 def _clean(raw: str) -> str:
     s = _apposed(raw.strip().rstrip(".!?").strip())
-    s = re.sub(r"[\u2019\u2018]", "'", s)
+    s = _spelt(re.sub(r"[\u2019\u2018]", "'", s))
+    # a pictograph says how the user feels, never what is so: "vegan for 3 years now" plus a sprout
+    s = re.sub(r"\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+", "", s).strip()
     for pattern, full in _CONTRACTIONS:
         s = re.sub(pattern, full, s, flags=re.I)
+    s = _kin_said(s)
     s = _LEAD.sub("", s).strip().strip(",;:- ")
+    # a sentence adverb before the subject adds nothing either: "weirdly I've gone off purple"
+    s = re.sub(r"^(?-i:[a-z]{3,}ly)\s+(?=(?i:i|we)\s)", "", s)
+    # a sentence adverb set off by commas inside a clause adds nothing: "to codeine and, weirdly, to avocado"
+    s = re.sub(r",\s*(?-i:[a-z]+ly)\s*,\s*", " ", s)
     # a hedge of opinion asserts the clause it frames: "these days I'd say The Thing is my favourite"
     s = re.sub(
         r"^(?:(?:these days|nowadays|now|today|honestly)\s*,?\s+)?i would say(?:\s+that)?,?\s+",
@@ -147,7 +257,7 @@ def _clean(raw: str) -> str:
     # an adverb between the subject and its verb changes no fact: "we also have", "I'm also allergic"
     s = re.sub(
         r"^((?:i|we)(?:\s+(?:am|are|have|was|were))?)\s+(?:also|just|recently|finally|currently|still|even|"
-        r"actually|now|officially|already|both|too)\s+(?=\w)",
+        r"actually|now|officially|already|both|too|properly|fully|happily)\s+(?=\w)",
         r"\1 ",
         s,
         flags=re.I,
@@ -156,14 +266,20 @@ def _clean(raw: str) -> str:
 
 
 _ADDITIVE_TAIL = re.compile(
-    r"(?:,?\s+(?:too|as well|also|either|as well as that)|,\s*(?:sadly|unfortunately|luckily|fortunately|"
+    # a hedge after the statement ("so pescatarian now I suppose") asserts it, and supposes nothing
+    r"(?:,?\s+(?:too|as well|also|either|as well as that|i suppose|i guess|i reckon|though)|"
+    r",\s*(?:sadly|unfortunately|luckily|fortunately|"
     r"thankfully|honestly|of course|believe it or not|to make (?:things|matters|it) worse|for the record|"
     r"for what it's worth|as it happens|funnily enough|by the way|btw|lol|no going back|no regrets|"
-    # a condition on the remark, not the fact: "I'm 38, if that matters for the plan"
-    r"if (?:that|it|this) (?:matters|helps)(?:\s+(?:for|to|with)\s+[\w' -]+)?|"
-    r"haha)|"
+    r"haha|always (?:has|have) been|always was|ever since)|"
+    # a condition on the remark, not the fact, with or without its comma: "I'm 38, if that matters for the
+    # plan", "I'm 44 btw if that changes the advice"; and a chat particle at the end
+    r",?\s+(?:(?:btw|by the way|fyi)\s+)?if (?:that|it|this) "
+    r"(?:matters|helps|changes|affects|makes a difference)(?:\s+[\w' -]+)?|"
+    r",?\s+if you need (?:that|it|this)(?:\s+(?:for|to)\s+[\w' -]+)?|\s+(?:btw|fyi|lol|haha)|"
     # a relative clause on the whole statement comments on it: "lactose intolerant, which makes ... tricky"
-    r",\s*which\s+(?:makes|means|made|meant|is|was|has been)\b[^,]*|"
+    r",\s*which\s+(?:still\s+|really\s+|just\s+)?(?:makes|means|made|meant|is|was|has been|sounds|feels|"
+    r"seems|looks)\b[^,]*|"
     # a sentence adverb set off after the value comments on it: "allergic to peaches, annoyingly"
     r",\s*(?-i:[a-z]+ly)(?:\s+enough)?|"
     # how often, said after the value: "a big tea drinker, three cups a day at least"
