@@ -76,6 +76,15 @@ def test_linked_rows_join_below_their_link_and_common_words_link_nothing() -> No
     assert linked(order, words, {"Lisbon": [1, 3]}, most=3, weight=0.05) == order  # keeps its better score
 
 
+def test_linked_says_which_term_gave_a_memory_its_score() -> None:
+    order = [(1, 0.9), (2, 0.5), (3, 0.1)]
+    via: dict[int, str] = {}
+    words = {"Lisbon": 0.9, "Rita": 0.5}
+    linked(order, words, {"Lisbon": [1, 3], "Rita": [2, 3, 7]}, most=3, weight=0.7, via=via)
+    # 3 is lifted by Lisbon (0.63 beats Rita's 0.35 and its own 0.1); 1 and 2 keep their own scores
+    assert via == {3: "Lisbon", 7: "Rita"}
+
+
 def test_a_ranking_handed_new_candidates_ranks_them_anew() -> None:
     """Storage that reads again (a read retried elsewhere) must not get the first read's order."""
     plain = DEFAULT_CONFIG.without("rerank")
@@ -143,6 +152,31 @@ async def test_a_turn_naming_the_best_turns_rare_name_joins_at_the_linking_score
         assert {t: s for t, s in with_links.items() if t != LINKED} == {
             t: s for t, s in without.items() if t != LINKED
         }
+    finally:
+        await on.close()
+        await off.close()
+
+
+async def test_explain_names_the_link_that_placed_a_linked_turn(tmp_path: Path) -> None:
+    on = await _store(tmp_path / "on.db")
+    off = await _store(tmp_path / "off.db", retrieval=DEFAULT_CONFIG.without("links"))
+    try:
+        if FetchMode.HYBRID not in on.descriptor.fetch_modes:
+            pytest.skip("no embedder here")
+        req = FetchRequest(QUESTION, mode=FetchMode.HYBRID, filter=MY, limit=20, explain=True)
+        whys = {h.item.text: h.why for h in (await on.fetch(req)).hits}
+        assert all(w is not None for w in whys.values())
+        lifted = {t: w.linked for t, w in whys.items() if w is not None and w.linked}
+        assert lifted == {LINKED: _term("Lisbon")}
+        got = whys[LINKED]
+        assert got is not None and got.as_json()["linked"] == _term("Lisbon")
+        plain = [h.why for h in (await off.fetch(req)).hits]
+        assert all(w is not None and w.linked is None for w in plain)
+        # explaining changes no score nor order
+        quiet = await on.fetch(FetchRequest(QUESTION, mode=FetchMode.HYBRID, filter=MY, limit=20))
+        assert [(h.item.text, h.score) for h in quiet.hits] == [
+            (t, round(w.score, 6)) for t, w in whys.items() if w is not None
+        ]
     finally:
         await on.close()
         await off.close()

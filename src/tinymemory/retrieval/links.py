@@ -53,10 +53,12 @@ def linked(
     holding: Mapping[str, Sequence[int]],
     most: int,
     weight: float,
+    via: dict[int, str] | None = None,
 ) -> Ranked:
     """`order` with the memories holding a linking term added at its linking score times `weight`; a
     term held by one memory links nothing, and one held by more than `most` is not rare. A memory
-    already ordered keeps its better score; ties keep `order`'s rows first, then the lower key."""
+    already ordered keeps its better score; ties keep `order`'s rows first, then the lower key. `via`
+    (explain) gets, for each memory whose score a link gave, the term that gave it."""
     best = dict(order)
     place = {key: i for i, (key, _) in enumerate(order)}
     for term, rows in holding.items():
@@ -66,6 +68,8 @@ def linked(
         for key in rows:
             if score > best.get(key, -1.0):
                 best[key] = score
+                if via is not None:
+                    via[key] = term
     if len(best) == len(order) and all(best[k] == s for k, s in order):
         return order
     return sorted(best.items(), key=lambda kv: (-kv[1], place.get(kv[0], len(place)), kv[0]))

@@ -593,7 +593,9 @@ class FetchRanking:
         """The page of the final order; `holding` is storage's answer to `link_terms` (each term's rows)."""
         ranked = self._rank(lexical, semantic, light, stats, anchor)
         if holding:
-            ranked = linked(ranked, self._terms, holding, self.cfg.links.most, self.cfg.links.weight)
+            via = None if self._trace is None else self._trace.linked
+            links = self.cfg.links
+            ranked = linked(ranked, self._terms, holding, links.most, links.weight, via)
         cut = page(ranked, self.offset, self.limit)
         if self._trace is not None:
             self.why = signals(cut[0], self.offset, lexical, semantic, self._trace)
