@@ -15,7 +15,7 @@ levers; docs/architecture/retrieval.md, round six).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from tinymemory.retrieval.text import Analyzer
@@ -45,6 +45,18 @@ def link_terms(
             if score > best.get(term, -1.0):
                 best[term] = score
     return best
+
+
+def holders(rows: Iterable[tuple[str, int]], n: int) -> dict[str, list[int]]:
+    """Storage's one read of the link terms' holders, (term, row) pairs in any order, as each term's
+    rows, lowest first and `n` at most: `n` past `most` is all `linked` needs to tell a rare term from a
+    common one, so which rows a common term keeps does not matter."""
+    out: dict[str, list[int]] = {}
+    for term, row in sorted(rows):
+        held = out.setdefault(term, [])
+        if len(held) < n:
+            held.append(row)
+    return out
 
 
 def linked(

@@ -27,6 +27,7 @@ from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix,
 from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective, reach_sql
 from tinymemory.retrieval import bm25
 from tinymemory.retrieval.config import SCOPED_BUDGET_SHARE, field_weights
+from tinymemory.retrieval.links import holders
 from tinymemory.retrieval.pipeline import (
     POSTINGS_BUDGET,
     Light,
@@ -146,14 +147,32 @@ def link_holders(
     flt: MetaFilter,
     snapshot: int,
 ) -> dict[str, list[int]]:
-    """The `links` stage's read (`Ranking.link_terms`): the reach's statistics of the terms, then for
-    each one `rare` keeps, the rows of the reach whose own text holds it (at most `n`)."""
+    """The `links` stage's read (`Ranking.link_terms`): the reach's statistics of the terms, then in
+    one statement, for every term `rare` keeps, the rows inside the filter whose own text holds it (the
+    rows the lexical ranker finds with the context field off: a title or body count), `n` at most.
+    Only the reach's own postings are read (its namespaces', as `lexical_scoped`)."""
     if not terms:
         return {}
-    counts = lexstats.stats(conn, lexstats.scope_of(flt), list(terms))
-    return {
-        t: [r for r, _ in lexical_of(conn, [t], flt, snapshot, n, stats=counts)] for t in rare(terms, counts)
-    }
+    scope = lexstats.scope_of(flt)
+    wanted = rare(terms, lexstats.stats(conn, scope, list(terms)))
+    if not wanted:
+        return {}
+    weights = field_weights(0.0)
+    params: Params = [weights["title"], weights["body"]]
+    spaces = reach_sql(scope, params, column="ns")
+    params.extend(wanted)
+    params.append(snapshot)
+    where = filter_sql(flt, params)
+    in_reach = "" if spaces is None else f"p.space IN (SELECT id FROM lex_ns WHERE {spaces}) AND "
+    cur = conn.cursor()
+    cur.row_factory = None
+    rows = cur.execute(
+        "SELECT p.term, p.doc, p.title * ? + p.body * ? AS f FROM lex_postings p"
+        " CROSS JOIN items i ON i.rowid = p.doc"
+        f" WHERE {in_reach}p.term IN ({','.join('?' * len(wanted))}) AND p.doc <= ? AND {where} AND f > 0",
+        params,
+    )
+    return holders(((str(r[0]), int(r[1])) for r in rows), n)
 
 
 def lexical_whole(
