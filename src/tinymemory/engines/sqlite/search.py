@@ -555,6 +555,11 @@ _AFTER = (
     " AND n.rowid <= ? AND n.valid_to IS NULL AND n.forgotten_at IS NULL ORDER BY n.rowid LIMIT 1)"
 )
 
+# The text's index terms as the lexical index stored them (`lex_docs`, the body analysed at store time),
+# for a row whose indexed text is its body alone (no title, no summary): then they are exactly the terms
+# `_TEXT` analyses to, and the rerankers split them instead of analysing the text again (Light.analysed)
+_ANALYSED = "CASE WHEN coalesce(i.title, '') = '' AND coalesce(i.summary, '') = '' THEN d.body END"
+
 # Only a turn of a thread has neighbours: the look-ups are skipped for the rest (a third of the query's
 # cost over a pool of memories outside any thread).
 _NEIGHBOURS = (
@@ -631,7 +636,7 @@ def light_rows(
     if not detailed:
         rows = cur.execute(
             "SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to,"
-            " NULL, NULL, NULL, NULL, NULL, NULL, NULL"  # the detailed columns, not read
+            " NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL"  # the detailed columns, not read
             " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
             (json.dumps(rowids),),
         )
@@ -639,8 +644,9 @@ def light_rows(
         rows = cur.execute(
             f"SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to, {_TEXT},"
             f" coalesce(i.source_id, i.source_kind), i.ns, i.thread_id, {_NEIGHBOURS},"
-            " nullif(i.extra, '{}')"
-            " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
+            f" nullif(i.extra, '{{}}'), {_ANALYSED}"
+            " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value"
+            f" LEFT JOIN {lexstats.DOCS} d ON d.doc = i.rowid",
             (snapshot if snapshot is not None else max_rowid(conn), json.dumps(rowids)),
         )
     make = Light._make
