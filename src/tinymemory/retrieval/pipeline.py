@@ -39,7 +39,7 @@ from tinymemory.retrieval.temporal import (
     span_matches,
     span_of,
 )
-from tinymemory.retrieval.text import Analyzer, term_set
+from tinymemory.retrieval.text import Analyzer, stored_terms, term_set
 
 Ranked = list[tuple[int, float]]
 K = TypeVar("K")
@@ -97,7 +97,7 @@ def terms_of(lt: Light | None, analyzer: Analyzer) -> frozenset[str]:
     if lt is None:
         return frozenset()
     if lt.analysed is not None:
-        return frozenset(lt.analysed.split())
+        return stored_terms(lt.analysed)
     return term_set(analyzer, lt.text or "")
 
 
