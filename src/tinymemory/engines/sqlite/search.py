@@ -153,26 +153,10 @@ def link_holders(
     Only the reach's own postings are read (its namespaces', as `lexical_scoped`)."""
     if not terms:
         return {}
-    scope = lexstats.scope_of(flt)
-    wanted = rare(terms, lexstats.stats(conn, scope, list(terms)))
+    wanted = rare(terms, lexstats.stats(conn, lexstats.scope_of(flt), list(terms)))
     if not wanted:
         return {}
-    weights = field_weights(0.0)
-    params: Params = [weights["title"], weights["body"]]
-    spaces = reach_sql(scope, params, column="ns")
-    params.extend(wanted)
-    params.append(snapshot)
-    where = filter_sql(flt, params)
-    in_reach = "" if spaces is None else f"p.space IN (SELECT id FROM lex_ns WHERE {spaces}) AND "
-    cur = conn.cursor()
-    cur.row_factory = None
-    rows = cur.execute(
-        "SELECT p.term, p.doc, p.title * ? + p.body * ? AS f FROM lex_postings p"
-        " CROSS JOIN items i ON i.rowid = p.doc"
-        f" WHERE {in_reach}p.term IN ({','.join('?' * len(wanted))}) AND p.doc <= ? AND {where} AND f > 0",
-        params,
-    )
-    return holders(((str(r[0]), int(r[1])) for r in rows), n)
+    return holders([(term, doc) for doc, term, _, _ in _postings_in(conn, wanted, flt, snapshot, 0.0)], n)
 
 
 def lexical_whole(
@@ -283,25 +267,34 @@ def lexical_scoped(
     if not terms or n <= 0:
         return []
     kept = prune(terms, stats.df, budget)
+    return bm25_best(_postings_in(conn, kept, flt, snapshot, context_weight), stats, n, kept)
+
+
+def _postings_in(
+    conn: sqlite3.Connection, terms: list[str], flt: MetaFilter, snapshot: int, context_weight: float
+) -> list[tuple[int, str, float, int]]:
+    """One row per (row, term) inside the filter at or below `snapshot`: the row, the term, its
+    field-weighted frequency (what FTS5's phrase frequency sums) and the row's length, from the postings
+    of the reach's own namespaces (every namespace's for a read of the whole store) joined to the few
+    rows they name; a row matched only in a field of weight 0 is left out."""
     weights = field_weights(context_weight)
     params: Params = [weights["title"], weights["body"], weights["context"]]
     spaces = reach_sql(lexstats.scope_of(flt), params, column="ns")
-    params.extend(kept)
+    params.extend(terms)
     params.append(snapshot)
     where = filter_sql(flt, params)
-    marks = ",".join("?" * len(kept))
+    marks = ",".join("?" * len(terms))
     in_reach = "" if spaces is None else f"p.space IN (SELECT id FROM lex_ns WHERE {spaces}) AND "
-    # one row per (row, term): the field-weighted frequency (what FTS5's phrase frequency sums), as plain
-    # tuples (a few hundred rows a read; sqlite3.Row costs more to make and to unpack)
+    # plain tuples (a few hundred rows a read; sqlite3.Row costs more to make and to unpack)
     cur = conn.cursor()
     cur.row_factory = None
-    rows = cur.execute(
+    rows: list[tuple[int, str, float, int]] = cur.execute(
         "SELECT p.doc, p.term, p.title * ? + p.body * ? + p.context * ? AS f, p.len"
         " FROM lex_postings p CROSS JOIN items i ON i.rowid = p.doc"
         f" WHERE {in_reach}p.term IN ({marks}) AND p.doc <= ? AND {where} AND f > 0",
         params,
     ).fetchall()
-    return bm25_best(rows, stats, n, kept)
+    return rows
 
 
 def recent(conn: sqlite3.Connection, flt: MetaFilter, snapshot: int, n: int) -> Ranked:
