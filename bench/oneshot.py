@@ -191,7 +191,9 @@ PHASES = [
     ("search", "_scan", "semantic: exact scans (reads of a time window the query names)"),
     ("search", "_visible", "the candidates' state check in SQL (search._visible)"),
     ("search", "light_rows", "the candidates' light columns (search.light_rows)"),
-    ("pipeline", "FetchRanking.page", "fusion, reranking, the page (pipeline.FetchRanking.page)"),
+    ("pipeline", "FetchRanking._rank", "fusion and reranking, once a fetch (pipeline.FetchRanking._rank)"),
+    ("search", "link_holders", "links: the rare names' holders (search.link_holders)"),
+    ("pipeline", "FetchRanking.page", "the linked order and the page (pipeline.FetchRanking.page)"),
     ("reads", "items_by_rowid", "the page's items (reads.items_by_rowid)"),
 ]
 

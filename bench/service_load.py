@@ -165,9 +165,8 @@ def tinymemory_store(items: int, baseline: Baseline | None = None) -> tuple[Path
     one), and what was recorded about its build. With a baseline, the file is built by the baseline's
     source in a child process: an older build cannot open a file of a newer schema, while this build
     upgrades the copy each of its servers starts from."""
+    path = store_path(items, baseline)
     if baseline is not None:
-        slug = re.sub(r"[^A-Za-z0-9]+", "-", baseline.revision()).strip("-") or "baseline"
-        path = DATA_DIR / f"tinymemory-{items}-by-{slug}.db"
         if not (path.exists() and path.with_suffix(".json").exists()):
             env = {**os.environ, **baseline.env()}
             cmd = [
@@ -182,7 +181,16 @@ def tinymemory_store(items: int, baseline: Baseline | None = None) -> tuple[Path
             if done.returncode != 0:
                 raise SystemExit(f"--baseline: building the store with {baseline.revision()} failed")
         return path, json.loads(path.with_suffix(".json").read_text())
-    return build_store(DATA_DIR / f"tinymemory-{items}.db", items)
+    return build_store(path, items)
+
+
+def store_path(items: int, baseline: Baseline | None = None) -> Path:
+    """Where the prefilled file of `items` is kept: one per baseline, named after it (`--baseline-name`,
+    else its git revision), since each baseline builds its own."""
+    if baseline is None:
+        return DATA_DIR / f"tinymemory-{items}.db"
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", baseline.revision()).strip("-") or "baseline"
+    return DATA_DIR / f"tinymemory-{items}-by-{slug}.db"
 
 
 def build_store(path: Path, items: int) -> tuple[Path, dict[str, Any]]:
@@ -391,8 +399,8 @@ class Baseline:
             raise SystemExit(f"--baseline: {src} is not a source folder holding tinymemory/")
         shadow = workdir / "blocked"
         shadow.mkdir(parents=True, exist_ok=True)
-        for name in blocked:
-            (shadow / f"{name}.py").write_text(f"raise ImportError('{name}: left out of the baseline')\n")
+        for module in blocked:  # not `name`: that is the baseline's own, for the section and the store
+            (shadow / f"{module}.py").write_text(f"raise ImportError('{module}: left out of the baseline')\n")
         return cls(src.resolve(), blocked, shadow, name)
 
     def env(self) -> dict[str, str]:

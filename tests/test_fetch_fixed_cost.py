@@ -425,3 +425,35 @@ async def test_a_read_that_would_first_read_many_new_vectors_goes_to_a_reader_th
     # the first read begins where it is called, finds the new rows and is read on a reader thread
     assert len(names) == 3 and names[0] == names[2] == me and names[1].startswith("tinymemory-sqlite-read")
     assert got[0].hits == got[1].hits == want.hits
+
+
+async def test_candidates_carry_their_stored_analysis_only_where_it_is_their_texts(tmp_path: Path) -> None:
+    """The light columns carry the lexical index's stored analysis of a row whose indexed text is its
+    body alone, so the rerankers split it instead of analysing the text again: the very terms the text
+    analyses to. A row with a title or a summary (whose analysis is stored per field) carries none, and
+    the rerankers analyse its text as before; either way a fetch's features are the same."""
+    from tinymemory.api import ItemKind, ItemMeta, NewItem
+    from tinymemory.engines.sqlite import search
+    from tinymemory.retrieval.text import term_set
+
+    texts = ["Ana's tomatoes, 3 kinds; the basil wilted!", "Café visits in Zürich", "the and of", "?!"]
+    items = [NewItem(ItemKind.LEARNING, t, ItemMeta(namespace=ns(USER), observed_at=T0)) for t in texts]
+    items.append(NewItem(ItemKind.LEARNING, "the tomatoes", ItemMeta(namespace=ns(USER), title="Of the")))
+    items.append(NewItem(ItemKind.LEARNING, "basil", ItemMeta(namespace=ns(USER), summary="and the basil")))
+    an = default_analyzer()
+    async with SqliteEngine(tmp_path / "m.db", embedder=None) as eng:
+        await eng.store_many(items)
+        light = await eng.storage._read("t", lambda c: search.light_rows(c, list(range(1, 7)), True))
+    for rowid in range(1, 5):
+        lt = light[rowid]
+        assert lt.analysed is not None
+        assert pipeline.terms_of(lt, an) == term_set(an, lt.text or "") == frozenset(lt.analysed.split())
+    for rowid in (5, 6):
+        assert light[rowid].analysed is None
+        assert pipeline.terms_of(light[rowid], an) == term_set(an, light[rowid].text or "")
+    bare = {r: lt._replace(analysed=None) for r, lt in light.items()}
+    lex = [(r, 1.0 / r) for r in light]
+    stats = pipeline.ScopeStats(6, 30, {"tomato": 2, "basil": 2})
+    with_stored = pipeline.features_of(lex, [], light, stats, "tomatoes and basil", an)
+    analysed_here = pipeline.features_of(lex, [], bare, stats, "tomatoes and basil", an)
+    assert with_stored[0] == analysed_here[0] and (with_stored[1] == analysed_here[1]).all()

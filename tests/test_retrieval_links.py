@@ -25,7 +25,7 @@ from tinymemory.api import (
     Source,
 )
 from tinymemory.retrieval.config import DEFAULT_CONFIG, LinksConfig, RetrievalConfig
-from tinymemory.retrieval.links import link_terms, linked, names
+from tinymemory.retrieval.links import holders, link_terms, linked, names
 from tinymemory.retrieval.pipeline import FetchRanking, ScopeStats
 from tinymemory.retrieval.text import default_analyzer
 
@@ -74,6 +74,21 @@ def test_linked_rows_join_below_their_link_and_common_words_link_nothing() -> No
     assert got == [(1, 0.9), (7, pytest.approx(0.63)), (2, 0.5), (3, 0.1)]
     assert linked(order, words, {"Lisbon": [1]}, most=3, weight=0.7) == order  # held by one: no link
     assert linked(order, words, {"Lisbon": [1, 3]}, most=3, weight=0.05) == order  # keeps its better score
+
+
+def test_linked_says_which_term_gave_a_memory_its_score() -> None:
+    order = [(1, 0.9), (2, 0.5), (3, 0.1)]
+    via: dict[int, str] = {}
+    words = {"Lisbon": 0.9, "Rita": 0.5}
+    linked(order, words, {"Lisbon": [1, 3], "Rita": [2, 3, 7]}, most=3, weight=0.7, via=via)
+    # 3 is lifted by Lisbon (0.63 beats Rita's 0.35 and its own 0.1); 1 and 2 keep their own scores
+    assert via == {3: "Lisbon", 7: "Rita"}
+
+
+def test_holders_give_each_term_its_lowest_rows_up_to_n() -> None:
+    rows = [("rome", 9), ("lisbon", 4), ("rome", 2), ("rome", 7), ("rome", 5), ("lisbon", 1)]
+    assert holders(rows, 3) == {"lisbon": [1, 4], "rome": [2, 5, 7]}
+    assert holders([], 3) == {}
 
 
 def test_a_ranking_handed_new_candidates_ranks_them_anew() -> None:
@@ -148,6 +163,31 @@ async def test_a_turn_naming_the_best_turns_rare_name_joins_at_the_linking_score
         await off.close()
 
 
+async def test_explain_names_the_link_that_placed_a_linked_turn(tmp_path: Path) -> None:
+    on = await _store(tmp_path / "on.db")
+    off = await _store(tmp_path / "off.db", retrieval=DEFAULT_CONFIG.without("links"))
+    try:
+        if FetchMode.HYBRID not in on.descriptor.fetch_modes:
+            pytest.skip("no embedder here")
+        req = FetchRequest(QUESTION, mode=FetchMode.HYBRID, filter=MY, limit=20, explain=True)
+        whys = {h.item.text: h.why for h in (await on.fetch(req)).hits}
+        assert all(w is not None for w in whys.values())
+        lifted = {t: w.linked for t, w in whys.items() if w is not None and w.linked}
+        assert lifted == {LINKED: _term("Lisbon")}
+        got = whys[LINKED]
+        assert got is not None and got.as_json()["linked"] == _term("Lisbon")
+        plain = [h.why for h in (await off.fetch(req)).hits]
+        assert all(w is not None and w.linked is None for w in plain)
+        # explaining changes no score nor order
+        quiet = await on.fetch(FetchRequest(QUESTION, mode=FetchMode.HYBRID, filter=MY, limit=20))
+        assert [(h.item.text, h.score) for h in quiet.hits] == [
+            (t, round(w.score, 6)) for t, w in whys.items() if w is not None
+        ]
+    finally:
+        await on.close()
+        await off.close()
+
+
 async def test_rarity_is_counted_in_the_reach_and_another_tenants_rows_move_nothing(tmp_path: Path) -> None:
     alone = await _store(tmp_path / "a.db")
     crowded = await _store(tmp_path / "c.db", others=6)
@@ -187,5 +227,44 @@ async def test_forgotten_memory_is_never_linked(tmp_path: Path) -> None:
         await engine.forget(ForgetRequest(ids=(gone,), reach=Reach.exact(MINE)))
         after = await _read(engine)
         assert LINKED not in after
+    finally:
+        await engine.close()
+
+
+@pytest.mark.sqlite_only
+async def test_the_one_read_of_holders_finds_what_the_lexical_ranker_finds(tmp_path: Path) -> None:
+    """SQLite's single statement against the lexical ranker it replaced (one read per term, own text
+    only): the whole store and one reach, a name only a neighbouring turn holds (context) left out, a
+    forgotten turn left out, another tenant's rows outside the reach, and the cap."""
+    import sqlite3
+
+    from tinymemory.engines.sqlite import search
+
+    engine = await _store(tmp_path / "h.db", others=2)
+    try:
+        gone = await engine.store(_turn(MINE, "Jon", "Rita flew to Lisbon and to Porto.", 40, "s4"))
+        await engine.store(_turn(MINE, "Gina", "Porto was lovely.", 41, "s4"))
+        await engine.forget(ForgetRequest(ids=(gone.id,), reach=Reach.exact(MINE)))
+        terms = [_term(w) for w in ("Lisbon", "Porto", "Rita", "Gina", "Jon", "trams")]
+        conn = sqlite3.connect(tmp_path / "h.db")
+        try:
+            snapshot = search.max_rowid(conn)
+            for flt in (MetaFilter(), MY):
+                got = search.link_holders(conn, terms, lambda ts, _: list(ts), 4, flt, snapshot)
+                want = {}
+                for t in terms:
+                    rows = sorted(r for r, _ in search.lexical_of(conn, [t], flt, snapshot, 1000))[:4]
+                    if rows:
+                        want[t] = rows
+                assert got == want, flt
+            mine = search.link_holders(conn, terms, lambda ts, _: list(ts), 4, MY, snapshot)
+            whole = search.link_holders(conn, terms, lambda ts, _: list(ts), 4, MetaFilter(), snapshot)
+            # the turn after the linking one holds Lisbon in its context field only: not a holder
+            assert len(mine[_term("Lisbon")]) == 2 and len(whole[_term("Lisbon")]) == 4  # the cap
+            assert _term("Rita") not in mine  # only the forgotten turn said it
+            assert len(mine[_term("Porto")]) == 1  # the forgotten turn's neighbour's context is not its own
+            assert _term("trams") in mine and _term("trams") in whole
+        finally:
+            conn.close()
     finally:
         await engine.close()

@@ -118,3 +118,13 @@ def test_every_reranker_feature_has_words_on_the_why_page() -> None:
     from tinymemory.service.inspector.why_pages import FEATURE_WORDS
 
     assert set(FEATURES) <= set(FEATURE_WORDS)
+
+
+def test_a_linked_memory_says_which_name_linked_it() -> None:
+    from tinymemory.service.inspector.why_pages import why_details
+
+    why = {"score": 0.4, "rank": 3, "semantic": 0.6, "semantic_rank": 9, "linked": "lisbon"}
+    shown = html.unescape(str(why_details({"metadata": {"why": why}})))
+    assert "It names “lisbon”, a rare name one of the best results mentions" in shown
+    del why["linked"]
+    assert "rare name" not in str(why_details({"metadata": {"why": why}}))

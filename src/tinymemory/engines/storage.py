@@ -133,8 +133,9 @@ class Ranking(Protocol):
     ) -> tuple[str, ...]:
         """Given the candidates: the analysed terms (names the best rows mention) whose holders in the
         reach the `links` stage reads; empty for none. Storage takes the reach's statistics of these
-        terms, keeps the `rare` ones and reads each through its lexical ranker (own text only, the
-        context field off), `link_rows` rows at most."""
+        terms, keeps the `rare` ones and reads their holders in one statement (the rows inside the
+        filter whose own text holds a term: the context field off), shaped by `links.holders`,
+        `link_rows` rows a term at most."""
         ...
 
     @property

@@ -37,6 +37,9 @@ class WhySignals(Answer):
         None, description="a time the query names matched it: boosted, or ranked first for an explicit hint"
     )
     time_boost: float | None = Field(None, description="the multiplier a time the query names gave it")
+    linked: str | None = Field(
+        None, description="a rare name it shares with one of the best memories, when that gave its score"
+    )
 
 
 class MemoryMetadata(Answer):

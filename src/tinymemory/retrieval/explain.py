@@ -23,7 +23,8 @@ class Trace:
     """What `rank`'s stages gave each candidate row: the hybrid fusion's scores, the feature reranker's
     feature array (a row per candidate, `row_of` its row, columns by `names`; only the page's rows are
     read off it), relevances and priors, the coverage reranker's scores, the rows a time hint matched
-    and how (`time`: "boosted" or "first"), and the derived hint's boost."""
+    and how (`time`: "boosted" or "first"), the derived hint's boost, and the rows whose score the
+    links stage gave, with the name (an analysed term) that linked them."""
 
     fused: dict[int, float] = field(default_factory=dict)
     names: tuple[str, ...] = ()
@@ -35,6 +36,7 @@ class Trace:
     timed: set[int] = field(default_factory=set)
     time: str | None = None
     boost: float | None = None
+    linked: dict[int, str] = field(default_factory=dict)
 
 
 def _places(ranked: Ranked) -> dict[int, tuple[int, float]]:
@@ -64,5 +66,6 @@ def signals(page: Ranked, offset: int, lexical: Ranked, semantic: Ranked, trace:
             coverage=trace.coverage.get(row),
             time=trace.time if timed else None,
             time_boost=trace.boost if timed and trace.time == "boosted" else None,
+            linked=trace.linked.get(row),
         )
     return out

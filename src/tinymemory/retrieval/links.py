@@ -15,7 +15,7 @@ levers; docs/architecture/retrieval.md, round six).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from tinymemory.retrieval.text import Analyzer
@@ -47,16 +47,30 @@ def link_terms(
     return best
 
 
+def holders(rows: Iterable[tuple[str, int]], n: int) -> dict[str, list[int]]:
+    """Storage's one read of the link terms' holders, (term, row) pairs in any order, as each term's
+    rows, lowest first and `n` at most: `n` past `most` is all `linked` needs to tell a rare term from a
+    common one, so which rows a common term keeps does not matter."""
+    out: dict[str, list[int]] = {}
+    for term, row in sorted(rows):
+        held = out.setdefault(term, [])
+        if len(held) < n:
+            held.append(row)
+    return out
+
+
 def linked(
     order: Ranked,
     terms: Mapping[str, float],
     holding: Mapping[str, Sequence[int]],
     most: int,
     weight: float,
+    via: dict[int, str] | None = None,
 ) -> Ranked:
     """`order` with the memories holding a linking term added at its linking score times `weight`; a
     term held by one memory links nothing, and one held by more than `most` is not rare. A memory
-    already ordered keeps its better score; ties keep `order`'s rows first, then the lower key."""
+    already ordered keeps its better score; ties keep `order`'s rows first, then the lower key. `via`
+    (explain) gets, for each memory whose score a link gave, the term that gave it."""
     best = dict(order)
     place = {key: i for i, (key, _) in enumerate(order)}
     for term, rows in holding.items():
@@ -66,6 +80,8 @@ def linked(
         for key in rows:
             if score > best.get(key, -1.0):
                 best[key] = score
+                if via is not None:
+                    via[key] = term
     if len(best) == len(order) and all(best[k] == s for k, s in order):
         return order
     return sorted(best.items(), key=lambda kv: (-kv[1], place.get(kv[0], len(place)), kv[0]))

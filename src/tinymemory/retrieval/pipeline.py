@@ -41,7 +41,7 @@ from tinymemory.retrieval.temporal import (
     span_matches,
     span_of,
 )
-from tinymemory.retrieval.text import Analyzer, term_set
+from tinymemory.retrieval.text import Analyzer, stored_terms, term_set
 
 Ranked = list[tuple[int, float]]
 K = TypeVar("K")
@@ -72,8 +72,11 @@ class Light(NamedTuple):
     reranker reads them: `source` is the source's id, or its kind when it has none; `before`/`after`
     are the row keys of the active turns just before and after this one in its thread and namespace;
     `extra` is the row's extra column (tags, host metadata pairs), None when empty: where a host may
-    have put the speaker (speakers.py). A named tuple: a fetch makes one per candidate, and a tuple is
-    several times cheaper to make than a frozen dataclass."""
+    have put the speaker (speakers.py). `analysed` is the text's index terms joined by spaces as the
+    engine's lexical index keeps them, when the engine has them and they are exactly the terms of
+    `text` (a row with no title nor summary); None: the rerankers analyse `text` (`terms_of`). A
+    named tuple: a fetch makes one per candidate, and a tuple is several times cheaper to make than a
+    frozen dataclass."""
 
     confidence: float | None
     observed_at: int
@@ -86,6 +89,18 @@ class Light(NamedTuple):
     before: int | None = None
     after: int | None = None
     extra: str | None = None
+    analysed: str | None = None
+
+
+def terms_of(lt: Light | None, analyzer: Analyzer) -> frozenset[str]:
+    """A candidate's index terms, what the rerankers match the query's against: split from the
+    analysis the engine stored with the row when the light columns carry it (a whole-store read meets
+    few rows twice, and analysing its ~100 texts was two thirds of its ranking), else the text's."""
+    if lt is None:
+        return frozenset()
+    if lt.analysed is not None:
+        return stored_terms(lt.analysed)
+    return term_set(analyzer, lt.text or "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,15 +358,14 @@ def _rerank(
 ) -> Ranked:
     terms = list(query.terms)
     weights = term_weights(terms, stats)
-    cache: dict[int, set[str]] = {}
+    cache: dict[int, frozenset[str]] = {}
 
-    def terms_of(rowid: int) -> set[str]:
+    def terms_for(rowid: int) -> frozenset[str]:
         if rowid not in cache:
-            text = light[rowid].text if rowid in light else None
-            cache[rowid] = set(analyzer.index_terms(text or ""))
+            cache[rowid] = terms_of(light.get(rowid), analyzer)
         return cache[rowid]
 
-    return rerank_by_coverage(ranked, terms, terms_of, weights, cfg.rerank.strength)
+    return rerank_by_coverage(ranked, terms, terms_for, weights, cfg.rerank.strength)
 
 
 def features_of(
@@ -369,13 +383,13 @@ def features_of(
     q = analysed(query, analyzer)
     terms = list(q.terms)
     candidates: dict[int, Candidate] = {}
-    terms_of: dict[int, frozenset[str]] = {}
+    held: dict[int, frozenset[str]] = {}
     for rowid, lt in light.items():
         text = lt.text or ""
         thread = (lt.ns or "", lt.thread) if lt.thread is not None else None
         event = own_event(lt.event_from, lt.event_to)
         candidates[rowid] = Candidate(text, lt.source, thread, lt.before, lt.after, lt.extra, event)
-        terms_of[rowid] = term_set(analyzer, text)
+        held[rowid] = terms_of(lt, analyzer)
     return feature_columns(
         lex,
         sem,
@@ -383,7 +397,7 @@ def features_of(
         query=q.text,
         query_terms=terms,
         term_weights=term_weights(terms, stats),
-        terms_of=terms_of,
+        terms_of=held,
         window=None if window is None else (to_us(window.start), to_us(window.end)),
     )
 
@@ -606,7 +620,9 @@ class FetchRanking:
         """The page of the final order; `holding` is storage's answer to `link_terms` (each term's rows)."""
         ranked = self._rank(lexical, semantic, light, stats, anchor)
         if holding:
-            ranked = linked(ranked, self._terms, holding, self.cfg.links.most, self.cfg.links.weight)
+            via = None if self._trace is None else self._trace.linked
+            links = self.cfg.links
+            ranked = linked(ranked, self._terms, holding, links.most, links.weight, via)
         cut = page(ranked, self.offset, self.limit)
         if self._trace is not None:
             self.why = signals(cut[0], self.offset, lexical, semantic, self._trace)

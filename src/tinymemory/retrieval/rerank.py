@@ -61,7 +61,7 @@ def coverages(
 def rerank_by_coverage(
     ranked: Sequence[tuple[K, float]],
     query_terms: Sequence[str],
-    terms_of: Callable[[K], set[str]],
+    terms_of: Callable[[K], AbstractSet[str]],
     weights: Mapping[str, float],
     strength: float,
 ) -> list[tuple[K, float]]:

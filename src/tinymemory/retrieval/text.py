@@ -122,6 +122,14 @@ def term_set(analyzer: Analyzer, text: str) -> frozenset[str]:
     return frozenset(analyzer.index_terms(text))
 
 
+@lru_cache(maxsize=8192)
+def stored_terms(analysed: str) -> frozenset[str]:
+    """The terms of a text analysed as an index keeps it (`Analyzer.index_text`: space-joined), as a
+    set: `term_set` of the text, without analysing it again. Cached as `term_set` is, so a memory met
+    again costs a look-up either way."""
+    return frozenset(analysed.split())
+
+
 @lru_cache(maxsize=1)
 def default_analyzer() -> Analyzer:
     return Analyzer()

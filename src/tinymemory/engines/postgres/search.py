@@ -17,6 +17,7 @@ from tinymemory.engines.postgres.db import Conn
 from tinymemory.engines.postgres.where import Params, filter_sql
 from tinymemory.engines.rows import from_us
 from tinymemory.retrieval.config import SCOPED_BUDGET_SHARE, field_weights
+from tinymemory.retrieval.links import holders
 from tinymemory.retrieval.pipeline import POSTINGS_BUDGET, Light, Ranked, ScopeStats, bm25_best, prune
 from tinymemory.retrieval.text import Analyzer
 
@@ -87,15 +88,17 @@ async def link_holders(
     flt: MetaFilter,
     snapshot: int,
 ) -> dict[str, list[int]]:
-    """The `links` stage's read (`Ranking.link_terms`): the reach's statistics of the terms, then for
-    each one `rare` keeps, the rows of the reach whose own text holds it (at most `n`)."""
+    """The `links` stage's read (`Ranking.link_terms`): the reach's statistics of the terms, then in
+    one statement (the lexical ranker's, the context field off) the rows inside the filter whose own
+    text holds each term `rare` keeps, `n` at most."""
     if not terms:
         return {}
-    counts = await lexstats.stats(conn, lexstats.scope_of(flt), list(terms))
-    out: dict[str, list[int]] = {}
-    for term in rare(terms, counts):
-        out[term] = [r for r, _ in await lexical_of(conn, [term], flt, snapshot, n, counts)]
-    return out
+    wanted = rare(terms, await lexstats.stats(conn, lexstats.scope_of(flt), list(terms)))
+    if not wanted:
+        return {}
+    statement, params = lexical_statement(wanted, flt, snapshot, 0.0)
+    cur = await conn.execute(statement, params)
+    return holders([(str(r[1]), int(r[0])) for r in await cur.fetchall()], n)
 
 
 def lexical_statement(

@@ -359,7 +359,7 @@ class SqliteStorage(Storage):
 
         def read(conn: sqlite3.Connection, here: bool = False) -> FetchPage:
             start = time.perf_counter()
-            page = self._fetch_in(conn, query, ranking, embedding, here)
+            page = self._fetch_in(conn, query, ranking, embedding, expansion, here)
             took = time.perf_counter() - start
             with self._reading_lock:  # reader threads and callers' threads share the times
                 last = self._read_s.pop(key, None)  # re-inserted last: the oldest pair goes first
@@ -423,10 +423,12 @@ class SqliteStorage(Storage):
         query: CandidateQuery,
         ranking: Ranking,
         embedding: QueryVector | None,
+        expansion: int | None,
         here: bool = False,
     ) -> FetchPage:
         """A whole fetch inside one read transaction, on a reader thread (or, `here`, where it was
-        called: then one that would first read many new vectors raises _Elsewhere)."""
+        called: then one that would first read many new vectors raises _Elsewhere); `expansion` is the
+        graph's for this read, the one its first round on the helper used too."""
         mode, flt = query.mode, query.filter
         snapshot = query.snapshot if query.snapshot is not None else search.max_rowid(conn)
         matrix = self._matrix
@@ -473,7 +475,7 @@ class SqliteStorage(Storage):
                 query.want,
                 early,
                 self._graphs,
-                expansion_for(mode is FetchMode.HYBRID),
+                expansion,
             )
             self.last_semantic_plan = outcome.plan
             sem = outcome.ranked

@@ -27,6 +27,7 @@ from tinymemory.engines.sqlite.vectors import EarlyScores, Floats, VectorMatrix,
 from tinymemory.engines.sqlite.where import Params, filter_sql, is_selective, reach_sql
 from tinymemory.retrieval import bm25
 from tinymemory.retrieval.config import SCOPED_BUDGET_SHARE, field_weights
+from tinymemory.retrieval.links import holders
 from tinymemory.retrieval.pipeline import (
     POSTINGS_BUDGET,
     Light,
@@ -146,14 +147,16 @@ def link_holders(
     flt: MetaFilter,
     snapshot: int,
 ) -> dict[str, list[int]]:
-    """The `links` stage's read (`Ranking.link_terms`): the reach's statistics of the terms, then for
-    each one `rare` keeps, the rows of the reach whose own text holds it (at most `n`)."""
+    """The `links` stage's read (`Ranking.link_terms`): the reach's statistics of the terms, then in
+    one statement, for every term `rare` keeps, the rows inside the filter whose own text holds it (the
+    rows the lexical ranker finds with the context field off: a title or body count), `n` at most.
+    Only the reach's own postings are read (its namespaces', as `lexical_scoped`)."""
     if not terms:
         return {}
-    counts = lexstats.stats(conn, lexstats.scope_of(flt), list(terms))
-    return {
-        t: [r for r, _ in lexical_of(conn, [t], flt, snapshot, n, stats=counts)] for t in rare(terms, counts)
-    }
+    wanted = rare(terms, lexstats.stats(conn, lexstats.scope_of(flt), list(terms)))
+    if not wanted:
+        return {}
+    return holders([(term, doc) for doc, term, _, _ in _postings_in(conn, wanted, flt, snapshot, 0.0)], n)
 
 
 def lexical_whole(
@@ -264,25 +267,34 @@ def lexical_scoped(
     if not terms or n <= 0:
         return []
     kept = prune(terms, stats.df, budget)
+    return bm25_best(_postings_in(conn, kept, flt, snapshot, context_weight), stats, n, kept)
+
+
+def _postings_in(
+    conn: sqlite3.Connection, terms: list[str], flt: MetaFilter, snapshot: int, context_weight: float
+) -> list[tuple[int, str, float, int]]:
+    """One row per (row, term) inside the filter at or below `snapshot`: the row, the term, its
+    field-weighted frequency (what FTS5's phrase frequency sums) and the row's length, from the postings
+    of the reach's own namespaces (every namespace's for a read of the whole store) joined to the few
+    rows they name; a row matched only in a field of weight 0 is left out."""
     weights = field_weights(context_weight)
     params: Params = [weights["title"], weights["body"], weights["context"]]
     spaces = reach_sql(lexstats.scope_of(flt), params, column="ns")
-    params.extend(kept)
+    params.extend(terms)
     params.append(snapshot)
     where = filter_sql(flt, params)
-    marks = ",".join("?" * len(kept))
+    marks = ",".join("?" * len(terms))
     in_reach = "" if spaces is None else f"p.space IN (SELECT id FROM lex_ns WHERE {spaces}) AND "
-    # one row per (row, term): the field-weighted frequency (what FTS5's phrase frequency sums), as plain
-    # tuples (a few hundred rows a read; sqlite3.Row costs more to make and to unpack)
+    # plain tuples (a few hundred rows a read; sqlite3.Row costs more to make and to unpack)
     cur = conn.cursor()
     cur.row_factory = None
-    rows = cur.execute(
+    rows: list[tuple[int, str, float, int]] = cur.execute(
         "SELECT p.doc, p.term, p.title * ? + p.body * ? + p.context * ? AS f, p.len"
         " FROM lex_postings p CROSS JOIN items i ON i.rowid = p.doc"
         f" WHERE {in_reach}p.term IN ({marks}) AND p.doc <= ? AND {where} AND f > 0",
         params,
     ).fetchall()
-    return bm25_best(rows, stats, n, kept)
+    return rows
 
 
 def recent(conn: sqlite3.Connection, flt: MetaFilter, snapshot: int, n: int) -> Ranked:
@@ -536,6 +548,11 @@ _AFTER = (
     " AND n.rowid <= ? AND n.valid_to IS NULL AND n.forgotten_at IS NULL ORDER BY n.rowid LIMIT 1)"
 )
 
+# The text's index terms as the lexical index stored them (`lex_docs`, the body analysed at store time),
+# for a row whose indexed text is its body alone (no title, no summary): then they are exactly the terms
+# `_TEXT` analyses to, and the rerankers split them instead of analysing the text again (Light.analysed)
+_ANALYSED = "CASE WHEN coalesce(i.title, '') = '' AND coalesce(i.summary, '') = '' THEN d.body END"
+
 # Only a turn of a thread has neighbours: the look-ups are skipped for the rest (a third of the query's
 # cost over a pool of memories outside any thread).
 _NEIGHBOURS = (
@@ -612,7 +629,7 @@ def light_rows(
     if not detailed:
         rows = cur.execute(
             "SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to,"
-            " NULL, NULL, NULL, NULL, NULL, NULL, NULL"  # the detailed columns, not read
+            " NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL"  # the detailed columns, not read
             " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
             (json.dumps(rowids),),
         )
@@ -620,8 +637,9 @@ def light_rows(
         rows = cur.execute(
             f"SELECT i.rowid, i.confidence, i.observed_at, i.event_from, i.event_to, {_TEXT},"
             f" coalesce(i.source_id, i.source_kind), i.ns, i.thread_id, {_NEIGHBOURS},"
-            " nullif(i.extra, '{}')"
-            " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value",
+            f" nullif(i.extra, '{{}}'), {_ANALYSED}"
+            " FROM json_each(?) j CROSS JOIN items i ON i.rowid = j.value"
+            f" LEFT JOIN {lexstats.DOCS} d ON d.doc = i.rowid",
             (snapshot if snapshot is not None else max_rowid(conn), json.dumps(rowids)),
         )
     make = Light._make

@@ -88,6 +88,11 @@ def _lines(why: Mapping[str, Any]) -> list[str]:
         out.append(f"It is about a time the search names: score ×{_num(why.get('time_boost'), 2)}.")
     elif why.get("time") == "first":
         out.append("It is about the days asked for, so it comes first.")
+    if isinstance(why.get("linked"), str):
+        out.append(
+            f"It names “{why['linked']}”, a rare name one of the best results mentions, so it ranks just "
+            "below that result."
+        )
     out.append(f"Final score {_num(why.get('score'), 4)}, {ordinal(int(why.get('rank', 0)))} in the results.")
     return out
 
