@@ -325,7 +325,13 @@ def rank(
         ranked = boost_by_hint(ranked, inside, cfg.temporal.boost)
         text = query.text if isinstance(query, QueryAnalysis) else query
         if cfg.temporal.day_first and names_one_day(text):
-            ranked = lift(ranked, lambda r: r in light and dated_within(light[r], hinted))
+
+            def dated(r: int) -> bool:
+                return r in light and dated_within(light[r], hinted)
+
+            if trace is not None:
+                trace.first = {r for r, _ in ranked if dated(r)}
+            ranked = lift(ranked, dated)
     if trace is not None and hint is not None:
         explicit = hint
         trace.timed = {r for r, _ in ranked if r in light and in_hint(light[r], explicit)}
