@@ -3,7 +3,7 @@
 An engine stores, filters and generates candidates: a lexical list and a semantic list (row key and a
 score in [0, 1], best first), the reach's lexical statistics, and a few light columns of each candidate.
 Everything after that (rank fusion, the confidence prior, the coverage reranker, time boosts and hint
-partitions, paging) is here, as pure functions, so that every engine ranks the same way and a ranking
+lifts, paging) is here, as pure functions, so that every engine ranks the same way and a ranking
 change is made once. Row keys are the engine's own integer row ids; they also break score ties, so an
 engine's row ids should grow with write order.
 """
@@ -294,7 +294,7 @@ def rank(
     trace: Trace | None = None,
 ) -> Ranked:
     """The final order: one list or their fusion, the coverage reranker, a derived time boost, then an
-    explicit hint's partition. `stats` are the read's own reach's (the reranker weighs terms by them);
+    explicit hint's lift. `stats` are the read's own reach's (the reranker weighs terms by them);
     `light` holds every candidate when `needs_light` says so. `query` may come analysed (the core
     analyses it once per fetch); a bare string is analysed here, with `analyzer`. A `trace` records
     what each stage gave each candidate (explain.py); the order is the same with or without one."""
