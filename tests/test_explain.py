@@ -150,3 +150,31 @@ async def test_an_explicit_time_hint_says_it_came_first(engine: MemoryEngine) ->
     assert hits[0].item.text == "Peanuts again, in June."
     assert [h.why.time if h.why else None for h in hits] == ["first"] + [None] * (len(hits) - 1)
     assert [h.why.rank for h in hits if h.why] == list(range(1, len(hits) + 1))
+
+
+async def test_a_day_named_outright_says_its_memory_came_first(tmp_path: Path) -> None:
+    """day_first raises the score of memory dated to the day by its own words above the list's best,
+    so its reason is "first", not the boost the other memory of the window got."""
+    said, on_the_day = datetime(2022, 5, 2, 15, tzinfo=UTC), datetime(2022, 5, 1, 12, tzinfo=UTC)
+    engine = make_engine(tmp_path / "d.db", embedder=None)
+    try:
+
+        def turn(text: str, when: datetime, thread: str) -> NewItem:
+            return NewItem(ItemKind.CONVERSATION, text, ItemMeta(observed_at=when, thread_id=thread))
+
+        await engine.store_many(
+            [
+                turn("Ana: which movie should I watch? I love a movie with a twist", NOW, "a"),
+                turn("Ana: my favourite movie is a long one", on_the_day, "b"),  # said that day
+                turn("Ana: finally saw Dune last night", said, "c"),  # its own words: 1 May
+            ]
+        )
+        req = FetchRequest("What movie did Ana watch on 1 May 2022?", mode=FetchMode.LEXICAL, explain=True)
+        why = {h.item.text: h.why for h in (await engine.fetch(req)).hits}
+        dated, boosted = why["Ana: finally saw Dune last night"], why["Ana: my favourite movie is a long one"]
+        assert dated is not None and dated.rank == 1
+        assert (dated.time, dated.time_boost) == ("first", None)
+        assert boosted is not None and boosted.time == "boosted" and boosted.time_boost == 1.25
+        assert why["Ana: which movie should I watch? I love a movie with a twist"].time is None  # type: ignore[union-attr]
+    finally:
+        await engine.close()

@@ -733,3 +733,24 @@ def test_conditions_overcome_and_diets_stopped_or_ended_by_eating_now() -> None:
         ("The user is no longer vegetarian.", diet)
     ]
     assert all(a != diet for _, a in pairs("I eat meat now.", notes=True))  # no diet held
+
+
+_ONES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_TEENS = ("thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+_SPELLED = {w: 13 + i for i, w in enumerate(_TEENS)} | {t: 20 + 10 * i for i, t in enumerate(_TENS)}
+_SPELLED |= {
+    f"{t}{sep}{o}": 20 + 10 * i + j
+    for i, t in enumerate(_TENS)
+    for j, o in enumerate(_ONES, 1)
+    for sep in "- "
+}
+
+
+def test_every_age_in_words_from_thirteen_to_ninety_nine_is_read() -> None:
+    for words, age in _SPELLED.items():
+        want = [(f"The user is {age} years old.", About("profile", "age"))]
+        assert pairs(f"I just turned {words}.") == want, words
+        assert pairs(f"I am {words.upper()} years old") == want, words
+    for words in ("ten", "eleven", "twelve", "a few", "several", "sixty-ten"):  # not ages the rule reads
+        assert About("profile", "age") not in {a for _, a in pairs(f"I just turned {words}.")}, words

@@ -1,4 +1,4 @@
-"""Time hints: a stable partition that never drops anything."""
+"""Time hints: which memory a window matches, and a lift that puts it first and never drops anything."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tinymemory.api import ItemKind, ItemMeta, MemoryItem, TimeHint
-from tinymemory.retrieval.temporal import matches_hint, partition_by_hint, partition_items, span_of
+from tinymemory.retrieval.temporal import lift, matches_hint, span_of
 
 DAY = datetime(2024, 5, 8, tzinfo=UTC)
 HINT = TimeHint(DAY, DAY + timedelta(days=1))
@@ -37,18 +37,12 @@ def test_window_is_half_open_and_ranges_overlap() -> None:
     assert span_of(None, None, None) is None
 
 
-def test_partition_is_stable_and_keeps_everything() -> None:
-    ranked = [mem(0, DAY - timedelta(days=5)), mem(1, DAY), mem(2, DAY - timedelta(days=9)), mem(3, DAY)]
-    out = partition_items(ranked, HINT, lambda m: m)
-    assert [m.id for m in out] == ["m1", "m3", "m0", "m2"]
-    assert partition_items(ranked, None, lambda m: m) == ranked
-
-
-@given(st.lists(st.booleans(), max_size=30))
-def test_partition_by_hint_properties(flags: list[bool]) -> None:
-    ranked = list(enumerate(flags))
-    out = partition_by_hint(ranked, HINT, lambda r: r[1])
-    assert sorted(out) == ranked
-    inside = [r for r in out if r[1]]
-    assert out[: len(inside)] == inside
-    assert [r for r in out if not r[1]] == [r for r in ranked if not r[1]]
+@given(st.lists(st.tuples(st.booleans(), st.floats(0.0, 1.0)), max_size=30))
+def test_lift_is_stable_keeps_everything_and_survives_a_sort(rows: list[tuple[bool, float]]) -> None:
+    ranked = sorted(enumerate(rows), key=lambda r: -r[1][1])
+    out = lift([(key, score) for key, (_, score) in ranked], lambda key: rows[key][0])
+    assert sorted(k for k, _ in out) == list(range(len(rows)))
+    inside = [k for k, (f, _) in ranked if f]
+    assert [k for k, _ in out[: len(inside)]] == inside  # the chosen first, in their order
+    assert [k for k, _ in out[len(inside) :]] == [k for k, (f, _) in ranked if not f]
+    assert [k for k, _ in sorted(out, key=lambda kv: -kv[1])] == [k for k, _ in out]  # a sort keeps it

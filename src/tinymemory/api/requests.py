@@ -45,9 +45,10 @@ class Why:
     lexical (bm25, mapped into [0, 1)) and semantic (cosine) rankers placed it (ranks from 1; None when
     that ranker did not find it), the hybrid fusion's score, the feature reranker's inputs and output,
     the confidence prior, the coverage reranker's score, whether a time hint matched it and how
-    (`time`: "boosted" for a hint read from the query, "first" for an explicit one), the name (an
-    analysed term) it shares with one of the best memories when the links stage gave its score
-    (`linked`), and its final score and rank. A stage that did not run leaves its fields None."""
+    (`time`: "boosted" for a hint read from the query, "first" for an explicit one or for memory dated
+    by its own words to the one day the query names), the name (an analysed term) it shares with one
+    of the best memories when the links stage gave its score (`linked`), and its final score and rank.
+    A stage that did not run leaves its fields None."""
 
     score: float
     rank: int

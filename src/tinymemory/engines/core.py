@@ -55,12 +55,19 @@ from tinymemory.retrieval.config import DEFAULT_CONFIG, RetrievalConfig
 from tinymemory.retrieval.decompose import sub_questions
 from tinymemory.retrieval.embedders.base import Embedder
 from tinymemory.retrieval.query import QueryAnalysis
-from tinymemory.retrieval.temporal import with_event_range
+from tinymemory.retrieval.temporal import matches_hint, with_event_range
 
 Clock = Callable[[], datetime]
 """What an engine takes the time from (timezone-aware UTC); tests pass one they move by hand."""
 
 __all__ = ["Clock", "StorageEngine"]
+
+
+def _scored(hit: Hit, score: float) -> Hit:
+    """`hit` at its score in a merged order (raised there when an explicit hint matched it)."""
+    if score == hit.score:
+        return hit
+    return replace(hit, score=score, why=None if hit.why is None else replace(hit.why, score=score))
 
 
 def query_vector(op: str, embedder: Embedder, text: str) -> Floats:
@@ -301,13 +308,19 @@ class StorageEngine(AsyncClosing):
             )
         )
         hits = [whole.hits, *(read.hits for read in reads)]
-        found: dict[tuple[str, float], Hit] = {}
+        best: dict[str, Hit] = {}  # each memory's hit of its best score (the first read's on a tie)
         for read in hits:
             for hit in read:
-                found.setdefault((hit.item.id, hit.score), hit)
-        order = pipeline.merge_reads([[(h.item.id, h.score) for h in read] for read in hits])
+                if hit.item.id not in best or hit.score > best[hit.item.id].score:
+                    best[hit.item.id] = hit
+        hint = req.time_hint
+        hinted = None if hint is None else {i for i, h in best.items() if matches_hint(h.item, hint)}
+        order = pipeline.merge_reads(
+            [[(h.item.id, h.score) for h in read] for read in hits],
+            None if hinted is None else hinted.__contains__,
+        )
         end = plan.offset + req.limit
-        page = [found[kv] for kv in order[plan.offset : end]]
+        page = [_scored(best[key], score) for key, score in order[plan.offset : end]]
         if req.explain:  # a hit's signals are its own read's; its rank is its place in the merged order
             page = [
                 h if h.why is None else replace(h, why=replace(h.why, rank=plan.offset + i + 1))

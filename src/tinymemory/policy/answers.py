@@ -34,7 +34,9 @@ class WhySignals(Answer):
     prior: float | None = Field(None, description="the confidence multiplier")
     coverage: float | None = Field(None, description="the coverage reranker's score, when it ran")
     time: Literal["boosted", "first"] | None = Field(
-        None, description="a time the query names matched it: boosted, or ranked first for an explicit hint"
+        None,
+        description="a time the query names matched it: boosted, or ranked first (an explicit hint, or "
+        "memory dated to the one day the query names)",
     )
     time_boost: float | None = Field(None, description="the multiplier a time the query names gave it")
     linked: str | None = Field(

@@ -64,9 +64,10 @@ class TemporalConfig:
     """Time expressions: resolved into an event range at store time, and into a TimeHint at query time.
 
     A derived hint multiplies the score of matching memory by `1 + boost` (an explicit hint from the
-    request keeps its stronger partition); with `day_first`, a question naming one day outright ranks
-    memory dated to that day by its own words first. Nothing is ever dropped. With `window`, each ranker also
-    lists its best rows observed inside the derived hint's days, added to its pool.
+    request puts its rows first, their scores raised); with `day_first`, a question naming one day
+    outright ranks memory dated to that day by its own words first. Nothing is ever dropped. With
+    `window`, each ranker also lists its best rows observed inside the derived hint's days, added to
+    its pool.
     """
 
     extract_events: bool = True

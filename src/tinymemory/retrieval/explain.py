@@ -23,8 +23,9 @@ class Trace:
     """What `rank`'s stages gave each candidate row: the hybrid fusion's scores, the feature reranker's
     feature array (a row per candidate, `row_of` its row, columns by `names`; only the page's rows are
     read off it), relevances and priors, the coverage reranker's scores, the rows a time hint matched
-    and how (`time`: "boosted" or "first"), the derived hint's boost, and the rows whose score the
-    links stage gave, with the name (an analysed term) that linked them."""
+    and how (`time`: "boosted" or "first"), the derived hint's boost, the rows `day_first` lifted above
+    the rest (`first`: their reason is "first", whatever `time` says of the others), and the rows whose
+    score the links stage gave, with the name (an analysed term) that linked them."""
 
     fused: dict[int, float] = field(default_factory=dict)
     names: tuple[str, ...] = ()
@@ -36,6 +37,7 @@ class Trace:
     timed: set[int] = field(default_factory=set)
     time: str | None = None
     boost: float | None = None
+    first: set[int] = field(default_factory=set)
     linked: dict[int, str] = field(default_factory=dict)
 
 
@@ -51,7 +53,7 @@ def signals(page: Ranked, offset: int, lexical: Ranked, semantic: Ranked, trace:
         lx, sm = lex.get(row), sem.get(row)
         at = trace.row_of.get(row)
         feats = None if at is None or trace.rows is None else trace.rows[at].tolist()
-        timed = row in trace.timed
+        time = "first" if row in trace.first else trace.time if row in trace.timed else None
         out[row] = Why(
             score=score,
             rank=offset + i + 1,
@@ -64,8 +66,8 @@ def signals(page: Ranked, offset: int, lexical: Ranked, semantic: Ranked, trace:
             reranker=trace.relevance.get(row),
             prior=trace.prior.get(row),
             coverage=trace.coverage.get(row),
-            time=trace.time if timed else None,
-            time_boost=trace.boost if timed and trace.time == "boosted" else None,
+            time=time,
+            time_boost=trace.boost if time == "boosted" else None,
             linked=trace.linked.get(row),
         )
     return out

@@ -3,14 +3,14 @@
 An engine stores, filters and generates candidates: a lexical list and a semantic list (row key and a
 score in [0, 1], best first), the reach's lexical statistics, and a few light columns of each candidate.
 Everything after that (rank fusion, the confidence prior, the coverage reranker, time boosts and hint
-partitions, paging) is here, as pure functions, so that every engine ranks the same way and a ranking
+lifts, paging) is here, as pure functions, so that every engine ranks the same way and a ranking
 change is made once. Row keys are the engine's own integer row ids; they also break score ties, so an
 engine's row ids should grow with write order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import NamedTuple, TypeVar
@@ -37,7 +37,6 @@ from tinymemory.retrieval.temporal import (
     hint_from_query,
     lift,
     names_one_day,
-    partition_by_hint,
     span_matches,
     span_of,
 )
@@ -262,10 +261,11 @@ def dated_within(lt: Light, hint: TimeHint) -> bool:
 
 
 def apply_hint(ranked: Ranked, light: Mapping[int, Light], hint: TimeHint | None) -> Ranked:
-    """Stable partition: rows about the hinted days first; nothing dropped."""
+    """An explicit hint: rows about the hinted days first, their scores raised (`lift`) so a later
+    stage that sorts by score keeps them there; nothing dropped."""
     if hint is None:
         return ranked
-    return partition_by_hint(ranked, hint, lambda r: r[0] in light and in_hint(light[r[0]], hint))
+    return lift(ranked, lambda r: r in light and in_hint(light[r], hint))
 
 
 def fuse(lex: Ranked, sem: Ranked, light: Mapping[int, Light], cfg: RetrievalConfig) -> Ranked:
@@ -309,7 +309,7 @@ def rank(
     trace: Trace | None = None,
 ) -> Ranked:
     """The final order: one list or their fusion, the coverage reranker, a derived time boost, then an
-    explicit hint's partition. `stats` are the read's own reach's (the reranker weighs terms by them);
+    explicit hint's lift. `stats` are the read's own reach's (the reranker weighs terms by them);
     `light` holds every candidate when `needs_light` says so. `query` may come analysed (the core
     analyses it once per fetch); a bare string is analysed here, with `analyzer`. A `trace` records
     what each stage gave each candidate (explain.py); the order is the same with or without one."""
@@ -340,7 +340,13 @@ def rank(
         ranked = boost_by_hint(ranked, inside, cfg.temporal.boost)
         text = query.text if isinstance(query, QueryAnalysis) else query
         if cfg.temporal.day_first and names_one_day(text):
-            ranked = lift(ranked, lambda r: r in light and dated_within(light[r], hinted))
+
+            def dated(r: int) -> bool:
+                return r in light and dated_within(light[r], hinted)
+
+            if trace is not None:
+                trace.first = {r for r, _ in ranked if dated(r)}
+            ranked = lift(ranked, dated)
     if trace is not None and hint is not None:
         explicit = hint
         trace.timed = {r for r, _ in ranked if r in light and in_hint(light[r], explicit)}
@@ -440,18 +446,22 @@ def _model_rerank(
     return sorted(scored, key=lambda kv: -kv[1])  # stable: ties keep the pool's order
 
 
-def merge_reads(reads: Sequence[Sequence[tuple[K, float]]]) -> list[tuple[K, float]]:
+def merge_reads(
+    reads: Sequence[Sequence[tuple[K, float]]], first: Callable[[K], bool] | None = None
+) -> list[tuple[K, float]]:
     """The `decompose` stage's one order from a question's read and its parts' reads (each best first,
     scores of the same scale): every key at its best score in any read, ties in the order the keys
     first appear (the whole question's read first), so a part's best memory joins the top beside the
-    whole question's instead of below all of it."""
+    whole question's instead of below all of it. Keys `first` holds for (an explicit hint's rows, which
+    each read raised by its own best score) are raised above the rest of the merge (`lift`)."""
     best: dict[K, float] = {}
     for read in reads:
         for key, score in read:
             if key not in best or score > best[key]:
                 best[key] = score
     order = {key: i for i, key in enumerate(best)}
-    return sorted(best.items(), key=lambda kv: (-kv[1], order[kv[0]]))
+    merged = sorted(best.items(), key=lambda kv: (-kv[1], order[kv[0]]))
+    return merged if first is None else lift(merged, first)
 
 
 def page(ranked: Ranked, offset: int, limit: int) -> tuple[Ranked, bool]:
@@ -623,6 +633,8 @@ class FetchRanking:
             via = None if self._trace is None else self._trace.linked
             links = self.cfg.links
             ranked = linked(ranked, self._terms, holding, links.most, links.weight, via)
+            # a linked row joins at its link's (raised) score: the hinted rows are raised above it again
+            ranked = apply_hint(ranked, light, self.hint)
         cut = page(ranked, self.offset, self.limit)
         if self._trace is not None:
             self.why = signals(cut[0], self.offset, lexical, semantic, self._trace)

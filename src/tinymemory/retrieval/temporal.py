@@ -1,8 +1,9 @@
 """Time hints: memory about the asked-for days ranks first; nothing is dropped.
 
-Engines call `span_of` with whatever columns they hold and `partition_by_hint` on their ranked pool,
-so every engine orders hinted results the same way. A question's own words give a derived hint
-(`hint_from_query`, order words included) and the kind of time question it is (`time_question`).
+Engines call `span_of` with whatever columns they hold and the pipeline lifts the hinted rows of
+their ranked pool first (`lift`), so every engine orders hinted results the same way. A question's
+own words give a derived hint (`hint_from_query`, order words included) and the kind of time question
+it is (`time_question`).
 """
 
 from __future__ import annotations
@@ -49,25 +50,6 @@ def matches_hint(item: MemoryItem, hint: TimeHint) -> bool:
     return span is not None and span_matches(span[0], span[1], hint)
 
 
-def partition_by_hint(ranked: Sequence[T], hint: TimeHint | None, inside: Callable[[T], bool]) -> list[T]:
-    """Stable partition: entries for which `inside` holds first, each group in its rank order."""
-    if hint is None:
-        return list(ranked)
-    flags = [inside(r) for r in ranked]
-    return [r for r, f in zip(ranked, flags, strict=True) if f] + [
-        r for r, f in zip(ranked, flags, strict=True) if not f
-    ]
-
-
-def partition_items(
-    ranked: Sequence[T], hint: TimeHint | None, item_of: Callable[[T], MemoryItem]
-) -> list[T]:
-    """`partition_by_hint` for ranked entries that carry decoded items."""
-    if hint is None:
-        return list(ranked)
-    return partition_by_hint(ranked, hint, lambda r: matches_hint(item_of(r), hint))
-
-
 def boost_by_hint(
     ranked: Sequence[tuple[T, float]], inside: Callable[[T], bool], boost: float
 ) -> list[tuple[T, float]]:
@@ -84,7 +66,9 @@ def boost_by_hint(
 
 def lift(ranked: Sequence[tuple[T, float]], inside: Callable[[T], bool]) -> list[tuple[T, float]]:
     """Entries for which `inside` holds first, each group in its own order: their scores are raised by
-    the list's best, so the order survives a later merge that sorts by score (decomposed reads, links)."""
+    the list's best, so a later stage that sorts by score keeps them first. An explicit hint's rows and
+    a day named outright (`day_first`) are lifted; stages that add rows at new scores lift again (the
+    links stage, the merge of decomposed reads)."""
     top = max((s for _, s in ranked), default=0.0)
     first = [(key, s + top) for key, s in ranked if inside(key)]
     return first + [(key, s) for key, s in ranked if not inside(key)]

@@ -9,6 +9,7 @@ from tinymemory.api import About
 from tinymemory.lifecycle.rules.english import _MONTHS, _TRAIL, _VALUE_END, _key, _sentence_case
 from tinymemory.lifecycle.rules.learning import RuleLearning
 from tinymemory.lifecycle.rules.people import _KIN, _PEOPLE, _kin_key, _kin_learning
+from tinymemory.retrieval.date_words import NUMBERS
 
 # dates --------------------------------------------------------------------------------------------------
 
@@ -58,36 +59,14 @@ _ITS_BIRTHDAY = re.compile(
     r"(?P<when>.+)$",
     re.I,
 )
-# an age in words: "thirty-five", "forty", "nineteen"
-_TENS = {
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-}
-_UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
-_TEENS = {
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-}
-_AGE_WORDS = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS)}))?|{'|'.join(_TEENS)})"
+# an age in words, thirteen to ninety-nine ("thirty-five", "forty", "nineteen"), from the date reader's
+# number words: longest first, so "twenty-five" is read whole rather than as "twenty"
+_AGE_WORDS = "(?:" + "|".join(sorted((w for w, n in NUMBERS.items() if n >= 13), key=len, reverse=True)) + ")"
 
 
 def _number(said: str) -> int:
     """ "thirty-five" -> 35, "42" -> 42."""
-    if said.isdigit():
-        return int(said)
-    words = re.split(r"[- ]", said.lower())
-    return _TEENS.get(words[0]) or _TENS.get(words[0], 0) + sum(_UNITS.get(w, 0) for w in words[1:])
+    return int(said) if said.isdigit() else NUMBERS.get(said.lower(), 0)
 
 
 _AGE = re.compile(
