@@ -209,7 +209,7 @@ def _write_one(
             [(decided.ends(old), decided.id, old.handle) for old in decided.closing],
         )
     write_side_rows(conn, rowid, meta)
-    lexstats.index(conn, deltas, rowid, str(meta.namespace), *columns, posted)
+    lexstats.index(conn, deltas, rowid, values["ns"], *columns, posted)
     written.append((rowid, item, p.vector))  # its vector goes in with the batch's (`_write_vectors`)
     return decided.result
 
