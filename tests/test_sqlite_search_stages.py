@@ -83,6 +83,24 @@ async def test_a_question_naming_a_time_boosts_memory_about_it(tmp_path: Path) -
         assert (await ids(engine, "hiking in June 2023"))[0] == strong.id
 
 
+async def test_a_question_naming_one_day_puts_memory_dated_to_it_first(tmp_path: Path) -> None:
+    said = datetime(2022, 5, 2, 15, 0, tzinfo=UTC)
+    async with SqliteEngine(tmp_path / "m.db", embedder=None) as engine:
+        others = await engine.store_many(
+            [
+                turn("Ana: which movie should I watch? I love a movie with a twist", thread="a"),
+                turn("Ana: I watch a movie every week, movie night is my favourite", thread="b"),
+                turn("Ana: we watched a movie yesterday, a long one", thread="c", when=DAY),  # 7 May
+            ]
+        )
+        dated = await engine.store(turn("Ana: finally saw Dune last night", thread="d", when=said))
+        question = "What movie did Ana watch on 1 May 2022?"
+        assert (await ids(engine, question))[0] == dated.id  # its own words put it on 1 May
+        assert {o.id for o in others} <= set(await ids(engine, question))  # nothing dropped
+        engine.retrieval = replace(engine.retrieval, temporal=TemporalConfig(day_first=False))
+        assert (await ids(engine, question))[0] != dated.id  # the boost alone only tilts
+
+
 async def test_a_version_2_file_gains_the_context_field_and_keeps_its_memory(tmp_path: Path) -> None:
     path = tmp_path / "v2.db"
     raw = sqlite3.connect(path, isolation_level=None)

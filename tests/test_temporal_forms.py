@@ -28,6 +28,8 @@ from tinymemory.retrieval.temporal import (
     FAR_FUTURE,
     FAR_PAST,
     hint_from_query,
+    lift,
+    names_one_day,
     span_matches,
     time_question,
     with_event_range,
@@ -316,6 +318,40 @@ def test_a_question_is_read_against_the_reach_newest_time() -> None:
     newest = datetime(2022, 3, 9, tzinfo=UTC)  # the newest memory the read sees: a Wednesday
     assert window("what did we buy the week before last?", newest) == ("2022-02-21", "2022-02-28")
     assert window("what did we buy the week before last?") == ("2024-10-28", "2024-11-04")
+
+
+def test_a_day_named_outright_anchors_the_questions_relative_words() -> None:
+    # asked as of that day, not as of the newest memory: the Friday before Sunday 6 October 2024
+    assert window("what did Ana finish last Friday, on 6 October 2024?") == ("2024-10-04", "2024-10-07")
+    assert window("what did we cook yesterday, on 2 May 2023?") == ("2023-05-01", "2023-05-03")
+    # without such a day, or with two, the newest memory's time stands
+    assert window("what did Ana finish last Friday?") == ("2024-11-08", "2024-11-09")
+    assert window("what happened last week, on 2 May 2023 or 9 May 2023?") == ("2023-05-02", "2024-11-11")
+
+
+@pytest.mark.parametrize(
+    ("query", "one_day"),
+    [
+        ("What movie did Ana watch on 1 May 2022?", True),
+        ("What did we bake on the 3rd of June, 2021?", True),
+        ("What did Ana do the Sunday before 25 October 2022?", True),
+        ("What did Ana watch yesterday?", False),  # read against the anchor: a guess
+        ("What did Ana watch on Friday?", False),
+        ("What did Ana watch in May 2022?", False),  # a month, not a day
+        ("What did Ana watch on 1 May 2022 and on 3 May 2022?", False),
+        ("What did Ana watch?", False),
+    ],
+)
+def test_names_one_day_only_for_one_day_named_outright(query: str, one_day: bool) -> None:
+    assert names_one_day(query) is one_day
+
+
+def test_lift_puts_the_chosen_first_and_keeps_each_groups_order() -> None:
+    ranked = [("a", 0.9), ("b", 0.5), ("c", 0.4), ("d", 0.1)]
+    lifted = lift(ranked, lambda k: k in {"c", "d"})
+    assert [k for k, _ in lifted] == ["c", "d", "a", "b"]
+    assert [k for k, _ in sorted(lifted, key=lambda kv: -kv[1])] == ["c", "d", "a", "b"]  # survives a sort
+    assert lift([], lambda k: True) == []
 
 
 # --- questions: order and duration --------------------------------------------------------------------

@@ -64,7 +64,8 @@ class TemporalConfig:
     """Time expressions: resolved into an event range at store time, and into a TimeHint at query time.
 
     A derived hint multiplies the score of matching memory by `1 + boost` (an explicit hint from the
-    request keeps its stronger partition). Nothing is ever dropped. With `window`, each ranker also
+    request keeps its stronger partition); with `day_first`, a question naming one day outright ranks
+    memory dated to that day by its own words first. Nothing is ever dropped. With `window`, each ranker also
     lists its best rows observed inside the derived hint's days, added to its pool.
     """
 
@@ -74,6 +75,9 @@ class TemporalConfig:
     # a question naming a time also draws candidates from the days it names (observed then), so memory
     # worded unlike the question but said in that window reaches the pool (`window` stage)
     window: bool = True
+    # a question naming one day outright ("on 1 May 2022") puts memory whose own event range lies in
+    # that day first ("we watched it last night", said on 2 May), above the boost's tilt
+    day_first: bool = True
 
 
 @dataclass(frozen=True, slots=True)

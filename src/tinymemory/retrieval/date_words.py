@@ -30,32 +30,49 @@ MONTHS = {
 WEEKDAYS = {
     d: i for i, d in enumerate(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
 }
-NUMBERS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "a couple of": 2,
-    "couple of": 2,
-    "two": 2,
-    "three": 3,
-    "a few": 3,
-    "few": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
+_ONES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TEENS = (
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+)
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+# Counts in words, one to ninety-nine ("twenty-five", "twenty five"), and the articles and vague counts
+# that stand for one.
+NUMBERS = {w: i for i, w in enumerate((*_ONES, *_TEENS), start=1)}
+NUMBERS |= {w: 10 * i for i, w in enumerate(_TENS, start=2)}
+NUMBERS |= {
+    f"{t}{sep}{o}": 10 * i + j
+    for i, t in enumerate(_TENS, start=2)
+    for j, o in enumerate(_ONES, 1)
+    for sep in "- "
 }
+NUMBERS |= {"a": 1, "an": 1, "a couple of": 2, "couple of": 2, "a few": 3, "few": 3}
 # Vague counts are ranges of units back (or ahead): "a few days ago" is two to five days ago.
 VAGUE = {"a couple of": (1, 3), "couple of": (1, 3), "a few": (2, 5), "few": (2, 5), "several": (3, 7)}
 UNITS = ("day", "week", "weekend", "month", "quarter", "year")
+# Units named as a multiple of another, read only where a count goes with them ("a fortnight ago", "in
+# a fortnight", "two decades ago"): "last decade" could be the 2010s or the ten years up to now.
+MULTIPLES = {"fortnight": ("week", 2), "decade": ("year", 10)}
+# Decades in words, read after "the": "the nineties" is the latest 90s begun by the anchor's year.
+DECADES = {
+    "noughties": 0,
+    "twenties": 20,
+    "thirties": 30,
+    "forties": 40,
+    "fifties": 50,
+    "sixties": 60,
+    "seventies": 70,
+    "eighties": 80,
+    "nineties": 90,
+}
 
 _ORDINAL_WORDS = [
     "first",
@@ -113,6 +130,7 @@ SHIFT = {
 }
 DAY_SHIFT = {
     "the day before yesterday": -2,
+    "the night before last": -2,
     "yesterday": -1,
     "last night": -1,
     "tomorrow": 1,

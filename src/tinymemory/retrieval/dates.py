@@ -25,8 +25,10 @@ from tinymemory.retrieval import calendar_spans as cal
 from tinymemory.retrieval.calendar_spans import Span
 from tinymemory.retrieval.date_words import (
     DAY_SHIFT,
+    DECADES,
     HOLIDAYS,
     MONTHS,
+    MULTIPLES,
     NTH,
     NUMBERS,
     ORDINALS,
@@ -74,11 +76,14 @@ _WEEKDAY = _alt(WEEKDAYS)
 _COUNT = _alt([*NUMBERS, *VAGUE]) + r"|\d{1,4}"
 _ORDW = _alt(ORDINALS)
 _UNIT = _alt(UNITS)
+_COUNTED_UNIT = _alt((*UNITS, *MULTIPLES))  # a unit that goes with a count: "a fortnight ago"
 _HOLIDAY = _alt(HOLIDAYS).replace("'", "['’]?")
 _ORDER_LEADS = "since|until|till|by|before|after|from|through|prior to|earlier than|later than"
 _DATE_LEAD = re.compile(rf"\b(?:on|{_ORDER_LEADS}) $")
 # "is May 3" is a date (a copula is no modal's subject); "is 12 May Street" may be an address.
 _COPULA = re.compile(r"\b(?:is|was|are|were|be) $")
+# between the two days of a range in one month: "10-14", "3rd to the 9th", "1 and 5"
+_DAY_TO = r"(?:\s*[-–]\s*|\s+(?:to|until|till|through|and)\s+(?:the\s+)?)"
 _AFTER_BARE_DAY = (
     r"(?=\s*$|\s*[^\w\s]|\s+(?:and|or|but|at|in|for|when|so|then|we|i|you|he|she|they|it|this|that|"
     r"to|until|through)\b)"
@@ -105,7 +110,7 @@ def _day_ord(p: str) -> str:
 _ANY = re.compile(
     rf"\d|\b(?:{_MONTH}|{_WEEKDAY}|{_ORDW}|yesterday|today|tonight|tomorrow|night|morning|afternoon|"
     rf"evening|ago|now|day|week|weekend|month|quarter|year|spring|summer|autumn|fall|winter|christmas|xmas|"
-    rf"new year|halloween|valentine|other day)"
+    rf"new year|halloween|valentine|other day|fortnight|decade|{_alt(DECADES)})"
 )
 
 
@@ -142,6 +147,12 @@ def _counts(word: str) -> tuple[int, int]:
         return VAGUE[word]
     n = _count(word)
     return n, n
+
+
+def _scaled(unit: str, lo: int, hi: int) -> tuple[str, int, int]:
+    """A counted unit as one the calendar knows: "two decades" is twenty years."""
+    base, factor = MULTIPLES.get(unit, (unit, 1))
+    return base, lo * factor, hi * factor
 
 
 def _ordinal(m: re.Match[str], p: str) -> int:
@@ -291,6 +302,56 @@ def _season_form(m: re.Match[str], a: datetime) -> Answer:
     return span
 
 
+def _season_back(m: re.Match[str], a: datetime) -> Answer:
+    """ "The summer before last" and "two summers ago" are summers before the latest one over ("last
+    summer"); "the summer after next" the one after the next to begin."""
+    name = m["s"] or m["sn"]
+    near = [_season(a, name, a.year + k, True) for k in (-2, -1, 0, 1, 2)]
+    if m["n"]:
+        back = _count(m["n"])
+        if not 1 <= back <= MAX_AGO:
+            return NOT_DATE
+        which, shift = "last", 1 - back
+    else:
+        which, shift = ("last", -1) if m["way"] == "before last" else ("next", 1)
+    base = cal.nearest(near, a, which)
+    if base is None:
+        return None
+    y, mo = cal.shift_month(base.start.year, base.start.month, 12 * shift)
+    return cal.months(a, y, mo, 3, True)
+
+
+def _decade(m: re.Match[str], a: datetime) -> Answer:
+    """ "The 1980s" is 1980-1989; "the 90s" and "the nineties" the latest such decade begun by the
+    anchor's year (said in 2025, "the 20s" are the 2020s, "the 30s" the 1930s). "The 1900s" is left
+    unread: the century as often as the decade."""
+    if m["full"]:
+        start = int(m["full"]) * 10
+        if start % 100 == 0:
+            return None  # "the 1900s" is as often the century as its first decade: taken, read as nothing
+        return cal.span(cal.day(a, start, 1, 1), cal.day(a, start + 10, 1, 1), False)
+    tens = int(m["short"]) * 10 if m["short"] else DECADES[m["word"]]
+    start = a.year // 100 * 100 + tens
+    if start > a.year:
+        start -= 100
+    return cal.span(cal.day(a, start, 1, 1), cal.day(a, start + 10, 1, 1), True)
+
+
+def _day_range(m: re.Match[str], a: datetime) -> Answer:
+    """Days of one month given as a range: "10-14 June", "June 10-14, 2023", "from the 3rd to the 9th of
+    July". A bare "may" or "march" needs a year, a suffix, "of" or a lead word to be a month here too."""
+    month = m["mon"]
+    led = m["lead"] is not None or _lead_before(m)
+    if month in VERB_MONTHS and not (m["yr"] or m["bsfx"] or m["of"] or led):
+        return NOT_DATE
+    first, last = int(m["a"]), int(m["b"])
+    if not 1 <= first < last <= 31:
+        return NOT_DATE
+    y = int(m["yr"]) if m["yr"] else a.year
+    start, end = cal.day(a, y, MONTHS[month], first), cal.day(a, y, MONTHS[month], last)
+    return cal.span(start, None if end is None else end + timedelta(days=1), m["yr"] is None)
+
+
 def _quarter(m: re.Match[str], a: datetime) -> Answer:
     if not m["qy"] and not (m["qn"] and m["ql"]):
         return NOT_DATE  # "Q1:" heads a list; "the third quarter" of a game
@@ -365,10 +426,10 @@ def _rel_weekday(m: re.Match[str], a: datetime) -> Answer:
 def _past_n(m: re.Match[str], a: datetime) -> Answer:
     """A rolling window ending (or starting) today: "the past three weeks", "the next few days"; a vague
     count takes its upper end."""
-    n = max(_counts(m[2]))
+    unit, _, n = _scaled(m[3], *_counts(m[2]))
     if n > MAX_AGO:
         return NOT_DATE
-    return cal.rolling(a, m[3], -n if m[1] in ("next", "coming") else n)
+    return cal.rolling(a, unit, -n if m[1] in ("next", "coming") else n)
 
 
 def _lasting(m: re.Match[str], a: datetime) -> Answer:
@@ -377,10 +438,10 @@ def _lasting(m: re.Match[str], a: datetime) -> Answer:
     A duration of some other time ("we stayed for two weeks") names no date."""
     if not m["now"] and not perfect(m.string, m.start()):
         return NOT_DATE
-    n = max(_counts(m[1]))
+    unit, _, n = _scaled(m[2], *_counts(m[1]))
     if n > MAX_AGO:
         return NOT_DATE
-    return cal.rolling(a, m[2], n)
+    return cal.rolling(a, unit, n)
 
 
 def _in_units(m: re.Match[str], a: datetime) -> Answer:
@@ -388,16 +449,16 @@ def _in_units(m: re.Match[str], a: datetime) -> Answer:
     ahead, as "N units from now"; "within N units" every day up to it. A negative present perfect ("I
     haven't seen her in two years") reaches back to now, as "for N units" does; "in N units" of the
     past ("I finished it in two days") is how long something took, no date."""
-    lo, hi = _counts(m[2])
+    unit, lo, hi = _scaled(m[3], *_counts(m[2]))
     if hi > MAX_AGO:
         return NOT_DATE
     if m[1] == "in" and perfect(m.string, m.start(), negated=True):
-        return cal.rolling(a, m[3], hi)
+        return cal.rolling(a, unit, hi)
     if leaning(m.string, m.start()) == "back":
         return NOT_DATE
     if m[1] == "within":
-        return cal.rolling(a, m[3], -hi)
-    return cal.units_back(a, m[3], -lo, -hi)
+        return cal.rolling(a, unit, -hi)
+    return cal.units_back(a, unit, -lo, -hi)
 
 
 def _past_unit(m: re.Match[str], a: datetime) -> Answer:
@@ -413,10 +474,11 @@ def _ago(m: re.Match[str], a: datetime) -> Answer:
     lo, hi = _counts(m[1])
     if m[2]:
         lo, hi = min(lo, *_counts(m[2])), max(hi, *_counts(m[2]))
+    unit, lo, hi = _scaled(m[3], lo, hi)
     if hi > MAX_AGO:
         return NOT_DATE
     sign = 1 if m[4] == "ago" else -1
-    return cal.units_back(a, m[3], sign * lo, sign * hi)
+    return cal.units_back(a, unit, sign * lo, sign * hi)
 
 
 def _day_or_two(m: re.Match[str], a: datetime) -> Answer:
@@ -521,13 +583,15 @@ class _G:
     SEPARATED = re.compile(r"\d[-/.]\d")
     YEAR = re.compile(r"[ -]\d{4}")
     NTH = re.compile(r"\d(?:st|nd|rd|th)")
+    DECADE_DIGITS = re.compile(r"\d0['’]?s")  # "1980s", "the 90s", "the '90s"
     NUMERIC = _gate(forms=(SEPARATED,))
     IN_YEAR = _gate(forms=(YEAR,))
     MONTH = _gate(*MONTHS)
     WEEKDAY = _gate(*WEEKDAYS)
     # "days ago", "past two weeks": the plural too
-    UNIT = _gate(*UNITS, *(f"{u}s" for u in UNITS))
-    SEASON = _gate(*SEASONS)
+    UNIT = _gate(*UNITS, *MULTIPLES, *(f"{u}s" for u in (*UNITS, *MULTIPLES)))
+    SEASON = _gate(*SEASONS, *(f"{s}s" for s in SEASONS))
+    DECADE = _gate(*DECADES, forms=(DECADE_DIGITS,))
     # "valentine's day" / "valentines day", "new year's eve"
     HOLIDAY = _gate(*_first_words(HOLIDAYS), *(f"{w}s" for w in _first_words(HOLIDAYS)))
     # a month or a year: a name, "this/last/next/the month", "... year" or four digits
@@ -551,7 +615,7 @@ _RULES: tuple[Rule, ...] = tuple(
         (r"\b(\d{4})([-/])(\d{1,2})\2(\d{1,2})\b", _iso, _G.NUMERIC),
         (r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4})\b", _numeric, _G.NUMERIC),
         (
-            rf"\b(?:(?P<hl>last|this|next|on|at|over|for|during|around|{_ORDER_LEADS}) )?"
+            rf"\b(?:(?P<hl>last|this|next|on|at|over|for|during|around|between|{_ORDER_LEADS}) )?"
             rf"(?P<h>{_HOLIDAY})\b(?:,? (?P<hy>\d{{4}})\b)?",
             _holiday,
             _G.HOLIDAY,
@@ -571,6 +635,20 @@ _RULES: tuple[Rule, ...] = tuple(
         ),
         (r"\b(earlier|later) (?:this|in the) (week|month|quarter|year)\b", _earlier_later, _G.EARLIER),
         (
+            rf"\b(?:(?P<lead>from|between) (?:the )?)?(?P<a>\d{{1,2}})(?:st|nd|rd|th)?{_DAY_TO}"
+            rf"(?P<b>\d{{1,2}})(?P<bsfx>st|nd|rd|th)?(?P<of> of)? (?P<mon>{_MONTH})\b\.?,?"
+            rf"(?: (?P<yr>\d{{4}})\b)?",
+            _day_range,
+            _G.MONTH,
+        ),
+        (
+            rf"\b(?:(?P<lead>from|between) )?(?P<mon>{_MONTH})\.? (?P<a>\d{{1,2}})(?:st|nd|rd|th)?{_DAY_TO}"
+            rf"(?P<b>\d{{1,2}})(?P<bsfx>st|nd|rd|th)?\b(?!\.?\d| (?:of )?(?:{_MONTH})\b)(?P<of>)"
+            rf"(?:,? (?P<yr>\d{{4}})\b)?",
+            _day_range,
+            _G.MONTH,
+        ),
+        (
             rf"\b{_day_ord('d')}(?P<of> of)? (?P<mon>{_MONTH})\b\.?,?(?: (?P<yr>\d{{4}})\b)?",
             _day_month,
             _G.MONTH,
@@ -588,6 +666,12 @@ _RULES: tuple[Rule, ...] = tuple(
             _G.NTH_DAY,
         ),
         (
+            r"\b(?:the (?P<s>spring|summer|autumn|fall|winter) (?P<way>before last|after next)|"
+            r"(?P<n>" + _COUNT + r") (?P<sn>spring|summer|autumn|winter)s ago)\b",
+            _season_back,
+            _G.SEASON,
+        ),
+        (
             rf"\b(?:(?P<sl>this past|last|this|next|past|in|during|over|{_ORDER_LEADS})[ -](?P<the>the )?)?"
             rf"(?:(?P<sp>early|mid|late)[ -])?(?P<s>spring|summer|autumn|fall|winter)\b"
             rf"(?:,? (?:of )?(?P<sy>\d{{4}})\b)?",
@@ -602,6 +686,12 @@ _RULES: tuple[Rule, ...] = tuple(
             _G.QUARTER,
         ),
         (rf"\b(in|during|last|next|this|of|between|{_ORDER_LEADS})[ -]({_MONTH})\b", _in_month, _G.MONTH),
+        (
+            rf"\b(?:the )?(?P<full>1\d{{2}}|20\d)0['’]?s\b|\bthe ['’]?(?P<short>\d)0['’]?s\b|"
+            rf"\bthe (?P<word>{_alt(DECADES)})\b",
+            _decade,
+            _G.DECADE,
+        ),
         (rf"\b(?:in|during|of|year|between|{_ORDER_LEADS}) (\d{{4}})\b", _in_year, _G.IN_YEAR),
         (
             r"\bthe (day|week|weekend|month|quarter|year) (before last|after next)\b",
@@ -610,24 +700,24 @@ _RULES: tuple[Rule, ...] = tuple(
         ),
         (rf"\b(?:the )?({_WEEKDAY}) before last\b", _weekday_before_last, _G.WEEKDAY),
         (
-            r"\b(the day before yesterday|the day after tomorrow|yesterday|last night|today|tonight|"
-            r"this morning|this afternoon|this evening|tomorrow)\b",
+            r"\b(the day before yesterday|the day after tomorrow|the night before last|yesterday|last night|"
+            r"today|tonight|this morning|this afternoon|this evening|tomorrow)\b",
             _simple,
             _G.SIMPLE,
         ),
         (r"\bthe other day\b", _other_day, _G.OTHER_DAY),
         (rf"\b(this past|last|this|next|past|coming) ({_WEEKDAY})\b", _rel_weekday, _G.WEEKDAY),
-        (rf"\b(past|last|previous|next|coming) ({_COUNT}) ({_UNIT})s\b", _past_n, _G.UNIT),
+        (rf"\b(past|last|previous|next|coming) ({_COUNT}) ({_COUNTED_UNIT})s\b", _past_n, _G.UNIT),
         (r"\b(?:this past|past) (day|week|month|quarter|year)\b", _past_unit, _G.UNIT),
         (rf"\b(this past|past|last|this|next|previous|coming) ({_UNIT})\b", _rel_unit, _G.UNIT),
-        (rf"\b({_COUNT})(?:(?: or |-| to )({_COUNT}))? ({_UNIT})s? (ago|from now)\b", _ago, _G.AGO),
+        (rf"\b({_COUNT})(?:(?: or |-| to )({_COUNT}))? ({_COUNTED_UNIT})s? (ago|from now)\b", _ago, _G.AGO),
         (
             rf"\bfor (?:(?:about|around|almost|nearly|over|more than|roughly|close to|at least) )?"
-            rf"({_COUNT}) ({_UNIT})s?(?P<now> now)?\b",
+            rf"({_COUNT}) ({_COUNTED_UNIT})s?(?P<now> now)?\b",
             _lasting,
             _G.UNIT,
         ),
-        (rf"\b(in|within) ({_COUNT}) ({_UNIT})s?\b", _in_units, _G.UNIT),
+        (rf"\b(in|within) ({_COUNT}) ({_COUNTED_UNIT})s?\b", _in_units, _G.UNIT),
         (rf"\b(?:a|an|one) ({_UNIT}) or two (ago|from now)\b", _day_or_two, _G.OR_TWO),
         (
             rf"(?<!good )(?<!black )(?<!cyber )(?<!easter )(?<!palm )(?<!every )\b({_WEEKDAY})(?!s\b)\b",
@@ -704,7 +794,14 @@ def _offset(x: Span, unit: str, count: str | None, before: bool) -> Span | None:
 
 _RANGE_HEAD = re.compile(r"\b(?:between|from)\s+(?:the\s+)?$")
 _RANGE_JOIN = re.compile(r"\s*(?:and|to|until|till|through|thru|-|–)\s+(?:the\s+)?|\s*[-–]\s*")
-_BARE_END = re.compile(rf"(?P<y>\d{{4}})\b|(?P<mon>{_MONTH})\b(?:,? (?P<yr>\d{{4}})\b)?")
+_BARE_END = re.compile(
+    rf"(?P<mon>{_MONTH})\.? (?P<md>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (?P<myr>\d{{4}})\b)?|"
+    rf"(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?(?: of)? (?P<dmon>{_MONTH})\b\.?(?:,? (?P<dyr>\d{{4}})\b)?|"
+    rf"(?P<y>\d{{4}})\b|(?P<bmon>{_MONTH})\b(?:,? (?P<yr>\d{{4}})\b)?|(?P<h>{_HOLIDAY})\b"
+)
+# a first end named by its month (or day and month) alone, with no year and no "last" / "next"
+_MONTH_WORD = re.compile(rf"\b(?:{_MONTH})\b")
+_NOT_YEARLESS = re.compile(r"\d{4}|\b(?:last|next|this|past|coming|previous|ago)\b")
 
 
 def _join_ranges(low: str, found: list[Found], anchor: datetime) -> list[Found]:
@@ -726,7 +823,8 @@ def _join_ranges(low: str, found: list[Found], anchor: datetime) -> list[Found]:
         if end is None:
             out.append(f)
         else:
-            s = cal.span(min(f.span.start, end.span.start), max(f.span.end, end.span.end), f.span.relative)
+            first = _in_year_of(low, f, end.span)
+            s = cal.span(min(first.start, end.span.start), max(first.end, end.span.end), first.relative)
             if s is not None:
                 out.append(Found(head.start() if head else f.start, end.end, s, joined=True))
         i += 1
@@ -760,17 +858,44 @@ def _listed_months(low: str, found: list[Found], anchor: datetime) -> list[Found
 
 
 def _bare_end(low: str, at: int, first: Span, anchor: datetime) -> Found | None:
-    """The far end of a range given as a bare year or month name (no lead word of its own)."""
+    """The far end of a range with no lead word of its own: a year, a month, a day of a month ("from
+    March 3 to March 7": a bare "march 7" is not read alone) or a fixed-date holiday. Without a year
+    it is the first such day or month on or after the range's start."""
     m = _BARE_END.match(low, at)
     if m is None:
         return None
     if m["y"]:
         span = cal.year_span(anchor, int(m["y"]), False)
-    else:
-        month = MONTHS[m["mon"]]
+    elif m["bmon"]:
+        month = MONTHS[m["bmon"]]
         y = int(m["yr"]) if m["yr"] else first.start.year + (month < first.start.month)
         span = cal.month_span(anchor, y, month, m["yr"] is None)
+    else:
+        if m["h"]:
+            (month, day), year = HOLIDAYS[_holiday_key(m["h"])], None
+        elif m["mon"]:
+            month, day, year = MONTHS[m["mon"]], int(m["md"]), m["myr"]
+        else:
+            month, day, year = MONTHS[m["dmon"]], int(m["dd"]), m["dyr"]
+        y = int(year) if year else first.start.year
+        start = cal.day(anchor, y, month, day)
+        if start is not None and year is None and start < first.start:
+            start = cal.day(anchor, y + 1, month, day)
+        span = cal.days(start, 1, year is None)
     return None if span is None else Found(m.start(), m.end(), span)
+
+
+def _in_year_of(low: str, f: Found, end: Span) -> Span:
+    """A range's first end named without a year ("from January to March 2023") in the year of an end
+    that names one: the latest such days starting no later than the end does."""
+    text = low[f.start : f.end]
+    if end.relative or not f.span.relative or not _MONTH_WORD.search(text) or _NOT_YEARLESS.search(text):
+        return f.span
+    shift = end.start.year - f.span.start.year
+    if (moved := cal.shift_day(f.span.start, "year", shift)) is not None and moved > end.start:
+        shift -= 1
+    start, stop = cal.shift_day(f.span.start, "year", shift), cal.shift_day(f.span.end, "year", shift)
+    return cal.span(start, stop, False) or f.span
 
 
 # --- public -----------------------------------------------------------------------------------------
@@ -800,7 +925,7 @@ def _scan(low: str, anchor: datetime, rules: tuple[Rule, ...] = _RULES) -> tuple
                 continue
             taken.append((m.start(), m.end()))
             if answer is not None:
-                found.append(Found(m.start(), m.end(), answer))
+                found.append(Found(m.start(), m.end(), answer, joined=handler is _day_range))
     if not found:
         return [], bool(taken)
     joined = _join_ranges(low, _offsets(low, sorted(found, key=lambda f: f.start)), anchor)

@@ -35,6 +35,8 @@ from tinymemory.retrieval.temporal import (
     FAR_PAST,
     boost_by_hint,
     hint_from_query,
+    lift,
+    names_one_day,
     partition_by_hint,
     span_matches,
     span_of,
@@ -236,6 +238,14 @@ def in_hint(lt: Light, hint: TimeHint) -> bool:
     return span is not None and span_matches(span[0], span[1], hint)
 
 
+def dated_within(lt: Light, hint: TimeHint) -> bool:
+    """Whether the memory's own event range (not its observed time) lies inside the hint's days."""
+    if lt.event_from is None:
+        return False
+    last = lt.event_from if lt.event_to is None else lt.event_to
+    return to_us(hint.start) <= lt.event_from and last < to_us(hint.end)
+
+
 def apply_hint(ranked: Ranked, light: Mapping[int, Light], hint: TimeHint | None) -> Ranked:
     """Stable partition: rows about the hinted days first; nothing dropped."""
     if hint is None:
@@ -313,6 +323,9 @@ def rank(
             trace.timed = {r for r, _ in ranked if inside(r)}
             trace.time, trace.boost = "boosted", 1.0 + cfg.temporal.boost
         ranked = boost_by_hint(ranked, inside, cfg.temporal.boost)
+        text = query.text if isinstance(query, QueryAnalysis) else query
+        if cfg.temporal.day_first and names_one_day(text):
+            ranked = lift(ranked, lambda r: r in light and dated_within(light[r], hinted))
     if trace is not None and hint is not None:
         explicit = hint
         trace.timed = {r for r, _ in ranked if r in light and in_hint(light[r], explicit)}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Literal, TypeVar
 
@@ -82,6 +82,23 @@ def boost_by_hint(
     return [rescored[i] for i in order]
 
 
+def lift(ranked: Sequence[tuple[T, float]], inside: Callable[[T], bool]) -> list[tuple[T, float]]:
+    """Entries for which `inside` holds first, each group in its own order: their scores are raised by
+    the list's best, so the order survives a later merge that sorts by score (decomposed reads, links)."""
+    top = max((s for _, s in ranked), default=0.0)
+    first = [(key, s + top) for key, s in ranked if inside(key)]
+    return first + [(key, s) for key, s in ranked if not inside(key)]
+
+
+@lru_cache(maxsize=1024)
+def names_one_day(query: str) -> bool:
+    """Whether a question names one calendar day outright and no other time ("What did she watch on 1
+    May 2022?", "the Sunday before 25 October 2022"): a day read without the anchor, so not a guess
+    the way "yesterday" asked of a whole store is. Cached: it depends on the text alone."""
+    found = find(query, PROBE)
+    return len(found) == 1 and not found[0].span.relative and found[0].span.end - found[0].span.start == _DAY
+
+
 # TimeHint has no open ends: "before May" reaches back to the first instant a datetime holds and
 # "after May" forward to the last, so the window still holds everything on that side.
 FAR_PAST = datetime.min.replace(tzinfo=UTC)
@@ -113,18 +130,34 @@ def _window(low: str, found: Found) -> tuple[datetime, datetime]:
     return FAR_PAST, span.end  # until, by, up to, through: the named days included
 
 
+_DAY = timedelta(days=1)
+
+
+def _said_on(found: list[Found]) -> datetime | None:
+    """The day a question's relative expressions count from when it names one day outright beside
+    them ("What did she finish last Friday, on 23 January 2022?" asks as of that day, not as of the
+    newest memory); None when it names no such day, or several."""
+    days = [f.span for f in found if not f.span.relative and f.span.end - f.span.start == _DAY]
+    if len(days) != 1 or not any(f.span.relative for f in found):
+        return None
+    return days[0].start + timedelta(hours=12)
+
+
 def hint_from_query(query: str, anchor: datetime) -> TimeHint | None:
     """The instants a question is about, from its own time expressions (relative ones against `anchor`).
 
     Plain expressions are covered together ("in May or June"); an order word bounds one side ("before
     May 2023", "since last summer", "until the 3rd"); "between X and Y" / "from X to Y" is one range.
     Plain and bounded windows intersect ("in 2023, before May"); an empty intersection gives no hint
-    rather than a guess.
+    rather than a guess. Beside one day named outright, relative expressions count from that day.
     """
     low = query.casefold()
     found = find(query, anchor)
     if not found:
         return None
+    said = _said_on(found)
+    if said is not None:  # "last Friday, on 23 January 2022": the Friday before that day
+        found = find(query, said)
     windows = [_window(low, f) for f in found]
     plain = [w for w in windows if w[0] != FAR_PAST and w[1] != FAR_FUTURE]
     bounds = [w for w in windows if w[0] == FAR_PAST or w[1] == FAR_FUTURE]
