@@ -51,6 +51,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -200,8 +201,21 @@ BATCH_PARTS = ("validation", "content key", "embedding", "date reader", "write",
 def batch_parts(path: Path, texts: list[str], batch: int, batches: int) -> dict[str, list[float]]:
     """A `store_many`'s stages, as `StorageEngine._store` and the writer thread run them, on this thread
     with no overlap: µs per item of each batch of `batch` new memories (one embedding call per batch)."""
-    ns = Namespace.parse(NAMESPACE)
     out: dict[str, list[float]] = {n: [] for n in BATCH_PARTS}
+    space, analyzer = engine_parts(path)
+    conn = db.connect(str(path))
+    try:
+        for b in range(batches):
+            got = stage_batch(conn, space, analyzer, texts[b * batch : (b + 1) * batch], time.perf_counter)
+            for name in BATCH_PARTS:
+                out[name].append(got[name])
+    finally:
+        conn.close()
+    return out
+
+
+def engine_parts(path: Path) -> tuple[store.VectorSpace, Analyzer]:
+    """The default embedder's vector space and the analyzer an engine on `path` writes with."""
     mem = Memory(path, namespace=NAMESPACE)  # opened for its embedder and analyzer
     try:
         engine = mem.engine
@@ -209,33 +223,37 @@ def batch_parts(path: Path, texts: list[str], batch: int, batches: int) -> dict[
         embedder, analyzer = engine.embedder, engine.analyzer
     finally:
         mem.close()
-    space = store.VectorSpace(embedder.name, embedder.dim, embedder.embed)
-    conn = db.connect(str(path))
-    try:
-        for b in range(batches):
-            chunk = texts[b * batch : (b + 1) * batch]
-            marks = [time.perf_counter()]
-            items = validate.check_new_items(
-                "store_many", [NewItem(ItemKind.CONVERSATION, t, ItemMeta(namespace=ns)) for t in chunk]
-            )
-            marks.append(time.perf_counter())
-            keys = [content_key(it) for it in items]
-            marks.append(time.perf_counter())
-            vectors = space.embed([embed_text(it) for it in items])
-            marks.append(time.perf_counter())
-            dated = [with_event_range(it) for it in items]
-            marks.append(time.perf_counter())
-            db.begin_write(conn)
-            pending = [Pending(it, k, v) for it, k, v in zip(dated, keys, vectors, strict=True)]
-            store.write_items(conn, pending, analyzer, space, utcnow())
-            marks.append(time.perf_counter())
-            conn.execute("COMMIT")
-            marks.append(time.perf_counter())
-            for i, name in enumerate(BATCH_PARTS):
-                out[name].append((marks[i + 1] - marks[i]) * 1e6 / len(chunk))
-    finally:
-        conn.close()
-    return out
+    return store.VectorSpace(embedder.name, embedder.dim, embedder.embed), analyzer
+
+
+def stage_batch(
+    conn: sqlite3.Connection,
+    space: store.VectorSpace,
+    analyzer: Analyzer,
+    chunk: list[str],
+    clock: Callable[[], float],
+) -> dict[str, float]:
+    """One batch of new memories through `store_many`'s stages in turn on this thread, each timed by
+    `clock`: µs per item by stage."""
+    ns = Namespace.parse(NAMESPACE)
+    marks = [clock()]
+    items = validate.check_new_items(
+        "store_many", [NewItem(ItemKind.CONVERSATION, t, ItemMeta(namespace=ns)) for t in chunk]
+    )
+    marks.append(clock())
+    keys = [content_key(it) for it in items]
+    marks.append(clock())
+    vectors = space.embed([embed_text(it) for it in items])
+    marks.append(clock())
+    dated = [with_event_range(it) for it in items]
+    marks.append(clock())
+    db.begin_write(conn)
+    pending = [Pending(it, k, v) for it, k, v in zip(dated, keys, vectors, strict=True)]
+    store.write_items(conn, pending, analyzer, space, utcnow())
+    marks.append(clock())
+    conn.execute("COMMIT")
+    marks.append(clock())
+    return {name: (marks[i + 1] - marks[i]) * 1e6 / len(chunk) for i, name in enumerate(BATCH_PARTS)}
 
 
 def store_pages(path: Path, texts: list[str]) -> tuple[dict[str, float], int]:
@@ -432,6 +450,9 @@ def worker(root: Path) -> int:
     texts: list[str] = []
     mems: dict[str, Memory] = {}
     plain: sqlite3.Connection | None = None
+    stages_conn: sqlite3.Connection | None = None
+    space: store.VectorSpace | None = None
+    analyzer: Analyzer | None = None
     for line in sys.stdin:
         cmd = json.loads(line)
         out: dict[str, object] = {}
@@ -443,6 +464,11 @@ def worker(root: Path) -> int:
             for label, embedder in (("default", "default"), ("none", None)):
                 mems[label] = Memory(root / f"many-{label}.db", namespace=NAMESPACE, embedder=embedder)
                 mems[label].store_many(texts[-BESIDE_BATCH:])
+            staged = Memory(root / "stages.db", namespace=NAMESPACE)
+            staged.store_many(texts[-BESIDE_BATCH:])
+            staged.close()
+            space, analyzer = engine_parts(root / "stages.db")
+            stages_conn = db.connect(str(root / "stages.db"))
             import tinymemory
 
             out["src"] = str(Path(tinymemory.__file__).parent.parent)
@@ -466,7 +492,15 @@ def worker(root: Path) -> int:
                 "rate": BESIDE_BATCH / (time.perf_counter() - t),
                 "cpu": BESIDE_BATCH / (time.process_time() - c),
             }
+        elif cmd["op"] == "stages":
+            assert stages_conn is not None and space is not None and analyzer is not None
+            at = int(cmd["at"])
+            out = dict(
+                stage_batch(stages_conn, space, analyzer, texts[at : at + BESIDE_BATCH], time.thread_time)
+            )
         print(json.dumps(out), flush=True)
+    if stages_conn is not None:
+        stages_conn.close()
     for mem in mems.values():
         mem.close()
     if plain is not None:
@@ -521,6 +555,8 @@ def beside(old_src: Path, rounds: int, prefill: int) -> str:
                         many = ask(name, op="many", embedder=label, at=(2 * r + offset) * BESIDE_BATCH)
                         got[name][f"{label} rate"].append(many["rate"])
                         got[name][f"{label} cpu"].append(many["cpu"])
+                    for stage, us in ask(name, op="stages", at=2 * r * BESIDE_BATCH).items():
+                        got[name][f"stage {stage}"].append(us)
                 load.append(os.getloadavg()[0])
                 print(f"round {r + 1}/{rounds}", file=sys.stderr)
         finally:
@@ -555,6 +591,23 @@ def beside(old_src: Path, rounds: int, prefill: int) -> str:
                 *(f"{med(got[b][f'{label} cpu']):,.0f}" for b in builds),
             ]
         )
+    for stage in BATCH_PARTS:
+        rows.append(
+            [
+                f"`store_many` stage: {stage}, µs CPU per item (median)",
+                *(f"{med(got[b][f'stage {stage}']):.1f}" for b in builds),
+            ]
+        )
+    rows.append(
+        [
+            "`store_many` stages: all, µs CPU per item (items/s on one thread)",
+            *(
+                f"{t:.1f} ({1e6 / t:,.0f}/s)"
+                for b in builds
+                for t in (sum(med(got[b][f"stage {stage}"]) for stage in BATCH_PARTS),)
+            ),
+        ]
+    )
     n = len(got["this build"]["store"])
     intro = (
         f"This build beside the one before these changes, in one run (`--beside`): {machine_line()}; 1-min "
@@ -563,7 +616,10 @@ def beside(old_src: Path, rounds: int, prefill: int) -> str:
         f"same way ({prefill:,} memories prefilled for single stores, {BESIDE_BATCH:,} in each `store_many` "
         f"file), sent the same work in turn, the order swapped every round: {BESIDE_STORES} `Memory.store` "
         f"calls of new memories, each followed by a plain durable insert into the same file, then one "
-        f"{BESIDE_BATCH:,}-memory `store_many` with the default embedder and one without; {rounds} rounds "
+        f"{BESIDE_BATCH:,}-memory `store_many` with the default embedder and one without, and one more "
+        "batch through `store_many`'s stages in turn on the worker's thread (a file of its own; each stage "
+        "timed by the thread's CPU clock, so a stage's waits, the commit's sync among them, and other "
+        f"processes' use of the cores count less); {rounds} rounds "
         f'({n} single stores per build), durability "full".'
     )
     return intro + "\n\n" + table(["", *builds], rows)

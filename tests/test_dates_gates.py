@@ -8,15 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tinymemory.retrieval import date_words as w
-from tinymemory.retrieval.dates import _DIGIT, _RULES, _WORD, PROBE, Gate, _scan
+from tinymemory.retrieval.dates import _GATES, _RULES, _WORD, PROBE, Gate, _scan
 
-
-class AlwaysOpen(Gate):
-    def opens(self, words: frozenset[str], has_digit: bool) -> bool:
-        return True
-
-
-ALWAYS_OPEN = AlwaysOpen(frozenset())
+ALWAYS_OPEN = Gate(frozenset(), always=True)
 UNGATED = tuple((pattern, handler, ALWAYS_OPEN) for pattern, handler, _ in _RULES)
 ANCHORS = (PROBE, datetime(2023, 5, 8, 13, 56, tzinfo=UTC), datetime(2024, 12, 31, 23, 0, tzinfo=UTC))
 
@@ -220,4 +214,21 @@ def test_every_rule_has_a_gate_that_opens_on_its_own_examples() -> None:
     for (pattern, _, gate), text in zip(_RULES, examples, strict=True):
         assert pattern.search(text), (pattern.pattern[:40], text)
         low = text.casefold()
-        assert gate.opens(frozenset(_WORD.findall(low)), _DIGIT.search(low) is not None), text
+        assert gate.opens(frozenset(_WORD.findall(low)), low), text
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=9), st.sampled_from([" ", "", "  ", "-", ", "])
+)
+def test_the_gates_at_once_open_what_each_gate_opens(words: list[str], sep: str) -> None:
+    low = sep.join(words).casefold()
+    each = sum(
+        1 << i for i, (_, _, gate) in enumerate(_RULES) if gate.opens(frozenset(_WORD.findall(low)), low)
+    )
+    assert _GATES.open(low) == each
+
+
+def test_a_number_that_is_no_date_opens_no_rule() -> None:
+    for text in ("ticket #1234 is done", "we have 3 kids", "room 12b", "version 2 of the plan"):
+        assert _GATES.open(text) == 0, text

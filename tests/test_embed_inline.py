@@ -1,6 +1,7 @@
 """A store's embedding runs on the event loop only for an embedder that says it is quicker there than a
 hand-off to a thread (a loaded static table, a few texts); a bulk store, or any other embedder, runs in a
-worker thread so that it never holds the loop."""
+worker thread so that it never holds the loop. A sync caller's loop is its own: a table embedder's bulk
+store runs there too."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tinymemory import Memory
 from tinymemory.api import ItemKind, ItemMeta, Namespace, NewItem
 from tinymemory.engines.sqlite import SqliteEngine
 from tinymemory.engines.versions import embeds_inline
@@ -84,3 +86,17 @@ async def test_an_embedder_that_says_nothing_runs_off_the_loop(tmp_path: Path, c
     async with SqliteEngine(tmp_path / "m.db", embedder=embedder) as engine:
         await engine.store_many([item(f"memory {i}") for i in range(count)])
     assert embedder.threads and loop_thread not in embedder.threads
+
+
+def test_a_sync_callers_bulk_store_embeds_a_table_on_its_own_thread(tmp_path: Path) -> None:
+    """The sync facade's loop is the caller's own: nothing waits on it, so a table embedder's bulk
+    embedding runs there too; an embedder that says nothing still runs on a worker thread."""
+    table, plain = Recording(), Plain()
+    table.load()
+    here = threading.get_ident()
+    for embedder in (table, plain):
+        with Memory(tmp_path / f"{embedder.name}.db", namespace=str(NS), embedder=embedder) as mem:
+            stored = mem.store_many([f"bulk memory number {i}" for i in range(INLINE_TEXTS + 1)])
+            assert len(stored) == INLINE_TEXTS + 1 and not any(s.replayed for s in stored)
+    assert table.threads and set(table.threads) == {here}
+    assert plain.threads and here not in plain.threads

@@ -242,9 +242,11 @@ def check_new_item(op: str, item: object, *, field: str = "item") -> NewItem:
     meta = _instance(op, f"{prefix}meta", item.meta, ItemMeta)
     mp = f"{prefix}meta."
     check_namespace(op, f"{mp}namespace", meta.namespace)
-    for name in SCALAR_META_FIELDS:
-        limit = MAX_QUERY_CHARS if name == "summary" else MAX_FIELD_CHARS
-        _check_str(op, f"{mp}{name}", getattr(meta, name), max_chars=limit)
+    for name in SCALAR_META_FIELDS:  # most are unset: a field's name is spelled out only for one given
+        value = getattr(meta, name)
+        if value is not None:
+            limit = MAX_QUERY_CHARS if name == "summary" else MAX_FIELD_CHARS
+            check_text(op, f"{mp}{name}", value, max_chars=limit)
     if meta.source is not None:
         _instance(op, f"{mp}source", meta.source, Source)
         _check_given_str(op, f"{mp}source.kind", meta.source.kind)

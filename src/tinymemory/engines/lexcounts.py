@@ -30,7 +30,8 @@ class Counts:
 
     def count(self, ns: str, words: Iterable[str], df: int, docs: int, tokens: int) -> None:
         if df == 1:  # a row indexed: counted in one pass (Counter.update counts an iterable natively)
-            self.df.update(zip(set(words), itertools.repeat(ns)))
+            distinct = words if isinstance(words, dict) else set(words)  # a row's postings: distinct terms
+            self.df.update(zip(distinct, itertools.repeat(ns)))
         elif df:
             for t in set(words):
                 self.df[(t, ns)] += df

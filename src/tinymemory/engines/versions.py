@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from tinymemory.api.blocking import MAY_BLOCK
 from tinymemory.api.errors import Unavailable
 from tinymemory.api.items import NewItem, Relation
 from tinymemory.api.relations import entity_key
@@ -132,7 +133,7 @@ async def embed_new(
 def start_embed_new(
     op: str, embedder: Embedder, items: Sequence[NewItem], keys: Sequence[str], active: set[str]
 ) -> Awaitable[dict[int, Floats]]:
-    """`embed_new`, already at work on a worker thread when it returns (unless `embeds_inline`), so the
+    """`embed_new`, already at work on a worker thread when it returns (unless `embeds_here`), so the
     caller's own work on the loop overlaps it; await the answer (always: the thread's answer is read)."""
     todo: dict[str, int] = {}
     for i, key in enumerate(keys):
@@ -158,17 +159,29 @@ def embeds_inline(embedder: Embedder, count: int) -> bool:
     return isinstance(inline, int) and 0 < count <= inline
 
 
+def embeds_here(embedder: Embedder, count: int) -> bool:
+    """Whether `count` texts are embedded where the caller runs rather than on a worker thread: when
+    `embeds_inline`, and for any count when a table embedder (one with `inline_texts`) is called by a
+    sync caller on its own loop (`MAY_BLOCK`). Nothing else waits on that loop, and the table's lookups
+    and the loop's own work beside them (the date reader) are both Python under the one interpreter
+    lock: a worker thread would only add a hand-off and their contention for it."""
+    if embeds_inline(embedder, count):
+        return True
+    inline = getattr(embedder, "inline_texts", 0)
+    return isinstance(inline, int) and inline > 0 and MAY_BLOCK.get()
+
+
 async def embed_checked(op: str, embedder: Embedder, texts: list[str]) -> Floats:
     """`texts` embedded as one float32 block of shape (len(texts), dim), off the event loop unless
-    `embeds_inline`; an embedder that fails or answers another shape is Unavailable, naming `op`."""
+    `embeds_here`; an embedder that fails or answers another shape is Unavailable, naming `op`."""
     return await start_embed(op, embedder, texts)
 
 
 def start_embed(op: str, embedder: Embedder, texts: list[str]) -> Awaitable[Floats]:
-    """`embed_checked`, handed to a worker thread before it returns (unless `embeds_inline`: then it
-    runs on the loop when awaited)."""
+    """`embed_checked`, handed to a worker thread before it returns (unless `embeds_here`: then it runs
+    where it is awaited)."""
     answer: asyncio.Future[Any] | None = None
-    if not embeds_inline(embedder, len(texts)):
+    if not embeds_here(embedder, len(texts)):
         run = functools.partial(contextvars.copy_context().run, embedder.embed, texts)
         answer = asyncio.get_running_loop().run_in_executor(None, run)
 

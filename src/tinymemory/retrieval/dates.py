@@ -517,19 +517,55 @@ _DIGIT = re.compile(r"\d")
 
 @dataclass(frozen=True, slots=True)
 class Gate:
-    """Whole words (and whether a digit) of which a rule's every match holds at least one: a rule whose
-    gate finds none of them in a text cannot match there, so it is not run. The rules are most of a
-    store's cost otherwise (measured: half of a 1,000-item `store_many` on chat text)."""
+    """Whole words, and forms with a digit, of which a rule's every match holds at least one: a rule
+    whose gate finds none of them in a text cannot match there, so it is not run. The rules are most of
+    a store's cost otherwise (measured: half of a 1,000-item `store_many` on chat text). A digit alone
+    opens no rule: "#12" or "3 kids" hold none of the forms a numeric date needs. `always`: open on
+    every text (tests run the rules ungated so)."""
 
     words: frozenset[str]
-    digits: bool = False
+    forms: tuple[re.Pattern[str], ...] = ()
+    always: bool = False
 
-    def opens(self, words: frozenset[str], has_digit: bool) -> bool:
-        return (self.digits and has_digit) or not self.words.isdisjoint(words)
+    def opens(self, words: frozenset[str], low: str) -> bool:
+        """The reference for `Gates.open`, which decides for every rule at once."""
+        if self.always or not self.words.isdisjoint(words):
+            return True
+        return any(f.search(low) for f in self.forms)
 
 
-def _gate(*words: str, digits: bool = False) -> Gate:
-    return Gate(frozenset(words), digits)
+def _gate(*words: str, forms: tuple[re.Pattern[str], ...] = ()) -> Gate:
+    return Gate(frozenset(words), forms)
+
+
+class Gates:
+    """Every rule's gate at once: each word (and digit form) mapped to the rules it opens, as the bits
+    of one int, so a text costs a lookup per distinct word it holds rather than a test per rule."""
+
+    def __init__(self, gates: Iterable[Gate]) -> None:
+        self._by_word: dict[str, int] = {}
+        self._by_form: dict[re.Pattern[str], int] = {}
+        self._always = 0
+        for i, gate in enumerate(gates):
+            bit = 1 << i
+            if gate.always:
+                self._always |= bit
+            for word in gate.words:
+                self._by_word[word] = self._by_word.get(word, 0) | bit
+            for form in gate.forms:
+                self._by_form[form] = self._by_form.get(form, 0) | bit
+        self._vocabulary = frozenset(self._by_word)
+
+    def open(self, low: str) -> int:
+        """The rules (bit i: rule i) whose gates open on casefolded `low`."""
+        opened = self._always
+        for word in self._vocabulary.intersection(_WORD.findall(low)):
+            opened |= self._by_word[word]
+        if _DIGIT.search(low) is not None:
+            for form, rules in self._by_form.items():
+                if rules & ~opened and form.search(low) is not None:
+                    opened |= rules
+        return opened
 
 
 def _first_words(words: Iterable[str]) -> tuple[str, ...]:
@@ -542,19 +578,26 @@ class _G:
     word boundaries around these words, so each is a whole word of `_WORD`. tests/test_dates_gates.py
     checks that a gated scan finds exactly what an ungated one finds."""
 
-    DIGITS = _gate(digits=True)
+    # the digit forms: a numeric date's separator, a year of four digits after a space or a dash (every
+    # rule reading a year as digits puts one before it), a day's ordinal suffix
+    SEPARATED = re.compile(r"\d[-/.]\d")
+    YEAR = re.compile(r"[ -]\d{4}")
+    NTH = re.compile(r"\d(?:st|nd|rd|th)")
+    DECADE_DIGITS = re.compile(r"\d0['’]?s")  # "1980s", "the 90s", "the '90s"
+    NUMERIC = _gate(forms=(SEPARATED,))
+    IN_YEAR = _gate(forms=(YEAR,))
     MONTH = _gate(*MONTHS)
     WEEKDAY = _gate(*WEEKDAYS)
     # "days ago", "past two weeks": the plural too
     UNIT = _gate(*UNITS, *MULTIPLES, *(f"{u}s" for u in (*UNITS, *MULTIPLES)))
     SEASON = _gate(*SEASONS, *(f"{s}s" for s in SEASONS))
-    DECADE = _gate(*DECADES, digits=True)
+    DECADE = _gate(*DECADES, forms=(DECADE_DIGITS,))
     # "valentine's day" / "valentines day", "new year's eve"
     HOLIDAY = _gate(*_first_words(HOLIDAYS), *(f"{w}s" for w in _first_words(HOLIDAYS)))
     # a month or a year: a name, "this/last/next/the month", "... year" or four digits
-    PART = _gate(*MONTHS, "month", "year", digits=True)
+    PART = _gate(*MONTHS, "month", "year", forms=(YEAR,))
     # "the 3rd" or "the third"
-    NTH_DAY = _gate(*_first_words(ORDINALS), digits=True)
+    NTH_DAY = _gate(*_first_words(ORDINALS), forms=(NTH,))
     QUARTER = _gate("quarter", "q1", "q2", "q3", "q4")
     WEEK_OF = _gate("week")
     EARLIER = _gate("earlier", "later")
@@ -569,8 +612,8 @@ Rule = tuple[re.Pattern[str], Callable[[re.Match[str], datetime], Answer], Gate]
 _RULES: tuple[Rule, ...] = tuple(
     (re.compile(pattern), handler, gate)
     for pattern, handler, gate in (
-        (r"\b(\d{4})([-/])(\d{1,2})\2(\d{1,2})\b", _iso, _G.DIGITS),
-        (r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4})\b", _numeric, _G.DIGITS),
+        (r"\b(\d{4})([-/])(\d{1,2})\2(\d{1,2})\b", _iso, _G.NUMERIC),
+        (r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4})\b", _numeric, _G.NUMERIC),
         (
             rf"\b(?:(?P<hl>last|this|next|on|at|over|for|during|around|between|{_ORDER_LEADS}) )?"
             rf"(?P<h>{_HOLIDAY})\b(?:,? (?P<hy>\d{{4}})\b)?",
@@ -649,7 +692,7 @@ _RULES: tuple[Rule, ...] = tuple(
             _decade,
             _G.DECADE,
         ),
-        (rf"\b(?:in|during|of|year|between|{_ORDER_LEADS}) (\d{{4}})\b", _in_year, _G.DIGITS),
+        (rf"\b(?:in|during|of|year|between|{_ORDER_LEADS}) (\d{{4}})\b", _in_year, _G.IN_YEAR),
         (
             r"\bthe (day|week|weekend|month|quarter|year) (before last|after next)\b",
             _before_last,
@@ -683,6 +726,7 @@ _RULES: tuple[Rule, ...] = tuple(
         ),
     )
 )
+_GATES = Gates(gate for _, _, gate in _RULES)
 
 
 # --- offsets from a named date: "the week before X", "two days after X", "the Sunday before X" -------
@@ -861,15 +905,14 @@ def _scan(low: str, anchor: datetime, rules: tuple[Rule, ...] = _RULES) -> tuple
     """The expressions of casefolded text, and whether any form matched at all (even one that resolves
     to nothing against this anchor). Which forms match depends on the text alone. A rule runs only where
     its gate opens (tests hand in `rules` with every gate open to check that gating changes nothing)."""
-    has_digit = _DIGIT.search(low) is not None
     # a digit already opens `_ANY`, whose alternation is slow to try at every position of a long text
-    if not has_digit and _ANY.search(low) is None:
+    if _DIGIT.search(low) is None and _ANY.search(low) is None:
         return [], False
+    opened = (_GATES if rules is _RULES else Gates(g for _, _, g in rules)).open(low)
     found: list[Found] = []
     taken: list[tuple[int, int]] = []
-    words = frozenset(_WORD.findall(low))
-    for pattern, handler, gate in rules:
-        if not gate.opens(words, has_digit):
+    for i, (pattern, handler, _) in enumerate(rules):
+        if not opened >> i & 1:
             continue
         for m in pattern.finditer(low):
             if any(a < m.end() and m.start() < b for a, b in taken):
@@ -883,6 +926,8 @@ def _scan(low: str, anchor: datetime, rules: tuple[Rule, ...] = _RULES) -> tuple
             taken.append((m.start(), m.end()))
             if answer is not None:
                 found.append(Found(m.start(), m.end(), answer, joined=handler is _day_range))
+    if not found:
+        return [], bool(taken)
     joined = _join_ranges(low, _offsets(low, sorted(found, key=lambda f: f.start)), anchor)
     return _listed_months(low, joined, anchor), bool(taken)
 

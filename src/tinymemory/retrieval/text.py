@@ -60,7 +60,10 @@ def normalise(text: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """Runs of letters and digits (numbers are kept: versions, years, ids matter in memory)."""
-    return [t[:MAX_TOKEN_CHARS] for t in _TOKEN.findall(normalise(text))]
+    found: list[str] = _TOKEN.findall(normalise(text))
+    if max(map(len, found), default=0) <= MAX_TOKEN_CHARS:  # the usual text: nothing to cut
+        return found
+    return [t[:MAX_TOKEN_CHARS] for t in found]
 
 
 class Analyzer:
@@ -84,7 +87,8 @@ class Analyzer:
     def _stem(self, tokens: list[str]) -> list[str]:
         if not self._do_stem:
             return tokens
-        return [str(t) for t in self._stemmer.stemWords(tokens)]
+        stems: list[str] = self._stemmer.stemWords(tokens)  # PyStemmer answers a list of str
+        return stems
 
     def index_terms(self, text: str) -> list[str]:
         """Terms to index, in text order (repeats kept so term frequency counts).
