@@ -1700,8 +1700,9 @@ def main() -> int:
     )
     parser.add_argument(
         "--baseline-without",
-        default="httptools,uvloop",
-        help="modules the baseline may not import (what this version added; default httptools,uvloop)",
+        default="",
+        help="modules the baseline may not import, comma-separated, to run it without what this build added "
+        "since (e.g. httptools,uvloop against a build before them); default none: both builds alike",
     )
     parser.add_argument(
         "--breakdown",
