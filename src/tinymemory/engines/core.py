@@ -150,7 +150,7 @@ class StorageEngine(AsyncClosing):
             inline = embeds_inline(self.embedder, len(items))
             active = set() if inline else await self.storage.active_keys(op, items, keys)
             embedding = start_embed_new(op, self.embedder, items, keys, active)
-        try:  # the date reader runs on the loop while a worker thread embeds
+        try:  # the date reader runs on the loop while a worker thread embeds (unless versions.embeds_here)
             if self.retrieval.temporal.extract_events:
                 items = [with_event_range(it) for it in items]  # after the keys: identity is the content
         finally:

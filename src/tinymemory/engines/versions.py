@@ -155,8 +155,7 @@ def embeds_inline(embedder: Embedder, count: int) -> bool:
     """Whether `count` texts are embedded on the event loop itself: an embedder that says it embeds that
     many faster than a hand-off to a worker thread costs (`inline_texts`, see the static embedder).
     Anything else (a model, a remote endpoint, a large batch) runs off the loop."""
-    inline = getattr(embedder, "inline_texts", 0)
-    return isinstance(inline, int) and 0 < count <= inline
+    return 0 < count <= _inline_texts(embedder)
 
 
 def embeds_here(embedder: Embedder, count: int) -> bool:
@@ -165,10 +164,13 @@ def embeds_here(embedder: Embedder, count: int) -> bool:
     sync caller on its own loop (`MAY_BLOCK`). Nothing else waits on that loop, and the table's lookups
     and the loop's own work beside them (the date reader) are both Python under the one interpreter
     lock: a worker thread would only add a hand-off and their contention for it."""
-    if embeds_inline(embedder, count):
-        return True
+    return embeds_inline(embedder, count) or (_inline_texts(embedder) > 0 and MAY_BLOCK.get())
+
+
+def _inline_texts(embedder: Embedder) -> int:
+    """How many texts the embedder says it embeds faster than a hand-off to a thread (0: none said)."""
     inline = getattr(embedder, "inline_texts", 0)
-    return isinstance(inline, int) and inline > 0 and MAY_BLOCK.get()
+    return inline if isinstance(inline, int) else 0
 
 
 async def embed_checked(op: str, embedder: Embedder, texts: list[str]) -> Floats:
